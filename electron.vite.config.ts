@@ -1,0 +1,39 @@
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import vue from '@vitejs/plugin-vue'
+
+// Three bundles. "main" holds every Node entry: the Electron shell, the CLI/server
+// and the simulator worker; they share chunks, and only the shell imports electron.
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'src-main/electron/main.ts'),
+          cli: resolve(__dirname, 'src-main/cli/main.ts'),
+          'sim-worker': resolve(__dirname, 'src-main/core/targets/sim/worker.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    // A sandboxed renderer can only load a CommonJS preload.
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src-main/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src-renderer'),
+    resolve: { alias: { '@contract': resolve(__dirname, 'src-main/contract') } },
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },
+    },
+    plugins: [vue()],
+  },
+})

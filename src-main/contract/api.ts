@@ -1,0 +1,79 @@
+import { z } from 'zod'
+import type { EventName, MethodName } from './names'
+import {
+  Experiment,
+  ExperimentSummary,
+  Run,
+  RunStatus,
+  SeriesBatch,
+  SeriesDef,
+  SpecError,
+  Template,
+} from './schemas'
+
+const Id = z.number().int().positive()
+const Empty = z.object({}).strict()
+
+/** Every request and response between the UI (or CLI) and the core. */
+export const methods = {
+  'app.info': {
+    req: Empty,
+    res: z.object({ version: z.string(), dbPath: z.string(), targets: z.array(z.string()) }),
+  },
+  'templates.list': { req: Empty, res: z.array(Template) },
+  'experiments.list': { req: Empty, res: z.array(ExperimentSummary) },
+  'experiments.get': { req: z.object({ id: Id }).strict(), res: Experiment },
+  'experiments.validate': {
+    req: z.object({ yaml: z.string(), file: z.string().optional() }).strict(),
+    res: z.object({ ok: z.boolean(), errors: z.array(SpecError), runCount: z.number().int() }),
+  },
+  'experiments.create': {
+    req: z.object({ yaml: z.string(), file: z.string().optional() }).strict(),
+    res: Experiment,
+  },
+  'experiments.update': { req: z.object({ id: Id, yaml: z.string() }).strict(), res: Experiment },
+  'experiments.run': {
+    req: z.object({ id: Id }).strict(),
+    res: z.object({ runIds: z.array(z.number().int()) }),
+  },
+  'runs.list': { req: z.object({ experimentId: Id.optional() }).strict(), res: z.array(Run) },
+  'runs.get': { req: z.object({ id: Id }).strict(), res: Run },
+  'runs.cancel': { req: z.object({ id: Id }).strict(), res: z.object({ cancelled: z.boolean() }) },
+  'runs.series': {
+    req: z.object({ id: Id, kinds: z.array(z.string()).optional() }).strict(),
+    res: z.object({ defs: z.array(SeriesDef), batch: SeriesBatch }),
+  },
+} as const satisfies Record<MethodName, { req: z.ZodType; res: z.ZodType }>
+
+/** Everything the core pushes: run lifecycle and telemetry. */
+export const events = {
+  'run.status': z.object({
+    runId: z.number().int(),
+    experimentId: z.number().int(),
+    status: RunStatus,
+    error: z.string().nullable(),
+    at: z.string(),
+  }),
+  'run.progress': z.object({
+    runId: z.number().int(),
+    simTimeNs: z.number(),
+    flowsDone: z.number().int(),
+    flowsTotal: z.number().int(),
+  }),
+  /** The series a run will stream, sent once before its first telemetry batch. */
+  'run.series': z.object({ runId: z.number().int(), defs: z.array(SeriesDef) }),
+  /** values are in the order of the run's 'run.series' defs. */
+  'run.telemetry': z.object({ runId: z.number().int(), batch: SeriesBatch }),
+} as const satisfies Record<EventName, z.ZodType>
+
+export type Req<M extends MethodName> = z.input<(typeof methods)[M]['req']>
+export type Res<M extends MethodName> = z.output<(typeof methods)[M]['res']>
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>
+
+/** What the core implements; both bindings (IPC and WebSocket) call it. */
+export type Handlers = {
+  [M in MethodName]: (req: z.output<(typeof methods)[M]['req']>) => Promise<Res<M>>
+}
+
+/** The envelope every response travels in, over IPC and over the WebSocket alike. */
+export type Envelope<T> = { ok: true; result: T } | { ok: false; error: import('./schemas').ApiError }

@@ -1,0 +1,3 @@
+export * from './names'
+export * from './schemas'
+export * from './api'

@@ -1,0 +1,25 @@
+// The names of every method and event in the contract, with no dependencies, so the
+// sandboxed preload can expose exactly these and nothing else without bundling zod.
+export const METHOD_NAMES = [
+  'app.info',
+  'templates.list',
+  'experiments.list',
+  'experiments.get',
+  'experiments.validate',
+  'experiments.create',
+  'experiments.update',
+  'experiments.run',
+  'runs.list',
+  'runs.get',
+  'runs.cancel',
+  'runs.series',
+] as const
+
+export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry'] as const
+
+export type MethodName = (typeof METHOD_NAMES)[number]
+export type EventName = (typeof EVENT_NAMES)[number]
+
+/** Channel prefix for Electron IPC; the WebSocket bridge uses the bare names. */
+export const IPC_PREFIX = 'p4lab:'
+export const IPC_EVENT_CHANNEL = 'p4lab:event'

@@ -1,0 +1,110 @@
+// The simulator's public surface: what a run is configured with and what it returns.
+// Everything here is plain data so it crosses a worker_threads boundary unchanged.
+// Units: bits per second, bytes, and nanoseconds at the boundary (the engine itself
+// keeps integer picoseconds).
+
+export interface LeafSpineTopology {
+  kind: 'leaf-spine'
+  leaves: number
+  spines: number
+  hostsPerLeaf: number
+  hostLinkBps: number
+  fabricLinkBps: number
+  /** Propagation delay of every link. */
+  linkDelayNs: number
+  /** Drop-tail capacity of each switch output queue, in packets. */
+  queuePackets: number
+}
+
+export type Topology = LeafSpineTopology
+
+export type SchemeName = 'ecmp' | 'rps'
+
+export interface TransportConfig {
+  kind: 'newreno'
+  /** TCP payload bytes per segment; the wire packet adds 40 B of TCP/IP header. */
+  mssBytes: number
+  initCwndPackets: number
+  minRtoNs: number
+}
+
+export interface ExplicitFlow {
+  src: number
+  dst: number
+  sizeBytes: number
+  startNs: number
+}
+
+export type WorkloadConfig =
+  | {
+      kind: 'poisson'
+      /** Flow-size CDF as [bytes, cumulative probability] points, interpolated linearly. */
+      cdf: Array<[number, number]>
+      /** Offered load relative to the host link, in (0, 1]. */
+      load: number
+      /** Number of flows to generate. */
+      flows: number
+    }
+  | { kind: 'explicit'; flows: ExplicitFlow[] }
+
+export interface SimConfig {
+  topology: Topology
+  scheme: SchemeName
+  transport: TransportConfig
+  workload: WorkloadConfig
+  seed: number
+  /** Sampling interval of the link-utilization and queue-depth series. */
+  telemetryIntervalNs: number
+  /** Hard stop; flows unfinished by then are reported with finishNs = -1. */
+  maxSimTimeNs: number
+}
+
+/** A series the run will emit, in the telemetry vocabulary of DESIGN §6. */
+export interface SimSeriesDef {
+  kind: 'link.util' | 'queue.depth'
+  entity: { switch: string; port: number }
+  unit: 'ratio' | 'packets'
+}
+
+export interface SimHooks {
+  /** Called once, before the first telemetry call. */
+  onSeries?(defs: SimSeriesDef[]): void
+  /**
+   * A batch of samples: t holds n instants (ns); values holds defs.length × n numbers,
+   * series-major (values[i * n + j] is series i at t[j]). The arrays are not reused by
+   * the simulator after the call, so they may be transferred.
+   */
+  onTelemetry?(t: Float64Array, values: Float64Array): void
+  onProgress?(p: { simTimeNs: number; flowsDone: number; flowsTotal: number }): void
+}
+
+export interface SimFlows {
+  src: Int32Array
+  dst: Int32Array
+  sizeBytes: Float64Array
+  startNs: Float64Array
+  /** -1 for a flow that had not finished at maxSimTimeNs. */
+  finishNs: Float64Array
+}
+
+export interface SimCounters {
+  events: number
+  /** Packets carried across one link (data and ACKs). */
+  packetHops: number
+  dataPacketsSent: number
+  ackPacketsSent: number
+  drops: number
+  retransmits: number
+  timeouts: number
+  fastRetransmits: number
+  /** First transmissions that reached the receiver behind a higher sequence number. */
+  reorderedPackets: number
+  payloadBytesSent: number
+  payloadBytesDelivered: number
+  simTimeNs: number
+}
+
+export interface SimResult {
+  flows: SimFlows
+  counters: SimCounters
+}
