@@ -1,0 +1,26 @@
+// Builds the core for a Node process (CLI, web mode, tests). The Electron shell builds
+// the same thing, passing its own native binding path for better-sqlite3.
+import { experimentTemplatesDir, workloadsDir } from './paths'
+import { Core } from './services'
+import { openStore } from './store'
+import { SimDriver } from './targets/sim/driver'
+
+export { Core } from './services'
+export { createDispatch, type Dispatch } from './dispatch'
+
+export interface NodeCoreOptions {
+  dbPath: string
+  nativeBinding?: string
+  baseDir?: string
+}
+
+export function createNodeCore(opts: NodeCoreOptions): Core {
+  const store = openStore(opts.dbPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : undefined)
+  return new Core({
+    store,
+    drivers: { sim: new SimDriver() },
+    workloadsDir: workloadsDir(),
+    templatesDir: experimentTemplatesDir(),
+    defaultBaseDir: opts.baseDir ?? process.cwd(),
+  })
+}

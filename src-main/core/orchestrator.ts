@@ -1,0 +1,216 @@
+// Runs the cells of an experiment's run matrix on their target, one at a time, and is
+// the only writer of run status. Every status change is stored (with an event row)
+// before it is announced, so the UI never shows a state the database does not hold.
+import { hostname } from 'node:os'
+import type { RunStatus } from '../contract'
+import { TERMINAL_STATUSES } from '../contract'
+import type { EventBus } from './bus'
+import { fctStats } from './stats'
+import type { ExperimentSpec } from './spec'
+import type { RunRow, Store } from './store'
+import { CancelledError, type RunPlan, type TargetDriver, type TargetMessage } from './targets/driver'
+
+/** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
+const UI_FLUSH_MS = 100
+
+export interface OrchestratorDeps {
+  store: Store
+  bus: EventBus
+  drivers: Record<string, TargetDriver>
+  /** Identifies this process as the owner of the runs it starts. */
+  owner?: string
+}
+
+/** host:pid, so a later start can tell a run cut off by a dead process from a live one. */
+export function processOwner(): string {
+  return `${hostname()}:${process.pid}`
+}
+
+export function ownerIsAlive(owner: string): boolean {
+  const [host, pidText] = owner.split(':')
+  const pid = Number(pidText)
+  // A run owned by another machine (a shared database file) cannot be checked: leave it.
+  if (host !== hostname() || !Number.isInteger(pid)) return true
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+interface Job {
+  run: RunRow
+  spec: ExperimentSpec
+  abort: AbortController
+  done: Promise<void>
+  resolve: () => void
+}
+
+export class Orchestrator {
+  readonly owner: string
+  private readonly jobs = new Map<number, Job>()
+  private readonly queue: Job[] = []
+  private running = false
+
+  constructor(private readonly deps: OrchestratorDeps) {
+    this.owner = deps.owner ?? processOwner()
+  }
+
+  /** Marks the runs that a dead process left unfinished as interrupted. */
+  recoverInterrupted(): number[] {
+    return this.deps.store.markInterruptedRuns(ownerIsAlive)
+  }
+
+  /** Creates the runs of an experiment (queued) and schedules them. */
+  enqueue(experimentId: number, spec: ExperimentSpec, cells: Array<{ scheme: string; load: number; seed: number }>): RunRow[] {
+    const { store } = this.deps
+    const runs = store.createRuns(
+      experimentId,
+      spec.testbed,
+      this.owner,
+      cells.map((c) => ({ ...c, params: {} })),
+    )
+    for (const run of runs) {
+      let resolve!: () => void
+      const done = new Promise<void>((r) => (resolve = r))
+      const job: Job = { run, spec, abort: new AbortController(), done, resolve }
+      this.jobs.set(run.id, job)
+      this.queue.push(job)
+      this.announce(run)
+    }
+    void this.pump()
+    return runs
+  }
+
+  /** Resolves when the given runs have reached a terminal status. */
+  async wait(runIds: number[]): Promise<void> {
+    await Promise.all(runIds.map((id) => this.jobs.get(id)?.done))
+  }
+
+  /** Cancels a queued or active run. Returns false if it is not this process's to cancel. */
+  cancel(runId: number): boolean {
+    const job = this.jobs.get(runId)
+    if (!job) return false
+    const queued = this.queue.indexOf(job)
+    if (queued >= 0) {
+      this.queue.splice(queued, 1)
+      this.finish(job, 'cancelled', null)
+    } else {
+      job.abort.abort()
+    }
+    return true
+  }
+
+  cancelAll(): void {
+    for (const id of [...this.jobs.keys()]) this.cancel(id)
+  }
+
+  isActive(): boolean {
+    return this.jobs.size > 0
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running) return
+    this.running = true
+    try {
+      for (let job = this.queue.shift(); job; job = this.queue.shift()) await this.execute(job)
+    } finally {
+      this.running = false
+    }
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const { store } = this.deps
+    const { run, spec } = job
+    const driver = this.deps.drivers[spec.testbed === 'sim' ? 'sim' : spec.testbed]
+    const plan: RunPlan = { runId: run.id, spec, scheme: run.scheme, load: run.load, seed: run.seed }
+    const session = driver?.open({
+      plan,
+      signal: job.abort.signal,
+      log: (source, line) => store.addLog(run.id, source, line),
+    })
+    try {
+      if (!driver || !session) throw new Error(`no driver for testbed '${spec.testbed}'`)
+      this.setStatus(job, 'deploying')
+      await session.build()
+      await session.deploy()
+      this.setStatus(job, 'running')
+      await session.startTraffic()
+      await this.ingest(run.id, session.telemetry())
+      this.setStatus(job, 'collecting')
+      const out = await session.collect()
+      const stats = fctStats(out.flows)
+      store.transaction(() => {
+        store.insertFlows(run.id, out.flows)
+        store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts })
+      })
+      this.finish(job, 'done', null)
+    } catch (err) {
+      if (err instanceof CancelledError || job.abort.signal.aborted) this.finish(job, 'cancelled', null)
+      else this.finish(job, 'failed', err instanceof Error ? err.message : String(err))
+    } finally {
+      await session?.teardown().catch((err) => store.addLog(run.id, 'orchestrator', `teardown: ${String(err)}`))
+    }
+  }
+
+  /** Stores every batch (one transaction each) and forwards coalesced batches to the UI. */
+  private async ingest(runId: number, stream: AsyncIterable<TargetMessage>): Promise<void> {
+    const { store, bus } = this.deps
+    let seriesIds: number[] = []
+    let pendingT: number[] = []
+    let pendingValues: number[][] = []
+    let lastFlush = 0
+    const flush = () => {
+      if (pendingT.length === 0) return
+      bus.emit('run.telemetry', { runId, batch: { t: pendingT, values: pendingValues } })
+      pendingT = []
+      pendingValues = seriesIds.map(() => [])
+      lastFlush = Date.now()
+    }
+    for await (const msg of stream) {
+      if (msg.type === 'series') {
+        seriesIds = store.defineSeries(runId, msg.defs)
+        pendingValues = seriesIds.map(() => [])
+        bus.emit('run.series', {
+          runId,
+          defs: msg.defs.map((d, i) => ({ id: seriesIds[i], kind: d.kind, entity: d.entity, unit: d.unit })),
+        })
+      } else if (msg.type === 'telemetry') {
+        store.insertSamples(seriesIds, msg.t, msg.values)
+        const n = msg.t.length
+        for (let j = 0; j < n; j++) pendingT.push(msg.t[j])
+        for (let i = 0; i < seriesIds.length; i++) {
+          const row = pendingValues[i]
+          for (let j = 0; j < n; j++) row.push(msg.values[i * n + j])
+        }
+        if (Date.now() - lastFlush >= UI_FLUSH_MS) flush()
+      } else {
+        bus.emit('run.progress', { runId, simTimeNs: msg.simTimeNs, flowsDone: msg.flowsDone, flowsTotal: msg.flowsTotal })
+      }
+    }
+    flush()
+  }
+
+  private setStatus(job: Job, status: RunStatus, error: string | null = null): void {
+    job.run = this.deps.store.setRunStatus(job.run.id, status, { error })
+    this.announce(job.run)
+  }
+
+  private finish(job: Job, status: RunStatus, error: string | null): void {
+    if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
+    this.jobs.delete(job.run.id)
+    job.resolve()
+  }
+
+  private announce(run: RunRow): void {
+    this.deps.bus.emit('run.status', {
+      runId: run.id,
+      experimentId: run.experimentId,
+      status: run.status,
+      error: run.error,
+      at: new Date().toISOString(),
+    })
+  }
+}

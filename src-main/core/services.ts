@@ -1,0 +1,170 @@
+// The core's implementation of the contract. Built from what it needs (a store, the
+// drivers, where resources live), so the CLI, the web bridge, the Electron shell and
+// the tests all construct the same thing.
+import { dirname, isAbsolute } from 'node:path'
+import type { Experiment, ExperimentSummary, Handlers, Run } from '../contract'
+import { EventBus } from './bus'
+import { CoreError, notFound } from './errors'
+import { Orchestrator } from './orchestrator'
+import { packageVersion } from './paths'
+import { expandRuns, parseExperiment, type ExperimentSpec, type ParseOptions } from './spec'
+import type { ExperimentRow, RunRow, Store } from './store'
+import type { TargetDriver } from './targets/driver'
+import { listTemplates } from './templates'
+
+export interface CoreOptions {
+  store: Store
+  drivers: Record<string, TargetDriver>
+  workloadsDir: string
+  templatesDir: string
+  /** Where relative paths in an experiment without a file of its own resolve. */
+  defaultBaseDir: string
+}
+
+export function toRun(r: RunRow): Run {
+  return {
+    id: r.id,
+    experimentId: r.experimentId,
+    experimentName: r.experimentName,
+    target: r.target,
+    scheme: r.scheme,
+    load: r.load,
+    seed: r.seed,
+    params: r.params,
+    status: r.status,
+    createdAt: r.createdAt,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    error: r.error,
+    stats: r.stats,
+    counters: r.counters,
+  }
+}
+
+export class Core {
+  readonly bus = new EventBus()
+  readonly orchestrator: Orchestrator
+  readonly handlers: Handlers
+
+  constructor(readonly opts: CoreOptions) {
+    this.orchestrator = new Orchestrator({ store: opts.store, bus: this.bus, drivers: opts.drivers })
+    this.handlers = this.makeHandlers()
+  }
+
+  /** Call once at start-up: runs a dead process left behind become 'interrupted'. */
+  start(): number[] {
+    return this.orchestrator.recoverInterrupted()
+  }
+
+  parseOptions(file: string | null | undefined): ParseOptions {
+    const abs = file && isAbsolute(file)
+    return {
+      file: file ?? 'experiment.yaml',
+      baseDir: abs ? dirname(file) : this.opts.defaultBaseDir,
+      workloadsDir: this.opts.workloadsDir,
+      testbeds: Object.keys(this.opts.drivers),
+    }
+  }
+
+  /** Parses or throws a CoreError carrying every problem found. */
+  parseOrThrow(yaml: string, file: string | null | undefined): ExperimentSpec {
+    const parsed = parseExperiment(yaml, this.parseOptions(file))
+    if (!parsed.ok) {
+      const first = parsed.errors[0]
+      const more = parsed.errors.length > 1 ? ` (and ${parsed.errors.length - 1} more)` : ''
+      throw new CoreError(
+        'invalid-spec',
+        `${first.file}:${first.line}:${first.column}: ${first.path}: ${first.message}${more}`,
+        parsed.errors,
+      )
+    }
+    return parsed.spec
+  }
+
+  /** The experiment with this exact name and text, or a new one. */
+  findOrCreateExperiment(yaml: string, file: string | null): ExperimentRow {
+    const spec = this.parseOrThrow(yaml, file)
+    const { store } = this.opts
+    return (
+      store.findExperiment(spec.name, yaml) ??
+      store.createExperiment({ name: spec.name, yaml, spec, file, tags: spec.tags })
+    )
+  }
+
+  /** Queues every cell of the experiment's run matrix; the spec is re-read, files included. */
+  runExperiment(id: number): RunRow[] {
+    const exp = this.opts.store.getExperiment(id)
+    if (!exp) throw notFound('experiment', id)
+    const spec = this.parseOrThrow(exp.yaml, exp.file)
+    return this.orchestrator.enqueue(exp.id, spec, expandRuns(spec))
+  }
+
+  private summary(id: number): ExperimentSummary {
+    const s = this.opts.store.listExperiments().find((e) => e.id === id)
+    if (!s) throw notFound('experiment', id)
+    return { id: s.id, name: s.name, createdAt: s.createdAt, tags: s.tags, runCounts: s.runCounts }
+  }
+
+  private experiment(row: ExperimentRow): Experiment {
+    return { ...this.summary(row.id), yaml: row.yaml, file: row.file, notes: row.notes }
+  }
+
+  private makeHandlers(): Handlers {
+    const { store } = this.opts
+    const getRun = (id: number) => {
+      const r = store.getRun(id)
+      if (!r) throw notFound('run', id)
+      return r
+    }
+    return {
+      'app.info': async () => ({
+        version: packageVersion(),
+        dbPath: store.file,
+        targets: Object.keys(this.opts.drivers),
+      }),
+      'templates.list': async () => listTemplates(this.opts.templatesDir),
+      'experiments.list': async () =>
+        store.listExperiments().map((e) => ({
+          id: e.id,
+          name: e.name,
+          createdAt: e.createdAt,
+          tags: e.tags,
+          runCounts: e.runCounts,
+        })),
+      'experiments.get': async ({ id }) => {
+        const row = store.getExperiment(id)
+        if (!row) throw notFound('experiment', id)
+        return this.experiment(row)
+      },
+      'experiments.validate': async ({ yaml, file }) => {
+        const parsed = parseExperiment(yaml, this.parseOptions(file))
+        return parsed.ok
+          ? { ok: true, errors: [], runCount: expandRuns(parsed.spec).length }
+          : { ok: false, errors: parsed.errors, runCount: 0 }
+      },
+      'experiments.create': async ({ yaml, file }) => {
+        const spec = this.parseOrThrow(yaml, file)
+        const row = store.createExperiment({ name: spec.name, yaml, spec, file: file ?? null, tags: spec.tags })
+        return this.experiment(row)
+      },
+      'experiments.update': async ({ id, yaml }) => {
+        const existing = store.getExperiment(id)
+        if (!existing) throw notFound('experiment', id)
+        const spec = this.parseOrThrow(yaml, existing.file)
+        return this.experiment(store.updateExperiment(id, { name: spec.name, yaml, spec, tags: spec.tags }))
+      },
+      'experiments.run': async ({ id }) => ({ runIds: this.runExperiment(id).map((r) => r.id) }),
+      'runs.list': async ({ experimentId }) => store.listRuns({ experimentId }).map(toRun),
+      'runs.get': async ({ id }) => toRun(getRun(id)),
+      'runs.cancel': async ({ id }) => {
+        getRun(id)
+        return { cancelled: this.orchestrator.cancel(id) }
+      },
+      'runs.series': async ({ id, kinds }) => {
+        getRun(id)
+        const { defs, t, values } = store.readSamples(id, kinds)
+        return { defs, batch: { t, values } }
+      },
+    }
+  }
+}

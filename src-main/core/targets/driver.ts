@@ -1,0 +1,67 @@
+// The one interface every target kind implements (DESIGN §4). The orchestrator owns
+// the order of the steps, retries and clean-up; a driver owns how each step is done.
+import type { ExperimentSpec } from '../spec'
+import type { SimFlows } from '../../sim/types'
+
+export type TargetKind = 'sim' | 'bmv2' | 'tofino'
+
+/** What one run asks of a target: the experiment and the cell of its run matrix. */
+export interface RunPlan {
+  runId: number
+  spec: ExperimentSpec
+  scheme: string
+  load: number
+  seed: number
+}
+
+export interface RunContext {
+  plan: RunPlan
+  /** Aborted when the user cancels the run; every step must return promptly after it. */
+  signal: AbortSignal
+  log(source: string, line: string): void
+}
+
+/** Tools and versions found on a target, recorded with each run. */
+export type TargetFacts = Record<string, string | number | boolean>
+
+export interface SeriesSpec {
+  kind: string
+  entity: Record<string, string | number>
+  unit: string
+}
+
+/** What a target streams while traffic runs. Telemetry values are series-major. */
+export type TargetMessage =
+  | { type: 'series'; defs: SeriesSpec[] }
+  | { type: 'telemetry'; t: Float64Array; values: Float64Array }
+  | { type: 'progress'; simTimeNs: number; flowsDone: number; flowsTotal: number }
+
+export interface RunOutput {
+  flows: SimFlows
+  counters: Record<string, number>
+  facts: TargetFacts
+}
+
+export interface TargetSession {
+  build(): Promise<void>
+  deploy(): Promise<void>
+  startTraffic(): Promise<void>
+  /** Ends when the traffic is over (or the run is cancelled). */
+  telemetry(): AsyncIterable<TargetMessage>
+  collect(): Promise<RunOutput>
+  /** Always called, even after a failure or a cancel; must be idempotent. */
+  teardown(): Promise<void>
+}
+
+export interface TargetDriver {
+  readonly kind: TargetKind
+  check(signal?: AbortSignal): Promise<TargetFacts>
+  open(ctx: RunContext): TargetSession
+}
+
+export class CancelledError extends Error {
+  constructor() {
+    super('cancelled')
+    this.name = 'CancelledError'
+  }
+}

@@ -1,0 +1,185 @@
+// The embedded fabric as a target: each run is one worker thread running the simulator.
+// build/deploy check the configuration and start the worker; startTraffic starts the
+// simulation; telemetry() relays what the worker streams until it is done.
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import type { SimConfig, SimResult } from '../../../sim/types'
+import { packageRoot } from '../../paths'
+import {
+  CancelledError,
+  type RunContext,
+  type RunOutput,
+  type TargetDriver,
+  type TargetFacts,
+  type TargetMessage,
+  type TargetSession,
+} from '../driver'
+import { simConfigFor } from './config'
+import type { FromWorker, ToWorker } from './protocol'
+
+const WORKER_FILE = 'sim-worker.js'
+
+function hereFile(): string {
+  return typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url)
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs)
+  }
+  return newest
+}
+
+/**
+ * The worker is always the bundled JavaScript (out/main/sim-worker.js): Node cannot run
+ * the TypeScript sources in a thread. When the core itself runs from source (vitest),
+ * a bundle older than the simulator's sources is refused rather than silently used.
+ */
+export function simWorkerPath(): string {
+  const here = hereFile()
+  if (!here.endsWith('.ts')) {
+    const beside = join(dirname(here), WORKER_FILE)
+    if (existsSync(beside)) return beside
+  }
+  const root = packageRoot()
+  const built = join(root, 'out', 'main', WORKER_FILE)
+  if (!existsSync(built)) {
+    throw new Error(`the simulator worker ${built} is missing: run 'npm run build' first`)
+  }
+  if (here.endsWith('.ts')) {
+    const sources = Math.max(newestMtime(join(root, 'src-main', 'sim')), newestMtime(dirname(here)))
+    if (sources > statSync(built).mtimeMs) {
+      throw new Error(`the simulator worker ${built} is older than its sources: run 'npm run build' first`)
+    }
+  }
+  return built
+}
+
+class SimSession implements TargetSession {
+  private worker: Worker | undefined
+  private config: SimConfig | undefined
+  private result: SimResult | undefined
+  private wallMs = 0
+  private queue: FromWorker[] = []
+  private wake: (() => void) | undefined
+  private failure: Error | undefined
+  private exited = false
+
+  constructor(private readonly ctx: RunContext) {}
+
+  async build(): Promise<void> {
+    this.config = simConfigFor(this.ctx.plan)
+  }
+
+  async deploy(): Promise<void> {
+    this.throwIfCancelled()
+    const worker = new Worker(simWorkerPath())
+    this.worker = worker
+    worker.on('message', (msg: FromWorker) => this.push(msg))
+    worker.on('error', (err) => this.fail(err))
+    worker.on('exit', (code) => {
+      this.exited = true
+      if (!this.result && !this.failure) {
+        this.fail(this.ctx.signal.aborted ? new CancelledError() : new Error(`simulator worker exited with code ${code}`))
+      }
+    })
+    this.ctx.signal.addEventListener('abort', () => this.fail(new CancelledError()), { once: true })
+  }
+
+  async startTraffic(): Promise<void> {
+    this.throwIfCancelled()
+    if (!this.worker || !this.config) throw new Error('startTraffic before deploy')
+    const msg: ToWorker = { type: 'start', config: this.config }
+    this.worker.postMessage(msg)
+  }
+
+  async *telemetry(): AsyncIterable<TargetMessage> {
+    for (;;) {
+      if (this.failure) throw this.failure
+      const msg = this.queue.shift()
+      if (!msg) {
+        if (this.result) return
+        await new Promise<void>((resolve) => (this.wake = resolve))
+        continue
+      }
+      switch (msg.type) {
+        case 'series':
+          yield { type: 'series', defs: msg.defs }
+          break
+        case 'telemetry':
+          yield { type: 'telemetry', t: msg.t, values: msg.values }
+          break
+        case 'progress':
+          yield msg
+          break
+        case 'done':
+          break
+        case 'error': {
+          const err = new Error(`simulator failed: ${msg.message}`)
+          if (msg.stack) this.ctx.log('sim', msg.stack)
+          throw err
+        }
+      }
+    }
+  }
+
+  async collect(): Promise<RunOutput> {
+    if (!this.result) throw this.failure ?? new Error('collect before the simulation finished')
+    const c = this.result.counters
+    const counters: Record<string, number> = {}
+    for (const [k, v] of Object.entries(c)) counters[k] = v
+    return {
+      flows: this.result.flows,
+      counters,
+      facts: { target: 'sim', engine: 'p4lab-sim v0', wallMs: Math.round(this.wallMs) },
+    }
+  }
+
+  async teardown(): Promise<void> {
+    const w = this.worker
+    this.worker = undefined
+    if (w && !this.exited) await w.terminate()
+  }
+
+  private push(msg: FromWorker): void {
+    if (msg.type === 'done') {
+      // Recorded at once: the worker may exit before telemetry() drains the queue.
+      this.result = msg.result
+      this.wallMs = msg.wallMs
+    }
+    this.queue.push(msg)
+    this.wakeUp()
+  }
+
+  private fail(err: Error): void {
+    if (!this.failure && !this.result) this.failure = err
+    this.wakeUp()
+    if (err instanceof CancelledError) void this.teardown()
+  }
+
+  private wakeUp(): void {
+    const w = this.wake
+    this.wake = undefined
+    w?.()
+  }
+
+  private throwIfCancelled(): void {
+    if (this.ctx.signal.aborted) throw new CancelledError()
+  }
+}
+
+export class SimDriver implements TargetDriver {
+  readonly kind = 'sim' as const
+
+  async check(): Promise<TargetFacts> {
+    return { target: 'sim', worker: simWorkerPath(), node: process.version }
+  }
+
+  open(ctx: RunContext): TargetSession {
+    return new SimSession(ctx)
+  }
+}

@@ -1,0 +1,96 @@
+// The whole path as a user walks it: `npm start` (web mode here, there is no Electron
+// binary), Chromium on the printed URL, a quickstart experiment created, run, watched
+// live, and its results found in the SQLite file.
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT, startApp, type Started } from '../helpers/start'
+
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+describe('the app in Chromium', () => {
+  let home: string
+  let app: Started
+  let browser: Browser
+  let page: Page
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-'))
+    app = await startApp([], { P4LAB_HOME: home })
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    page.on('pageerror', (err) => console.error('page error:', err))
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('prints a URL, creates the quickstart experiment, runs it live and stores the runs', async () => {
+    expect(app.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=/)
+    await page.goto(app.url)
+    await page.getByTestId('new-experiment').click()
+    await page.getByTestId('template-quickstart').click()
+    await expect.poll(() => page.getByTestId('validation-status').innerText(), { timeout: 10_000 }).toMatch(/valid/i)
+    await page.screenshot({ path: join(ARTIFACTS, '1-editor.png') })
+    await page.getByTestId('save-experiment').click()
+    await page.getByTestId('run-experiment').click()
+
+    // The live chart must receive points while the runs are going.
+    const util = page.getByTestId('chart-util')
+    await expect
+      .poll(async () => Number(await util.getAttribute('data-points')), { timeout: 60_000, interval: 200 })
+      .toBeGreaterThan(0)
+    await page.screenshot({ path: join(ARTIFACTS, '2-running.png') })
+
+    // Every run ends done, with its FCT statistics in the table.
+    const rows = page.getByTestId('run-row')
+    await expect
+      .poll(
+        async () => {
+          const statuses = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))
+          return statuses.length > 0 && statuses.every((s) => s === 'done')
+        },
+        { timeout: 240_000, interval: 500 },
+      )
+      .toBe(true)
+    const meanCells = await page.locator('[data-testid="run-row"] [data-col="meanFct"]').allInnerTexts()
+    expect(meanCells.length).toBeGreaterThanOrEqual(4)
+    for (const text of meanCells) expect(text).toMatch(/\d/)
+    const queue = page.getByTestId('chart-queue')
+    expect(Number(await queue.getAttribute('data-points'))).toBeGreaterThan(0)
+    await page.screenshot({ path: join(ARTIFACTS, '3-done.png'), fullPage: true })
+
+    // The runs are in the SQLite file in the user data directory.
+    const db = new Database(join(home, 'p4lab.db'), { readonly: true })
+    try {
+      const runs = db
+        .prepare(`SELECT r.id, r.status, r.scheme, (SELECT count(*) FROM flows f WHERE f.run_id = r.id) AS flows
+                  FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.name = 'quickstart'`)
+        .all() as Array<{ id: number; status: string; scheme: string; flows: number }>
+      expect(runs.length).toBe(meanCells.length)
+      expect(new Set(runs.map((r) => r.scheme))).toEqual(new Set(['ecmp', 'rps']))
+      for (const r of runs) {
+        expect(r.status).toBe('done')
+        expect(r.flows).toBeGreaterThan(0)
+      }
+    } finally {
+      db.close()
+    }
+  }, 400_000)
+})
