@@ -1,0 +1,98 @@
+import type { Database, Statement } from 'better-sqlite3'
+import type { FctStats, RunStatus } from '../../contract/schemas'
+
+// Row shapes the store returns (camelCase; JSON columns parsed), and the small context
+// every table module shares.
+
+export interface ExperimentRow {
+  id: number
+  name: string
+  yaml: string
+  spec: unknown
+  file: string | null
+  tags: string[]
+  notes: string
+  createdAt: string
+}
+
+export interface ExperimentSummaryRow extends ExperimentRow {
+  /** Every status, zero included. */
+  runCounts: Record<RunStatus, number>
+}
+
+export interface RunRow {
+  id: number
+  experimentId: number
+  experimentName: string
+  target: string
+  scheme: string
+  load: number
+  seed: number
+  params: Record<string, unknown>
+  status: RunStatus
+  createdAt: string
+  startedAt: string | null
+  finishedAt: string | null
+  error: string | null
+  stats: FctStats | null
+  counters: Record<string, number> | null
+  facts: Record<string, unknown> | null
+  owner: string
+}
+
+export interface FlowRow {
+  id: number
+  src: number
+  dst: number
+  sizeBytes: number
+  startNs: number
+  finishNs: number | null
+  fctNs: number | null
+}
+
+export interface SeriesRow {
+  id: number
+  kind: string
+  entity: Record<string, string | number>
+  unit: string
+}
+
+export interface EventRow {
+  id: number
+  tNs: number | null
+  at: string
+  kind: string
+  detail: unknown
+}
+
+/** What the table modules share: the connection, a statement cache and the clock. */
+export class StoreContext {
+  private readonly statements = new Map<string, Statement>()
+
+  constructor(
+    readonly db: Database,
+    readonly now: () => Date,
+  ) {}
+
+  /** Prepares once per SQL text; better-sqlite3 statements are reusable. */
+  stmt(sql: string): Statement {
+    let s = this.statements.get(sql)
+    if (!s) {
+      s = this.db.prepare(sql)
+      this.statements.set(sql, s)
+    }
+    return s
+  }
+
+  isoNow(): string {
+    return this.now().toISOString()
+  }
+}
+
+export function toJson(v: unknown): string {
+  return JSON.stringify(v ?? null)
+}
+
+export function fromJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T)
+}

@@ -1,0 +1,163 @@
+import { TERMINAL_STATUSES, type FctStats, type RunStatus } from '../../contract/schemas'
+import { fromJson, toJson, type RunRow, type StoreContext } from './rows'
+import { addEvent } from './telemetry'
+
+interface RunRecord {
+  id: number
+  experiment_id: number
+  experiment_name: string
+  target: string
+  scheme: string
+  load: number
+  seed: number
+  params: string
+  status: RunStatus
+  owner: string
+  created_at: string
+  started_at: string | null
+  finished_at: string | null
+  error: string | null
+  stats: string | null
+  counters: string | null
+  facts: string | null
+}
+
+const SELECT_RUN = `SELECT r.*, e.name AS experiment_name FROM runs r JOIN experiments e ON e.id = r.experiment_id`
+
+function toRow(r: RunRecord): RunRow {
+  return {
+    id: r.id,
+    experimentId: r.experiment_id,
+    experimentName: r.experiment_name,
+    target: r.target,
+    scheme: r.scheme,
+    load: r.load,
+    seed: r.seed,
+    params: fromJson<Record<string, unknown>>(r.params) ?? {},
+    status: r.status,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    error: r.error,
+    stats: fromJson<FctStats>(r.stats),
+    counters: fromJson<Record<string, number>>(r.counters),
+    facts: fromJson<Record<string, unknown>>(r.facts),
+    owner: r.owner,
+  }
+}
+
+export function isTerminal(status: RunStatus): boolean {
+  return TERMINAL_STATUSES.includes(status)
+}
+
+export function getRun(s: StoreContext, id: number): RunRow | undefined {
+  const r = s.stmt(`${SELECT_RUN} WHERE r.id = ?`).get(id) as RunRecord | undefined
+  return r && toRow(r)
+}
+
+export function listRuns(s: StoreContext, filter: { experimentId?: number } = {}): RunRow[] {
+  const rows =
+    filter.experimentId === undefined
+      ? s.stmt(`${SELECT_RUN} ORDER BY r.id`).all()
+      : s.stmt(`${SELECT_RUN} WHERE r.experiment_id = ? ORDER BY r.id`).all(filter.experimentId)
+  return (rows as RunRecord[]).map(toRow)
+}
+
+export function createRuns(
+  s: StoreContext,
+  experimentId: number,
+  target: string,
+  owner: string,
+  runs: Array<{ scheme: string; load: number; seed: number; params: Record<string, unknown> }>,
+): RunRow[] {
+  return s.db.transaction(() => {
+    if (!s.stmt('SELECT 1 FROM experiments WHERE id = ?').get(experimentId)) {
+      throw new Error(`cannot create runs: experiment ${experimentId} does not exist`)
+    }
+    const insert = s.stmt(
+      `INSERT INTO runs (experiment_id, target, scheme, load, seed, params, status, owner, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+    )
+    const at = s.isoNow()
+    const ids: number[] = []
+    for (const r of runs) {
+      const id = Number(insert.run(experimentId, target, r.scheme, r.load, r.seed, toJson(r.params), owner, at).lastInsertRowid)
+      addEvent(s, id, null, 'status', { from: null, to: 'queued', error: null }, at)
+      ids.push(id)
+    }
+    return ids.map((id) => getRun(s, id)!)
+  })()
+}
+
+/**
+ * Moves a run to a new status and records the move as a 'status' event. A terminal run
+ * never moves again: a late message from a dying worker must not resurrect it. Setting
+ * the status a run already has is a no-op (no event); moving back to 'queued' is refused.
+ */
+export function setRunStatus(
+  s: StoreContext,
+  id: number,
+  status: RunStatus,
+  opts: { error?: string | null } = {},
+): RunRow {
+  return s.db.transaction(() => {
+    const run = getRun(s, id)
+    if (!run) throw new Error(`run ${id} does not exist`)
+    if (isTerminal(run.status)) {
+      throw new Error(`run ${id} is already ${run.status}; it cannot move to ${status}`)
+    }
+    if (status === run.status) return run
+    if (status === 'queued') throw new Error(`run ${id} is ${run.status}; it cannot move back to queued`)
+    const at = s.isoNow()
+    const error = opts.error ?? null
+    s.stmt(
+      `UPDATE runs SET status = ?,
+         started_at = COALESCE(started_at, ?),
+         finished_at = ?,
+         error = COALESCE(?, error)
+       WHERE id = ?`,
+    ).run(status, at, isTerminal(status) ? at : null, error, id)
+    addEvent(s, id, null, 'status', { from: run.status, to: status, error }, at)
+    return getRun(s, id)!
+  })()
+}
+
+/** Stores a run's results. Facts are merged into those already recorded (e.g. at deploy). */
+export function setRunResults(
+  s: StoreContext,
+  id: number,
+  r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown> },
+): void {
+  s.db.transaction(() => {
+    const run = getRun(s, id)
+    if (!run) throw new Error(`run ${id} does not exist`)
+    const facts = r.facts === undefined ? run.facts : { ...(run.facts ?? {}), ...r.facts }
+    s.stmt('UPDATE runs SET stats = ?, counters = ?, facts = ? WHERE id = ?').run(
+      toJson(r.stats),
+      toJson(r.counters),
+      facts === null ? null : toJson(facts),
+      id,
+    )
+  })()
+}
+
+/**
+ * After a crash or restart: every run still in flight whose owning process is gone can
+ * never finish, so it becomes 'interrupted'. isOwnerAlive is asked once per owner.
+ */
+export function markInterruptedRuns(s: StoreContext, isOwnerAlive: (owner: string) => boolean): number[] {
+  const open = s
+    .stmt(`SELECT id, owner FROM runs WHERE status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY id`)
+    .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string }>
+  const alive = new Map<string, boolean>()
+  const dead = open.filter((r) => {
+    if (!alive.has(r.owner)) alive.set(r.owner, isOwnerAlive(r.owner))
+    return !alive.get(r.owner)
+  })
+  s.db.transaction(() => {
+    for (const r of dead) {
+      setRunStatus(s, r.id, 'interrupted', { error: `the process that owned this run (${r.owner}) is gone` })
+    }
+  })()
+  return dead.map((r) => r.id)
+}

@@ -1,0 +1,144 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import type { FctStats, RunStatus } from '../../contract/schemas'
+import * as experiments from './experiments'
+import * as flows from './flows'
+import { migrate } from './migrations'
+import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
+import * as runs from './runs'
+import * as telemetry from './telemetry'
+
+export interface OpenStoreOptions {
+  /** Path to better_sqlite3.node when it is not where the package expects it (packaged app). */
+  nativeBinding?: string
+  /** Wall clock for the *At columns; tests pass a fixed one. */
+  now?: () => Date
+}
+
+/**
+ * Opens (creating if needed) the SQLite database at file and brings its schema up to
+ * date. Throws if the file was written by a newer p4lab.
+ */
+export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const db = new Database(file, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {})
+  try {
+    // WAL lets the UI read while a run writes telemetry; NORMAL is durable enough under
+    // WAL (a power cut may lose the last commits, never corrupt the file).
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('foreign_keys = ON')
+    db.pragma('busy_timeout = 5000')
+    migrate(db, file)
+  } catch (e) {
+    db.close()
+    throw e
+  }
+  return new Store(file, new StoreContext(db, opts.now ?? (() => new Date())))
+}
+
+/** The persistent record of experiments, runs and what they measured. */
+export class Store {
+  constructor(
+    readonly file: string,
+    private readonly s: StoreContext,
+  ) {}
+
+  close(): void {
+    this.s.db.close()
+  }
+
+  /** Runs fn in one transaction (nested calls become savepoints); a throw rolls it all back. */
+  transaction<T>(fn: () => T): T {
+    return this.s.db.transaction(fn)()
+  }
+
+  createExperiment(input: { name: string; yaml: string; spec: unknown; file: string | null; tags: string[] }): ExperimentRow {
+    return experiments.createExperiment(this.s, input)
+  }
+
+  updateExperiment(id: number, input: { name: string; yaml: string; spec: unknown; tags: string[] }): ExperimentRow {
+    return experiments.updateExperiment(this.s, id, input)
+  }
+
+  getExperiment(id: number): ExperimentRow | undefined {
+    return experiments.getExperiment(this.s, id)
+  }
+
+  /** The newest experiment with this name and exactly this YAML text. */
+  findExperiment(name: string, yaml: string): ExperimentRow | undefined {
+    return experiments.findExperiment(this.s, name, yaml)
+  }
+
+  /** Newest first. */
+  listExperiments(): ExperimentSummaryRow[] {
+    return experiments.listExperiments(this.s)
+  }
+
+  createRuns(
+    experimentId: number,
+    target: string,
+    owner: string,
+    list: Array<{ scheme: string; load: number; seed: number; params: Record<string, unknown> }>,
+  ): RunRow[] {
+    return runs.createRuns(this.s, experimentId, target, owner, list)
+  }
+
+  getRun(id: number): RunRow | undefined {
+    return runs.getRun(this.s, id)
+  }
+
+  /** Ordered by id. */
+  listRuns(filter?: { experimentId?: number }): RunRow[] {
+    return runs.listRuns(this.s, filter)
+  }
+
+  setRunStatus(id: number, status: RunStatus, opts?: { error?: string | null }): RunRow {
+    return runs.setRunStatus(this.s, id, status, opts)
+  }
+
+  setRunResults(id: number, r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown> }): void {
+    runs.setRunResults(this.s, id, r)
+  }
+
+  markInterruptedRuns(isOwnerAlive: (owner: string) => boolean): number[] {
+    return runs.markInterruptedRuns(this.s, isOwnerAlive)
+  }
+
+  insertFlows(runId: number, f: flows.FlowColumns): void {
+    flows.insertFlows(this.s, runId, f)
+  }
+
+  listFlows(runId: number): FlowRow[] {
+    return flows.listFlows(this.s, runId)
+  }
+
+  defineSeries(runId: number, defs: Array<{ kind: string; entity: Record<string, string | number>; unit: string }>): number[] {
+    return telemetry.defineSeries(this.s, runId, defs)
+  }
+
+  insertSamples(seriesIds: number[], t: ArrayLike<number>, values: ArrayLike<number>): void {
+    telemetry.insertSamples(this.s, seriesIds, t, values)
+  }
+
+  listSeries(runId: number): SeriesRow[] {
+    return telemetry.listSeries(this.s, runId)
+  }
+
+  readSamples(runId: number, kinds?: string[]): { defs: SeriesRow[]; t: number[]; values: number[][] } {
+    return telemetry.readSamples(this.s, runId, kinds)
+  }
+
+  addEvent(runId: number, tNs: number | null, kind: string, detail: unknown): void {
+    telemetry.addEvent(this.s, runId, tNs, kind, detail)
+  }
+
+  listEvents(runId: number): EventRow[] {
+    return telemetry.listEvents(this.s, runId)
+  }
+
+  addLog(runId: number, source: string, line: string): void {
+    telemetry.addLog(this.s, runId, source, line)
+  }
+}
