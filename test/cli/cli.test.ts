@@ -1,0 +1,126 @@
+// The p4lab command as a user runs it: the built bin, real files, real SQLite.
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ROOT } from '../helpers/start'
+
+const BIN = join(ROOT, 'bin', 'p4lab.cjs')
+const QUICKSTART = join(ROOT, 'resources', 'experiments', 'quickstart.yaml')
+
+function p4lab(args: string[], cwd: string) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, P4LAB_HOME: join(cwd, 'home') },
+    timeout: 180_000,
+  })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+const TINY = `name: tiny
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp]
+workload:
+  kind: web-search
+  load: [0.3]
+  flows: 40
+seeds: [1]
+`
+
+describe('p4lab run: bad input', () => {
+  let dir: string
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-'))
+  })
+
+  const cases: Array<[string, string, RegExp]> = [
+    ['invalid YAML', TINY.replace('schemes: [ecmp]', 'schemes: [ecmp'), /bad\.yaml:\d+:\d+:/],
+    ['an unknown scheme', TINY.replace('schemes: [ecmp]', 'schemes: [ecmp, hulla]'), /bad\.yaml:4:\d+: schemes\[1\]: .*hulla/],
+    ['a load above 1', TINY.replace('load: [0.3]', 'load: [0.3, 1.5]'), /bad\.yaml:7:\d+: workload\.load\[1\]: .*\(0, 1\]/],
+    ['a load of 0', TINY.replace('load: [0.3]', 'load: [0]'), /bad\.yaml:7:\d+: workload\.load\[0\]: .*\(0, 1\]/],
+    [
+      'a missing workload file',
+      TINY.replace('kind: web-search', 'kind: cdf\n  file: ./nowhere.cdf'),
+      /bad\.yaml:7:\d+: workload\.file: .*nowhere\.cdf/,
+    ],
+  ]
+  for (const [what, yaml, expected] of cases) {
+    it(`reports ${what} with file:line and the field, and writes nothing`, () => {
+      writeFileSync(join(dir, 'bad.yaml'), yaml)
+      const db = join(dir, `${what.replace(/\W+/g, '-')}.db`)
+      const r = p4lab(['run', 'bad.yaml', '--db', db], dir)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(expected)
+      expect(existsSync(db)).toBe(false)
+    })
+  }
+
+  it('refuses a file that does not exist', () => {
+    const r = p4lab(['run', 'missing.yaml', '--db', join(dir, 'x.db')], dir)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/cannot read experiment file missing\.yaml/)
+  })
+})
+
+describe('p4lab run, list and show', () => {
+  it('runs an experiment, stores it, and lists and shows it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-'))
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+    const db = join(dir, 'tiny.db')
+    const r = p4lab(['run', 'tiny.yaml', '--db', db], dir)
+    expect(r.stderr).toMatch(/run 1 ecmp load=0\.3 seed=1: done/)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/scheme\s+load\s+seed/)
+    expect(r.stdout).toMatch(/ecmp\s+0\.3\s+1\s+done\s+40\/40/)
+
+    const list = p4lab(['list', '--db', db], dir)
+    expect(list.code).toBe(0)
+    expect(list.stdout).toMatch(/experiment 1 tiny/)
+    const show = p4lab(['show', '1', '--db', db, '--json'], dir)
+    const run = JSON.parse(show.stdout)
+    expect(run.status).toBe('done')
+    expect(run.stats.finished).toBe(40)
+    expect(run.events.map((e: { detail: { to: string } }) => e.detail.to)).toEqual([
+      'queued',
+      'deploying',
+      'running',
+      'collecting',
+      'done',
+    ])
+    expect(run.series).toBeGreaterThan(0)
+    expect(p4lab(['show', '99', '--db', db], dir).code).toBe(1)
+  })
+})
+
+describe('p4lab run quickstart --json', () => {
+  it('gives FCT statistics for every run, and the same JSON twice', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-'))
+    copyFileSync(QUICKSTART, join(dir, 'quickstart.yaml'))
+    const first = p4lab(['run', QUICKSTART, '--db', 'q.db', '--json'], dir)
+    expect(first.code, first.stderr).toBe(0)
+    const second = p4lab(['run', QUICKSTART, '--db', 'q.db', '--json'], dir)
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.stdout).toBe(first.stdout)
+
+    const out = JSON.parse(first.stdout)
+    const schemes = new Set(out.runs.map((r: { scheme: string }) => r.scheme))
+    const loads = new Set(out.runs.map((r: { load: number }) => r.load))
+    expect(schemes).toEqual(new Set(['ecmp', 'rps']))
+    expect(loads.size).toBeGreaterThanOrEqual(2)
+    for (const run of out.runs) {
+      expect(run.status).toBe('done')
+      expect(run.flows).toBeGreaterThan(0)
+      expect(run.fct.meanNs).toBeGreaterThan(0)
+      expect(run.fct.p99Ns).toBeGreaterThanOrEqual(run.fct.p50Ns)
+    }
+    // Both invocations are in the database, each with its flows.
+    const sqlite = new Database(join(dir, 'q.db'), { readonly: true })
+    const n = sqlite.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }
+    sqlite.close()
+    expect(n.n).toBe(2 * out.runs.length)
+  }, 300_000)
+})

@@ -1,0 +1,136 @@
+// The run orchestrator against real SQLite files and the real simulator worker.
+import { hostname } from 'node:os'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Core } from '../../src-main/core'
+import { EventBus } from '../../src-main/core/bus'
+import { Orchestrator, ownerIsAlive } from '../../src-main/core/orchestrator'
+import { workloadsDir, experimentTemplatesDir } from '../../src-main/core/paths'
+import { openStore } from '../../src-main/core/store'
+import type { TargetDriver } from '../../src-main/core/targets/driver'
+import { SimDriver } from '../../src-main/core/targets/sim/driver'
+import { TINY_YAML, tempCore } from '../helpers/core'
+
+const opened: Core[] = []
+afterEach(() => {
+  for (const c of opened.splice(0)) {
+    c.orchestrator.cancelAll()
+    c.opts.store.close()
+  }
+})
+
+function fresh() {
+  const t = tempCore()
+  opened.push(t.core)
+  return t
+}
+
+describe('Orchestrator', () => {
+  it('expands scheme × load × seed into runs and walks each through every status', async () => {
+    const { core } = fresh()
+    const yaml = TINY_YAML.replace('seeds: [1]', 'seeds: [1, 2]')
+    const exp = core.findOrCreateExperiment(yaml, null)
+    const runs = core.runExperiment(exp.id)
+    expect(runs.map((r) => [r.scheme, r.load, r.seed])).toEqual([
+      ['ecmp', 0.3, 1], ['ecmp', 0.3, 2], ['ecmp', 0.5, 1], ['ecmp', 0.5, 2],
+      ['rps', 0.3, 1], ['rps', 0.3, 2], ['rps', 0.5, 1], ['rps', 0.5, 2],
+    ])
+    await core.orchestrator.wait(runs.map((r) => r.id))
+    const store = core.opts.store
+    for (const r of runs) {
+      const row = store.getRun(r.id)!
+      expect(row.status).toBe('done')
+      expect(row.stats!.finished).toBe(30)
+      expect(store.listFlows(r.id)).toHaveLength(30)
+      expect(store.listEvents(r.id).map((e) => (e.detail as { to: string }).to)).toEqual([
+        'queued', 'deploying', 'running', 'collecting', 'done',
+      ])
+    }
+    // The same text finds the same experiment rather than a copy.
+    expect(core.findOrCreateExperiment(yaml, null).id).toBe(exp.id)
+  })
+
+  it('cancels a running simulation and a queued run', async () => {
+    const { core } = fresh()
+    const yaml = TINY_YAML.replace('flows: 30', 'flows: 200000').replace('load: [0.3, 0.5]', 'load: [0.5]')
+    const exp = core.findOrCreateExperiment(yaml, null)
+    const [first, second] = core.runExperiment(exp.id)
+    await new Promise<void>((resolve) => {
+      const off = core.bus.subscribe((event, p) => {
+        if (event === 'run.progress' && (p as { runId: number }).runId === first.id) {
+          off()
+          resolve()
+        }
+      })
+    })
+    expect(core.orchestrator.cancel(second.id)).toBe(true)
+    expect(core.orchestrator.cancel(first.id)).toBe(true)
+    await core.orchestrator.wait([first.id, second.id])
+    const store = core.opts.store
+    expect(store.getRun(first.id)!.status).toBe('cancelled')
+    expect(store.getRun(second.id)!.status).toBe('cancelled')
+    expect(store.getRun(second.id)!.startedAt).toBeNull()
+    expect(store.listFlows(first.id)).toHaveLength(0)
+  })
+
+  it('marks a failed step as failed with its error', async () => {
+    const { dbPath } = fresh()
+    const store = openStore(dbPath)
+    const broken: TargetDriver = {
+      kind: 'sim',
+      check: async () => ({}),
+      open: () => ({
+        build: async () => {},
+        deploy: async () => {
+          throw new Error('switch s1 refused the pipeline')
+        },
+        startTraffic: async () => {},
+        telemetry: async function* () {},
+        collect: async () => {
+          throw new Error('unreachable')
+        },
+        teardown: async () => {},
+      }),
+    }
+    const core = new Core({
+      store,
+      drivers: { sim: broken },
+      workloadsDir: workloadsDir(),
+      templatesDir: experimentTemplatesDir(),
+      defaultBaseDir: process.cwd(),
+    })
+    opened.push(core)
+    const exp = core.findOrCreateExperiment(TINY_YAML, null)
+    const runs = core.runExperiment(exp.id)
+    await core.orchestrator.wait(runs.map((r) => r.id))
+    const row = store.getRun(runs[0].id)!
+    expect(row.status).toBe('failed')
+    expect(row.error).toBe('switch s1 refused the pipeline')
+  })
+
+  it('marks runs cut off by a dead process as interrupted on the next start, and leaves live ones alone', () => {
+    const { core, dbPath } = fresh()
+    const store = core.opts.store
+    const exp = core.findOrCreateExperiment(TINY_YAML, null)
+    const spec = store.getExperiment(exp.id)!
+    expect(spec).toBeDefined()
+    // A process that no longer exists left one run running and one queued.
+    const dead = `${hostname()}:999999`
+    const [a, b] = store.createRuns(exp.id, 'sim', dead, [
+      { scheme: 'ecmp', load: 0.3, seed: 1, params: {} },
+      { scheme: 'rps', load: 0.3, seed: 1, params: {} },
+    ])
+    store.setRunStatus(a.id, 'deploying')
+    store.setRunStatus(a.id, 'running')
+    // This process is alive: its run must be left as it is.
+    const [live] = store.createRuns(exp.id, 'sim', `${hostname()}:${process.pid}`, [
+      { scheme: 'ecmp', load: 0.5, seed: 1, params: {} },
+    ])
+    expect(ownerIsAlive(`${hostname()}:999999`)).toBe(false)
+
+    const again = new Orchestrator({ store: openStore(dbPath), bus: new EventBus(), drivers: { sim: new SimDriver() } })
+    expect(again.recoverInterrupted().sort()).toEqual([a.id, b.id])
+    expect(store.getRun(a.id)!.status).toBe('interrupted')
+    expect(store.getRun(b.id)!.status).toBe('interrupted')
+    expect(store.getRun(live.id)!.status).toBe('queued')
+  })
+})

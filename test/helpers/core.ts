@@ -1,0 +1,19 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createNodeCore, type Core } from '../../src-main/core'
+
+export const TINY_YAML = `name: tiny
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp, rps]
+workload: { kind: web-search, load: [0.3, 0.5], flows: 30 }
+seeds: [1]
+`
+
+/** A core on a fresh SQLite file in a temporary directory. */
+export function tempCore(): { core: Core; dir: string; dbPath: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'p4lab-core-'))
+  const dbPath = join(dir, 'p4lab.db')
+  return { core: createNodeCore({ dbPath, baseDir: dir }), dir, dbPath }
+}
