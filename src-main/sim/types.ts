@@ -102,6 +102,10 @@ export interface SimCounters {
   payloadBytesSent: number
   payloadBytesDelivered: number
   simTimeNs: number
+  /** Peak number of pending events (bounded by the element count, not the traffic). */
+  maxHeapSize?: number
+  /** Peak number of live packets in the pool (in queues, on wires). */
+  maxPacketsInFlight?: number
 }
 
 export interface SimResult {

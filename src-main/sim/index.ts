@@ -1,0 +1,6 @@
+// The simulator's public entry points. Nothing here (or below) imports Node modules, so
+// the engine runs in a worker thread, a browser or a test alike; callers read files.
+
+export { runSim } from './run'
+export { loadCdf, cdfMean } from './workload/cdf'
+export * from './types'

@@ -1,0 +1,219 @@
+// TCP NewReno senders for all flows at once: per-flow state is a set of typed-array
+// columns indexed by flow id (no object per flow), counted in segments. Each flow owns one
+// element, its retransmission timer. The timer is lazy: an ACK only moves `deadline`;
+// the heap entry is left alone unless the deadline moved earlier, and when it fires early
+// it re-arms itself. That saves a heap operation per ACK, which is most of the traffic.
+//
+// Algorithms: slow start and congestion avoidance (RFC 5681), fast retransmit on the
+// third dupACK and NewReno fast recovery with partial ACKs (RFC 6582), RTO from SRTT and
+// RTTVAR (RFC 6298) with a floor, exponential backoff and go-back-N after a timeout.
+// RTT samples come from the timestamp echoed in the ACK, skipped when the acknowledged
+// segment was a retransmission (Karn).
+
+import type { SimContext } from '../engine/context'
+import { KIND_FLOW_TIMER } from '../engine/context'
+import { PKT_ECHO_RTX, PKT_RTX } from '../engine/packets'
+import type { Queue } from '../net/queue'
+import type { TransportConfig } from '../types'
+import { TCP_HEADER_BYTES, type FlowTable } from './flows'
+
+const DUPACK_THRESHOLD = 3
+/** Backoff stops doubling after 2^6 × RTO. */
+const MAX_BACKOFF = 6
+const NO_SSTHRESH = 1e15
+
+export class NewRenoSenders {
+  readonly sndUna: Int32Array
+  readonly sndNxt: Int32Array
+  /** One past the highest segment ever sent; anything below it is a retransmission. */
+  readonly sndMax: Int32Array
+  readonly cwnd: Float64Array
+  readonly ssthresh: Float64Array
+  readonly dupAcks: Int32Array
+  /** sndMax when loss was last detected; ACKs at or beyond it end recovery. */
+  readonly recover: Int32Array
+  readonly inRecovery: Uint8Array
+  readonly srtt: Float64Array
+  readonly rttvar: Float64Array
+  readonly rtoPs: Float64Array
+  readonly backoff: Int32Array
+  /** When the retransmission timer expires, if no ACK moves it. */
+  readonly deadline: Float64Array
+  /** Element id of flow 0's timer; flow f's timer is elemBase + f. */
+  readonly elemBase: number
+  private readonly mss: number
+  private readonly initCwnd: number
+  private readonly minRtoPs: number
+
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly flows: FlowTable,
+    private readonly nics: Queue[],
+    transport: TransportConfig,
+  ) {
+    const n = flows.n
+    this.sndUna = new Int32Array(n)
+    this.sndNxt = new Int32Array(n)
+    this.sndMax = new Int32Array(n)
+    this.cwnd = new Float64Array(n)
+    this.ssthresh = new Float64Array(n)
+    this.dupAcks = new Int32Array(n)
+    this.recover = new Int32Array(n)
+    this.inRecovery = new Uint8Array(n)
+    this.srtt = new Float64Array(n)
+    this.rttvar = new Float64Array(n)
+    this.rtoPs = new Float64Array(n)
+    this.backoff = new Int32Array(n)
+    this.deadline = new Float64Array(n)
+    this.mss = transport.mssBytes
+    this.initCwnd = transport.initCwndPackets
+    this.minRtoPs = transport.minRtoNs * 1000
+    this.elemBase = ctx.nElements
+    for (let f = 0; f < n; f++) ctx.addElement(KIND_FLOW_TIMER, f)
+  }
+
+  start(f: number): void {
+    this.cwnd[f] = this.initCwnd
+    this.ssthresh[f] = NO_SSTHRESH
+    // No handshake is modelled, so there is no first RTT sample: start at the floor.
+    this.rtoPs[f] = this.minRtoPs
+    this.trySend(f)
+    this.armTimer(f)
+  }
+
+  onAck(p: number): void {
+    const ctx = this.ctx
+    const pkts = ctx.pkts
+    const f = pkts.flow[p]
+    const ack = pkts.seq[p]
+    const echoRtx = pkts.flags[p] & PKT_ECHO_RTX
+    const echoPs = pkts.sentPs[p]
+    pkts.release(p)
+    if (this.flows.finishPs[f] >= 0) return
+
+    const una = this.sndUna[f]
+    if (ack > una) {
+      if (echoRtx === 0) this.sampleRtt(f, ctx.now - echoPs)
+      const acked = ack - una
+      this.sndUna[f] = ack
+      if (this.sndNxt[f] < ack) this.sndNxt[f] = ack
+      this.backoff[f] = 0
+      if (ack >= this.flows.nSeg[f]) {
+        this.finish(f)
+        return
+      }
+      if (this.inRecovery[f] !== 0) {
+        if (ack >= this.recover[f]) {
+          this.inRecovery[f] = 0
+          this.dupAcks[f] = 0
+          this.cwnd[f] = this.ssthresh[f]
+        } else {
+          // Partial ACK: the next hole is lost too; resend it without waiting for dupACKs.
+          this.sendSegment(f, ack)
+          this.cwnd[f] = Math.max(this.cwnd[f] - acked + 1, 1)
+        }
+      } else {
+        this.dupAcks[f] = 0
+        const cwnd = this.cwnd[f]
+        this.cwnd[f] = cwnd < this.ssthresh[f] ? cwnd + acked : cwnd + acked / cwnd
+      }
+      this.armTimer(f)
+    } else if (ack === una && this.sndMax[f] > una) {
+      const dups = ++this.dupAcks[f]
+      if (this.inRecovery[f] !== 0) {
+        this.cwnd[f] += 1
+      } else if (dups === DUPACK_THRESHOLD && ack >= this.recover[f]) {
+        ctx.counters.fastRetransmits++
+        this.ssthresh[f] = Math.max((this.sndNxt[f] - una) / 2, 2)
+        this.recover[f] = this.sndMax[f]
+        this.inRecovery[f] = 1
+        this.sendSegment(f, una)
+        this.cwnd[f] = this.ssthresh[f] + DUPACK_THRESHOLD
+        this.armTimer(f)
+      }
+    }
+    this.trySend(f)
+  }
+
+  /** The flow's timer element fired. */
+  onTimer(f: number): void {
+    if (this.flows.finishPs[f] >= 0 || this.sndMax[f] === this.sndUna[f]) return
+    const ctx = this.ctx
+    if (ctx.now < this.deadline[f]) {
+      ctx.heap.schedule(this.elemBase + f, this.deadline[f])
+      return
+    }
+    ctx.counters.timeouts++
+    const una = this.sndUna[f]
+    this.ssthresh[f] = Math.max((this.sndNxt[f] - una) / 2, 2)
+    this.cwnd[f] = 1
+    this.recover[f] = this.sndMax[f]
+    this.inRecovery[f] = 0
+    this.dupAcks[f] = 0
+    // Go-back-N: resend everything from the first unacknowledged segment, in slow start.
+    this.sndNxt[f] = una
+    if (this.backoff[f] < MAX_BACKOFF) this.backoff[f]++
+    this.trySend(f)
+    this.armTimer(f)
+  }
+
+  private trySend(f: number): void {
+    const limit = Math.min(this.flows.nSeg[f], this.sndUna[f] + Math.floor(this.cwnd[f]))
+    let nxt = this.sndNxt[f]
+    while (nxt < limit) this.sendSegment(f, nxt++)
+    if (nxt > this.sndNxt[f]) this.sndNxt[f] = nxt
+  }
+
+  private sendSegment(f: number, seg: number): void {
+    const ctx = this.ctx
+    const pkts = ctx.pkts
+    const flows = this.flows
+    const payload = flows.segBytes(f, seg)
+    const p = pkts.alloc()
+    pkts.flow[p] = f
+    pkts.seq[p] = seg
+    pkts.wireBytes[p] = payload + TCP_HEADER_BYTES
+    pkts.dst[p] = flows.dst[f]
+    pkts.hash[p] = flows.dataHash[f]
+    pkts.sentPs[p] = ctx.now
+    const c = ctx.counters
+    c.dataPacketsSent++
+    c.payloadBytesSent += payload
+    if (seg < this.sndMax[f]) {
+      pkts.flags[p] = PKT_RTX
+      c.retransmits++
+    } else {
+      pkts.flags[p] = 0
+      this.sndMax[f] = seg + 1
+    }
+    this.nics[flows.src[f]].enqueue(p)
+  }
+
+  private sampleRtt(f: number, rtt: number): void {
+    const srtt = this.srtt[f]
+    if (srtt === 0) {
+      this.srtt[f] = rtt
+      this.rttvar[f] = rtt / 2
+    } else {
+      this.rttvar[f] = 0.75 * this.rttvar[f] + 0.25 * Math.abs(srtt - rtt)
+      this.srtt[f] = 0.875 * srtt + 0.125 * rtt
+    }
+    this.rtoPs[f] = Math.max(this.minRtoPs, Math.ceil(this.srtt[f] + 4 * this.rttvar[f]))
+  }
+
+  /** (Re)starts the retransmission timer at now + RTO × 2^backoff. */
+  private armTimer(f: number): void {
+    const ctx = this.ctx
+    const at = ctx.now + this.rtoPs[f] * (1 << this.backoff[f])
+    this.deadline[f] = at
+    const el = this.elemBase + f
+    if (!ctx.heap.isPending(el) || ctx.heap.timeOf(el) > at) ctx.heap.schedule(el, at)
+  }
+
+  private finish(f: number): void {
+    const ctx = this.ctx
+    this.flows.finishPs[f] = ctx.now
+    this.flows.done++
+    ctx.heap.cancel(this.elemBase + f)
+  }
+}
