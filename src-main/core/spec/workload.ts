@@ -1,0 +1,98 @@
+import { readFileSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { WORKLOAD_KINDS, type WorkloadKind } from './types'
+
+// Workload files: which CDF a workload block names, and reading that CDF.
+
+/** A problem found at one of the workload block's fields. */
+export interface WorkloadProblem {
+  /** Field path inside the experiment file, e.g. ['workload', 'file']. */
+  path: Array<string | number>
+  message: string
+}
+
+export type CdfResult = { ok: true; cdf: Array<[number, number]> } | { ok: false; line: number; message: string }
+
+/**
+ * Parses a flow-size CDF: '#' starts a comment; every other non-blank line is
+ * "<bytes> <cumulative probability>"; both columns non-decreasing, probabilities in
+ * [0, 1], the last one exactly 1.
+ */
+export function parseCdf(text: string): CdfResult {
+  const cdf: Array<[number, number]> = []
+  let lastLine = 0
+  const lines = text.split(/\r?\n/)
+  for (let i = 0; i < lines.length; i++) {
+    const line = i + 1
+    const content = lines[i].replace(/#.*/, '').trim()
+    if (content === '') continue
+    const fields = content.split(/[\s,]+/)
+    const [bytes, p] = fields.map(Number)
+    if (fields.length !== 2 || !Number.isFinite(bytes) || !Number.isFinite(p)) {
+      return { ok: false, line, message: `expected "<bytes> <cumulative probability>", got '${content}'` }
+    }
+    if (bytes < 0) return { ok: false, line, message: `flow size ${bytes} is negative` }
+    if (p < 0 || p > 1) return { ok: false, line, message: `probability ${p} is outside [0, 1]` }
+    const prev = cdf.at(-1)
+    if (prev && bytes < prev[0]) return { ok: false, line, message: `flow size ${bytes} is smaller than the previous one (${prev[0]})` }
+    if (prev && p < prev[1]) return { ok: false, line, message: `probability ${p} is smaller than the previous one (${prev[1]})` }
+    cdf.push([bytes, p])
+    lastLine = line
+  }
+  if (cdf.length === 0) return { ok: false, line: 1, message: 'no "<bytes> <cumulative probability>" lines' }
+  const last = cdf[cdf.length - 1][1]
+  if (Math.abs(last - 1) > 1e-9) return { ok: false, line: lastLine, message: `the last probability is ${last}; a CDF must end at 1` }
+  cdf[cdf.length - 1][1] = 1
+  return { ok: true, cdf }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Finds and reads the CDF a raw workload block names. Runs on the raw YAML value, apart
+ * from the schema, so a missing file is reported alongside every other error. Returns
+ * undefined when the block is too broken to say which file it means (the schema
+ * reports that).
+ */
+export function loadWorkloadCdf(
+  raw: unknown,
+  dirs: { baseDir: string; workloadsDir: string },
+): { ok: true; file: string; cdf: Array<[number, number]> } | { ok: false; problems: WorkloadProblem[] } | undefined {
+  if (!isPlainObject(raw)) return undefined
+  const kind = raw.kind as WorkloadKind
+  if (!WORKLOAD_KINDS.includes(kind)) return undefined
+  let file: string
+  let at: Array<string | number>
+  if (kind === 'cdf') {
+    if (raw.file === undefined) {
+      return { ok: false, problems: [{ path: ['workload', 'file'], message: 'required field is missing; kind cdf needs file: <path to a CDF file>' }] }
+    }
+    if (typeof raw.file !== 'string' || raw.file.trim() === '') return undefined
+    file = resolve(dirs.baseDir, raw.file.trim())
+    at = ['workload', 'file']
+  } else {
+    if (raw.file !== undefined) {
+      return {
+        ok: false,
+        problems: [{ path: ['workload', 'file'], message: `file is only read with kind: cdf; kind ${kind} uses the built-in ${kind}.cdf` }],
+      }
+    }
+    file = resolve(join(dirs.workloadsDir, `${kind}.cdf`))
+    at = ['workload', 'kind']
+  }
+
+  let text: string
+  try {
+    if (statSync(file).isDirectory()) return { ok: false, problems: [{ path: at, message: `workload file is a directory: ${file}` }] }
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    const message = code === 'ENOENT' ? `workload file not found: ${file}` : `cannot read workload file ${file}: ${(err as Error).message}`
+    return { ok: false, problems: [{ path: at, message }] }
+  }
+  const parsed = parseCdf(text)
+  if (!parsed.ok) return { ok: false, problems: [{ path: at, message: `malformed CDF ${file}:${parsed.line}: ${parsed.message}` }] }
+  return { ok: true, file, cdf: parsed.cdf }
+}
