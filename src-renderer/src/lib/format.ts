@@ -1,0 +1,108 @@
+// Pure formatting helpers for the tables and charts. No DOM, no Vue: tested in node.
+
+const DASH = '—'
+const NS_UNITS: Array<[number, string]> = [
+  [1, 'ns'],
+  [1e3, 'µs'],
+  [1e6, 'ms'],
+  [1e9, 's'],
+]
+
+/**
+ * A duration in nanoseconds as ns/µs/ms/s with 3 significant digits: 1234 → "1.23 µs",
+ * 999_700 → "1.00 ms" (rounding may carry into the next unit).
+ */
+export function formatNs(ns: number | null | undefined): string {
+  if (ns === null || ns === undefined || !Number.isFinite(ns)) return DASH
+  const abs = Math.abs(ns)
+  if (abs === 0) return '0 ns'
+  for (let i = NS_UNITS.length - 1; i >= 0; i--) {
+    const [scale, unit] = NS_UNITS[i]
+    if (abs >= scale || i === 0) {
+      const text = sig3(ns / scale)
+      // 999.96 µs rounds to "1.00e+3": carry to the next unit instead.
+      if (Math.abs(Number(text)) >= 1000 && i < NS_UNITS.length - 1) {
+        return `${sig3(ns / NS_UNITS[i + 1][0])} ${NS_UNITS[i + 1][1]}`
+      }
+      return `${text} ${unit}`
+    }
+  }
+  return DASH
+}
+
+/** 3 significant digits without exponent notation for |x| in [0.001, 1e6). */
+export function sig3(x: number): string {
+  if (x === 0) return '0'
+  const abs = Math.abs(x)
+  if (abs >= 1000) return Math.round(x).toString()
+  const text = x.toPrecision(3)
+  return text.includes('e') ? Number(text).toString() : text
+}
+
+/** Sim time for progress lines and chart axes: "12.5 ms". */
+export function formatSimTime(ns: number): string {
+  return formatNs(ns)
+}
+
+/** Integer counts with thin grouping: 1234567 → "1 234 567". */
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return DASH
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009')
+}
+
+/** A load as a fraction of the host link: 0.3 → "0.3", 0.25 → "0.25". */
+export function formatLoad(load: number): string {
+  return Number(load.toFixed(3)).toString()
+}
+
+/** A ratio as a percentage: 0.4567 → "45.7%". */
+export function formatPercent(ratio: number | null | undefined, digits = 1): string {
+  if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return DASH
+  return `${(ratio * 100).toFixed(digits)}%`
+}
+
+/** A wall-clock ISO time as local "YYYY-MM-DD HH:MM". */
+export function formatWhen(iso: string | null | undefined): string {
+  if (!iso) return DASH
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) return iso
+  const p = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
+}
+
+/** Elapsed wall time between two ISO instants: "3.2 s", "4 m 05 s". */
+export function formatElapsed(startIso: string | null, endIso: string | null, nowMs = Date.now()): string {
+  if (!startIso) return DASH
+  const start = Date.parse(startIso)
+  const end = endIso ? Date.parse(endIso) : nowMs
+  if (!Number.isFinite(start) || !Number.isFinite(end)) return DASH
+  const s = Math.max(0, (end - start) / 1000)
+  if (s < 60) return `${s.toFixed(1)} s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m} m ${String(Math.floor(s % 60)).padStart(2, '0')} s`
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} m`
+}
+
+/**
+ * Sums the counters whose name matches: the targets name them differently
+ * (`drops`, `queueDrops`, `tcp.retransmits`, ...), and the table shows one total.
+ * null when no counter matches, so "0" always means a real zero.
+ */
+export function sumCounters(counters: Record<string, number> | null | undefined, pattern: RegExp): number | null {
+  if (!counters) return null
+  let total: number | null = null
+  for (const [name, value] of Object.entries(counters)) {
+    if (pattern.test(name) && Number.isFinite(value)) total = (total ?? 0) + value
+  }
+  return total
+}
+
+export const DROP_COUNTERS = /drop/i
+export const RETRANSMIT_COUNTERS = /retrans|rtx/i
+
+/** "3 runs", "1 run". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`
+}

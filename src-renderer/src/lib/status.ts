@@ -1,0 +1,25 @@
+import type { RunStatus } from '@contract/index'
+
+/** Display order of run states, from waiting to finished. */
+export const STATUS_ORDER: readonly RunStatus[] = [
+  'queued',
+  'deploying',
+  'running',
+  'collecting',
+  'done',
+  'failed',
+  'interrupted',
+  'cancelled',
+]
+
+/** One colour per run state, shared by badges, counts and the sidebar. */
+export const STATUS_COLOR: Record<RunStatus, string> = {
+  queued: '#8b949e',
+  deploying: '#b180d7',
+  running: '#3794ff',
+  collecting: '#4ec9b0',
+  done: '#89d185',
+  failed: '#f14c4c',
+  interrupted: '#e5a04b',
+  cancelled: '#6e7681',
+}

@@ -1,0 +1,127 @@
+import { defineStore } from 'pinia'
+import { computed, ref } from 'vue'
+import type { Experiment, ExperimentSummary, Res, Template } from '@contract/index'
+import { call, on } from '../client'
+
+/** What the main area shows. */
+export type MainView = { kind: 'home' } | { kind: 'new' } | { kind: 'experiment'; id: number }
+
+export const useExperimentsStore = defineStore('experiments', () => {
+  const list = ref<ExperimentSummary[]>([])
+  const listLoaded = ref(false)
+  const listError = ref<string | null>(null)
+  const templates = ref<Template[]>([])
+  const templatesError = ref<string | null>(null)
+  const current = ref<Experiment | null>(null)
+  const currentError = ref<string | null>(null)
+  const view = ref<MainView>({ kind: 'home' })
+
+  const selectedId = computed(() => (view.value.kind === 'experiment' ? view.value.id : null))
+
+  async function refreshList(): Promise<void> {
+    try {
+      const items = await call('experiments.list', {})
+      list.value = items.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
+      listError.value = null
+    } catch (err) {
+      listError.value = err instanceof Error ? err.message : String(err)
+    } finally {
+      listLoaded.value = true
+    }
+  }
+
+  async function loadTemplates(): Promise<void> {
+    if (templates.value.length > 0) return
+    try {
+      templates.value = await call('templates.list', {})
+      templatesError.value = null
+    } catch (err) {
+      templatesError.value = err instanceof Error ? err.message : String(err)
+    }
+  }
+
+  async function open(id: number): Promise<void> {
+    view.value = { kind: 'experiment', id }
+    if (current.value?.id !== id) current.value = null
+    currentError.value = null
+    try {
+      const exp = await call('experiments.get', { id })
+      if (selectedId.value === id) current.value = exp
+    } catch (err) {
+      if (selectedId.value === id) currentError.value = err instanceof Error ? err.message : String(err)
+    }
+  }
+
+  function startNew(): void {
+    view.value = { kind: 'new' }
+    void loadTemplates()
+  }
+
+  function goHome(): void {
+    view.value = { kind: 'home' }
+  }
+
+  function validate(yaml: string, file?: string): Promise<Res<'experiments.validate'>> {
+    return call('experiments.validate', file ? { yaml, file } : { yaml })
+  }
+
+  async function create(yaml: string, file?: string): Promise<Experiment> {
+    const exp = await call('experiments.create', file ? { yaml, file } : { yaml })
+    current.value = exp
+    view.value = { kind: 'experiment', id: exp.id }
+    await refreshList()
+    return exp
+  }
+
+  async function update(id: number, yaml: string): Promise<Experiment> {
+    const exp = await call('experiments.update', { id, yaml })
+    if (selectedId.value === id) current.value = exp
+    await refreshList()
+    return exp
+  }
+
+  async function run(id: number): Promise<number[]> {
+    const { runIds } = await call('experiments.run', { id })
+    scheduleRefresh()
+    return runIds
+  }
+
+  // Run counts in the sidebar follow run.status; a burst of events gives one refetch.
+  let refreshTimer: ReturnType<typeof setTimeout> | null = null
+  function scheduleRefresh(): void {
+    if (refreshTimer) return
+    refreshTimer = setTimeout(() => {
+      refreshTimer = null
+      void refreshList()
+    }, 400)
+  }
+
+  let subscribed = false
+  function subscribe(): void {
+    if (subscribed) return
+    subscribed = true
+    on('run.status', scheduleRefresh)
+  }
+
+  return {
+    list,
+    listLoaded,
+    listError,
+    templates,
+    templatesError,
+    current,
+    currentError,
+    view,
+    selectedId,
+    refreshList,
+    loadTemplates,
+    open,
+    startNew,
+    goHome,
+    validate,
+    create,
+    update,
+    run,
+    subscribe,
+  }
+})

@@ -1,0 +1,112 @@
+import { defineStore } from 'pinia'
+import { computed, ref } from 'vue'
+import { TERMINAL_STATUSES, type EventPayload, type Run, type RunStatus } from '@contract/index'
+import { call, errorMessage, on } from '../client'
+
+export type RunProgress = EventPayload<'run.progress'>
+
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['queued', 'deploying', 'running', 'collecting']
+export const isTerminal = (s: RunStatus) => TERMINAL_STATUSES.includes(s)
+export const isActive = (s: RunStatus) => !isTerminal(s)
+
+/** The runs of the experiment on screen, kept live by run.status and run.progress. */
+export const useRunsStore = defineStore('runs', () => {
+  const byId = ref<Record<number, Run>>({})
+  const progress = ref<Record<number, RunProgress>>({})
+  const experimentId = ref<number | null>(null)
+  const loading = ref(false)
+  const error = ref<string | null>(null)
+  /** The run the user clicked, for the charts; null means "follow the latest". */
+  const selectedRunId = ref<number | null>(null)
+
+  const runs = computed(() =>
+    Object.values(byId.value)
+      .filter((r) => r.experimentId === experimentId.value)
+      .sort((a, b) => a.id - b.id),
+  )
+
+  /** The run the charts follow when none is selected: the newest active one, else the newest done one. */
+  const followedRunId = computed(() => {
+    const list = runs.value
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'running' || list[i].status === 'collecting') return list[i].id
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'done') return list[i].id
+    return null
+  })
+
+  const shownRunId = computed(() => selectedRunId.value ?? followedRunId.value)
+
+  async function load(id: number): Promise<void> {
+    if (experimentId.value !== id) {
+      experimentId.value = id
+      selectedRunId.value = null
+    }
+    loading.value = true
+    try {
+      const list = await call('runs.list', { experimentId: id })
+      if (experimentId.value !== id) return
+      const next: Record<number, Run> = {}
+      for (const r of Object.values(byId.value)) if (r.experimentId !== id) next[r.id] = r
+      for (const r of list) next[r.id] = r
+      byId.value = next
+      error.value = null
+    } catch (err) {
+      error.value = errorMessage(err)
+    } finally {
+      loading.value = false
+    }
+  }
+
+  async function refetch(id: number): Promise<void> {
+    try {
+      const run = await call('runs.get', { id })
+      byId.value[id] = run
+    } catch (err) {
+      console.warn(`p4lab: runs.get ${id} failed`, err)
+    }
+  }
+
+  async function cancel(id: number): Promise<void> {
+    await call('runs.cancel', { id })
+  }
+
+  function select(id: number | null): void {
+    selectedRunId.value = id
+  }
+
+  let subscribed = false
+  function subscribe(): void {
+    if (subscribed) return
+    subscribed = true
+    on('run.status', (p) => {
+      if (p.experimentId !== experimentId.value) return
+      const known = byId.value[p.runId]
+      if (known) {
+        known.status = p.status
+        known.error = p.error
+      }
+      if (isTerminal(p.status)) delete progress.value[p.runId]
+      // Stats and counters only exist once the run is over; a new run needs its full row.
+      if (!known || isTerminal(p.status) || (p.status === 'running' && !known.startedAt)) void refetch(p.runId)
+    })
+    on('run.progress', (p) => {
+      if (byId.value[p.runId]) progress.value[p.runId] = p
+    })
+  }
+
+  return {
+    byId,
+    runs,
+    progress,
+    experimentId,
+    loading,
+    error,
+    selectedRunId,
+    followedRunId,
+    shownRunId,
+    load,
+    refetch,
+    cancel,
+    select,
+    subscribe,
+  }
+})
