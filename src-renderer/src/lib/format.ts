@@ -86,21 +86,29 @@ export function formatElapsed(startIso: string | null, endIso: string | null, no
 }
 
 /**
- * Sums the counters whose name matches: the targets name them differently
- * (`drops`, `queueDrops`, `tcp.retransmits`, ...), and the table shows one total.
- * null when no counter matches, so "0" always means a real zero.
+ * The first of `names` that the run's counters have. Targets name their counters a little
+ * differently, and a loose pattern would add up related ones (retransmits + fastRetransmits).
+ * null when none is there, so "0" always means a real zero.
  */
-export function sumCounters(counters: Record<string, number> | null | undefined, pattern: RegExp): number | null {
+export function pickCounter(counters: Record<string, number> | null | undefined, names: readonly string[]): number | null {
   if (!counters) return null
-  let total: number | null = null
-  for (const [name, value] of Object.entries(counters)) {
-    if (pattern.test(name) && Number.isFinite(value)) total = (total ?? 0) + value
+  for (const name of names) {
+    const v = counters[name]
+    if (typeof v === 'number' && Number.isFinite(v)) return v
   }
-  return total
+  return null
 }
 
-export const DROP_COUNTERS = /drop/i
-export const RETRANSMIT_COUNTERS = /retrans|rtx/i
+export const DROP_COUNTERS = ['drops', 'packetDrops', 'queueDrops'] as const
+export const RETRANSMIT_COUNTERS = ['retransmits', 'retransmissions', 'tcpRetransmits'] as const
+
+/** All counters as "name: value" lines, for a tooltip. */
+export function describeCounters(counters: Record<string, number> | null | undefined): string {
+  if (!counters) return ''
+  return Object.entries(counters)
+    .map(([k, v]) => `${k}: ${/Ns$/.test(k) ? formatNs(v) : formatCount(v)}`)
+    .join('\n')
+}
 
 /** "3 runs", "1 run". */
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -261,3 +261,38 @@ export function downsampleMinMax(
   }
   return { x: outX.subarray(0, k), ys: outYs.map((y) => y.subarray(0, k)) }
 }
+
+/**
+ * Averages each line over `buckets` equal runs of samples, for drawing. Utilization over an
+ * interval is the mean of its sub-interval utilizations, so this is the honest way to show a
+ * port sampled every 100 µs at a few pixels per millisecond (min/max would turn a busy port
+ * into a 0/100% square wave). Data that already fits is returned as is.
+ */
+export function downsampleMean(
+  x: ArrayLike<number>,
+  ys: readonly ArrayLike<number>[],
+  buckets: number,
+): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
+  const n = x.length
+  if (buckets < 1 || n <= buckets) return { x, ys: [...ys] }
+  const outX = new Float64Array(buckets)
+  const outYs = ys.map(() => new Float64Array(buckets))
+  for (let b = 0; b < buckets; b++) {
+    const lo = Math.floor((b * n) / buckets)
+    const hi = Math.floor(((b + 1) * n) / buckets)
+    outX[b] = (x[lo] + x[hi - 1]) / 2
+    ys.forEach((y, s) => {
+      let sum = 0
+      let count = 0
+      for (let j = lo; j < hi; j++) {
+        const v = y[j]
+        if (Number.isFinite(v)) {
+          sum += v
+          count++
+        }
+      }
+      outYs[s][b] = count === 0 ? NaN : sum / count
+    })
+  }
+  return { x: outX, ys: outYs }
+}
