@@ -1,6 +1,7 @@
 // Assembles a run (flows, fabric, TCP endpoints, generator, sampler) and drives the event
-// loop. The loop pops one element at a time and dispatches on its kind with a switch over
-// small integers, so each call site below stays monomorphic.
+// loop. The loop runs the top element in place (it usually re-arms itself, see
+// EventHeap.finishTop) and dispatches on its kind with a switch over small integers, so
+// each call site below stays monomorphic.
 
 import { Counters, KIND_FLOW_TIMER, KIND_GENERATOR, KIND_PIPE, KIND_QUEUE, KIND_SAMPLER, SimContext } from './engine/context'
 import { Rng } from './engine/rng'
@@ -64,7 +65,8 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
       stoppedAtLimit = true
       break
     }
-    const el = heap.pop()
+    const el = heap.topElem()
+    const order = heap.topOrder()
     ctx.now = t
     events++
     switch (kind[el]) {
@@ -84,6 +86,7 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
         sampler!.onEvent()
         break
     }
+    heap.finishTop(el, order)
     if (t >= nextProgressPs) {
       onProgress!({ simTimeNs: t / 1000, flowsDone: flows.done, flowsTotal: flows.n })
       nextProgressPs = t + PROGRESS_EVERY_PS

@@ -54,6 +54,26 @@ export class EventHeap {
     return this.time[0]
   }
 
+  /** The earliest element, left in place while it runs (see finishTop). */
+  topElem(): number {
+    return this.elem[0]
+  }
+
+  topOrder(): number {
+    return this.order[0]
+  }
+
+  /**
+   * Ends the run of the element that was on top with schedule number `order`. Most
+   * elements re-arm themselves while they run (a queue's next packet, a pipe's next head),
+   * which is then one sift from the root instead of a pop plus a push. If the element did
+   * not re-arm, it is still the minimum (anything scheduled meanwhile is at >= now with a
+   * later number), so it is popped here.
+   */
+  finishTop(el: number, order: number): void {
+    if (this.pos[el] === 0 && this.order[0] === order) this.pop()
+  }
+
   /** Sets (or moves) the one pending event of an element. */
   schedule(el: number, t: number): void {
     const seq = this.seq++
@@ -96,8 +116,38 @@ export class EventHeap {
     const el = this.elem[0]
     this.pos[el] = -1
     const last = --this.size
-    if (last > 0) this.siftDown(0, this.elem[last], this.time[last], this.order[last])
+    if (last > 0) this.refillRoot(last)
     return el
+  }
+
+  /**
+   * Moves the last entry into the hole at the root. The last entry is usually a late
+   * event (a far-off RTO), so walk the hole down to a leaf with one comparison per level,
+   * then sift the entry up from there (Floyd's bottom-up trick: about half the compares).
+   */
+  private refillRoot(last: number): void {
+    const time = this.time
+    const order = this.order
+    const elem = this.elem
+    const pos = this.pos
+    let i = 0
+    for (;;) {
+      let c = 2 * i + 1
+      if (c >= last) break
+      const r = c + 1
+      if (r < last) {
+        const rt = time[r]
+        const ct = time[c]
+        if (rt < ct || (rt === ct && order[r] < order[c])) c = r
+      }
+      time[i] = time[c]
+      order[i] = order[c]
+      const ce = elem[c]
+      elem[i] = ce
+      pos[ce] = i
+      i = c
+    }
+    this.siftUp(i, elem[last], time[last], order[last])
   }
 
   private siftUp(i: number, el: number, t: number, s: number): void {

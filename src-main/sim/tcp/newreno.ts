@@ -154,7 +154,9 @@ export class NewRenoSenders {
     this.sndNxt[f] = una
     if (this.backoff[f] < MAX_BACKOFF) this.backoff[f]++
     this.trySend(f)
-    this.armTimer(f)
+    // The timer element is still on the heap while it runs, so re-arm it explicitly.
+    this.deadline[f] = ctx.now + this.rtoPs[f] * (1 << this.backoff[f])
+    ctx.heap.schedule(this.elemBase + f, this.deadline[f])
   }
 
   private trySend(f: number): void {
