@@ -16,8 +16,9 @@ function findPair(map: { items: Pair[] }, key: string | number | symbol): Pair |
   return map.items.find((p) => isScalar(p.key) && String(p.key.value) === String(key))
 }
 
-function start(node: Node | Pair['key'] | null | undefined): number | undefined {
-  return node && typeof node === 'object' && 'range' in node && node.range ? node.range[0] : undefined
+function start(node: unknown): number | undefined {
+  const range = node && typeof node === 'object' && 'range' in node ? (node as Node).range : undefined
+  return range ? range[0] : undefined
 }
 
 /**
@@ -26,7 +27,7 @@ function start(node: Node | Pair['key'] | null | undefined): number | undefined 
  */
 export function locate(doc: Document, lines: LineCounter, path: FieldPath, opts: { keyOf?: boolean } = {}): Location {
   let node: unknown = doc.contents
-  let offset = start(doc.contents as Node) ?? 0
+  let offset = start(doc.contents) ?? 0
   const found: Array<string | number> = []
   for (let i = 0; i < path.length; i++) {
     const seg = path[i]
@@ -43,11 +44,11 @@ export function locate(doc: Document, lines: LineCounter, path: FieldPath, opts:
       const last = i === path.length - 1
       // An empty value (`topology:` and nothing) has no position of its own; use the key.
       next = pair.value
-      nextOffset = last && opts.keyOf ? start(pair.key) : (start(pair.value as Node) ?? start(pair.key))
+      nextOffset = last && opts.keyOf ? start(pair.key) : (start(pair.value) ?? start(pair.key))
       if (isScalar(pair.value) && pair.value.value === null && pair.value.source === '') nextOffset = start(pair.key)
     } else if (isSeq(node) && typeof seg === 'number' && seg < node.items.length) {
       next = node.items[seg]
-      nextOffset = start(next as Node)
+      nextOffset = start(next)
     } else {
       break
     }
