@@ -149,21 +149,28 @@ export const SCHEMA_VERSION = MIGRATIONS.length
 /**
  * Brings the database to SCHEMA_VERSION, one transaction per migration so a failure
  * leaves it at the last good version. Refuses a database from a newer p4lab: guessing
- * at an unknown schema risks corrupting someone's results.
+ * at an unknown schema risks corrupting someone's results. Each step takes the write
+ * lock first and re-reads the version, so two processes opening a new file at once
+ * (the app and the CLI) do not both run a migration.
  */
 export function migrate(db: Database, file: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number
-  if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `${file}: database schema version ${current} is newer than this p4lab supports ` +
-        `(${SCHEMA_VERSION}); upgrade p4lab, or open a different database file`,
-    )
+  const version = () => db.pragma('user_version', { simple: true }) as number
+  const refuseNewer = (v: number) => {
+    if (v > SCHEMA_VERSION) {
+      throw new Error(
+        `${file}: database schema version ${v} is newer than this p4lab supports ` +
+          `(${SCHEMA_VERSION}); upgrade p4lab, or open a different database file`,
+      )
+    }
   }
-  for (let v = current; v < SCHEMA_VERSION; v++) {
-    const m = MIGRATIONS[v]
+  refuseNewer(version())
+  while (version() < SCHEMA_VERSION) {
     db.transaction(() => {
-      m.up(db)
+      const v = version()
+      refuseNewer(v)
+      if (v >= SCHEMA_VERSION) return
+      MIGRATIONS[v].up(db)
       db.pragma(`user_version = ${v + 1}`)
-    })()
+    }).immediate()
   }
 }

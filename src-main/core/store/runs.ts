@@ -146,18 +146,20 @@ export function setRunResults(
  * never finish, so it becomes 'interrupted'. isOwnerAlive is asked once per owner.
  */
 export function markInterruptedRuns(s: StoreContext, isOwnerAlive: (owner: string) => boolean): number[] {
-  const open = s
-    .stmt(`SELECT id, owner FROM runs WHERE status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY id`)
-    .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string }>
-  const alive = new Map<string, boolean>()
-  const dead = open.filter((r) => {
-    if (!alive.has(r.owner)) alive.set(r.owner, isOwnerAlive(r.owner))
-    return !alive.get(r.owner)
-  })
-  s.db.transaction(() => {
+  // Read and write under one write lock, so a run another process finishes meanwhile
+  // is not touched.
+  return s.db.transaction(() => {
+    const open = s
+      .stmt(`SELECT id, owner FROM runs WHERE status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY id`)
+      .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string }>
+    const alive = new Map<string, boolean>()
+    const dead = open.filter((r) => {
+      if (!alive.has(r.owner)) alive.set(r.owner, isOwnerAlive(r.owner))
+      return !alive.get(r.owner)
+    })
     for (const r of dead) {
       setRunStatus(s, r.id, 'interrupted', { error: `the process that owned this run (${r.owner}) is gone` })
     }
-  })()
-  return dead.map((r) => r.id)
+    return dead.map((r) => r.id)
+  }).immediate()
 }
