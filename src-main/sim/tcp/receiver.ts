@@ -35,11 +35,9 @@ export class TcpReceivers {
     const sentPs = pkts.sentPs[p]
     pkts.release(p)
 
-    if (seg < this.highestRcvd[f]) {
-      if (rtx === 0) ctx.counters.reorderedPackets++
-    } else {
-      this.highestRcvd[f] = seg + 1
-    }
+    const highest = this.highestRcvd[f]
+    if (seg >= highest) this.highestRcvd[f] = seg + 1
+    else if (seg + 1 < highest && rtx === 0) ctx.counters.reorderedPackets++
     let nxt = this.rcvNxt[f]
     if (seg === nxt) {
       const flows = this.flows
