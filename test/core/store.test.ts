@@ -147,7 +147,9 @@ describe('runs', () => {
 
     const failed = s.setRunStatus(runs[1].id, 'failed', { error: 'p4c: syntax error' })
     expect(failed).toMatchObject({ status: 'failed', error: 'p4c: syntax error' })
-    expect(failed.startedAt).not.toBeNull()
+    // It never reached an active status, so it never started.
+    expect(failed.startedAt).toBeNull()
+    expect(failed.finishedAt).not.toBeNull()
     expect(s.listEvents(runs[1].id).at(-1)?.detail).toEqual({ from: 'queued', to: 'failed', error: 'p4c: syntax error' })
   })
 

@@ -92,6 +92,7 @@ export function createRuns(
 /**
  * Moves a run to a new status and records the move as a 'status' event. A terminal run
  * never moves again: a late message from a dying worker must not resurrect it. Setting
+ * startedAt is the first move to an active status: a run cancelled while queued never started.
  * the status a run already has is a no-op (no event); moving back to 'queued' is refused.
  */
 export function setRunStatus(
@@ -112,11 +113,11 @@ export function setRunStatus(
     const error = opts.error ?? null
     s.stmt(
       `UPDATE runs SET status = ?,
-         started_at = COALESCE(started_at, ?),
+         started_at = CASE WHEN ? THEN COALESCE(started_at, ?) ELSE started_at END,
          finished_at = ?,
          error = COALESCE(?, error)
        WHERE id = ?`,
-    ).run(status, at, isTerminal(status) ? at : null, error, id)
+    ).run(status, isTerminal(status) ? 0 : 1, at, isTerminal(status) ? at : null, error, id)
     addEvent(s, id, null, 'status', { from: run.status, to: status, error }, at)
     return getRun(s, id)!
   })()
