@@ -39,6 +39,12 @@ test('a Poisson workload delivers every byte it sends', () => {
   expect(r.flows.finishNs.length).toBe(120)
   expectAllFinished(r)
   expect(r.counters.payloadBytesSent).toBeGreaterThanOrEqual(r.counters.payloadBytesDelivered)
+  // The event heap is bounded by the elements (a queue and a pipe per link direction, a
+  // timer per flow, the generator and the sampler), not by the packets in flight.
+  const t = topo()
+  const linkDirections = 2 * (t.leaves * t.hostsPerLeaf + t.leaves * t.spines)
+  expect(r.counters.maxHeapSize!).toBeLessThanOrEqual(2 * linkDirections + 120 + 2)
+  expect(r.counters.maxPacketsInFlight!).toBeGreaterThan(r.counters.maxHeapSize!)
 })
 
 test('without drops there are no retransmissions', () => {
