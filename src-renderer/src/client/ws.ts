@@ -8,6 +8,8 @@ type ServerMessage =
   | { type: 'result'; id: number; ok: true; result: unknown }
   | { type: 'result'; id: number; ok: false; error: unknown }
   | { type: 'event'; event: string; payload: unknown }
+  /** The server could not make sense of something we sent. */
+  | { type: 'error'; message: string }
 
 /** Thrown to callers whose request was on the wire when the socket dropped. */
 export class TransportClosedError extends Error {
@@ -147,6 +149,8 @@ export class WsTransport implements Transport {
     } else if (msg.type === 'event') {
       const set = this.listeners.get(msg.event as EventName)
       if (set) for (const cb of set) cb(msg.payload)
+    } else if (msg.type === 'error') {
+      console.warn(`p4lab: the server rejected a message: ${msg.message}`)
     }
   }
 }

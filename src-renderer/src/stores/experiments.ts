@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia'
-import { computed, ref } from 'vue'
+import { computed, ref, watch } from 'vue'
 import type { Experiment, ExperimentSummary, Res, Template } from '@contract/index'
 import { call, on } from '../client'
 
@@ -18,11 +18,23 @@ export const useExperimentsStore = defineStore('experiments', () => {
 
   const selectedId = computed(() => (view.value.kind === 'experiment' ? view.value.id : null))
 
+  // The open experiment survives a reload of the tab (the token does too, see client/token).
+  const VIEW_KEY = 'p4lab.view'
+  watch(selectedId, (id) => {
+    if (id === null) sessionStorage.removeItem(VIEW_KEY)
+    else sessionStorage.setItem(VIEW_KEY, String(id))
+  })
+  function restoreView(): void {
+    const id = Number(sessionStorage.getItem(VIEW_KEY))
+    if (view.value.kind === 'home' && Number.isInteger(id) && list.value.some((e) => e.id === id)) void open(id)
+  }
+
   async function refreshList(): Promise<void> {
     try {
       const items = await call('experiments.list', {})
       list.value = items.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)
       listError.value = null
+      if (!listLoaded.value) restoreView()
     } catch (err) {
       listError.value = err instanceof Error ? err.message : String(err)
     } finally {
