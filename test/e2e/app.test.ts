@@ -46,7 +46,10 @@ describe('the app in Chromium', () => {
     await page.goto(app.url)
     await page.getByTestId('new-experiment').click()
     await page.getByTestId('template-quickstart').click()
-    await expect.poll(() => page.getByTestId('validation-status').innerText(), { timeout: 10_000 }).toMatch(/valid/i)
+    // "validating…" must not pass for "valid": wait for the verdict with its run count.
+    await expect
+      .poll(() => page.getByTestId('validation-status').innerText(), { timeout: 10_000 })
+      .toMatch(/^\W*valid\W+4 runs/)
     await page.screenshot({ path: join(ARTIFACTS, '1-editor.png') })
     await page.getByTestId('save-experiment').click()
     await page.getByTestId('run-experiment').click()
@@ -74,6 +77,10 @@ describe('the app in Chromium', () => {
     for (const text of meanCells) expect(text).toMatch(/\d/)
     const queue = page.getByTestId('chart-queue')
     expect(Number(await queue.getAttribute('data-points'))).toBeGreaterThan(0)
+    // The sidebar's run counts follow the runs to their end.
+    await expect
+      .poll(() => page.getByTestId('experiment-item').first().innerText(), { timeout: 10_000 })
+      .toMatch(/4 done/)
     await page.screenshot({ path: join(ARTIFACTS, '3-done.png'), fullPage: true })
 
     // The runs are in the SQLite file in the user data directory.
