@@ -5,12 +5,12 @@
 
 import { Counters, KIND_FLOW_TIMER, KIND_GENERATOR, KIND_PIPE, KIND_QUEUE, KIND_SAMPLER, SimContext } from './engine/context'
 import { Rng } from './engine/rng'
-import { Host } from './net/host'
+import { Host, HostTx } from './net/host'
 import { NewRenoSenders } from './tcp/newreno'
 import { TcpReceivers } from './tcp/receiver'
 import { Sampler } from './telemetry'
 import { buildLeafSpine } from './topo/leafspine'
-import type { SimConfig, SimCounters, SimHooks, SimResult } from './types'
+import { DEFAULT_HOST_QUEUE_PACKETS, type SimConfig, type SimCounters, type SimHooks, type SimResult } from './types'
 import { buildFlows } from './workload'
 import { FlowStarter } from './workload/starter'
 
@@ -28,6 +28,9 @@ function checkConfig(cfg: SimConfig): void {
   for (const k of ['hostLinkBps', 'fabricLinkBps'] as const) {
     if (!(t[k] > 0)) throw new Error(`topology.${k} must be > 0, got ${t[k]}`)
   }
+  if (t.hostQueuePackets !== undefined && !(Number.isInteger(t.hostQueuePackets) && t.hostQueuePackets >= 1)) {
+    throw new Error(`topology.hostQueuePackets must be an integer >= 1, got ${t.hostQueuePackets}`)
+  }
   if (!(t.linkDelayNs >= 0)) throw new Error(`topology.linkDelayNs must be >= 0, got ${t.linkDelayNs}`)
   const tr = cfg.transport
   if (tr.kind !== 'newreno') throw new Error(`transport.kind '${String(tr.kind)}' is not supported: use 'newreno'`)
@@ -43,9 +46,18 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
   const ctx = new SimContext()
   const flows = buildFlows(cfg.workload, cfg.topology, cfg.transport.mssBytes, cfg.seed)
   const fabric = buildLeafSpine(ctx, cfg.topology, cfg.scheme, new Rng(cfg.seed, FORWARDING_STREAM))
-  const senders = new NewRenoSenders(ctx, flows, fabric.nics, cfg.transport)
+  const hostTx = new HostTx(
+    fabric.hosts,
+    flows,
+    cfg.topology.hostQueuePackets ?? DEFAULT_HOST_QUEUE_PACKETS,
+    ctx.counters,
+  )
+  const senders = new NewRenoSenders(ctx, flows, fabric.nics, hostTx, cfg.transport)
+  hostTx.senders = senders
   const receivers = new TcpReceivers(ctx, flows, fabric.nics)
   for (let h = 0; h < fabric.hosts; h++) {
+    fabric.nics[h].hostTx = hostTx
+    fabric.nics[h].host = h
     fabric.hostIngress[h].next = new Host(h, fabric.nics[h], ctx.pkts, senders, receivers)
   }
   const starter = new FlowStarter(ctx, flows, senders)
@@ -125,5 +137,6 @@ function toSimCounters(c: Counters, endPs: number, maxHeapSize: number, maxPacke
     simTimeNs: endPs / 1000,
     maxHeapSize,
     maxPacketsInFlight: maxPackets,
+    maxHostQueuePackets: c.maxHostQueuePackets,
   }
 }

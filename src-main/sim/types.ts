@@ -14,9 +14,25 @@ export interface LeafSpineTopology {
   linkDelayNs: number
   /** Drop-tail capacity of each switch output queue, in packets. */
   queuePackets: number
+  /**
+   * Most data packets a host's NIC queue holds; a sender that finds it full waits (TCP
+   * Small Queues / qdisc backpressure), it never drops. Default DEFAULT_HOST_QUEUE_PACKETS.
+   */
+  hostQueuePackets?: number
 }
 
 export type Topology = LeafSpineTopology
+
+/**
+ * Default host NIC limit, in data packets: twice the usual initial window of 10. A new
+ * flow on an idle host can hand its whole initial window to the NIC at once (so an idle
+ * network behaves as with an unbounded NIC), while a packet waits behind at most 20
+ * others at its own host (24 us at 10G, about two base RTTs of a small fabric) instead of
+ * behind a large flow's whole window. Linux sits in the same range: BQL keeps a 10G NIC's
+ * ring at tens of KB, and TSQ holds a socket's packets back once ~2 are queued (or ~1 ms at
+ * its pacing rate), leaving the rest in the socket, interleaved with other flows by the qdisc.
+ */
+export const DEFAULT_HOST_QUEUE_PACKETS = 20
 
 export type SchemeName = 'ecmp' | 'rps'
 
@@ -106,6 +122,8 @@ export interface SimCounters {
   maxHeapSize?: number
   /** Peak number of live packets in the pool (in queues, on wires). */
   maxPacketsInFlight?: number
+  /** Peak number of data packets in one host NIC queue (ACKs excluded); at most hostQueuePackets. */
+  maxHostQueuePackets?: number
 }
 
 export interface SimResult {

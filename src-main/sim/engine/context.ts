@@ -25,6 +25,8 @@ export class Counters {
   reorderedPackets = 0
   payloadBytesSent = 0
   payloadBytesDelivered = 0
+  /** Peak data packets queued at one host NIC. */
+  maxHostQueuePackets = 0
 }
 
 export class SimContext {

@@ -3,9 +3,13 @@
 // The ring holds every packet the port owns, the one being serialized included (it is at
 // the head), which is what drop-tail capacity and the queue.depth series count.
 // Busy time is accumulated exactly in picoseconds, so link.util is never above 1.
+// A host NIC also reports each data packet it finishes to the host's HostTx, which
+// hands the freed slot to a flow blocked on the NIC (see net/host.ts).
 
 import type { SimContext } from '../engine/context'
 import { KIND_QUEUE } from '../engine/context'
+import { PKT_ACK } from '../engine/packets'
+import type { HostTx } from './host'
 import type { Pipe } from './pipe'
 
 export class Queue {
@@ -18,13 +22,16 @@ export class Queue {
   /** When the head packet started serializing; meaningful while count > 0. */
   txStartPs = 0
   count = 0
+  /** Set on a host NIC only: its host's admission control, and the host id. */
+  hostTx: HostTx | null = null
+  host = -1
   private ring: Int32Array
   private head = 0
 
   constructor(
     private readonly ctx: SimContext,
     readonly bps: number,
-    /** Drop-tail limit in packets; Infinity for a host NIC (the kernel backpressures). */
+    /** Drop-tail limit in packets; Infinity for a host NIC (HostTx backpressures senders). */
     readonly capacity: number,
     index: number,
   ) {
@@ -52,8 +59,11 @@ export class Queue {
     const p = this.ring[this.head]
     this.head = (this.head + 1) & (this.ring.length - 1)
     this.busyPs += ctx.now - this.txStartPs
+    const hostTx = this.hostTx
+    const data = hostTx !== null && (ctx.pkts.flags[p] & PKT_ACK) === 0
     this.pipe!.accept(p)
     if (--this.count > 0) this.startTx(this.ring[this.head])
+    if (data) hostTx!.onDataSent(this.host)
   }
 
   /** Busy picoseconds up to now, the packet being serialized included. */

@@ -9,10 +9,20 @@
 // RTTVAR (RFC 6298) with a floor, exponential backoff and go-back-N after a timeout.
 // RTT samples come from the timestamp echoed in the ACK, skipped when the acknowledged
 // segment was a retransmission (Karn).
+//
+// Sending goes through the host's NIC admission (net/host.ts): a flow whose window allows
+// more but whose NIC is full blocks and is resumed when a slot frees. Retransmissions
+// (fast retransmit, partial ACK) wait for a slot too, as `rtxSeg`, and go out before new
+// data. Congestion-window validation (RFC 7661 in spirit): cwnd grows on an ACK only if
+// the flow was cwnd-limited, i.e. had a full window in flight, so a flow held back by its
+// NIC or short of data does not inflate cwnd it has not used. The retransmission timer
+// follows RFC 6298 5.1: sending when nothing is outstanding (re)starts it, so time spent
+// blocked with nothing in flight never counts toward an RTO.
 
 import type { SimContext } from '../engine/context'
 import { KIND_FLOW_TIMER } from '../engine/context'
 import { PKT_ECHO_RTX, PKT_RTX } from '../engine/packets'
+import type { HostTx } from '../net/host'
 import type { Queue } from '../net/queue'
 import type { TransportConfig } from '../types'
 import { TCP_HEADER_BYTES, type FlowTable } from './flows'
@@ -39,6 +49,8 @@ export class NewRenoSenders {
   readonly backoff: Int32Array
   /** When the retransmission timer expires, if no ACK moves it. */
   readonly deadline: Float64Array
+  /** A retransmission waiting for a NIC slot, or -1. */
+  readonly rtxSeg: Int32Array
   /** Element id of flow 0's timer; flow f's timer is elemBase + f. */
   readonly elemBase: number
   private readonly mss: number
@@ -49,6 +61,7 @@ export class NewRenoSenders {
     private readonly ctx: SimContext,
     private readonly flows: FlowTable,
     private readonly nics: Queue[],
+    private readonly hostTx: HostTx,
     transport: TransportConfig,
   ) {
     const n = flows.n
@@ -65,6 +78,7 @@ export class NewRenoSenders {
     this.rtoPs = new Float64Array(n)
     this.backoff = new Int32Array(n)
     this.deadline = new Float64Array(n)
+    this.rtxSeg = new Int32Array(n).fill(-1)
     this.mss = transport.mssBytes
     this.initCwnd = transport.initCwndPackets
     this.minRtoPs = transport.minRtoNs * 1000
@@ -95,6 +109,10 @@ export class NewRenoSenders {
     if (ack > una) {
       if (echoRtx === 0) this.sampleRtt(f, ctx.now - echoPs)
       const acked = ack - una
+      if (this.rtxSeg[f] >= 0 && this.rtxSeg[f] < ack) this.rtxSeg[f] = -1
+      // Cwnd-limited: the window was full when this ACK arrived (not held back by the NIC,
+      // nor out of data).
+      const cwndLimited = this.sndNxt[f] - una >= Math.floor(this.cwnd[f])
       this.sndUna[f] = ack
       if (this.sndNxt[f] < ack) this.sndNxt[f] = ack
       this.backoff[f] = 0
@@ -109,13 +127,15 @@ export class NewRenoSenders {
           this.cwnd[f] = this.ssthresh[f]
         } else {
           // Partial ACK: the next hole is lost too; resend it without waiting for dupACKs.
-          this.sendSegment(f, ack)
+          this.rtxSeg[f] = ack
           this.cwnd[f] = Math.max(this.cwnd[f] - acked + 1, 1)
         }
       } else {
         this.dupAcks[f] = 0
-        const cwnd = this.cwnd[f]
-        this.cwnd[f] = cwnd < this.ssthresh[f] ? cwnd + acked : cwnd + acked / cwnd
+        if (cwndLimited) {
+          const cwnd = this.cwnd[f]
+          this.cwnd[f] = cwnd < this.ssthresh[f] ? cwnd + acked : cwnd + acked / cwnd
+        }
       }
       this.armTimer(f)
     } else if (ack === una && this.sndMax[f] > una) {
@@ -127,7 +147,7 @@ export class NewRenoSenders {
         this.ssthresh[f] = Math.max((this.sndNxt[f] - una) / 2, 2)
         this.recover[f] = this.sndMax[f]
         this.inRecovery[f] = 1
-        this.sendSegment(f, una)
+        this.rtxSeg[f] = una
         this.cwnd[f] = this.ssthresh[f] + DUPACK_THRESHOLD
         this.armTimer(f)
       }
@@ -151,6 +171,7 @@ export class NewRenoSenders {
     this.inRecovery[f] = 0
     this.dupAcks[f] = 0
     // Go-back-N: resend everything from the first unacknowledged segment, in slow start.
+    this.rtxSeg[f] = -1
     this.sndNxt[f] = una
     if (this.backoff[f] < MAX_BACKOFF) this.backoff[f]++
     this.trySend(f)
@@ -159,10 +180,33 @@ export class NewRenoSenders {
     ctx.heap.schedule(this.elemBase + f, this.deadline[f])
   }
 
+  /** A NIC slot freed up for flow f, which was blocked on it. */
+  resume(f: number): void {
+    if (this.flows.finishPs[f] < 0) this.trySend(f)
+  }
+
+  /** Sends what the window allows while the NIC has room; blocks the flow if it fills. */
   private trySend(f: number): void {
+    const hostTx = this.hostTx
+    const h = this.flows.src[f]
+    const rtx = this.rtxSeg[f]
+    if (rtx >= 0) {
+      if (!hostTx.hasRoom(h)) {
+        hostTx.block(f, h)
+        return
+      }
+      this.rtxSeg[f] = -1
+      this.sendSegment(f, rtx)
+    }
     const limit = Math.min(this.flows.nSeg[f], this.sndUna[f] + Math.floor(this.cwnd[f]))
     let nxt = this.sndNxt[f]
-    while (nxt < limit) this.sendSegment(f, nxt++)
+    while (nxt < limit) {
+      if (!hostTx.hasRoom(h)) {
+        hostTx.block(f, h)
+        break
+      }
+      this.sendSegment(f, nxt++)
+    }
     if (nxt > this.sndNxt[f]) this.sndNxt[f] = nxt
   }
 
@@ -178,6 +222,8 @@ export class NewRenoSenders {
     pkts.dst[p] = flows.dst[f]
     pkts.hash[p] = flows.dataHash[f]
     pkts.sentPs[p] = ctx.now
+    // Nothing outstanding means the timer is off (RFC 6298 5.1): start it with this send.
+    if (this.sndMax[f] === this.sndUna[f]) this.armTimer(f)
     const c = ctx.counters
     c.dataPacketsSent++
     c.payloadBytesSent += payload
@@ -188,7 +234,9 @@ export class NewRenoSenders {
       pkts.flags[p] = 0
       this.sndMax[f] = seg + 1
     }
-    this.nics[flows.src[f]].enqueue(p)
+    const h = flows.src[f]
+    this.hostTx.admit(h)
+    this.nics[h].enqueue(p)
   }
 
   private sampleRtt(f: number, rtt: number): void {

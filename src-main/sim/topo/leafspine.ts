@@ -1,7 +1,8 @@
 // Builds a two-tier leaf-spine fabric out of queues, pipes and switches. Port numbering
 // is the telemetry vocabulary: on a leaf, its hosts first then one uplink per spine; on
 // a spine, one port per leaf. Each link direction is an output queue feeding a pipe.
-// Host NICs are unbounded queues; switch ports are drop-tail with queuePackets.
+// Host NICs never drop (senders are backpressured, see net/host.ts); switch ports are
+// drop-tail with queuePackets.
 
 import type { SimContext } from '../engine/context'
 import type { Rng } from '../engine/rng'
