@@ -1,6 +1,7 @@
 // The quickstart experiment's scenario (resources/experiments/quickstart.yaml) run
 // directly: FCT figures, loss counters and the sender-side queueing that decides small
-// flows' FCTs. Run with `node bench/run.mjs quickstart.ts [load ...]`.
+// flows' FCTs. Run with `node bench/run.mjs quickstart.ts [load ...]`; HOSTQ=n overrides
+// topology.hostQueuePackets.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadCdf, runSim, type SchemeName, type SimConfig } from '../src-main/sim'
@@ -19,6 +20,7 @@ function scenario(scheme: SchemeName, load: number): SimConfig {
       fabricLinkBps: 20e9,
       linkDelayNs: 1000,
       queuePackets: 100,
+      ...(process.env.HOSTQ ? { hostQueuePackets: Number(process.env.HOSTQ) } : {}),
     },
     scheme,
     transport: { kind: 'newreno', mssBytes: 1460, initCwndPackets: 10, minRtoNs: 1_000_000 },
