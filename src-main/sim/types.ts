@@ -31,6 +31,10 @@ export type Topology = LeafSpineTopology
  * behind a large flow's whole window. Linux sits in the same range: BQL keeps a 10G NIC's
  * ring at tens of KB, and TSQ holds a socket's packets back once ~2 are queued (or ~1 ms at
  * its pacing rate), leaving the rest in the socket, interleaved with other flows by the qdisc.
+ * Measured on the quickstart scenario (web-search 0.3/0.6, ECMP and RPS): limits of 2 to 20
+ * give the same FCTs within noise; 40 and 100 raise drops, timeouts and FCTs (p50 at 0.3:
+ * 235 us at 20, 290 us at 40, 425 us at 100), since a flow's usable window is its path's
+ * BDP plus this limit.
  */
 export const DEFAULT_HOST_QUEUE_PACKETS = 20
 
