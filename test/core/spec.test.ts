@@ -94,6 +94,7 @@ describe('valid experiments', () => {
         fabricLinkBps: 20_000_000_000,
         linkDelayNs: 1_000,
         queuePackets: 100,
+        hostQueuePackets: 20,
       },
       transport: { kind: 'newreno', mssBytes: 1460, initCwndPackets: 10, minRtoNs: 1_000_000 },
       schemes: ['ecmp', 'rps'],
@@ -230,7 +231,7 @@ describe('errors', () => {
       "test.yaml:11:1: sheme: unknown field 'sheme'; expected one of name, description, tags, testbed, topology, transport, schemes, workload, seeds, telemetry, stopAfter",
     ])
     expect(errorsOf(withLine(5, '  spines: 2\n  spine: 3'))).toEqual([
-      "test.yaml:6:3: topology.spine: unknown field 'spine'; expected one of kind, leaves, spines, hostsPerLeaf, hostLink, fabricLink, linkDelay, queuePackets",
+      "test.yaml:6:3: topology.spine: unknown field 'spine'; expected one of kind, leaves, spines, hostsPerLeaf, hostLink, fabricLink, linkDelay, queuePackets, hostQueuePackets",
     ])
   })
 

@@ -91,6 +91,7 @@ function normalise(raw: RawExperiment, file: string, cdf: Array<[number, number]
       fabricLinkBps: t.fabricLink,
       linkDelayNs: t.linkDelay,
       queuePackets: t.queuePackets,
+      hostQueuePackets: t.hostQueuePackets,
     },
     transport: {
       kind: 'newreno',

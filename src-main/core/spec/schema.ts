@@ -1,3 +1,4 @@
+import { DEFAULT_HOST_QUEUE_PACKETS } from '../../sim/types'
 import { z } from 'zod'
 import { parseDuration, parseRate } from '../units'
 import { SCHEMES, WORKLOAD_KINDS } from './types'
@@ -101,6 +102,8 @@ const topology = mapping({
   fabricLink: rate(),
   linkDelay: duration('non-negative').default(1_000),
   queuePackets: positiveInt().default(100),
+  // Packets a sender may hand to its NIC before it is held back (TCP Small Queues).
+  hostQueuePackets: positiveInt().default(DEFAULT_HOST_QUEUE_PACKETS),
 })
 
 const transport = mapping({
