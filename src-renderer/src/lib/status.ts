@@ -1,16 +1,7 @@
-import type { RunStatus } from '@contract/index'
+import { RunStatus } from '@contract/index'
 
-/** Display order of run states, from waiting to finished. */
-export const STATUS_ORDER: readonly RunStatus[] = [
-  'queued',
-  'deploying',
-  'running',
-  'collecting',
-  'done',
-  'failed',
-  'interrupted',
-  'cancelled',
-]
+/** Display order of run states, from waiting to finished: the contract's own order. */
+export const STATUS_ORDER: readonly RunStatus[] = RunStatus.options
 
 /** One colour per run state, shared by badges, counts and the sidebar. */
 export const STATUS_COLOR: Record<RunStatus, string> = {
