@@ -1,0 +1,3 @@
+export * from './types'
+export { buildFabric } from './build'
+export * from './query'
