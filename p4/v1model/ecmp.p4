@@ -1,0 +1,161 @@
+/* ECMP for BMv2 simple_switch (v1model).
+ *
+ * Algorithm: each packet to a remote ToR takes one of the 16 buckets of that
+ * ToR's next-hop group, chosen by a CRC16 hash of the 5-tuple, so a flow
+ * always takes the same path.
+ *
+ * Tables (Ingress):
+ *   ipv4Route  key hdr.ipv4.dstAddr: lpm             actions toHost(port, dmac), toTor(tor), drop
+ *   nextHop    key meta.dstTor: exact, meta.bucket: exact  actions setEgress(port), drop
+ * Counters: Egress.portTx[MAX_PORTS] packets and bytes, by egress port.
+ * Registers: none. Multicast: none. Headers: ethernet / ipv4 / tcp | udp.
+ *
+ * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
+ * Checked against p4c p4include/v1model.p4 (p4lang/p4c a8f50441, and the
+ * mark_to_drop(standard_metadata) form the p4c 1.2.5.16 fixture compiles with).
+ */
+#include <core.p4>
+#include <v1model.p4>
+#include "../include/headers.p4"
+
+/* ---- constants ---- */
+const bit<32> MAX_PORTS    = 512;
+const bit<16> NH_BUCKETS   = 16;
+const int     ROUTE_SIZE   = 1024;
+const int     NEXTHOP_SIZE = 16384;
+
+/* ---- headers ---- */
+struct headers_t {
+    ethernet_t ethernet;
+    ipv4_t     ipv4;
+    tcp_t      tcp;
+    udp_t      udp;
+}
+
+/* ---- metadata ---- */
+struct metadata_t {
+    bit<16> dstTor;
+    bit<8>  bucket;
+    bit<16> l4Src;
+    bit<16> l4Dst;
+}
+
+/* ---- parser ---- */
+parser MyParser(packet_in pkt, out headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    state start {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.etherType) {
+            TYPE_IPV4: parse_ipv4;
+            default: accept;
+        }
+    }
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.protocol) {
+            PROTO_TCP: parse_tcp;
+            PROTO_UDP: parse_udp;
+            default: accept;
+        }
+    }
+    state parse_tcp {
+        pkt.extract(hdr.tcp);
+        transition accept;
+    }
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition accept;
+    }
+}
+
+/* ---- checksum verification ---- */
+control MyVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
+    apply { }
+}
+
+/* ---- ingress ---- */
+control Ingress(inout headers_t hdr, inout metadata_t meta,
+                inout standard_metadata_t standard_metadata) {
+    action drop() {
+        mark_to_drop(standard_metadata);
+    }
+    action toHost(bit<9> port, bit<48> dmac) {
+        standard_metadata.egress_spec = port;
+        hdr.ethernet.dstAddr = dmac;
+    }
+    action toTor(bit<16> tor) {
+        meta.dstTor = tor;
+    }
+    action setEgress(bit<9> port) {
+        standard_metadata.egress_spec = port;
+    }
+
+    table ipv4Route {
+        key = { hdr.ipv4.dstAddr: lpm; }
+        actions = { toHost; toTor; drop; }
+        default_action = drop();
+        size = ROUTE_SIZE;
+    }
+    table nextHop {
+        key = { meta.dstTor: exact; meta.bucket: exact; }
+        actions = { setEgress; drop; }
+        default_action = drop();
+        size = NEXTHOP_SIZE;
+    }
+
+    apply {
+        if (!hdr.ipv4.isValid() || hdr.ipv4.ttl <= 1) {
+            drop();
+            return;
+        }
+        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+        switch (ipv4Route.apply().action_run) {
+            toTor: {
+                if (hdr.tcp.isValid()) {
+                    meta.l4Src = hdr.tcp.srcPort;
+                    meta.l4Dst = hdr.tcp.dstPort;
+                } else if (hdr.udp.isValid()) {
+                    meta.l4Src = hdr.udp.srcPort;
+                    meta.l4Dst = hdr.udp.dstPort;
+                }
+                hash(meta.bucket, HashAlgorithm.crc16, (bit<8>)0,
+                     { hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, hdr.ipv4.protocol, meta.l4Src, meta.l4Dst },
+                     NH_BUCKETS);
+                nextHop.apply();
+            }
+        }
+    }
+}
+
+/* ---- egress ---- */
+control Egress(inout headers_t hdr, inout metadata_t meta,
+               inout standard_metadata_t standard_metadata) {
+    counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
+    apply {
+        portTx.count((bit<32>)standard_metadata.egress_port);
+    }
+}
+
+/* ---- checksum computation ---- */
+control MyComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
+    apply {
+        update_checksum(hdr.ipv4.isValid(),
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv, hdr.ipv4.totalLen,
+              hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.fragOffset, hdr.ipv4.ttl,
+              hdr.ipv4.protocol, hdr.ipv4.srcAddr, hdr.ipv4.dstAddr },
+            hdr.ipv4.hdrChecksum, HashAlgorithm.csum16);
+    }
+}
+
+/* ---- deparser ---- */
+control MyDeparser(packet_out pkt, in headers_t hdr) {
+    apply {
+        pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.ipv4);
+        pkt.emit(hdr.tcp);
+        pkt.emit(hdr.udp);
+    }
+}
+
+/* ---- switch ---- */
+V1Switch(MyParser(), MyVerifyChecksum(), Ingress(), Egress(), MyComputeChecksum(), MyDeparser()) main;
