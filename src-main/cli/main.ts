@@ -13,7 +13,9 @@ import { formatNs, table } from './format'
 const USAGE = `usage: p4lab <command> [options]
 
 commands:
-  run FILE [--db PATH] [--json]   run every cell of an experiment file on its target
+  run FILE [--db PATH] [--json] [--parallel N]
+                                  run every cell of an experiment file on its target
+                                  (sim runs in parallel, one per core unless --parallel)
   list [--db PATH] [--json]       list experiments and their runs
   show RUN [--db PATH] [--json]   show one run: status, FCT statistics, counters, events
   serve [--port N] [--db PATH]    serve the app on 127.0.0.1 and print its URL
@@ -69,8 +71,8 @@ function runResult(r: Run) {
   }
 }
 
-function openCore(db: string | undefined): Core {
-  const core = createNodeCore({ dbPath: resolve(db ?? defaultDbPath()) })
+function openCore(db: string | undefined, parallelRuns?: number): Core {
+  const core = createNodeCore({ dbPath: resolve(db ?? defaultDbPath()), parallelRuns })
   const interrupted = core.start()
   if (interrupted.length > 0) {
     process.stderr.write(`p4lab: marked ${interrupted.length} run(s) cut off earlier as interrupted: ${interrupted.join(', ')}\n`)
@@ -78,7 +80,7 @@ function openCore(db: string | undefined): Core {
   return core
 }
 
-async function cmdRun(file: string, db: string | undefined, json: boolean): Promise<number> {
+async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined): Promise<number> {
   const path = resolve(file)
   let yaml: string
   try {
@@ -92,7 +94,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean): Prom
     for (const e of parsed.errors) process.stderr.write(`${e.file}:${e.line}:${e.column}: ${e.path}: ${e.message}\n`)
     return 2
   }
-  const core = openCore(db)
+  const core = openCore(db, parallel)
   const store = core.opts.store
   const exp = core.findOrCreateExperiment(yaml, path)
   const runs = core.runExperiment(exp.id)
@@ -192,6 +194,13 @@ async function cmdServe(port: number, db: string | undefined): Promise<number> {
   return new Promise<number>(() => {})
 }
 
+function parseParallel(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--parallel must be a positive integer, got '${text}'`)
+  return n
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -200,6 +209,7 @@ export async function main(argv: string[]): Promise<number> {
       db: { type: 'string' },
       json: { type: 'boolean', default: false },
       port: { type: 'string' },
+      parallel: { type: 'string', short: 'j' },
       help: { type: 'boolean', short: 'h', default: false },
       version: { type: 'boolean', default: false },
     },
@@ -216,7 +226,7 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'run':
       if (rest.length !== 1) throw new UsageError('run takes one experiment file')
-      return cmdRun(rest[0], values.db, values.json)
+      return cmdRun(rest[0], values.db, values.json, parseParallel(values.parallel))
     case 'list':
       return cmdList(values.db, values.json)
     case 'show':

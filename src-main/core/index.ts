@@ -12,13 +12,15 @@ export interface NodeCoreOptions {
   dbPath: string
   nativeBinding?: string
   baseDir?: string
+  /** Simulator runs at once; defaults to one per core. */
+  parallelRuns?: number
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
   const store = openStore(opts.dbPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : undefined)
   return new Core({
     store,
-    drivers: { sim: new SimDriver() },
+    drivers: { sim: new SimDriver({ parallelRuns: opts.parallelRuns }) },
     workloadsDir: workloadsDir(),
     templatesDir: experimentTemplatesDir(),
     defaultBaseDir: opts.baseDir ?? process.cwd(),

@@ -1,5 +1,6 @@
-// Runs the cells of an experiment's run matrix on their target, one at a time, and is
-// the only writer of run status. Every status change is stored (with an event row)
+// Runs the cells of an experiment's run matrix on their targets, as many at once as each
+// target allows (a core each on the sim, one on a hardware testbed), and is the only
+// writer of run status. Every status change is stored (with an event row)
 // before it is announced, so the UI never shows a state the database does not hold.
 import { hostname } from 'node:os'
 import type { RunStatus } from '../contract'
@@ -52,7 +53,8 @@ export class Orchestrator {
   readonly owner: string
   private readonly jobs = new Map<number, Job>()
   private readonly queue: Job[] = []
-  private running = false
+  /** Runs in progress per testbed; each target caps its own (driver.maxParallelRuns). */
+  private readonly activePerTestbed = new Map<string, number>()
 
   constructor(private readonly deps: OrchestratorDeps) {
     this.owner = deps.owner ?? processOwner()
@@ -80,7 +82,7 @@ export class Orchestrator {
       this.queue.push(job)
       this.announce(run)
     }
-    void this.pump()
+    this.pump()
     return runs
   }
 
@@ -111,20 +113,30 @@ export class Orchestrator {
     return this.jobs.size > 0
   }
 
-  private async pump(): Promise<void> {
-    if (this.running) return
-    this.running = true
-    try {
-      for (let job = this.queue.shift(); job; job = this.queue.shift()) await this.execute(job)
-    } finally {
-      this.running = false
+  /** Starts every queued run whose target has room, in queue order per target. */
+  private pump(): void {
+    for (let i = 0; i < this.queue.length; ) {
+      const job = this.queue[i]
+      const testbed = job.spec.testbed
+      const active = this.activePerTestbed.get(testbed) ?? 0
+      const driver = this.deps.drivers[testbed]
+      if (driver && active >= driver.maxParallelRuns) {
+        i++
+        continue
+      }
+      this.queue.splice(i, 1)
+      this.activePerTestbed.set(testbed, active + 1)
+      void this.execute(job).finally(() => {
+        this.activePerTestbed.set(testbed, (this.activePerTestbed.get(testbed) ?? 1) - 1)
+        this.pump()
+      })
     }
   }
 
   private async execute(job: Job): Promise<void> {
     const { store } = this.deps
     const { run, spec } = job
-    const driver = this.deps.drivers[spec.testbed === 'sim' ? 'sim' : spec.testbed]
+    const driver = this.deps.drivers[spec.testbed]
     const plan: RunPlan = { runId: run.id, spec, scheme: run.scheme, load: run.load, seed: run.seed }
     const session = driver?.open({
       plan,

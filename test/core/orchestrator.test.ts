@@ -18,8 +18,8 @@ afterEach(() => {
   }
 })
 
-function fresh() {
-  const t = tempCore()
+function fresh(parallelRuns = 2) {
+  const t = tempCore(parallelRuns)
   opened.push(t.core)
   return t
 }
@@ -49,8 +49,43 @@ describe('Orchestrator', () => {
     expect(core.findOrCreateExperiment(yaml, null).id).toBe(exp.id)
   })
 
-  it('cancels a running simulation and a queued run', async () => {
+  it('runs sim cells in parallel, up to the driver limit, with the same results', async () => {
     const { core } = fresh()
+    const exp = core.findOrCreateExperiment(TINY_YAML, null)
+    const store = core.opts.store
+    const order: Array<[number, string]> = []
+    core.bus.subscribe((event, p) => {
+      if (event === 'run.status') order.push([(p as { runId: number }).runId, (p as { status: string }).status])
+    })
+    const runs = core.runExperiment(exp.id)
+    await core.orchestrator.wait(runs.map((r) => r.id))
+    // The second run was deployed before the first was done: two at once (the driver
+    // allows one per core, and the machine has two) ...
+    const deployed2 = order.findIndex(([id, s]) => id === runs[1].id && s === 'deploying')
+    const done1 = order.findIndex(([id, s]) => id === runs[0].id && s === 'done')
+    expect(deployed2).toBeLessThan(done1)
+    // ... and never more than the limit.
+    let active = 0
+    let peak = 0
+    for (const [, s] of order) {
+      if (s === 'deploying') active++
+      if (['done', 'failed', 'cancelled'].includes(s)) active--
+      peak = Math.max(peak, active)
+    }
+    expect(peak).toBeLessThanOrEqual(2)
+    // Results do not depend on what ran beside them.
+    const { core: serial } = fresh(1)
+    const sExp = serial.findOrCreateExperiment(TINY_YAML, null)
+    const sRuns = serial.runExperiment(sExp.id)
+    await serial.orchestrator.wait(sRuns.map((r) => r.id))
+    for (let i = 0; i < runs.length; i++) {
+      expect(serial.opts.store.getRun(sRuns[i].id)!.stats).toEqual(store.getRun(runs[i].id)!.stats)
+    }
+  })
+
+  it('cancels a running simulation and a queued run', async () => {
+    // One run at a time, so the second waits in the queue.
+    const { core } = fresh(1)
     const yaml = TINY_YAML.replace('flows: 30', 'flows: 200000').replace('load: [0.3, 0.5]', 'load: [0.5]')
     const exp = core.findOrCreateExperiment(yaml, null)
     const [first, second] = core.runExperiment(exp.id)
@@ -77,6 +112,7 @@ describe('Orchestrator', () => {
     const store = openStore(dbPath)
     const broken: TargetDriver = {
       kind: 'sim',
+      maxParallelRuns: 1,
       check: async () => ({}),
       open: () => ({
         build: async () => {},

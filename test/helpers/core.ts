@@ -12,8 +12,8 @@ seeds: [1]
 `
 
 /** A core on a fresh SQLite file in a temporary directory. */
-export function tempCore(): { core: Core; dir: string; dbPath: string } {
+export function tempCore(parallelRuns = 2): { core: Core; dir: string; dbPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'p4lab-core-'))
   const dbPath = join(dir, 'p4lab.db')
-  return { core: createNodeCore({ dbPath, baseDir: dir }), dir, dbPath }
+  return { core: createNodeCore({ dbPath, baseDir: dir, parallelRuns }), dir, dbPath }
 }

@@ -55,6 +55,8 @@ export interface TargetSession {
 
 export interface TargetDriver {
   readonly kind: TargetKind
+  /** How many runs this target can carry at once: one per core on the sim, one on hardware. */
+  readonly maxParallelRuns: number
   check(signal?: AbortSignal): Promise<TargetFacts>
   open(ctx: RunContext): TargetSession
 }

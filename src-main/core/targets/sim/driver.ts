@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { SimConfig, SimResult } from '../../../sim/types'
 import { packageRoot } from '../../paths'
@@ -174,6 +175,12 @@ class SimSession implements TargetSession {
 
 export class SimDriver implements TargetDriver {
   readonly kind = 'sim' as const
+  /** Each run is one CPU-bound worker thread: one per core keeps them all busy. */
+  readonly maxParallelRuns: number
+
+  constructor(opts: { parallelRuns?: number } = {}) {
+    this.maxParallelRuns = Math.max(1, opts.parallelRuns ?? availableParallelism())
+  }
 
   async check(): Promise<TargetFacts> {
     return { target: 'sim', worker: simWorkerPath(), node: process.version }
