@@ -1,0 +1,127 @@
+// From a fabric graph and a scheme, every switch's forwarding state, computed once as data.
+// The renderers (CLI, bfrt_python, simulator) only format what this returns.
+
+import { distancesTo, isUpPort, peer, shortestNextHops, type Fabric } from '../../topology'
+import { hostMac, switchPortMac, torOctets } from './address'
+import { probeReplication, type SpineScope } from './replication'
+import { schemeModule } from './schemes'
+import {
+  CP_SCHEMES,
+  DEFAULT_PARAMS,
+  type ControlPlaneState,
+  type CpScheme,
+  type HostAddress,
+  type PortInfo,
+  type SchemeParams,
+  type SwitchState,
+  type TorAddress,
+} from './types'
+
+export interface ComputeOptions {
+  /** Probe replication at spines; 'all-others' is DHLB's rule taken literally (see replication.ts). */
+  spineScope?: SpineScope
+}
+
+export function computeControlPlane(
+  f: Fabric,
+  scheme: CpScheme,
+  params: Partial<SchemeParams> = {},
+  opts: ComputeOptions = {},
+): ControlPlaneState {
+  if (!CP_SCHEMES.includes(scheme)) throw new Error(`unknown scheme '${scheme}'; expected one of ${CP_SCHEMES.join(', ')}`)
+  const p: SchemeParams = { ...DEFAULT_PARAMS, ...params }
+  const mod = schemeModule(scheme)
+
+  const octets = torOctets(f)
+  const torIndexOf = new Map<number, number>(f.tors.map((t, i) => [t, i]))
+  const tors: TorAddress[] = f.tors.map((t, i) => ({
+    index: i,
+    name: f.nodes[t].name,
+    node: t,
+    pod: f.nodes[t].pod,
+    subnet: `10.${octets[i].a}.${octets[i].b}.0`,
+    prefixLen: 24,
+  }))
+  const hostIndexOf = new Map<number, number>(f.hosts.map((h, i) => [h, i]))
+  const hostsOnTor = new Map<number, number>()
+  const hosts: HostAddress[] = f.hosts.map((h, i) => {
+    const tor = f.torOfHost[i]
+    const k = hostsOnTor.get(tor) ?? 0
+    hostsOnTor.set(tor, k + 1)
+    if (k + 1 > 254) throw new Error(`ToR ${f.nodes[tor].name} has more than 254 hosts`)
+    const t = torIndexOf.get(tor)!
+    const ip = `10.${octets[t].a}.${octets[t].b}.${k + 1}`
+    return {
+      index: i,
+      name: f.nodes[h].name,
+      ip,
+      mac: hostMac(ip),
+      tor: f.nodes[tor].name,
+      torIndex: t,
+      torPort: peer(f, h, 0).port,
+    }
+  })
+
+  // Hop distances to every ToR, once: the next-hop sets of every switch come from them.
+  const distToTor = f.tors.map((t) => distancesTo(f, t))
+  const base = { scheme, params: p, fabricKind: f.kind, hosts, tors }
+
+  const switches: SwitchState[] = f.switches.map((node, si) => {
+    const n = f.nodes[node]
+    const switchId = si + 1
+    const ports: PortInfo[] = n.ports.map((_, port) => {
+      const pe = peer(f, node, port)
+      const other = f.nodes[pe.node]
+      return {
+        port,
+        facing: other.role === 'host' ? 'host' : isUpPort(f, node, port) ? 'up' : 'down',
+        peer: other.name,
+        peerPort: pe.port,
+        peerNode: pe.node,
+        linkName: pe.link.name,
+        bps: pe.link.bps,
+        delayNs: pe.link.delayNs,
+        mac: switchPortMac(switchId, port),
+      }
+    })
+    const hostRoutes = ports
+      .filter((x) => x.facing === 'host')
+      .map((x) => {
+        const h = hosts[hostIndexOf.get(x.peerNode)!]
+        return { host: h.index, name: h.name, ip: h.ip, mac: h.mac, port: x.port }
+      })
+    const nextHops = f.tors
+      .map((t, ti) => ({ t, ti }))
+      .filter(({ t }) => t !== node)
+      .map(({ t, ti }) => ({ dstTor: ti, dstTorName: f.nodes[t].name, ports: shortestNextHops(f, node, distToTor[ti]) }))
+      // A partitioned fabric leaves some ToRs unreachable: no group, the packet is dropped.
+      .filter((g) => g.ports.length > 0)
+      .map((g, i) => ({ ...g, groupId: i + 1 }))
+    const repl = mod.probes ? probeReplication(f, node, mod.probes, opts.spineScope) : { groups: [], perPort: [] }
+    const sw: SwitchState = {
+      node,
+      name: n.name,
+      role: n.role as SwitchState['role'],
+      switchId,
+      torIndex: torIndexOf.get(node) ?? -1,
+      pod: n.pod,
+      ports,
+      hostRoutes,
+      nextHops,
+      mcastGroups: repl.groups,
+      probeReplication: repl.perPort,
+      registers: [],
+      queues: ports.map((x) => ({ port: x.port, bps: x.bps, depthPackets: p.queuePackets })),
+    }
+    sw.registers = mod.registers(sw, base)
+    return sw
+  })
+  return { ...base, switches }
+}
+
+/** The switch of a state by name or node id; throws with the names it has otherwise. */
+export function switchOf(state: ControlPlaneState, which: string | number): SwitchState {
+  const s = state.switches.find((x) => x.name === which || x.node === which)
+  if (!s) throw new Error(`no switch '${which}'; this fabric has ${state.switches.map((x) => x.name).join(', ')}`)
+  return s
+}

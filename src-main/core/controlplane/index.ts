@@ -1,0 +1,10 @@
+// The control-plane module: compute a fabric's forwarding state once, render it three ways.
+export * from './types'
+export { computeControlPlane, switchOf, type ComputeOptions } from './compute'
+export { probeReplication, type ProbeRule, type SpineScope, type ReplicationPlan } from './replication'
+export { bmv2QueueMapping, type Bmv2QueueMapping, type Bmv2PortQueue, type Bmv2QueueOptions } from './queues'
+export { renderCli, cliCommandLines, cliEntry, type CliOptions } from './render/cli'
+export { renderBfrt, bfrtEntry, bfSpeed, type BfrtOptions } from './render/bfrt'
+export { renderSimRoutes, type SimRoutesLocal } from './render/sim'
+export { schemeModule, programFor, type P4Iface, type RenderedProgram, type SchemeModule } from './schemes'
+export { ipToInt, macToInt, hostMac, switchPortMac } from './address'

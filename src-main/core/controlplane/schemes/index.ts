@@ -1,0 +1,114 @@
+// One module per scheme knows its P4 program's names (p4/README.md is the contract) and
+// turns a switch's computed state into table entries, register writes, multicast groups
+// and mirror sessions. When a program changes, its scheme file changes; nothing else does.
+
+import type { ProbeRule } from '../replication'
+import type { ControlPlaneState, CpScheme, CpTarget, McastGroup, RegisterInit, RegisterWrite, SwitchState, TableEntry } from '../types'
+import { conga } from './conga'
+import { dhlb } from './dhlb'
+import { ecmp, rps } from './ecmp'
+import { floodgate } from './floodgate'
+import { hula } from './hula'
+
+/**
+ * The names a program declares, for one scheme and target: logical name → P4 name
+ * (control-qualified, as simple_switch_CLI and bfrt_python take them), and the parameter
+ * names of each action (bfrt_python passes them by keyword).
+ */
+export interface P4Iface {
+  /** p4/<v1model|tna>/<program>.p4; bfrt.<program> on Tofino. */
+  programName: string
+  names: Record<string, string>
+  actionParams: Record<string, string[]>
+}
+
+export interface MirrorSession {
+  session: number
+  port: number
+  why: string
+}
+
+export interface RenderedProgram {
+  programName: string
+  entries: TableEntry[]
+  registers: RegisterWrite[]
+  mcastGroups: McastGroup[]
+  mirrors: MirrorSession[]
+  /** bfrt key names per table (keyword form); absent: keys are passed positionally. */
+  tables?: Record<string, { keys?: string[] }>
+  /** Parameter names per qualified action. */
+  actions?: Record<string, string[]>
+}
+
+export interface RenderContext {
+  state: ControlPlaneState
+  sw: SwitchState
+  target: CpTarget
+  iface: P4Iface
+  /** The port number the target uses for a fabric port (BMv2 port / Tofino DEV_PORT). */
+  port: (p: number) => number
+  /** BMv2 rate scale (fabric rate x scale = what the BMv2 link runs at); 1 on Tofino. */
+  rateScale: number
+}
+
+export interface SchemeModule {
+  scheme: CpScheme
+  /** The probe replication rule, for schemes with probes. */
+  probes?: ProbeRule
+  /** Fabric kinds the P4 program supports (all when absent). */
+  fabrics?: ReadonlyArray<ControlPlaneState['fabricKind']>
+  /** Register cells to initialise, by logical name (part of the computed state). */
+  registers(sw: SwitchState, state: Omit<ControlPlaneState, 'switches'>): RegisterInit[]
+  /** The default names of the program for a target. */
+  iface(target: CpTarget): P4Iface
+  /** Entries, registers, groups and mirrors for one switch. */
+  render(ctx: RenderContext): Omit<RenderedProgram, 'programName' | 'actions'>
+}
+
+const MODULES: Record<CpScheme, SchemeModule> = {
+  ecmp,
+  rps,
+  conga,
+  // CONGA' is CONGA inside a pod and flowlet ECMP across pods. p4/ has no program for it; in a
+  // leaf-spine (one pod) it is CONGA, so it renders the conga program there and nowhere else.
+  'conga-prime': { ...conga, scheme: 'conga-prime' },
+  hula,
+  dhlb,
+  floodgate,
+}
+
+export function schemeModule(scheme: CpScheme): SchemeModule {
+  return MODULES[scheme]
+}
+
+/** Renders one switch for a target, with the scheme's default names unless iface is given. */
+export function programFor(
+  state: ControlPlaneState,
+  sw: SwitchState,
+  target: CpTarget,
+  iface: P4Iface | undefined,
+  port: (p: number) => number,
+  rateScale = 1,
+): RenderedProgram {
+  const mod = schemeModule(state.scheme)
+  if (mod.fabrics && !mod.fabrics.includes(state.fabricKind)) {
+    throw new Error(`the ${mod.iface(target).programName} P4 program supports ${mod.fabrics.join(', ')} fabrics, not ${state.fabricKind}`)
+  }
+  const ifc = iface ?? mod.iface(target)
+  const body = mod.render({ state, sw, target, iface: ifc, port, rateScale })
+  const actions: Record<string, string[]> = {}
+  for (const [logical, params] of Object.entries(ifc.actionParams)) actions[ifc.names[logical] ?? logical] = params
+  return { programName: ifc.programName, actions, ...body }
+}
+
+/** The P4 name of a logical name; throws when the interface lacks it (a renderer bug). */
+export function n(iface: P4Iface, logical: string): string {
+  const v = iface.names[logical]
+  if (!v) throw new Error(`program ${iface.programName} has no name for '${logical}'`)
+  return v
+}
+
+/** Register inits (logical) to register writes (P4 names). */
+export function registerWrites(ctx: RenderContext): RegisterWrite[] {
+  return ctx.sw.registers.map((r) => ({ register: n(ctx.iface, r.register), index: r.index, value: r.value, comment: r.why }))
+}
