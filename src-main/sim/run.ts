@@ -1,17 +1,33 @@
-// Assembles a run (flows, fabric, TCP endpoints, generator, sampler) and drives the event
-// loop. The loop runs the top element in place (it usually re-arms itself, see
-// EventHeap.finishTop) and dispatches on its kind with a switch over small integers, so
-// each call site below stays monomorphic.
+// Assembles a run (flows, fabric, routes, forwarding stage, TCP endpoints, generator,
+// failures, sampler) and drives the event loop. The loop runs the top element in place (it
+// usually re-arms itself, see EventHeap.finishTop) and dispatches on its kind with a switch
+// over small integers, so each call site below stays monomorphic.
 
-import { Counters, KIND_FLOW_TIMER, KIND_GENERATOR, KIND_PIPE, KIND_QUEUE, KIND_SAMPLER, SimContext } from './engine/context'
+import { buildFabric, linkByName } from '../topology'
+import type { Fabric } from '../topology/types'
+import {
+  Counters,
+  KIND_FLOW_TIMER,
+  KIND_GENERATOR,
+  KIND_LINK,
+  KIND_LINK_EVENTS,
+  KIND_SAMPLER,
+  KIND_STAGE_TIMER,
+  SimContext,
+} from './engine/context'
 import { Rng } from './engine/rng'
+import { LinkSchedule, type ScheduledChange } from './net/failures'
 import { Host, HostTx } from './net/host'
-import { NewRenoSenders } from './tcp/newreno'
+import { stageFactory } from './routing'
+import { createStageEnv } from './routing/env'
+import { computeRoutes, RouteTable } from './routing/routes'
 import { TcpReceivers } from './tcp/receiver'
-import { Sampler } from './telemetry'
-import { buildLeafSpine } from './topo/leafspine'
+import { TcpSenders } from './tcp/sender'
+import { Sampler, type SeriesGroup } from './telemetry'
+import { buildSimFabric } from './topo/build'
 import { DEFAULT_HOST_QUEUE_PACKETS, type SimConfig, type SimCounters, type SimHooks, type SimResult } from './types'
 import { buildFlows } from './workload'
+import { HostLayout } from './workload/layout'
 import { FlowStarter } from './workload/starter'
 
 /** PRNG stream for forwarding decisions (the workload uses its own). */
@@ -19,11 +35,17 @@ const FORWARDING_STREAM = 2
 /** onProgress is called at most once per this much simulated time. */
 const PROGRESS_EVERY_PS = 1e9
 
-function checkConfig(cfg: SimConfig): void {
+function checkConfig(cfg: SimConfig): Fabric {
   const t = cfg.topology
-  if (t.kind !== 'leaf-spine') throw new Error(`topology.kind '${String(t.kind)}' is not supported: use 'leaf-spine'`)
-  for (const k of ['leaves', 'spines', 'hostsPerLeaf', 'queuePackets'] as const) {
-    if (!(Number.isInteger(t[k]) && t[k] >= 1)) throw new Error(`topology.${k} must be an integer >= 1, got ${t[k]}`)
+  const kinds = ['leaf-spine', 'fat-tree', 'three-tier']
+  if (!kinds.includes(t.kind)) throw new Error(`topology.kind '${String(t.kind)}' is not supported: use one of ${kinds.join(', ')}`)
+  if (t.kind === 'leaf-spine') {
+    for (const k of ['leaves', 'spines', 'hostsPerLeaf'] as const) {
+      if (!(Number.isInteger(t[k]) && t[k] >= 1)) throw new Error(`topology.${k} must be an integer >= 1, got ${t[k]}`)
+    }
+  }
+  if (!(Number.isInteger(t.queuePackets) && t.queuePackets >= 1)) {
+    throw new Error(`topology.queuePackets must be an integer >= 1, got ${t.queuePackets}`)
   }
   for (const k of ['hostLinkBps', 'fabricLinkBps'] as const) {
     if (!(t[k] > 0)) throw new Error(`topology.${k} must be > 0, got ${t[k]}`)
@@ -33,39 +55,96 @@ function checkConfig(cfg: SimConfig): void {
   }
   if (!(t.linkDelayNs >= 0)) throw new Error(`topology.linkDelayNs must be >= 0, got ${t.linkDelayNs}`)
   const tr = cfg.transport
-  if (tr.kind !== 'newreno') throw new Error(`transport.kind '${String(tr.kind)}' is not supported: use 'newreno'`)
+  if (tr.kind !== 'newreno' && tr.kind !== 'dctcp') {
+    throw new Error(`transport.kind '${String(tr.kind)}' is not supported: use 'newreno' or 'dctcp'`)
+  }
   if (!(Number.isInteger(tr.mssBytes) && tr.mssBytes >= 1)) throw new Error(`transport.mssBytes must be an integer >= 1`)
   if (!(tr.initCwndPackets >= 1)) throw new Error(`transport.initCwndPackets must be >= 1`)
   if (!(tr.minRtoNs > 0)) throw new Error(`transport.minRtoNs must be > 0`)
+  if (tr.ecnThresholdPackets !== undefined && !(Number.isInteger(tr.ecnThresholdPackets) && tr.ecnThresholdPackets >= 1)) {
+    throw new Error(`transport.ecnThresholdPackets must be an integer >= 1, got ${tr.ecnThresholdPackets}`)
+  }
+  if (tr.dctcpG !== undefined && !(tr.dctcpG > 0 && tr.dctcpG <= 1)) throw new Error(`transport.dctcpG must be in (0, 1], got ${tr.dctcpG}`)
   if (!(cfg.maxSimTimeNs > 0)) throw new Error(`maxSimTimeNs must be > 0, got ${cfg.maxSimTimeNs}`)
   if (!Number.isFinite(cfg.seed)) throw new Error(`seed must be a finite number, got ${cfg.seed}`)
+  if (cfg.failover !== undefined && cfg.failover !== 'global' && cfg.failover !== 'local') {
+    throw new Error(`failover must be 'global' or 'local', got '${String(cfg.failover)}'`)
+  }
+  try {
+    return buildFabric(t)
+  } catch (e) {
+    throw new Error(`topology: ${(e as Error).message}`)
+  }
+}
+
+function scheduledChanges(cfg: SimConfig, f: Fabric): ScheduledChange[] {
+  return (cfg.linkEvents ?? []).map((ev, i) => {
+    if (!(ev.atNs >= 0 && Number.isFinite(ev.atNs))) throw new Error(`linkEvents[${i}].atNs must be >= 0, got ${ev.atNs}`)
+    if (typeof ev.up !== 'boolean') throw new Error(`linkEvents[${i}].up must be true or false`)
+    let id: number
+    try {
+      id = linkByName(f, ev.link).id
+    } catch (e) {
+      throw new Error(`linkEvents[${i}]: ${(e as Error).message}`)
+    }
+    return { atPs: Math.round(ev.atNs * 1000), link: id, up: ev.up }
+  })
 }
 
 export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
-  checkConfig(cfg)
+  const graph = checkConfig(cfg)
+  const changes = scheduledChanges(cfg, graph)
   const ctx = new SimContext()
-  const flows = buildFlows(cfg.workload, cfg.topology, cfg.transport.mssBytes, cfg.seed)
-  const fabric = buildLeafSpine(ctx, cfg.topology, cfg.scheme, new Rng(cfg.seed, FORWARDING_STREAM))
-  const hostTx = new HostTx(
-    fabric.hosts,
-    flows,
-    cfg.topology.hostQueuePackets ?? DEFAULT_HOST_QUEUE_PACKETS,
-    ctx.counters,
-  )
-  const senders = new NewRenoSenders(ctx, flows, fabric.nics, hostTx, cfg.transport)
+  const layout = new HostLayout(graph, cfg.topology.hostLinkBps)
+  const flows = buildFlows(cfg.workload, layout, cfg.transport.mssBytes, cfg.seed)
+  const fab = buildSimFabric(ctx, graph, cfg.topology, cfg.transport)
+  const routes = new RouteTable(graph, cfg.routes ?? computeRoutes(graph), fab.switches, fab.hostSlot, fab.torSwitch)
+  const failover = cfg.failover ?? 'global'
+  routes.refresh(fab.portUp, failover)
+
+  const hostTx = new HostTx(fab.nics, flows, cfg.topology.hostQueuePackets ?? DEFAULT_HOST_QUEUE_PACKETS)
+  const senders = new TcpSenders(ctx, flows, fab.nics, hostTx, cfg.transport)
   hostTx.senders = senders
-  const receivers = new TcpReceivers(ctx, flows, fabric.nics)
-  for (let h = 0; h < fabric.hosts; h++) {
-    fabric.nics[h].hostTx = hostTx
-    fabric.nics[h].host = h
-    fabric.hostIngress[h].next = new Host(h, fabric.nics[h], ctx.pkts, senders, receivers)
+  const receivers = new TcpReceivers(ctx, flows, fab.nics)
+  for (let h = 0; h < graph.hosts.length; h++) fab.hostIngress[h].next = new Host(h, ctx.pkts, senders, receivers)
+
+  const seriesGroups: SeriesGroup[] = []
+  if (cfg.transport.kind === 'dctcp') {
+    seriesGroups.push({
+      defs: [{ kind: 'tcp.dctcpAlpha', entity: {}, unit: 'ratio' }],
+      fill: (out) => (out[0] = senders.meanAlpha()),
+    })
   }
+  const env = createStageEnv(ctx, fab, flows, new Rng(cfg.seed, FORWARDING_STREAM), cfg.schemeParams ?? {}, seriesGroups)
+  const stage = stageFactory(cfg.scheme)(env)
+  for (const sw of fab.switches) sw.setStage(stage)
+
   const starter = new FlowStarter(ctx, flows, senders)
-  const sampler = cfg.telemetryIntervalNs > 0 ? new Sampler(ctx, fabric.switches, cfg.telemetryIntervalNs, hooks) : null
+  const linkSchedule =
+    changes.length > 0
+      ? new LinkSchedule(ctx, changes, (c) => {
+          const e = fab.ends[c.link]
+          e.down.setUp(c.up)
+          e.up.setUp(c.up)
+          const ends: Array<[number, number]> = [
+            [e.aSwitch, e.aPort],
+            [e.bSwitch, e.bPort],
+          ]
+          for (const [s, p] of ends) if (s >= 0) fab.portUp[s][p] = c.up ? 1 : 0
+          routes.refresh(fab.portUp, failover)
+          ctx.logEvent(c.up ? 'link.up' : 'link.down', e.name)
+          if (stage.onLinkChange !== undefined) for (const [s, p] of ends) if (s >= 0) stage.onLinkChange(s, p, c.up)
+        })
+      : null
+  const sampler =
+    cfg.telemetryIntervalNs > 0
+      ? new Sampler(ctx, fab.switches, cfg.telemetryIntervalNs, hooks, seriesGroups, ctx.counters)
+      : null
   if (sampler !== null) hooks.onSeries?.(sampler.defs)
+  stage.start?.()
 
   const { heap, kind, local } = ctx
-  const { queues, pipes } = fabric
+  const links = fab.links
   const maxPs = cfg.maxSimTimeNs * 1000
   const onProgress = hooks.onProgress
   let nextProgressPs = onProgress !== undefined ? PROGRESS_EVERY_PS : Infinity
@@ -82,11 +161,8 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
     ctx.now = t
     events++
     switch (kind[el]) {
-      case KIND_QUEUE:
-        queues[local[el]].onEvent()
-        break
-      case KIND_PIPE:
-        pipes[local[el]].onEvent()
+      case KIND_LINK:
+        links[local[el]].onEvent()
         break
       case KIND_FLOW_TIMER:
         senders.onTimer(local[el])
@@ -97,6 +173,12 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
       case KIND_SAMPLER:
         sampler!.onEvent()
         break
+      case KIND_STAGE_TIMER:
+        stage.onTimer!(local[el])
+        break
+      case KIND_LINK_EVENTS:
+        linkSchedule!.onEvent()
+        break
     }
     heap.finishTop(el, order)
     if (t >= nextProgressPs) {
@@ -104,20 +186,29 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
       nextProgressPs = t + PROGRESS_EVERY_PS
     }
   }
-  const endPs = stoppedAtLimit ? maxPs : ctx.now
+  // A run whose flows never end (long-lived, unbounded permutation) stops at the limit.
+  const endPs = stoppedAtLimit || flows.done < flows.n ? maxPs : ctx.now
+  if (endPs > ctx.now) ctx.now = endPs
   sampler?.flush()
   onProgress?.({ simTimeNs: endPs / 1000, flowsDone: flows.done, flowsTotal: flows.n })
 
-  const finishNs = new Float64Array(flows.n)
-  const startNs = new Float64Array(flows.n)
-  for (let f = 0; f < flows.n; f++) {
+  const n = flows.n
+  const finishNs = new Float64Array(n)
+  const startNs = new Float64Array(n)
+  const sizeBytes = new Float64Array(n)
+  const deliveredBytes = new Float64Array(n)
+  for (let f = 0; f < n; f++) {
     startNs[f] = flows.startPs[f] / 1000
     finishNs[f] = flows.finishPs[f] >= 0 ? flows.finishPs[f] / 1000 : -1
+    sizeBytes[f] = Number.isFinite(flows.sizeBytes[f]) ? flows.sizeBytes[f] : -1
+    deliveredBytes[f] = flows.bytesBelow(f, receivers.rcvNxt[f])
   }
   ctx.counters.events = events
   return {
-    flows: { src: flows.src, dst: flows.dst, sizeBytes: flows.sizeBytes, startNs, finishNs },
+    flows: { src: flows.src, dst: flows.dst, sizeBytes, startNs, finishNs, deliveredBytes, group: flows.group },
     counters: toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse),
+    events: ctx.events,
+    eventsDropped: ctx.eventsDropped,
   }
 }
 
@@ -128,12 +219,18 @@ function toSimCounters(c: Counters, endPs: number, maxHeapSize: number, maxPacke
     dataPacketsSent: c.dataPacketsSent,
     ackPacketsSent: c.ackPacketsSent,
     drops: c.drops,
+    linkDownDrops: c.linkDownDrops,
+    unroutableDrops: c.unroutableDrops,
+    ecnMarks: c.ecnMarks,
     retransmits: c.retransmits,
     timeouts: c.timeouts,
     fastRetransmits: c.fastRetransmits,
     reorderedPackets: c.reorderedPackets,
     payloadBytesSent: c.payloadBytesSent,
     payloadBytesDelivered: c.payloadBytesDelivered,
+    goodputBps: endPs > 0 ? (c.payloadBytesDelivered * 8 * 1e12) / endPs : 0,
+    controlPackets: c.controlPackets,
+    controlBytes: c.controlBytes,
     simTimeNs: endPs / 1000,
     maxHeapSize,
     maxPacketsInFlight: maxPackets,

@@ -3,15 +3,10 @@
 // Units: bits per second, bytes, and nanoseconds at the boundary (the engine itself
 // keeps integer picoseconds).
 
-export interface LeafSpineTopology {
-  kind: 'leaf-spine'
-  leaves: number
-  spines: number
-  hostsPerLeaf: number
-  hostLinkBps: number
-  fabricLinkBps: number
-  /** Propagation delay of every link. */
-  linkDelayNs: number
+import type { FabricSpec, FatTreeSpec, LeafSpineSpec, ThreeTierSpec } from '../topology/types'
+
+/** What the simulator adds to a fabric graph: its buffers. */
+export interface QueueParams {
   /** Drop-tail capacity of each switch output queue, in packets. */
   queuePackets: number
   /**
@@ -21,7 +16,18 @@ export interface LeafSpineTopology {
   hostQueuePackets?: number
 }
 
-export type Topology = LeafSpineTopology
+/** A two-tier leaf-spine; the original topology of the simulator, kept as it was. */
+export interface LeafSpineTopology extends LeafSpineSpec, QueueParams {}
+export interface FatTreeTopology extends FatTreeSpec, QueueParams {}
+export interface ThreeTierTopology extends ThreeTierSpec, QueueParams {}
+
+/**
+ * Any fabric the topology module builds (src-main/topology), plus buffer sizes. Links
+ * removed or slowed by name (`remove`, `rates`) are applied before the run; failures
+ * during the run are `SimConfig.linkEvents`.
+ */
+export type Topology = LeafSpineTopology | FatTreeTopology | ThreeTierTopology
+export type { FabricSpec }
 
 /**
  * Default host NIC limit, in data packets: twice the usual initial window of 10. A new
@@ -38,14 +44,27 @@ export type Topology = LeafSpineTopology
  */
 export const DEFAULT_HOST_QUEUE_PACKETS = 20
 
+/** DCTCP's marking threshold at 10G (PARAMETERS.md); the default scales it with each port's rate. */
+export const DCTCP_K_AT_10G = 65
+
+/** Forwarding schemes the simulator implements (one file each under routing/). */
 export type SchemeName = 'ecmp' | 'rps'
 
 export interface TransportConfig {
-  kind: 'newreno'
+  /** 'dctcp': ECN-capable senders, switches mark CE at the threshold, cwnd × (1 − α/2) per window. */
+  kind: 'newreno' | 'dctcp'
   /** TCP payload bytes per segment; the wire packet adds 40 B of TCP/IP header. */
   mssBytes: number
   initCwndPackets: number
   minRtoNs: number
+  /**
+   * DCTCP only: every switch port marks an ECN-capable packet CE when it arrives to find
+   * at least this many packets queued. Default: round(65 × port rate / 10G) per port
+   * (K = 65 at 10G, scaled with the link speed as PARAMETERS.md says).
+   */
+  ecnThresholdPackets?: number
+  /** DCTCP's EWMA gain g for α; default 1/16. */
+  dctcpG?: number
 }
 
 export interface ExplicitFlow {
@@ -55,35 +74,147 @@ export interface ExplicitFlow {
   startNs: number
 }
 
+export interface PoissonWorkload {
+  kind: 'poisson'
+  /** Flow-size CDF as [bytes, cumulative probability] points, interpolated linearly. */
+  cdf: Array<[number, number]>
+  /** Offered load relative to the host link, in (0, 1]. */
+  load: number
+  /** Number of flows to generate. */
+  flows: number
+}
+
+/**
+ * Incast on top of Poisson background traffic (Floodgate's mix). Incast events arrive as
+ * a Poisson process at `ratePerSec` over the whole fabric; each picks a receiver uniformly,
+ * a fan-in N from `fanIn`, and N distinct senders (on other racks when there are enough
+ * hosts there), each of which sends `flowBytes` to the receiver at the event's instant.
+ */
+export interface IncastWorkload {
+  kind: 'incast'
+  /** Background traffic, generated exactly as a 'poisson' workload with these settings. */
+  background: Omit<PoissonWorkload, 'kind'>
+  incast: {
+    /** Number of incast events. */
+    events: number
+    ratePerSec: number
+    flowBytes: number
+    /** A fixed fan-in, or [fanIn, weight] choices (PARAMETERS.md: [[1,10],[5,60],[10,30]]). */
+    fanIn: number | Array<[number, number]>
+  }
+}
+
+/**
+ * Long-lived flows: they never finish (or finish at sizeBytes). FCT means nothing for
+ * them; SimFlows.deliveredBytes and the throughput counters do.
+ */
+export interface LongLivedWorkload {
+  kind: 'long-lived'
+  /** Explicit [src, dst] host pairs; otherwise `flows` random pairs on different racks. */
+  pairs?: Array<[number, number]>
+  flows?: number
+  /** Finite size in bytes; omitted means unbounded (reported as sizeBytes = -1). */
+  sizeBytes?: number
+  /** All flows start here (default 0). */
+  startNs?: number
+}
+
+/** Every host sends one flow to a distinct host: a random derangement of the hosts. */
+export interface PermutationWorkload {
+  kind: 'permutation'
+  /** Omitted means unbounded: the flows run until maxSimTimeNs. */
+  sizeBytes?: number
+  startNs?: number
+}
+
 export type WorkloadConfig =
-  | {
-      kind: 'poisson'
-      /** Flow-size CDF as [bytes, cumulative probability] points, interpolated linearly. */
-      cdf: Array<[number, number]>
-      /** Offered load relative to the host link, in (0, 1]. */
-      load: number
-      /** Number of flows to generate. */
-      flows: number
-    }
+  | PoissonWorkload
   | { kind: 'explicit'; flows: ExplicitFlow[] }
+  | IncastWorkload
+  | LongLivedWorkload
+  | PermutationWorkload
+
+/**
+ * Forwarding state of the fabric, as data. The control plane (core) renders it from its
+ * own computation; when SimConfig.routes is absent the simulator computes the same thing
+ * from the topology (shortest paths, `distancesTo` / `shortestNextHops`).
+ *
+ * `switches[nodeId]` is the table of the switch that is node `nodeId` of the Fabric
+ * (`buildFabric(config.topology)`); every switch must have one. Ports are that node's
+ * port numbers (down-facing first, then up-facing, as in the fabric graph).
+ *
+ * A packet's path: destination host → its ToR → at a switch that is not that ToR, the
+ * candidate group `toTor[dstTorIndex]` (the ECMP group); at the destination ToR, the host's
+ * port from `hosts`. The scheme's forwarding stage picks one member of the group.
+ */
+export interface SimRoutes {
+  switches: Record<number, SwitchRoutes>
+}
+
+export interface SwitchRoutes {
+  /**
+   * toTor[t] = candidate egress ports toward ToR t, where t indexes Fabric.tors. An empty
+   * list means no route (packets are dropped and counted as unroutable). A ToR's own
+   * entry is ignored.
+   */
+  toTor: number[][]
+  /** ToRs only: [host index, port] for each directly attached host. */
+  hosts?: Array<[number, number]>
+}
+
+/** A link going down or coming back during the run. Down drops what it holds. */
+export interface LinkEvent {
+  /** Link name as in the fabric graph ("spine1-agg3"), either order. */
+  link: string
+  atNs: number
+  up: boolean
+}
 
 export interface SimConfig {
   topology: Topology
   scheme: SchemeName
+  /** Scheme parameters (flowletGapNs, probePeriodNs, ...), read by the scheme's stage. */
+  schemeParams?: Record<string, number>
   transport: TransportConfig
   workload: WorkloadConfig
+  /** Forwarding tables; computed from the topology when absent. */
+  routes?: SimRoutes
+  /** Link failures and recoveries at given times. */
+  linkEvents?: LinkEvent[]
+  /**
+   * What routing does when a link goes down (or comes back), at that instant:
+   * 'global' (default) withdraws every candidate port that can no longer reach the
+   * destination ToR over live links (routing has converged); 'local' only removes the dead
+   * port from its own two switches' groups (data-plane fast failover), so a switch further
+   * up may still send into a dead end, where packets are dropped as unroutable.
+   */
+  failover?: 'global' | 'local'
   seed: number
-  /** Sampling interval of the link-utilization and queue-depth series. */
+  /** Sampling interval of the telemetry series; 0 turns sampling off. */
   telemetryIntervalNs: number
   /** Hard stop; flows unfinished by then are reported with finishNs = -1. */
   maxSimTimeNs: number
 }
 
-/** A series the run will emit, in the telemetry vocabulary of DESIGN §6. */
+export type SimSeriesKind =
+  | 'link.util'
+  | 'queue.depth'
+  | 'queue.maxDepth'
+  | 'drops'
+  | 'ecn.marks'
+  | 'tcp.retransmits'
+  | 'tcp.dctcpAlpha'
+
+/**
+ * A series the run will emit, in the telemetry vocabulary of DESIGN §6. Port series have
+ * entity {switch, port}; fabric-wide ones {}; schemes add their own kinds and entities
+ * (e.g. hula.bestHop {switch, dstTor}).
+ */
 export interface SimSeriesDef {
-  kind: 'link.util' | 'queue.depth'
-  entity: { switch: string; port: number }
-  unit: 'ratio' | 'packets'
+  kind: SimSeriesKind | (string & {})
+  entity: Record<string, string | number>
+  /** 'ratio' (0..1), 'packets' (a count of packets at an instant), 'count' (events per interval), 'port', ... */
+  unit: string
 }
 
 export interface SimHooks {
@@ -101,19 +232,31 @@ export interface SimHooks {
 export interface SimFlows {
   src: Int32Array
   dst: Int32Array
+  /** -1 for an unbounded (long-lived or permutation) flow. */
   sizeBytes: Float64Array
   startNs: Float64Array
   /** -1 for a flow that had not finished at maxSimTimeNs. */
   finishNs: Float64Array
+  /** Payload bytes the receiver got in order by the end of the run. */
+  deliveredBytes: Float64Array
+  /** Incast event of the flow (0, 1, ...), or -1 for any other flow. */
+  group: Int32Array
 }
 
 export interface SimCounters {
   events: number
-  /** Packets carried across one link (data and ACKs). */
+  /** Packets carried across one link (data, ACKs and control packets). */
   packetHops: number
   dataPacketsSent: number
   ackPacketsSent: number
+  /** Every packet lost: full queues, dead links and unroutable packets. */
   drops: number
+  /** Of drops: packets a link held (queued or on the wire) when it went down, or offered to it while down. */
+  linkDownDrops: number
+  /** Of drops: packets with no live candidate port at some switch. */
+  unroutableDrops: number
+  /** Packets marked CE by switch queues (DCTCP). */
+  ecnMarks: number
   retransmits: number
   timeouts: number
   fastRetransmits: number
@@ -121,6 +264,11 @@ export interface SimCounters {
   reorderedPackets: number
   payloadBytesSent: number
   payloadBytesDelivered: number
+  /** payloadBytesDelivered × 8 / simulated time: the fabric's goodput (long-lived runs). */
+  goodputBps: number
+  /** Probe and credit packets put on links by the forwarding stage, counted per hop, and their bytes. */
+  controlPackets: number
+  controlBytes: number
   simTimeNs: number
   /** Peak number of pending events (bounded by the element count, not the traffic). */
   maxHeapSize?: number
@@ -130,7 +278,19 @@ export interface SimCounters {
   maxHostQueuePackets?: number
 }
 
+export interface SimEvent {
+  tNs: number
+  /** 'link.down', 'link.up', and scheme events ('hula.bestHop', ...). */
+  kind: string
+  detail: string
+}
+
 export interface SimResult {
   flows: SimFlows
   counters: SimCounters
+  /** At most MAX_SIM_EVENTS entries; later ones are counted in eventsDropped. */
+  events: SimEvent[]
+  eventsDropped: number
 }
+
+export const MAX_SIM_EVENTS = 10_000

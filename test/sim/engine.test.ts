@@ -64,10 +64,16 @@ test('telemetry: one def set, batches of fresh series-major arrays, utilization 
     onTelemetry: (t, values) => batches.push({ t, values }),
     onProgress: () => progress++,
   })
-  // 3 leaves × (2 hosts + 2 uplinks) + 2 spines × 3 leaves = 18 ports, two series each.
-  expect(defs.length).toBe(36)
+  // 3 leaves × (2 hosts + 2 uplinks) + 2 spines × 3 leaves = 18 ports: link.util and
+  // queue.depth interleaved, then queue.maxDepth, drops and ecn.marks per port, then
+  // the fabric's tcp.retransmits.
+  expect(defs.length).toBe(18 * 5 + 1)
   expect(defs[0]).toEqual({ kind: 'link.util', entity: { switch: 'leaf0', port: 0 }, unit: 'ratio' })
   expect(defs[35]).toEqual({ kind: 'queue.depth', entity: { switch: 'spine1', port: 2 }, unit: 'packets' })
+  expect(defs[36]).toEqual({ kind: 'queue.maxDepth', entity: { switch: 'leaf0', port: 0 }, unit: 'packets' })
+  expect(defs[54]).toEqual({ kind: 'drops', entity: { switch: 'leaf0', port: 0 }, unit: 'count' })
+  expect(defs[72]).toEqual({ kind: 'ecn.marks', entity: { switch: 'leaf0', port: 0 }, unit: 'count' })
+  expect(defs[90]).toEqual({ kind: 'tcp.retransmits', entity: {}, unit: 'count' })
   expect(batches.length).toBeGreaterThan(1)
   expect(batches[0].t.length).toBe(64)
   let total = 0
@@ -79,10 +85,13 @@ test('telemetry: one def set, batches of fresh series-major arrays, utilization 
     for (let i = 0; i < defs.length; i++) {
       for (let j = 0; j < t.length; j++) {
         const v = values[i * t.length + j]
+        const kind = defs[i].kind
         const ok =
-          defs[i].kind === 'link.util'
+          kind === 'link.util'
             ? v >= 0 && v <= 1
-            : Number.isInteger(v) && v >= 0 && v <= cfg.topology.queuePackets
+            : kind === 'queue.depth' || kind === 'queue.maxDepth'
+              ? Number.isInteger(v) && v >= 0 && v <= cfg.topology.queuePackets
+              : Number.isInteger(v) && v >= 0
         if (!ok) bad.push(`${defs[i].kind} ${defs[i].entity.switch}:${defs[i].entity.port} = ${v} at ${t[j]} ns`)
         if (defs[i].kind === 'link.util' && v > 0.5) busy++
       }
@@ -90,6 +99,12 @@ test('telemetry: one def set, batches of fresh series-major arrays, utilization 
   }
   expect(bad).toEqual([])
   expect(busy).toBeGreaterThan(0)
+  // The peak within an interval is never below the depth at its end.
+  for (const { t, values } of batches) {
+    for (let i = 0; i < 18; i++) {
+      for (let j = 0; j < t.length; j++) expect(values[(36 + i) * t.length + j]).toBeGreaterThanOrEqual(values[(2 * i + 1) * t.length + j])
+    }
+  }
   expect(batches[batches.length - 1].t[batches[batches.length - 1].t.length - 1]).toBeLessThanOrEqual(r.counters.simTimeNs)
   expect(total).toBe(Math.floor(r.counters.simTimeNs / 20_000))
   expect(progress).toBeGreaterThan(1)

@@ -1,16 +1,21 @@
-// The state every element shares: the clock, the event heap, the packet pool and the
-// counters. Elements register here to get an id; the run loop dispatches a popped id with
-// a switch on its small-integer kind, so the hot path never goes through a closure or a
-// megamorphic method call.
+// The state every element shares: the clock, the event heap, the packet pool, the
+// counters and the event log. Elements register here to get an id; the run loop
+// dispatches a popped id with a switch on its small-integer kind, so the hot path never
+// goes through a closure or a megamorphic method call.
 
+import { MAX_SIM_EVENTS, type SimEvent } from '../types'
 import { EventHeap } from './heap'
 import { PacketPool } from './packets'
 
-export const KIND_QUEUE = 0
-export const KIND_PIPE = 1
-export const KIND_FLOW_TIMER = 2
-export const KIND_GENERATOR = 3
-export const KIND_SAMPLER = 4
+/** An output queue and the wire behind it (net/link.ts). */
+export const KIND_LINK = 0
+export const KIND_FLOW_TIMER = 1
+export const KIND_GENERATOR = 2
+export const KIND_SAMPLER = 3
+/** A timer owned by the forwarding stage (probe generation, aging); local = the stage's timer number. */
+export const KIND_STAGE_TIMER = 4
+/** The schedule of link failures and recoveries. */
+export const KIND_LINK_EVENTS = 5
 
 /** Mirrors SimCounters; plain numeric fields so updates stay monomorphic. */
 export class Counters {
@@ -19,12 +24,17 @@ export class Counters {
   dataPacketsSent = 0
   ackPacketsSent = 0
   drops = 0
+  linkDownDrops = 0
+  unroutableDrops = 0
+  ecnMarks = 0
   retransmits = 0
   timeouts = 0
   fastRetransmits = 0
   reorderedPackets = 0
   payloadBytesSent = 0
   payloadBytesDelivered = 0
+  controlPackets = 0
+  controlBytes = 0
   /** Peak data packets queued at one host NIC. */
   maxHostQueuePackets = 0
 }
@@ -35,6 +45,8 @@ export class SimContext {
   readonly heap = new EventHeap(256)
   readonly pkts = new PacketPool(4096)
   readonly counters = new Counters()
+  readonly events: SimEvent[] = []
+  eventsDropped = 0
   kind = new Uint8Array(256)
   /** Index of the element within its kind's array. */
   local = new Int32Array(256)
@@ -54,5 +66,11 @@ export class SimContext {
     this.local[id] = local
     this.heap.ensureElements(this.nElements)
     return id
+  }
+
+  /** Appends to the run's event log (bounded: past MAX_SIM_EVENTS entries are only counted). */
+  logEvent(kind: string, detail: string): void {
+    if (this.events.length < MAX_SIM_EVENTS) this.events.push({ tNs: this.now / 1000, kind, detail })
+    else this.eventsDropped++
   }
 }

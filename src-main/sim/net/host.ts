@@ -12,40 +12,41 @@
 // 64 B, and delaying them would stall the peer. They share the NIC FIFO with data but do
 // not count against the limit, so the NIC never drops anything.
 //
+// The NIC is a Link (net/link.ts) that counts its data packets lazily and wakes at the
+// next departure only while flows of its host are blocked.
+//
 // Everything is typed arrays: the blocked list of host h is a ring inside one Int32Array
 // shared by all hosts, at [base[h], base[h] + cap[h]) where cap[h] is the number of flows
 // sourced at h (a flow is on the list at most once), so it never grows.
 
-import { PKT_ACK } from '../engine/packets'
+import { KIND_ACK, KIND_DATA } from '../engine/packets'
 import type { PacketPool } from '../engine/packets'
-import type { Counters } from '../engine/context'
 import type { FlowTable } from '../tcp/flows'
-import type { NewRenoSenders } from '../tcp/newreno'
+import type { TcpSenders } from '../tcp/sender'
 import type { TcpReceivers } from '../tcp/receiver'
-import type { PacketSink } from './pipe'
-import type { Queue } from './queue'
+import type { Link, PacketSink } from './link'
 
 export class Host implements PacketSink {
   constructor(
     readonly id: number,
-    readonly nic: Queue,
     private readonly pkts: PacketPool,
-    private readonly senders: NewRenoSenders,
+    private readonly senders: TcpSenders,
     private readonly receivers: TcpReceivers,
   ) {}
 
-  receive(p: number): void {
-    if (this.pkts.flags[p] & PKT_ACK) this.senders.onAck(p)
-    else this.receivers.onData(p)
+  receive(p: number, _inPort: number): void {
+    const kind = this.pkts.kind[p]
+    if (kind === KIND_ACK) this.senders.onAck(p)
+    else if (kind === KIND_DATA) this.receivers.onData(p)
+    // Hosts run no scheme: a probe or credit that reaches one ends here.
+    else this.pkts.release(p)
   }
 }
 
 /** Per-host NIC admission for data packets and the blocked-flow rings, for all hosts. */
 export class HostTx {
-  /** Data packets in each host's NIC queue (the one being serialized included). */
-  readonly queued: Int32Array
   /** Set once the senders exist (they and this object refer to each other). */
-  senders: NewRenoSenders | null = null
+  senders: TcpSenders | null = null
   private readonly ring: Int32Array
   private readonly base: Int32Array
   private readonly cap: Int32Array
@@ -54,13 +55,12 @@ export class HostTx {
   private readonly blocked: Uint8Array
 
   constructor(
-    hosts: number,
+    private readonly nics: Link[],
     flows: FlowTable,
     /** Most data packets a host NIC may hold. */
     readonly limit: number,
-    private readonly counters: Counters,
   ) {
-    this.queued = new Int32Array(hosts)
+    const hosts = nics.length
     this.base = new Int32Array(hosts)
     this.cap = new Int32Array(hosts)
     this.head = new Int32Array(hosts)
@@ -69,16 +69,14 @@ export class HostTx {
     for (let h = 1; h < hosts; h++) this.base[h] = this.base[h - 1] + this.cap[h - 1]
     this.ring = new Int32Array(flows.n)
     this.blocked = new Uint8Array(flows.n)
+    for (let h = 0; h < hosts; h++) {
+      nics[h].hostTx = this
+      nics[h].host = h
+    }
   }
 
   hasRoom(h: number): boolean {
-    return this.queued[h] < this.limit
-  }
-
-  /** A data packet of host h is about to be enqueued at its NIC (the caller checked hasRoom). */
-  admit(h: number): void {
-    const q = ++this.queued[h]
-    if (q > this.counters.maxHostQueuePackets) this.counters.maxHostQueuePackets = q
+    return this.nics[h].dataQueued() < this.limit
   }
 
   /** Flow f (sourced at h) has data its window allows but the NIC is full. */
@@ -88,17 +86,17 @@ export class HostTx {
     let i = this.head[h] + this.len[h]++
     if (i >= this.cap[h]) i -= this.cap[h]
     this.ring[this.base[h] + i] = f
+    if (this.len[h] === 1) this.nics[h].armDepartureWake()
   }
 
   /**
-   * A data packet finished serializing at host h's NIC and the next one started: hand the
-   * freed slot(s) to blocked flows, round-robin. A woken flow sends what its window and
-   * the NIC allow and, if it still has more, blocks again at the tail of the ring.
+   * Slots may have freed at host h's NIC: hand them to blocked flows, round-robin. A woken
+   * flow sends what its window and the NIC allow and, if it still has more, blocks again
+   * at the tail of the ring.
    */
-  onDataSent(h: number): void {
-    this.queued[h]--
+  wake(h: number): void {
     const senders = this.senders!
-    while (this.len[h] > 0 && this.queued[h] < this.limit) {
+    while (this.len[h] > 0 && this.hasRoom(h)) {
       const i = this.head[h]
       const f = this.ring[this.base[h] + i]
       this.head[h] = i + 1 === this.cap[h] ? 0 : i + 1

@@ -1,33 +1,75 @@
-// A switch is a precomputed route table plus a pluggable forwarding stage. route[dst] is
-// the output port when only one port leads to that host (a leaf's own hosts, a spine's
-// leaves); -1 means "any uplink", and the scheme (ECMP, RPS, later CONGA/HULA...) picks
-// which. Forwarding is then an array lookup and a direct call into the output queue.
+// A switch: a compiled route table and a direct call into the output link. A data packet
+// or ACK looks up its destination host's ToR; at that ToR it takes the host's port, and
+// anywhere else the live candidate group toward that ToR (routing/routes.ts keeps the
+// groups free of dead ports). One candidate means no choice; otherwise the scheme's
+// forwarding stage picks. Probes and credits are the stage's own business.
 
-import type { PacketPool } from '../engine/packets'
-import type { PacketSink } from './pipe'
-import type { Queue } from './queue'
-
-/** A forwarding scheme's per-switch decision: which uplink (0-based) a packet takes. */
-export interface UplinkSelector {
-  selectUplink(p: number): number
-}
+import type { SimContext } from '../engine/context'
+import { KIND_PROBE } from '../engine/packets'
+import { PORT_DROP, type ForwardingStage } from '../routing/stage'
+import type { Link, PacketSink } from './link'
 
 export class Switch implements PacketSink {
-  readonly ports: Queue[] = []
-  /** Output port per destination host, or -1 to let the selector choose an uplink. */
-  route: Int32Array = new Int32Array(0)
-  /** Port number of the first uplink; uplinks are consecutive. */
-  uplinkBase = 0
-  selector: UplinkSelector | null = null
+  /** Egress link of each port. */
+  readonly ports: Link[] = []
+  /** Live candidate ports, concatenated: toward ToR t at [off[t], off[t] + len[t]); then one slot per local host. */
+  cand: Int32Array = new Int32Array(0)
+  off: Int32Array = new Int32Array(0)
+  len: Int32Array = new Int32Array(0)
+  stage: ForwardingStage | null = null
+  private seesEveryHop = false
 
   constructor(
+    /** Dense switch index (routing/stage.ts). */
+    readonly index: number,
     readonly name: string,
-    private readonly pkts: PacketPool,
+    /** ToR index, or -1. */
+    readonly torIndex: number,
+    private readonly ctx: SimContext,
+    /** Host index → its ToR index (shared by all switches). */
+    private readonly torOfHost: Int32Array,
+    /** Host index → offset of its port in its ToR's cand (shared). */
+    private readonly hostSlot: Int32Array,
   ) {}
 
-  receive(p: number): void {
-    const port = this.route[this.pkts.dst[p]]
+  setStage(stage: ForwardingStage): void {
+    this.stage = stage
+    this.seesEveryHop = stage.seesEveryHop
+  }
+
+  receive(p: number, inPort: number): void {
+    const pkts = this.ctx.pkts
+    if (pkts.kind[p] >= KIND_PROBE) {
+      this.stage!.onControl!(this.index, inPort, p)
+      return
+    }
+    const dst = pkts.dst[p]
+    const t = this.torOfHost[dst]
+    let off: number
+    let len: number
+    if (t === this.torIndex) {
+      off = this.hostSlot[dst]
+      len = 1
+    } else {
+      off = this.off[t]
+      len = this.len[t]
+    }
+    let port: number
+    if (len === 1 && !this.seesEveryHop) {
+      port = this.cand[off]
+    } else if (len === 0) {
+      port = PORT_DROP
+    } else {
+      port = this.stage!.select(this.index, inPort, p, this.cand, off, len)
+    }
     if (port >= 0) this.ports[port].enqueue(p)
-    else this.ports[this.uplinkBase + this.selector!.selectUplink(p)].enqueue(p)
+    else if (port === PORT_DROP) this.dropUnroutable(p)
+  }
+
+  dropUnroutable(p: number): void {
+    const c = this.ctx.counters
+    c.drops++
+    c.unroutableDrops++
+    this.ctx.pkts.release(p)
   }
 }

@@ -1,20 +1,23 @@
 // ECMP: every packet of a flow direction carries the same 5-tuple hash, so it always takes
-// the same uplink and a flow never sees reordering. The per-switch salt stops switches in
-// different tiers from making correlated choices (hash polarization) once topologies
-// grow more tiers.
+// the same member of the candidate group and a flow never sees reordering. The per-switch
+// salt stops switches in different tiers from making correlated choices (hash polarization).
 
-import type { PacketPool } from '../engine/packets'
 import { fmix32 } from '../engine/rng'
-import type { UplinkSelector } from '../net/switch'
+import type { ForwardingStage, StageEnv } from './stage'
 
-export class EcmpSelector implements UplinkSelector {
-  constructor(
-    private readonly pkts: PacketPool,
-    private readonly salt: number,
-    private readonly uplinks: number,
-  ) {}
+export class EcmpStage implements ForwardingStage {
+  readonly seesEveryHop = false
+  private readonly salt: Int32Array
+  private readonly env: StageEnv
 
-  selectUplink(p: number): number {
-    return fmix32(this.pkts.hash[p] ^ this.salt) % this.uplinks
+  constructor(env: StageEnv) {
+    this.env = env
+    this.salt = new Int32Array(env.nSwitches)
+    for (let s = 0; s < env.nSwitches; s++) this.salt[s] = fmix32(s + 0x51ed27) | 0
+  }
+
+  select(s: number, _inPort: number, p: number, cand: Int32Array, off: number, len: number): number {
+    // The pool's arrays are replaced when it grows, so read them through it.
+    return cand[off + (fmix32(this.env.ctx.pkts.hash[p] ^ this.salt[s]) % len)]
   }
 }

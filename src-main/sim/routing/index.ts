@@ -1,26 +1,22 @@
 // One place maps a scheme name to its forwarding stage, so adding a scheme (CONGA, HULA,
-// DHLB, Floodgate) is one new file plus one case here.
+// DHLB, Floodgate) is one new file plus one line here (and its name in SchemeName).
 
-import type { SimContext } from '../engine/context'
-import { fmix32, type Rng } from '../engine/rng'
-import type { UplinkSelector } from '../net/switch'
 import type { SchemeName } from '../types'
-import { EcmpSelector } from './ecmp'
-import { RpsSelector } from './rps'
+import { EcmpStage } from './ecmp'
+import { RpsStage } from './rps'
+import type { StageFactory } from './stage'
 
-export function createSelector(
-  scheme: SchemeName,
-  ctx: SimContext,
-  rng: Rng,
-  switchIndex: number,
-  uplinks: number,
-): UplinkSelector {
-  switch (scheme) {
-    case 'ecmp':
-      return new EcmpSelector(ctx.pkts, fmix32(switchIndex + 0x51ed27) | 0, uplinks)
-    case 'rps':
-      return new RpsSelector(rng, uplinks)
-    default:
-      throw new Error(`unknown forwarding scheme '${String(scheme)}': expected 'ecmp' or 'rps'`)
-  }
+export const SCHEMES: Record<SchemeName, StageFactory> = {
+  ecmp: (env) => new EcmpStage(env),
+  rps: (env) => new RpsStage(env),
 }
+
+export function stageFactory(scheme: SchemeName): StageFactory {
+  const f = (SCHEMES as Record<string, StageFactory | undefined>)[scheme]
+  if (f === undefined) {
+    throw new Error(`unknown forwarding scheme '${String(scheme)}': expected one of ${Object.keys(SCHEMES).join(', ')}`)
+  }
+  return f
+}
+
+export * from './stage'

@@ -1,17 +1,19 @@
-// Random packet spraying: each packet picks an uplink uniformly at random, which balances
+// Random packet spraying: each packet picks a candidate uniformly at random, which balances
 // load perfectly on average but reorders a flow's packets whenever the paths' queues
 // differ. The PRNG is a stream of its own, so spraying never perturbs the workload.
 
 import type { Rng } from '../engine/rng'
-import type { UplinkSelector } from '../net/switch'
+import type { ForwardingStage, StageEnv } from './stage'
 
-export class RpsSelector implements UplinkSelector {
-  constructor(
-    private readonly rng: Rng,
-    private readonly uplinks: number,
-  ) {}
+export class RpsStage implements ForwardingStage {
+  readonly seesEveryHop = false
+  private readonly rng: Rng
 
-  selectUplink(_p: number): number {
-    return this.rng.nextInt(this.uplinks)
+  constructor(env: StageEnv) {
+    this.rng = env.rng
+  }
+
+  select(_s: number, _inPort: number, _p: number, cand: Int32Array, off: number, len: number): number {
+    return cand[off + this.rng.nextInt(len)]
   }
 }

@@ -10,6 +10,8 @@ export const TCP_HEADER_BYTES = 40
 /** ACKs are padded to the minimum Ethernet frame. */
 export const ACK_WIRE_BYTES = 64
 const PROTO_TCP = 6
+/** Segment count of an unbounded flow: more than any run can send (2^31 − 1 × MSS bytes). */
+export const UNBOUNDED_SEGMENTS = 0x7fffffff
 const SERVER_PORT = 5001
 
 /** Hash of a 5-tuple, as a switch's ECMP stage would compute it from the headers. */
@@ -32,6 +34,8 @@ export class FlowTable {
   readonly nSeg: Int32Array
   readonly dataHash: Int32Array
   readonly ackHash: Int32Array
+  /** Incast event of each flow, or -1. */
+  readonly group: Int32Array
   done = 0
 
   constructor(
@@ -46,6 +50,7 @@ export class FlowTable {
     this.nSeg = new Int32Array(n)
     this.dataHash = new Int32Array(n)
     this.ackHash = new Int32Array(n)
+    this.group = new Int32Array(n).fill(-1)
   }
 
   set(f: number, src: number, dst: number, sizeBytes: number, startPs: number): void {
@@ -53,7 +58,8 @@ export class FlowTable {
     this.dst[f] = dst
     this.sizeBytes[f] = sizeBytes
     this.startPs[f] = startPs
-    this.nSeg[f] = Math.ceil(sizeBytes / this.mss)
+    // An unbounded flow (sizeBytes = Infinity) never runs out of segments.
+    this.nSeg[f] = Number.isFinite(sizeBytes) ? Math.ceil(sizeBytes / this.mss) : UNBOUNDED_SEGMENTS
     // The client's ephemeral port comes from the flow id; ACKs travel the reverse tuple.
     const sport = 1024 + (f % 64512)
     this.dataHash[f] = hash5Tuple(src, dst, sport, SERVER_PORT, PROTO_TCP)

@@ -1,25 +1,31 @@
-// The TCP sink: a cumulative ACK for every data segment (no delayed ACK), out-of-order
-// segments kept in a per-flow bitmap indexed by segment (allocated only once a flow sees a
-// hole, and dropped when the flow completes), and the reordering count: first
+// The TCP sink: a cumulative ACK for every data segment (no delayed ACK), echoing CE as ECE
+// on that ACK (DCTCP's receiver without delayed ACKs), and the reordering count: first
 // transmissions arriving behind a higher segment. Retransmissions are excluded, so under
 // ECMP (one FIFO path per flow) the count is zero by construction.
+//
+// Out-of-order segments are kept in a per-flow ring bitmap over [rcvNxt, rcvNxt + bits),
+// allocated only once a flow sees a hole and doubled when a segment lands beyond it, so an
+// unbounded flow costs what its reordering window needs, not what its size would.
 
 import type { SimContext } from '../engine/context'
-import { PKT_ACK, PKT_ECHO_RTX, PKT_RTX } from '../engine/packets'
-import type { Queue } from '../net/queue'
+import { KIND_ACK, PKT_ACK, PKT_CE, PKT_ECE, PKT_ECHO_RTX, PKT_RTX } from '../engine/packets'
+import type { Link } from '../net/link'
 import { ACK_WIRE_BYTES, type FlowTable } from './flows'
+
+const FIRST_BITMAP_BITS = 1024
 
 export class TcpReceivers {
   /** Next segment expected in order. */
   readonly rcvNxt: Int32Array
   /** One past the highest segment received. */
   readonly highestRcvd: Int32Array
+  /** Ring bitmaps of segments received above rcvNxt; bit s & (32·length − 1) is segment s. */
   private readonly ooo: Array<Uint32Array | null>
 
   constructor(
     private readonly ctx: SimContext,
     private readonly flows: FlowTable,
-    private readonly nics: Queue[],
+    private readonly nics: Link[],
   ) {
     this.rcvNxt = new Int32Array(flows.n)
     this.highestRcvd = new Int32Array(flows.n)
@@ -31,7 +37,8 @@ export class TcpReceivers {
     const pkts = ctx.pkts
     const f = pkts.flow[p]
     const seg = pkts.seq[p]
-    const rtx = pkts.flags[p] & PKT_RTX
+    const flags = pkts.flags[p]
+    const rtx = flags & PKT_RTX
     const sentPs = pkts.sentPs[p]
     pkts.release(p)
 
@@ -46,8 +53,13 @@ export class TcpReceivers {
       nxt++
       const bitmap = this.ooo[f]
       if (bitmap !== null) {
-        while (nxt < nSeg && (bitmap[nxt >>> 5] & (1 << (nxt & 31))) !== 0) {
-          bitmap[nxt >>> 5] &= ~(1 << (nxt & 31))
+        const mask = bitmap.length * 32 - 1
+        for (;;) {
+          const b = nxt & mask
+          const w = b >>> 5
+          const bit = 1 << (b & 31)
+          if (nxt >= nSeg || (bitmap[w] & bit) === 0) break
+          bitmap[w] &= ~bit
           nxt++
         }
         if (nxt === nSeg) this.ooo[f] = null
@@ -55,14 +67,34 @@ export class TcpReceivers {
       this.rcvNxt[f] = nxt
       ctx.counters.payloadBytesDelivered += flows.bytesBelow(f, nxt) - flows.bytesBelow(f, before)
     } else if (seg > nxt) {
-      let bitmap = this.ooo[f]
-      if (bitmap === null) bitmap = this.ooo[f] = new Uint32Array((this.flows.nSeg[f] + 31) >>> 5)
-      bitmap[seg >>> 5] |= 1 << (seg & 31)
+      this.markOutOfOrder(f, seg, nxt)
     }
-    this.sendAck(f, nxt, sentPs, rtx !== 0)
+    this.sendAck(f, nxt, sentPs, rtx !== 0, (flags & PKT_CE) !== 0)
   }
 
-  private sendAck(f: number, ack: number, echoPs: number, echoRtx: boolean): void {
+  private markOutOfOrder(f: number, seg: number, nxt: number): void {
+    let bitmap = this.ooo[f]
+    if (bitmap === null) bitmap = this.ooo[f] = new Uint32Array(FIRST_BITMAP_BITS >>> 5)
+    let bits = bitmap.length * 32
+    if (seg - nxt >= bits) {
+      // Re-lay the set bits of [nxt, nxt + bits) into a ring large enough for seg.
+      while (seg - nxt >= bits) bits *= 2
+      const old = bitmap
+      const oldMask = old.length * 32 - 1
+      bitmap = this.ooo[f] = new Uint32Array(bits >>> 5)
+      for (let s = nxt; s < nxt + old.length * 32; s++) {
+        const b = s & oldMask
+        if ((old[b >>> 5] & (1 << (b & 31))) !== 0) {
+          const nb = s & (bits - 1)
+          bitmap[nb >>> 5] |= 1 << (nb & 31)
+        }
+      }
+    }
+    const b = seg & (bits - 1)
+    bitmap[b >>> 5] |= 1 << (b & 31)
+  }
+
+  private sendAck(f: number, ack: number, echoPs: number, echoRtx: boolean, ece: boolean): void {
     const ctx = this.ctx
     const pkts = ctx.pkts
     const flows = this.flows
@@ -70,7 +102,9 @@ export class TcpReceivers {
     pkts.flow[a] = f
     pkts.seq[a] = ack
     pkts.wireBytes[a] = ACK_WIRE_BYTES
-    pkts.flags[a] = echoRtx ? PKT_ACK | PKT_ECHO_RTX : PKT_ACK
+    pkts.kind[a] = KIND_ACK
+    pkts.flags[a] = PKT_ACK | (echoRtx ? PKT_ECHO_RTX : 0) | (ece ? PKT_ECE : 0)
+    pkts.src[a] = flows.dst[f]
     pkts.dst[a] = flows.src[f]
     pkts.hash[a] = flows.ackHash[f]
     pkts.sentPs[a] = echoPs

@@ -1,4 +1,4 @@
-// TCP NewReno senders for all flows at once: per-flow state is a set of typed-array
+// TCP senders (NewReno, and DCTCP on top of it) for all flows at once: per-flow state is a set of typed-array
 // columns indexed by flow id (no object per flow), counted in segments. Each flow owns one
 // element, its retransmission timer. The timer is lazy: an ACK only moves `deadline`;
 // the heap entry is left alone unless the deadline moved earlier, and when it fires early
@@ -18,12 +18,17 @@
 // NIC or short of data does not inflate cwnd it has not used. The retransmission timer
 // follows RFC 6298 5.1: sending when nothing is outstanding (re)starts it, so time spent
 // blocked with nothing in flight never counts toward an RTO.
+//
+// DCTCP (RFC 8257) adds, per flow: ECT on every data packet; from the ECN-echo on ACKs, the
+// fraction F of acknowledged segments that were marked, folded once per window into
+// α ← (1 − g)·α + g·F (α starts at 1); and on an ECE, at most once per window and not
+// during loss recovery, cwnd ← cwnd·(1 − α/2) and ssthresh ← cwnd. Loss handling is NewReno's.
 
 import type { SimContext } from '../engine/context'
 import { KIND_FLOW_TIMER } from '../engine/context'
-import { PKT_ECHO_RTX, PKT_RTX } from '../engine/packets'
+import { KIND_DATA, PKT_ECE, PKT_ECHO_RTX, PKT_ECT, PKT_RTX } from '../engine/packets'
 import type { HostTx } from '../net/host'
-import type { Queue } from '../net/queue'
+import type { Link } from '../net/link'
 import type { TransportConfig } from '../types'
 import { TCP_HEADER_BYTES, type FlowTable } from './flows'
 
@@ -32,7 +37,7 @@ const DUPACK_THRESHOLD = 3
 const MAX_BACKOFF = 6
 const NO_SSTHRESH = 1e15
 
-export class NewRenoSenders {
+export class TcpSenders {
   readonly sndUna: Int32Array
   readonly sndNxt: Int32Array
   /** One past the highest segment ever sent; anything below it is a retransmission. */
@@ -53,6 +58,16 @@ export class NewRenoSenders {
   readonly rtxSeg: Int32Array
   /** Element id of flow 0's timer; flow f's timer is elemBase + f. */
   readonly elemBase: number
+  /** DCTCP: α per flow, and the acknowledged / marked segments since the window began. */
+  readonly alpha: Float64Array
+  private readonly dAcked: Int32Array
+  private readonly dMarked: Int32Array
+  /** DCTCP: α is updated when the cumulative ACK reaches this (sndNxt when the window began). */
+  private readonly windowEnd: Int32Array
+  /** DCTCP: no further ECE reduction until the cumulative ACK passes this. */
+  private readonly cwrEnd: Int32Array
+  private readonly dctcp: boolean
+  private readonly g: number
   private readonly mss: number
   private readonly initCwnd: number
   private readonly minRtoPs: number
@@ -60,7 +75,7 @@ export class NewRenoSenders {
   constructor(
     private readonly ctx: SimContext,
     private readonly flows: FlowTable,
-    private readonly nics: Queue[],
+    private readonly nics: Link[],
     private readonly hostTx: HostTx,
     transport: TransportConfig,
   ) {
@@ -79,6 +94,14 @@ export class NewRenoSenders {
     this.backoff = new Int32Array(n)
     this.deadline = new Float64Array(n)
     this.rtxSeg = new Int32Array(n).fill(-1)
+    this.dctcp = transport.kind === 'dctcp'
+    this.g = transport.dctcpG ?? 1 / 16
+    const m = this.dctcp ? n : 0
+    this.alpha = new Float64Array(m)
+    this.dAcked = new Int32Array(m)
+    this.dMarked = new Int32Array(m)
+    this.windowEnd = new Int32Array(m)
+    this.cwrEnd = new Int32Array(m)
     this.mss = transport.mssBytes
     this.initCwnd = transport.initCwndPackets
     this.minRtoPs = transport.minRtoNs * 1000
@@ -92,6 +115,10 @@ export class NewRenoSenders {
     // No handshake is modelled, so there is no first RTT sample: start at the floor.
     this.rtoPs[f] = this.minRtoPs
     this.trySend(f)
+    if (this.dctcp) {
+      this.alpha[f] = 1
+      this.windowEnd[f] = this.sndNxt[f]
+    }
     this.armTimer(f)
   }
 
@@ -100,7 +127,8 @@ export class NewRenoSenders {
     const pkts = ctx.pkts
     const f = pkts.flow[p]
     const ack = pkts.seq[p]
-    const echoRtx = pkts.flags[p] & PKT_ECHO_RTX
+    const flags = pkts.flags[p]
+    const echoRtx = flags & PKT_ECHO_RTX
     const echoPs = pkts.sentPs[p]
     pkts.release(p)
     if (this.flows.finishPs[f] >= 0) return
@@ -120,7 +148,9 @@ export class NewRenoSenders {
         this.finish(f)
         return
       }
-      if (this.inRecovery[f] !== 0) {
+      if (this.dctcp && this.onDctcpAck(f, ack, acked, (flags & PKT_ECE) !== 0)) {
+        // Reduced for congestion: no growth on this ACK.
+      } else if (this.inRecovery[f] !== 0) {
         if (ack >= this.recover[f]) {
           this.inRecovery[f] = 0
           this.dupAcks[f] = 0
@@ -153,6 +183,43 @@ export class NewRenoSenders {
       }
     }
     this.trySend(f)
+  }
+
+  /**
+   * DCTCP's per-ACK work for an ACK that advanced sndUna to `ack`; true if it reduced
+   * cwnd. Never reduces during loss recovery (NewReno already did).
+   */
+  private onDctcpAck(f: number, ack: number, acked: number, ece: boolean): boolean {
+    this.dAcked[f] += acked
+    if (ece) this.dMarked[f] += acked
+    if (ack >= this.windowEnd[f]) {
+      const g = this.g
+      this.alpha[f] = (1 - g) * this.alpha[f] + (g * this.dMarked[f]) / this.dAcked[f]
+      this.dAcked[f] = 0
+      this.dMarked[f] = 0
+      this.windowEnd[f] = this.sndNxt[f]
+    }
+    if (!ece || this.inRecovery[f] !== 0 || ack <= this.cwrEnd[f]) return false
+    const cwnd = Math.max(this.cwnd[f] * (1 - this.alpha[f] / 2), 1)
+    this.cwnd[f] = cwnd
+    this.ssthresh[f] = Math.max(cwnd, 2)
+    this.cwrEnd[f] = this.sndNxt[f]
+    return true
+  }
+
+  /** Mean α over the DCTCP flows that have started and not finished (NaN if none). */
+  meanAlpha(): number {
+    let sum = 0
+    let n = 0
+    const flows = this.flows
+    const now = this.ctx.now
+    for (let f = 0; f < flows.n; f++) {
+      if (flows.startPs[f] <= now && flows.finishPs[f] < 0) {
+        sum += this.alpha[f]
+        n++
+      }
+    }
+    return n > 0 ? sum / n : NaN
   }
 
   /** The flow's timer element fired. */
@@ -219,6 +286,8 @@ export class NewRenoSenders {
     pkts.flow[p] = f
     pkts.seq[p] = seg
     pkts.wireBytes[p] = payload + TCP_HEADER_BYTES
+    pkts.kind[p] = KIND_DATA
+    pkts.src[p] = flows.src[f]
     pkts.dst[p] = flows.dst[f]
     pkts.hash[p] = flows.dataHash[f]
     pkts.sentPs[p] = ctx.now
@@ -227,16 +296,15 @@ export class NewRenoSenders {
     const c = ctx.counters
     c.dataPacketsSent++
     c.payloadBytesSent += payload
+    const ect = this.dctcp ? PKT_ECT : 0
     if (seg < this.sndMax[f]) {
-      pkts.flags[p] = PKT_RTX
+      pkts.flags[p] = PKT_RTX | ect
       c.retransmits++
     } else {
-      pkts.flags[p] = 0
+      pkts.flags[p] = ect
       this.sndMax[f] = seg + 1
     }
-    const h = flows.src[f]
-    this.hostTx.admit(h)
-    this.nics[h].enqueue(p)
+    this.nics[flows.src[f]].enqueue(p)
   }
 
   private sampleRtt(f: number, rtt: number): void {

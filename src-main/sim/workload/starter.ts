@@ -4,7 +4,7 @@
 import type { SimContext } from '../engine/context'
 import { KIND_GENERATOR } from '../engine/context'
 import type { FlowTable } from '../tcp/flows'
-import type { NewRenoSenders } from '../tcp/newreno'
+import type { TcpSenders } from '../tcp/sender'
 
 export class FlowStarter {
   readonly elem: number
@@ -14,7 +14,7 @@ export class FlowStarter {
   constructor(
     private readonly ctx: SimContext,
     private readonly flows: FlowTable,
-    private readonly senders: NewRenoSenders,
+    private readonly senders: TcpSenders,
   ) {
     this.elem = ctx.addElement(KIND_GENERATOR, 0)
     const idx = Array.from({ length: flows.n }, (_, i) => i)

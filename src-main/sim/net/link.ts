@@ -1,0 +1,261 @@
+// One direction of a link: a drop-tail (and ECN-marking) output queue, its serializer and
+// the wire behind it, as one element with one pending event.
+//
+// A FIFO served at a constant rate needs no event to know when a packet leaves: on
+// arrival its serialization end is max(now, end of the previous packet) + size/rate, and it
+// reaches the far end `delay` later. So the element keeps every packet it owns in one ring
+// (queued, serializing and on the wire, in order) with its serialization end, and wakes
+// only when the head reaches the far end: one event per packet per hop, where a separate
+// queue and pipe (htsim) take two. Which packets are still queued is found lazily: those
+// whose serialization has not ended by now (`qHead` walks forward on demand), so drop-tail,
+// ECN marking and queue.depth count exactly what a queue-then-pipe model would: the packet
+// being serialized included, the packets on the wire excluded.
+//
+// Busy time is exact: all serializations are committed at enqueue, and the queue is
+// work-conserving, so the part still ahead of now is lastTxEnd − now.
+//
+// A host NIC also reports departures of data packets to its host's HostTx (net/host.ts):
+// while flows of that host are blocked on a full NIC, the element also wakes at the next
+// departure (its one event is at the earlier of the two), so a freed slot is handed over
+// at the instant it frees.
+
+import type { SimContext } from '../engine/context'
+import { KIND_LINK } from '../engine/context'
+import { KIND_DATA, PKT_CE, PKT_ECT } from '../engine/packets'
+import type { HostTx } from './host'
+
+/** Whatever sits at the far end of a link: a switch or a host. */
+export interface PacketSink {
+  receive(p: number, inPort: number): void
+}
+
+export class Link {
+  readonly elem: number
+  /** Serialization cost; exact whenever 8e12 / bps is an integer (1, 10, 25, 40, 100G...). */
+  readonly psPerByte: number
+  readonly delayPs: number
+  next: PacketSink | null = null
+  /** The port this link arrives on at the far end. */
+  nextPort = 0
+  /** False while the link is down: it holds nothing and drops what it is offered. */
+  up = true
+  /** An ECT packet that finds this many packets queued is marked CE (Infinity: never). */
+  ecnThreshold = Infinity
+  /** Serialization time committed so far, up to lastTxEndPs. */
+  busyPs = 0
+  /** When the last packet accepted finishes serializing. */
+  lastTxEndPs = 0
+  /** Bytes of the packets still queued (serializing included), as of the last advance(). */
+  queuedBytesLazy = 0
+  /** Cumulative per-port counts, read by the sampler as differences. */
+  dropCount = 0
+  markCount = 0
+  /** Most packets queued since the sampler last reset it. */
+  maxDepth = 0
+  /** Set on a host NIC only: its host's admission control, and the host index. */
+  hostTx: HostTx | null = null
+  host = -1
+  /** Host NIC only: data packets still queued (ACKs do not count against the NIC limit). */
+  dataQueuedLazy = 0
+  private pkt: Int32Array
+  private txEnd: Float64Array
+  private bytes: Int32Array
+  private mask: number
+  /** Absolute sequence numbers into the ring: oldest not yet arrived, oldest not yet sent, next free. */
+  private head = 0
+  private qHead = 0
+  private tail = 0
+
+  constructor(
+    private readonly ctx: SimContext,
+    readonly bps: number,
+    delayPs: number,
+    /** Drop-tail limit in packets; Infinity for a host NIC (HostTx backpressures senders). */
+    readonly capacity: number,
+    readonly index: number,
+  ) {
+    this.elem = ctx.addElement(KIND_LINK, index)
+    this.psPerByte = 8e12 / bps
+    this.delayPs = delayPs
+    const n = 64
+    this.pkt = new Int32Array(n)
+    this.txEnd = new Float64Array(n)
+    this.bytes = new Int32Array(n)
+    this.mask = n - 1
+  }
+
+  enqueue(p: number): void {
+    const ctx = this.ctx
+    const now = ctx.now
+    if (this.qHead < this.tail && this.txEnd[this.qHead & this.mask] <= now) this.advance(now)
+    const pkts = ctx.pkts
+    const c = ctx.counters
+    if (!this.up) {
+      c.drops++
+      c.linkDownDrops++
+      this.dropCount++
+      pkts.release(p)
+      return
+    }
+    const q = this.tail - this.qHead
+    if (q >= this.capacity) {
+      c.drops++
+      this.dropCount++
+      pkts.release(p)
+      return
+    }
+    if (q >= this.ecnThreshold && (pkts.flags[p] & PKT_ECT) !== 0) {
+      pkts.flags[p] |= PKT_CE
+      c.ecnMarks++
+      this.markCount++
+    }
+    if (this.tail - this.head > this.mask) this.grow()
+    const bytes = pkts.wireBytes[p]
+    const last = this.lastTxEndPs
+    const start = now > last ? now : last
+    const end = start + Math.ceil(bytes * this.psPerByte)
+    const i = this.tail & this.mask
+    this.pkt[i] = p
+    this.txEnd[i] = end
+    this.bytes[i] = bytes
+    this.tail++
+    this.lastTxEndPs = end
+    this.busyPs += end - start
+    this.queuedBytesLazy += bytes
+    if (q >= this.maxDepth) this.maxDepth = q + 1
+    if (this.hostTx !== null && pkts.kind[p] === KIND_DATA) {
+      const d = ++this.dataQueuedLazy
+      if (d > c.maxHostQueuePackets) c.maxHostQueuePackets = d
+    }
+    if (this.tail - this.head === 1) ctx.heap.schedule(this.elem, end + this.delayPs)
+  }
+
+  /** The head packet reached the far end, or (host NIC) a packet left while flows wait. */
+  onEvent(): void {
+    const ctx = this.ctx
+    const now = ctx.now
+    this.advance(now)
+    const hostTx = this.hostTx
+    if (hostTx !== null && hostTx.blockedCount(this.host) > 0) hostTx.wake(this.host)
+    if (this.head < this.tail) {
+      const i = this.head & this.mask
+      if (this.txEnd[i] + this.delayPs <= now) {
+        const p = this.pkt[i]
+        this.head++
+        this.reschedule()
+        ctx.counters.packetHops++
+        this.next!.receive(p, this.nextPort)
+        return
+      }
+    }
+    this.reschedule()
+  }
+
+  /** Packets queued now (the one serializing included, those on the wire not). */
+  depth(): number {
+    this.advance(this.ctx.now)
+    return this.tail - this.qHead
+  }
+
+  /** Bytes queued now. */
+  queuedBytes(): number {
+    this.advance(this.ctx.now)
+    return this.queuedBytesLazy
+  }
+
+  /** Host NIC: data packets queued now. */
+  dataQueued(): number {
+    this.advance(this.ctx.now)
+    return this.dataQueuedLazy
+  }
+
+  /** Busy picoseconds up to now, the packet being serialized included. */
+  busyUntilNow(): number {
+    const ahead = this.lastTxEndPs - this.ctx.now
+    return ahead > 0 ? this.busyPs - ahead : this.busyPs
+  }
+
+  /**
+   * Host NIC: a flow just blocked on this NIC; make sure the element wakes when the next
+   * packet leaves (its pending event may be a later arrival, or none).
+   */
+  armDepartureWake(): void {
+    if (this.qHead >= this.tail) return
+    const d = this.txEnd[this.qHead & this.mask]
+    const heap = this.ctx.heap
+    if (!heap.isPending(this.elem) || heap.timeOf(this.elem) > d) heap.schedule(this.elem, d)
+  }
+
+  /** Takes the link down (dropping all it holds, queued or on the wire) or brings it back. */
+  setUp(up: boolean): void {
+    if (up === this.up) return
+    this.up = up
+    if (up) return
+    const ctx = this.ctx
+    const c = ctx.counters
+    const held = this.tail - this.head
+    for (let s = this.head; s < this.tail; s++) ctx.pkts.release(this.pkt[s & this.mask])
+    c.drops += held
+    c.linkDownDrops += held
+    this.dropCount += held
+    const ahead = this.lastTxEndPs - ctx.now
+    if (ahead > 0) this.busyPs -= ahead
+    this.lastTxEndPs = ctx.now
+    this.head = this.qHead = this.tail
+    this.queuedBytesLazy = 0
+    this.dataQueuedLazy = 0
+    ctx.heap.cancel(this.elem)
+    // Flows blocked on a dead NIC get their turn; what they send is dropped and recovered by RTO.
+    if (this.hostTx !== null && this.hostTx.blockedCount(this.host) > 0) this.hostTx.wake(this.host)
+  }
+
+  /** Moves qHead past every packet whose serialization has ended by now. */
+  private advance(now: number): void {
+    const txEnd = this.txEnd
+    const mask = this.mask
+    let s = this.qHead
+    const tail = this.tail
+    if (s >= tail || txEnd[s & mask] > now) return
+    const nic = this.hostTx !== null
+    const kind = this.ctx.pkts.kind
+    let bytes = 0
+    let data = 0
+    do {
+      const i = s & mask
+      bytes += this.bytes[i]
+      if (nic && kind[this.pkt[i]] === KIND_DATA) data++
+      s++
+    } while (s < tail && txEnd[s & mask] <= now)
+    this.qHead = s
+    this.queuedBytesLazy -= bytes
+    this.dataQueuedLazy -= data
+  }
+
+  private reschedule(): void {
+    let t = Infinity
+    if (this.head < this.tail) t = this.txEnd[this.head & this.mask] + this.delayPs
+    const hostTx = this.hostTx
+    if (hostTx !== null && this.qHead < this.tail && hostTx.blockedCount(this.host) > 0) {
+      const d = this.txEnd[this.qHead & this.mask]
+      if (d < t) t = d
+    }
+    if (t !== Infinity) this.ctx.heap.schedule(this.elem, t)
+  }
+
+  private grow(): void {
+    const n = this.mask + 1
+    const m = 2 * n - 1
+    const pkt = new Int32Array(2 * n)
+    const txEnd = new Float64Array(2 * n)
+    const bytes = new Int32Array(2 * n)
+    for (let s = this.head; s < this.tail; s++) {
+      pkt[s & m] = this.pkt[s & this.mask]
+      txEnd[s & m] = this.txEnd[s & this.mask]
+      bytes[s & m] = this.bytes[s & this.mask]
+    }
+    this.pkt = pkt
+    this.txEnd = txEnd
+    this.bytes = bytes
+    this.mask = m
+  }
+}
