@@ -68,7 +68,8 @@ export function computeControlPlane(
 
   const switches: SwitchState[] = f.switches.map((node, si) => {
     const n = f.nodes[node]
-    const switchId = si + 1
+    // 0-based, ToRs first: a ToR's switch id is its ToR index (floodgate.p4 relies on it).
+    const switchId = si
     const ports: PortInfo[] = n.ports.map((_, port) => {
       const pe = peer(f, node, port)
       const other = f.nodes[pe.node]

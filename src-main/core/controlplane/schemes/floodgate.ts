@@ -11,31 +11,34 @@
 // code: 1.5 x BDP, T = 10 us), from the fastest next-hop link; BDP = rate x 2 x link delay.
 
 import type { SchemeModule } from '.'
-import type { RegisterInit, TableEntry } from '../types'
+import type { ControlPlaneState, RegisterInit, SwitchState, TableEntry } from '../types'
 import { iface, routingEntries } from './common'
 
 export const FLOODGATE_PORT_SLOTS = 16
 
-export const floodgate: SchemeModule = {
-  scheme: 'floodgate',
-  registers: (sw, state) => {
+/** Initial windows; rateScale is the target's rate factor (BMv2 runs links slower). */
+function windows(sw: SwitchState, state: Omit<ControlPlaneState, 'switches'>, rateScale = 1): RegisterInit[] {
     const p = state.params
     const out: RegisterInit[] = []
     for (const g of sw.nextHops) {
       const links = g.ports.map((q) => sw.ports[q])
-      const bps = Math.max(...links.map((l) => l.bps))
+      const bps = Math.max(...links.map((l) => l.bps)) * rateScale
       const delay = Math.max(...links.map((l) => l.delayNs))
       const bdp = (bps / 8) * ((2 * delay) / 1e9)
-      const value = Math.ceil(p.windowBdpFactor * bdp + (bps / 8) * (p.creditIntervalNs / 1e9))
+      const value = Math.ceil(p.windowBdpFactor * bdp + (bps / 8) * (p.creditIntervalNs / 1e9) - 1e-6)
       out.push({
         register: 'window',
         index: g.dstTor,
         value,
-        why: `initial window per destination ToR: ${p.windowBdpFactor} x BDP to the next hop + C_out x T (T = ${p.creditIntervalNs / 1000} us), bytes`,
+        why: `initial window per destination ToR: ${p.windowBdpFactor} x BDP to the next hop + C_out x T (T = ${p.creditIntervalNs / 1000} us), bytes${rateScale !== 1 ? ` at the target's link rates (x ${rateScale})` : ''}`,
       })
     }
     return out
-  },
+}
+
+export const floodgate: SchemeModule = {
+  scheme: 'floodgate',
+  registers: (sw, state) => windows(sw, state),
   iface: (target) =>
     iface(
       'floodgate',
@@ -72,20 +75,27 @@ export const floodgate: SchemeModule = {
         mirrors.push({ session, port: ctx.port(p), why: `credits to ${sw.ports[p].peer}` })
       }
     } else {
+      // Only (port, dstTor) pairs data can arrive on: the peer's next hops to dstTor include
+      // the link to us (or, at a ToR, dstTor is this ToR and the peer sends down to it).
+      const byNode = new Map(state.switches.map((s) => [s.node, s]))
       let id = 0
       for (const p of fabricPorts) {
+        const pi = sw.ports[p]
+        const up = byNode.get(pi.peerNode)
         for (const t of state.tors) {
+          const g = up?.nextHops.find((x) => x.dstTor === t.index)
+          if (!g || !g.ports.includes(pi.peerPort)) continue
           entries.push({
             table: I.creditTarget,
             action: I.sendCredit,
             match: [{ kind: 'exact', value: id++ }],
-            params: [ctx.port(p), t.index, t.index * FLOODGATE_PORT_SLOTS + (p % FLOODGATE_PORT_SLOTS)],
+            params: [ctx.port(p), t.index, t.index * FLOODGATE_PORT_SLOTS + (ctx.port(p) % FLOODGATE_PORT_SLOTS)],
             comment: 'pktgen credit batch: packet id -> (upstream port, dstTor, counter)',
           })
         }
       }
     }
-    const registers = sw.registers.map((r) => ({ register: I[r.register], index: r.index, value: r.value, comment: r.why }))
+    const registers = windows(sw, state, ctx.rateScale).map((r) => ({ register: I[r.register], index: r.index, value: r.value, comment: r.why }))
     return { entries, registers, mcastGroups: [], mirrors }
   },
 }
