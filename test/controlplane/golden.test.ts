@@ -116,3 +116,20 @@ describe('BMv2 link-speed mapping', () => {
     expect(cli).toContain(`set_queue_rate ${Math.round(50e6 / 8 / 1500)} 0`)
   })
 })
+
+describe('sim tables', () => {
+  it('are the same next-hop sets the simulator computes from the topology', async () => {
+    const { distancesTo, shortestNextHops } = await import('../../src-main/topology')
+    for (const spec of [HULA3, FAT4, LS]) {
+      const f = buildFabric(spec)
+      const routes = renderSimRoutes(computeControlPlane(f, 'hula'))
+      for (const s of f.switches) {
+        const r = routes.switches[s]
+        f.tors.forEach((t, ti) => {
+          if (t !== s) expect(r.toTor[ti]).toEqual(shortestNextHops(f, s, distancesTo(f, t)))
+        })
+        if (f.nodes[s].role === 'tor') expect(r.hosts!.length).toBeGreaterThan(0)
+      }
+    }
+  })
+})

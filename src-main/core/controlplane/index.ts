@@ -5,6 +5,6 @@ export { probeReplication, type ProbeRule, type SpineScope, type ReplicationPlan
 export { bmv2QueueMapping, type Bmv2QueueMapping, type Bmv2PortQueue, type Bmv2QueueOptions } from './queues'
 export { renderCli, cliCommandLines, cliEntry, type CliOptions } from './render/cli'
 export { renderBfrt, bfrtEntry, bfSpeed, type BfrtOptions } from './render/bfrt'
-export { renderSimRoutes, type SimRoutesLocal } from './render/sim'
+export { renderSimRoutes } from './render/sim'
 export { schemeModule, programFor, type P4Iface, type RenderedProgram, type SchemeModule } from './schemes'
 export { ipToInt, macToInt, hostMac, switchPortMac } from './address'

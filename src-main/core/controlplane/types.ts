@@ -209,11 +209,3 @@ export interface SwitchProgram {
   /** Multicast groups to create (ids as in SwitchState.mcastGroups). */
   mcastGroups: McastGroup[]
 }
-
-/** Local copy of the simulator's routing tables (src-main/sim/types.ts will define SimRoutes). */
-export interface SimSwitchRoutes {
-  /** torPorts[t]: candidate egress ports towards ToR index t (empty for the switch itself). */
-  torPorts: number[][]
-  /** Host index to egress port, for the hosts attached to this switch. */
-  hostPorts: Record<number, number>
-}

@@ -1,21 +1,18 @@
-// The embedded simulator's forwarding tables, from the same state the CLI files and bfrt
-// scripts come from. Shape: per switch node id, the candidate egress ports towards each
-// destination ToR index, and the port of each local host.
-// TODO(sim): src-main/sim/types.ts is getting a SimRoutes type of this shape; switch to it
-// when it lands (SimSwitchRoutes in ../types is the local stand-in).
+// The embedded simulator's forwarding tables (SimRoutes in src-main/sim/types.ts), from the
+// same state the CLI files and bfrt scripts come from: per switch node id, the candidate
+// egress ports towards each destination ToR index, and at ToRs the port of each local host.
 
-import type { ControlPlaneState, SimSwitchRoutes } from '../types'
+import type { SimRoutes, SwitchRoutes } from '../../../sim/types'
+import type { ControlPlaneState } from '../types'
 
-export type SimRoutesLocal = Record<number, SimSwitchRoutes>
-
-export function renderSimRoutes(state: ControlPlaneState): SimRoutesLocal {
-  const out: SimRoutesLocal = {}
+export function renderSimRoutes(state: ControlPlaneState): SimRoutes {
+  const switches: Record<number, SwitchRoutes> = {}
   for (const sw of state.switches) {
-    const torPorts: number[][] = state.tors.map(() => [])
-    for (const g of sw.nextHops) torPorts[g.dstTor] = [...g.ports]
-    const hostPorts: Record<number, number> = {}
-    for (const h of sw.hostRoutes) hostPorts[h.host] = h.port
-    out[sw.node] = { torPorts, hostPorts }
+    const toTor: number[][] = state.tors.map(() => [])
+    for (const g of sw.nextHops) toTor[g.dstTor] = [...g.ports]
+    const r: SwitchRoutes = { toTor }
+    if (sw.role === 'tor') r.hosts = sw.hostRoutes.map((h) => [h.host, h.port] as [number, number])
+    switches[sw.node] = r
   }
-  return out
+  return { switches }
 }
