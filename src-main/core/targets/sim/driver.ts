@@ -18,6 +18,8 @@ import {
   type TargetSession,
 } from '../driver'
 import { simConfigFor } from './config'
+import { computeControlPlane, renderSimRoutes } from '../../controlplane'
+import { buildFabric } from '../../../topology'
 import type { FromWorker, ToWorker } from './protocol'
 
 const WORKER_FILE = 'sim-worker.js'
@@ -73,7 +75,12 @@ class SimSession implements TargetSession {
   constructor(private readonly ctx: RunContext) {}
 
   async build(): Promise<void> {
-    this.config = simConfigFor(this.ctx.plan)
+    const config = simConfigFor(this.ctx.plan)
+    // The sim forwards by the control plane's next-hop groups, the same ones the
+    // simple_switch_CLI files and bfrt scripts carry. They are shortest-path groups and
+    // the same for every scheme, so they are computed without the scheme's P4 limits.
+    const routing = computeControlPlane(buildFabric(config.topology), 'ecmp')
+    this.config = { ...config, routes: renderSimRoutes(routing) }
   }
 
   async deploy(): Promise<void> {
