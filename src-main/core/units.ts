@@ -111,3 +111,30 @@ export function formatDuration(ns: number): string {
 export function formatSize(bytes: number): string {
   return withPrefix(bytes, [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'K']], 'B')
 }
+
+const EVENT_RATE_RE = new RegExp(String.raw`^${NUMBER}\s*/\s*(s|ms|us|\u00b5s|\u03bcs)$`)
+const PER_SECOND: Record<string, number> = { s: 1, ms: 1e3, us: 1e6, '\u00b5s': 1e6, '\u03bcs': 1e6 }
+
+/** '2000/s', '2/ms', or a number of events per second → events per second. */
+export function parseEventRate(v: unknown): number {
+  const plain = plainNumber(v)
+  if (plain !== undefined) return plain
+  const m = typeof v === 'string' ? v.trim().match(EVENT_RATE_RE) : null
+  if (!m) throw new UnitError(`expected a rate of events such as 2000/s, got ${show(v)}`)
+  return mantissa(m) * PER_SECOND[m[3]]
+}
+
+export type QuantityUnit = 'duration' | 'size' | 'rate'
+
+/**
+ * A string with a unit, classified by the unit it is written in and parsed to its base
+ * unit: '100us' → duration (ns), '64KB' → size (bytes), '10Gbps' or '40G' → rate (bit/s).
+ * Undefined when the string has none of these units (plain numbers included).
+ */
+export function parseQuantity(v: string): { unit: QuantityUnit; value: number } | undefined {
+  const s = v.trim()
+  if (DURATION_RE.test(s)) return { unit: 'duration', value: parseDuration(s) }
+  if (SIZE_RE.test(s)) return { unit: 'size', value: parseSize(s) }
+  if (plainNumber(s) === undefined && RATE_RE.test(s)) return { unit: 'rate', value: parseRate(s) }
+  return undefined
+}

@@ -1,3 +1,22 @@
 export { expandRuns, formatSpecError, parseExperiment } from './parse'
-export { SCHEMES, WORKLOAD_KINDS, type ExperimentSpec, type ParseOptions, type ParseResult, type WorkloadKind } from './types'
+export { KNOWN_PARAMS } from './params'
+export {
+  CDF_KINDS,
+  DEFAULT_FAN_IN,
+  SCHEMES,
+  TOPOLOGY_KINDS,
+  WORKLOAD_KINDS,
+  type CdfKind,
+  type ExperimentSpec,
+  type FailureSpec,
+  type IncastWorkloadSpec,
+  type LongLivedWorkloadSpec,
+  type ParseOptions,
+  type ParseResult,
+  type PermutationWorkloadSpec,
+  type PoissonWorkloadSpec,
+  type TopologyKind,
+  type WorkloadKind,
+  type WorkloadSpec,
+} from './types'
 export { parseCdf, type CdfResult } from './workload'

@@ -1,10 +1,12 @@
 import { LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
 import type { SpecError } from '../../contract/schemas'
-import type { SchemeName } from '../../sim/types'
+import type { Topology, SchemeName, TransportConfig } from '../../sim/types'
+import type { Fabric } from '../../topology'
+import { canonicalLink, checkAgainstFabric, checkParams, toTopology } from './checks'
 import { formatPath, locate, type FieldPath } from './locate'
 import { experimentSchema, type RawExperiment } from './schema'
-import type { ExperimentSpec, ParseOptions, ParseResult, WorkloadKind } from './types'
+import type { CdfKind, ExperimentSpec, FailureSpec, ParseOptions, ParseResult, WorkloadSpec } from './types'
 import { loadWorkloadCdf } from './workload'
 
 /**
@@ -50,8 +52,16 @@ export function parseExperiment(text: string, opts: ParseOptions): ParseResult {
   const cdf = typeof raw === 'object' && !Array.isArray(raw) ? loadWorkloadCdf(workloadRaw, opts) : undefined
   if (cdf && !cdf.ok) for (const p of cdf.problems) report(p.path, p.message)
 
-  if (errors.length > 0 || !result.success || !cdf?.ok) return { ok: false, errors: tidy(errors) }
-  return { ok: true, spec: normalise(result.data, cdf.file, cdf.cdf) }
+  const fabric = isPlainObject(raw) ? checkAgainstFabric(raw) : { problems: [] }
+  for (const p of fabric.problems) report(p.path, p.message, p.keyOf)
+  if (isPlainObject(raw)) for (const p of checkParams(raw)) report(p.path, p.message, true)
+
+  if (errors.length > 0 || !result.success || !cdf?.ok || !fabric.fabric) return { ok: false, errors: tidy(errors) }
+  return { ok: true, spec: normalise(result.data, fabric.fabric, cdf) }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
 function reportIssue(issue: z.core.$ZodIssue, report: (path: FieldPath, message: string, keyOf?: boolean) => void): void {
@@ -75,41 +85,74 @@ function tidy(errors: SpecError[]): SpecError[] {
     .sort((a, b) => a.line - b.line || a.column - b.column)
 }
 
-function normalise(raw: RawExperiment, file: string, cdf: Array<[number, number]>): ExperimentSpec {
-  const t = raw.topology
+function normalise(raw: RawExperiment, fabric: Fabric, cdf: { file?: string; cdf?: Array<[number, number]> }): ExperimentSpec {
+  const link = (name: string) => canonicalLink(fabric, name) ?? name
+  const topology: Topology = toTopology(raw.topology)
+  if (topology.remove) topology.remove = topology.remove.map(link)
+  if (topology.rates) topology.rates = Object.fromEntries(Object.entries(topology.rates).map(([name, bps]) => [link(name), bps]))
+
+  const t = raw.transport
+  const transport: TransportConfig = { kind: t.kind, mssBytes: t.mss, initCwndPackets: t.initCwnd, minRtoNs: t.minRto }
+  if (t.kind === 'dctcp') {
+    if (t.ecnThreshold !== undefined) transport.ecnThresholdPackets = t.ecnThreshold
+    if (t.dctcpG !== undefined) transport.dctcpG = t.dctcpG
+  }
+
+  const failures: FailureSpec[] = raw.failures
+    .map((f) => ({ link: link(f.link), atNs: f.at, ...(f.recover !== undefined ? { recoverNs: f.recover } : {}) }))
+    .sort((a, b) => a.atNs - b.atNs)
+
   return {
     name: raw.name,
     description: raw.description,
     tags: raw.tags,
     testbed: raw.testbed,
-    topology: {
-      kind: 'leaf-spine',
-      leaves: t.leaves,
-      spines: t.spines,
-      hostsPerLeaf: t.hostsPerLeaf,
-      hostLinkBps: t.hostLink,
-      fabricLinkBps: t.fabricLink,
-      linkDelayNs: t.linkDelay,
-      queuePackets: t.queuePackets,
-      hostQueuePackets: t.hostQueuePackets,
-    },
-    transport: {
-      kind: 'newreno',
-      mssBytes: raw.transport.mss,
-      initCwndPackets: raw.transport.initCwnd,
-      minRtoNs: raw.transport.minRto,
-    },
+    topology,
+    transport,
     schemes: raw.schemes as SchemeName[],
-    workload: {
-      kind: raw.workload.kind as WorkloadKind,
-      file,
-      cdf,
-      loads: raw.workload.load,
-      flows: raw.workload.flows,
-    },
+    workload: normaliseWorkload(raw.workload, cdf.file ?? '', cdf.cdf ?? []),
+    params: raw.params,
+    failures,
+    failover: raw.failover as 'global' | 'local',
     seeds: raw.seeds,
     telemetryIntervalNs: raw.telemetry.interval,
     stopAfterNs: raw.stopAfter,
+  }
+}
+
+function normaliseWorkload(w: RawExperiment['workload'], file: string, cdf: Array<[number, number]>): WorkloadSpec {
+  const optional = (x: { size?: number; start?: number }) => ({
+    ...(x.size !== undefined ? { sizeBytes: x.size } : {}),
+    ...(x.start !== undefined ? { startNs: x.start } : {}),
+  })
+  switch (w.kind) {
+    case 'incast':
+      return {
+        kind: 'incast',
+        background: w.background,
+        file,
+        cdf,
+        loads: w.load,
+        flows: w.flows,
+        incast: {
+          events: w.incast.events,
+          ratePerSec: w.incast.rate,
+          flowBytes: w.incast.flowSize,
+          fanIn: w.incast.fanIn as number | Array<[number, number]>,
+        },
+      }
+    case 'long-lived':
+      return {
+        kind: 'long-lived',
+        loads: [1],
+        ...(w.pairs !== undefined ? { pairs: w.pairs } : {}),
+        ...(w.flows !== undefined ? { flows: w.flows } : {}),
+        ...optional(w),
+      }
+    case 'permutation':
+      return { kind: 'permutation', loads: [1], ...optional(w) }
+    default:
+      return { kind: w.kind, file, cdf, loads: w.load, flows: w.flows }
   }
 }
 

@@ -1,35 +1,39 @@
 import { DEFAULT_HOST_QUEUE_PACKETS } from '../../sim/types'
 import { z } from 'zod'
-import { parseDuration, parseRate } from '../units'
-import { SCHEMES, WORKLOAD_KINDS } from './types'
+import { formatDuration, parseDuration, parseEventRate, parseRate, parseSize } from '../units'
+import { paramsSchema } from './params'
+import { describeValue, expected } from './messages'
+import { CDF_KINDS, DEFAULT_FAN_IN, SCHEMES, TOPOLOGY_KINDS, WORKLOAD_KINDS, type CdfKind } from './types'
 
 // The zod schema of an experiment file. Every check carries its own message in the
 // form "expected <what>, got <value>", so an error reads the same whichever rule
 // caught it; parse.ts adds the file, line, column and field path.
 
-/** A value as the user would recognise it from their file. */
-export function describeValue(v: unknown): string {
-  if (v === null) return 'nothing'
-  if (typeof v === 'string') return `'${v}'`
-  if (Array.isArray(v)) return 'a list'
-  if (typeof v === 'object') return 'a mapping'
-  return String(v)
-}
+export { describeValue, expected }
 
-type Issue = { input?: unknown; code?: string }
-
-function expected(what: string) {
-  return (iss: Issue) =>
-    iss.input === undefined ? `required field is missing; expected ${what}` : `expected ${what}, got ${describeValue(iss.input)}`
-}
-
-/** A strict mapping: unknown keys are errors that list the known ones. */
-function mapping<S extends z.ZodRawShape>(shape: S, what = 'a mapping') {
+/**
+ * A strict mapping: unknown keys are errors that list the known ones. `refused` names
+ * fields that look as if they belong but do not apply here, each with the reason; they are
+ * errors at the field, and are not listed as known.
+ */
+function mapping<S extends z.ZodRawShape>(shape: S, what = 'a mapping', refused: Record<string, string> = {}) {
   const known = Object.keys(shape).join(', ')
-  return z.strictObject(shape, {
-    // parse.ts prefixes "unknown field '<key>'; " per key, at that key's line.
-    error: (iss) => (iss.code === 'unrecognized_keys' ? `expected one of ${known}` : expected(what)(iss)),
-  })
+  const extra: Record<string, z.ZodOptional<z.ZodAny>> = {}
+  for (const [key, why] of Object.entries(refused)) {
+    extra[key] = z
+      .any()
+      .superRefine((v, ctx) => {
+        if (v !== undefined) ctx.addIssue({ code: 'custom', message: why, input: v })
+      })
+      .optional()
+  }
+  return z.strictObject(
+    { ...shape, ...extra } as S,
+    {
+      // parse.ts prefixes "unknown field '<key>'; " per key, at that key's line.
+      error: (iss) => (iss.code === 'unrecognized_keys' ? `expected one of ${known}` : expected(what)(iss)),
+    },
+  )
 }
 
 function integer(what: string, min: number) {
@@ -80,6 +84,30 @@ function oneOrMany<T extends z.ZodType>(item: T, what: string) {
   )
 }
 
+/** A schema chosen by the value's shape (a number or a list, say), its issues passed on as they are. */
+function either(pick: (v: unknown) => z.ZodType) {
+  return z.any().transform((v, ctx) => {
+    const r = pick(v).safeParse(v)
+    if (!r.success) {
+      for (const iss of r.error.issues) ctx.addIssue({ ...iss } as Parameters<typeof ctx.addIssue>[0])
+      return z.NEVER
+    }
+    return r.data as unknown
+  })
+}
+
+/** The error of a union keyed by `kind`: a missing or unknown kind, at the kind field. */
+function kindError(kinds: readonly string[], what: string) {
+  const list = kinds.join(', ')
+  return (iss: { code?: string; input?: unknown }) => {
+    if (iss.code === 'invalid_union') {
+      const kind = (iss.input as Record<string, unknown> | undefined)?.kind
+      return kind === undefined ? `required field is missing; expected one of ${list}` : `expected one of ${list}, got ${describeValue(kind)}`
+    }
+    return expected(what)(iss)
+  }
+}
+
 const scheme = z.enum(SCHEMES as [string, ...string[]], {
   error: (iss) =>
     typeof iss.input === 'string'
@@ -92,34 +120,206 @@ const load = z
   .gt(0, { error: expected('a number in (0, 1]') })
   .lte(1, { error: expected('a number in (0, 1]') })
 
-const topology = mapping({
-  kind: z.literal('leaf-spine', { error: expected("'leaf-spine' (the only topology the sim builds today)") }),
-  // Flows go to hosts on other leaves, so one leaf would have no traffic to carry.
-  leaves: integer('an integer of at least 2', 2),
-  spines: positiveInt(),
-  hostsPerLeaf: positiveInt(),
+const size = () => quantity(parseSize, 'size', '64KB', 'positive')
+const linkName = () => text('a link name such as spine1-agg3')
+
+/** Fields every topology kind has, after its own. */
+const topologyCommon = {
   hostLink: rate(),
   fabricLink: rate(),
   linkDelay: duration('non-negative').default(1_000),
   queuePackets: positiveInt().default(100),
   // Packets a sender may hand to its NIC before it is held back (TCP Small Queues).
   hostQueuePackets: positiveInt().default(DEFAULT_HOST_QUEUE_PACKETS),
+  // Asymmetry: links taken out before the run, and links slower than fabricLink.
+  // Names are checked against the fabric in fabric.ts.
+  remove: z
+    .array(linkName(), { error: expected('a list of link names such as [spine1-agg3]') })
+    .superRefine((list, ctx) => {
+      list.forEach((x, i) => {
+        if (list.indexOf(x) !== i) ctx.addIssue({ code: 'custom', path: [i], message: `duplicate value ${describeValue(x)}`, input: x })
+      })
+    })
+    .optional(),
+  slow: z.record(z.string(), rate(), { error: expected('a mapping of link names to rates, such as { spine1-agg3: 10Gbps }') }).optional(),
+}
+
+const leafSpine = mapping({
+  kind: z.literal('leaf-spine'),
+  // Flows go to hosts on other leaves, so one leaf would have no traffic to carry.
+  leaves: integer('an integer of at least 2', 2),
+  spines: positiveInt(),
+  hostsPerLeaf: positiveInt(),
+  ...topologyCommon,
 })
 
-const transport = mapping({
-  kind: z.literal('newreno', { error: expected("'newreno'") }).default('newreno'),
+const fatTree = mapping({
+  kind: z.literal('fat-tree'),
+  k: integer('an even integer of at least 2', 2).refine((k) => k % 2 === 0, { error: expected('an even integer of at least 2') }),
+  ...topologyCommon,
+})
+
+const threeTier = mapping({
+  kind: z.literal('three-tier'),
+  pods: positiveInt(),
+  torsPerPod: positiveInt(),
+  aggsPerPod: positiveInt(),
+  spines: positiveInt(),
+  hostsPerTor: positiveInt(),
+  ...topologyCommon,
+}).superRefine((t, ctx) => {
+  if (t.pods * t.torsPerPod < 2) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['torsPerPod'],
+      message: `expected at least two ToRs in all (pods × torsPerPod), got ${t.pods * t.torsPerPod}; flows go to hosts on other ToRs`,
+      input: t.torsPerPod,
+    })
+  }
+})
+
+export const topologySchema = z.discriminatedUnion('kind', [leafSpine, fatTree, threeTier], {
+  error: kindError(TOPOLOGY_KINDS, `a mapping with kind: ${TOPOLOGY_KINDS.join(', ')}`),
+})
+
+const transportCommon = {
   mss: positiveInt('a positive integer (bytes of TCP payload)').default(1460),
   initCwnd: positiveInt('a positive integer (packets)').default(10),
   minRto: duration().default(1_000_000),
-}).prefault({})
+}
 
-const workload = mapping({
-  kind: z.enum(WORKLOAD_KINDS as [string, ...string[]], { error: expected(`one of ${WORKLOAD_KINDS.join(', ')}`) }),
-  // Existence, and the pairing with kind: cdf, are checked in workload.ts.
-  file: text('a path to a CDF file').optional(),
-  load: oneOrMany(load, 'a number in (0, 1]'),
+const newreno = mapping({ kind: z.literal('newreno'), ...transportCommon }, 'a mapping', {
+  ecnThreshold: 'ecnThreshold is the DCTCP marking threshold (packets); it needs kind: dctcp, and this transport is newreno',
+  dctcpG: "dctcpG is DCTCP's gain g; it needs kind: dctcp, and this transport is newreno",
+})
+
+const dctcp = mapping({
+  kind: z.literal('dctcp'),
+  ...transportCommon,
+  // Default: 65 packets at 10G, scaled with each port's rate (DCTCP_K_AT_10G).
+  ecnThreshold: positiveInt('a positive integer (packets queued)').optional(),
+  // Default 1/16.
+  dctcpG: z
+    .number({ error: expected('a number in (0, 1]') })
+    .gt(0, { error: expected('a number in (0, 1]') })
+    .lte(1, { error: expected('a number in (0, 1]') })
+    .optional(),
+})
+
+const transport = z
+  .preprocess(
+    (v) => (typeof v === 'object' && v !== null && !Array.isArray(v) && !('kind' in v) ? { kind: 'newreno', ...v } : v),
+    z.discriminatedUnion('kind', [newreno, dctcp], { error: kindError(['newreno', 'dctcp'], 'a mapping') }),
+  )
+  .prefault({})
+
+const cdfFile = () => text('a path to a CDF file').optional() // existence and the pairing with cdf: workload.ts
+const loads = () => oneOrMany(load, 'a number in (0, 1]')
+const cdfKind = (what: string) => z.enum(CDF_KINDS as [CdfKind, ...CdfKind[]], { error: expected(`one of ${CDF_KINDS.join(', ')}${what}`) })
+
+const poisson = mapping({
+  kind: cdfKind(''),
+  file: cdfFile(),
+  load: loads(),
   flows: positiveInt(),
 })
+
+const fanInOne = positiveInt('a fan-in (a positive integer)')
+const fanInMix = z
+  .array(
+    z.tuple([positiveInt('a fan-in (a positive integer)'), z.number({ error: expected('a positive weight') }).gt(0, { error: expected('a positive weight') })], {
+      error: expected('a [fanIn, weight] pair'),
+    }),
+  )
+  .min(1, { error: 'expected at least one [fanIn, weight] pair, got an empty list' })
+  .superRefine((mix, ctx) => {
+    mix.forEach(([n], i) => {
+      if (mix.findIndex(([m]) => m === n) !== i) ctx.addIssue({ code: 'custom', path: [i, 0], message: `duplicate fan-in ${n}`, input: n })
+    })
+  })
+
+const incast = mapping({
+  kind: z.literal('incast'),
+  background: cdfKind(' (the Poisson background traffic)'),
+  file: cdfFile(),
+  load: loads(),
+  flows: positiveInt('a positive integer (background flows)'),
+  incast: mapping(
+    {
+      events: positiveInt('a positive integer (incast events)'),
+      rate: quantity(parseEventRate, 'rate of events', '2000/s', 'positive'),
+      flowSize: size(),
+      fanIn: either((v) => (Array.isArray(v) ? fanInMix : fanInOne)).default(DEFAULT_FAN_IN.map(([n, w]) => [n, w])),
+    },
+    'a mapping { events, rate, flowSize, fanIn }',
+  ),
+})
+
+const saturating = (kind: string) =>
+  `load does not apply to kind ${kind}: its flows are saturating (they send as fast as the fabric lets them), so its runs are recorded with load 1; remove load`
+
+const hostIndex = () => integer('a host index (an integer from 0)', 0)
+
+const longLived = mapping(
+  {
+    kind: z.literal('long-lived'),
+    flows: positiveInt().optional(),
+    // Host indices are checked against the fabric in fabric.ts.
+    pairs: z
+      .array(z.tuple([hostIndex(), hostIndex()], { error: expected('a pair [src, dst] of host indices') }), {
+        error: expected('a list of [src, dst] host pairs'),
+      })
+      .min(1, { error: 'expected at least one [src, dst] pair, got an empty list' })
+      .optional(),
+    size: size().optional(),
+    start: duration('non-negative').optional(),
+  },
+  'a mapping',
+  { load: saturating('long-lived') },
+).superRefine((w, ctx) => {
+  if (w.flows === undefined && w.pairs === undefined) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'kind long-lived needs flows: <count> (random pairs) or pairs: [[src, dst], ...]', input: w })
+  } else if (w.flows !== undefined && w.pairs !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['flows'], message: 'give flows (random pairs) or pairs, not both', input: w.flows })
+  }
+})
+
+const permutation = mapping(
+  {
+    kind: z.literal('permutation'),
+    size: size().optional(),
+    start: duration('non-negative').optional(),
+  },
+  'a mapping',
+  { load: saturating('permutation') },
+)
+
+export const workloadSchema = z.discriminatedUnion('kind', [poisson, incast, longLived, permutation], {
+  error: kindError(WORKLOAD_KINDS, `a mapping with kind: ${WORKLOAD_KINDS.join(', ')}`),
+})
+
+const failure = mapping(
+  {
+    // Checked against the fabric in fabric.ts.
+    link: linkName(),
+    at: duration('non-negative'),
+    recover: duration().optional(),
+  },
+  'a mapping { link, at, recover }',
+).superRefine((f, ctx) => {
+  if (f.recover !== undefined && f.recover <= f.at) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['recover'],
+      message: `expected a time after at (${formatDuration(f.at)}), got ${formatDuration(f.recover)}`,
+      input: f.recover,
+    })
+  }
+})
+
+export const failuresSchema = z.array(failure, { error: expected('a list of { link, at, recover } mappings') }).default([])
+
+export const stopAfterSchema = duration().default(10_000_000_000)
 
 const telemetry = mapping({ interval: duration().default(100_000) }).prefault({})
 
@@ -135,16 +335,21 @@ export function experimentSchema(testbeds: readonly string[]) {
           error: (iss) => `unknown testbed ${describeValue(iss.input)}; known testbeds: ${testbeds.join(', ')}`,
         })
         .default('sim'),
-      topology,
+      topology: topologySchema,
       transport,
       schemes: oneOrMany(scheme, 'a scheme'),
-      workload,
+      workload: workloadSchema,
+      params: paramsSchema.default({}),
+      failures: failuresSchema,
+      failover: z.enum(['global', 'local'], { error: expected("'global' or 'local'") }).default('global'),
       seeds: oneOrMany(integer('a non-negative integer', 0), 'a non-negative integer').default([1]),
       telemetry,
-      stopAfter: duration().default(10_000_000_000),
+      stopAfter: stopAfterSchema,
     },
     'a mapping of experiment fields (name, topology, schemes, workload, ...)',
   )
 }
 
 export type RawExperiment = z.output<ReturnType<typeof experimentSchema>>
+export type RawTopology = z.output<typeof topologySchema>
+export type RawWorkload = z.output<typeof workloadSchema>

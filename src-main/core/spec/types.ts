@@ -1,5 +1,5 @@
 import type { SpecError } from '../../contract/schemas'
-import type { LeafSpineTopology, SchemeName, TransportConfig } from '../../sim/types'
+import type { SchemeName, Topology, TransportConfig } from '../../sim/types'
 
 export interface ParseOptions {
   /** How errors name the experiment file (as the user typed it, or a display name). */
@@ -14,11 +14,90 @@ export interface ParseOptions {
 
 export type ParseResult = { ok: true; spec: ExperimentSpec } | { ok: false; errors: SpecError[] }
 
-/** The schemes the embedded simulator implements today. */
+/**
+ * The schemes an experiment file may name: those the embedded simulator implements
+ * (SchemeName in src-main/sim/types.ts). Adding a scheme is this one line.
+ */
 export const SCHEMES: readonly SchemeName[] = ['ecmp', 'rps']
 
-export type WorkloadKind = 'web-search' | 'data-mining' | 'cdf'
-export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['web-search', 'data-mining', 'cdf']
+export type TopologyKind = Topology['kind']
+export const TOPOLOGY_KINDS: readonly TopologyKind[] = ['leaf-spine', 'fat-tree', 'three-tier']
+
+/** Poisson flow arrivals with sizes from a CDF (also the background of an incast mix). */
+export type CdfKind = 'web-search' | 'data-mining' | 'cdf'
+export const CDF_KINDS: readonly CdfKind[] = ['web-search', 'data-mining', 'cdf']
+
+export type WorkloadKind = CdfKind | 'incast' | 'long-lived' | 'permutation'
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = [...CDF_KINDS, 'incast', 'long-lived', 'permutation']
+
+/** Floodgate's incast mix (PARAMETERS.md, TrafficGenerator): fan-in 1, 5 or 10 with weights 10, 60, 30. */
+export const DEFAULT_FAN_IN: ReadonlyArray<readonly [number, number]> = [
+  [1, 10],
+  [5, 60],
+  [10, 30],
+]
+
+/** Poisson flows, sizes from a CDF, at each of `loads` (relative to the host link). */
+export interface PoissonWorkloadSpec {
+  kind: CdfKind
+  /** Absolute path of the CDF that was read. */
+  file: string
+  cdf: Array<[number, number]>
+  loads: number[]
+  flows: number
+}
+
+/** Incast events on top of Poisson background traffic; `loads` are the background's. */
+export interface IncastWorkloadSpec {
+  kind: 'incast'
+  background: CdfKind
+  /** Absolute path of the background's CDF. */
+  file: string
+  cdf: Array<[number, number]>
+  loads: number[]
+  /** Background flows. */
+  flows: number
+  incast: {
+    events: number
+    ratePerSec: number
+    flowBytes: number
+    /** A fixed fan-in, or [fanIn, weight] choices; default DEFAULT_FAN_IN. */
+    fanIn: number | Array<[number, number]>
+  }
+}
+
+/**
+ * Long-lived flows between given host pairs, or `flows` random pairs on different racks.
+ * Saturating: there is no offered load, so `loads` is always [1] (one run per scheme and
+ * seed, recorded with load 1).
+ */
+export interface LongLivedWorkloadSpec {
+  kind: 'long-lived'
+  loads: [1]
+  pairs?: Array<[number, number]>
+  flows?: number
+  /** Omitted: unbounded, the flows run until stopAfter. */
+  sizeBytes?: number
+  startNs?: number
+}
+
+/** Every host sends one flow to a distinct host. Saturating, like long-lived: `loads` is [1]. */
+export interface PermutationWorkloadSpec {
+  kind: 'permutation'
+  loads: [1]
+  sizeBytes?: number
+  startNs?: number
+}
+
+export type WorkloadSpec = PoissonWorkloadSpec | IncastWorkloadSpec | LongLivedWorkloadSpec | PermutationWorkloadSpec
+
+/** A link that goes down during the run, and comes back at recoverNs when that is given. */
+export interface FailureSpec {
+  /** Canonical link name of the fabric (upper node first: "spine1-agg3"). */
+  link: string
+  atNs: number
+  recoverNs?: number
+}
 
 /** An experiment file after validation: units normalised to bit/s, bytes and ns. */
 export interface ExperimentSpec {
@@ -26,17 +105,20 @@ export interface ExperimentSpec {
   description: string
   tags: string[]
   testbed: string
-  topology: LeafSpineTopology
+  /** The sim's topology; `remove` and `rates` (from `slow:`) use canonical link names. */
+  topology: Topology
   transport: TransportConfig
   schemes: SchemeName[]
-  workload: {
-    kind: WorkloadKind
-    /** Absolute path of the CDF that was read. */
-    file: string
-    cdf: Array<[number, number]>
-    loads: number[]
-    flows: number
-  }
+  workload: WorkloadSpec
+  /**
+   * Scheme parameters in base units, as SimConfig.schemeParams: durations as
+   * `<name>Ns`, rates as `<name>Bps`, sizes as `<name>Bytes`, plain numbers as written.
+   */
+  params: Record<string, number>
+  /** Link failures during the run, ordered by time. */
+  failures: FailureSpec[]
+  /** What routing does when a link goes down or comes back (SimConfig.failover). */
+  failover: 'global' | 'local'
   seeds: number[]
   telemetryIntervalNs: number
   stopAfterNs: number

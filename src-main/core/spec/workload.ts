@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { WORKLOAD_KINDS, type WorkloadKind } from './types'
+import { CDF_KINDS, WORKLOAD_KINDS, type CdfKind, type WorkloadKind } from './types'
 
 // Workload files: which CDF a workload block names, and reading that CDF.
 
@@ -51,23 +51,28 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Finds and reads the CDF a raw workload block names. Runs on the raw YAML value, apart
- * from the schema, so a missing file is reported alongside every other error. Returns
- * undefined when the block is too broken to say which file it means (the schema
- * reports that).
+ * Finds and reads the CDF a raw workload block names: its kind's, or for an incast its
+ * background's. Runs on the raw YAML value, apart from the schema, so a missing file is
+ * reported alongside every other error. Returns undefined when the block is too broken to
+ * say which file it means (the schema reports that), and no file for saturating kinds.
  */
 export function loadWorkloadCdf(
   raw: unknown,
   dirs: { baseDir: string; workloadsDir: string },
-): { ok: true; file: string; cdf: Array<[number, number]> } | { ok: false; problems: WorkloadProblem[] } | undefined {
+): { ok: true; file?: string; cdf?: Array<[number, number]> } | { ok: false; problems: WorkloadProblem[] } | undefined {
   if (!isPlainObject(raw)) return undefined
   const kind = raw.kind as WorkloadKind
   if (!WORKLOAD_KINDS.includes(kind)) return undefined
+  if (kind === 'long-lived' || kind === 'permutation') return { ok: true }
+  // The field that names the CDF: kind, or an incast's background.
+  const field = kind === 'incast' ? 'background' : 'kind'
+  const cdfKind = raw[field] as CdfKind
+  if (!CDF_KINDS.includes(cdfKind)) return undefined
   let file: string
   let at: Array<string | number>
-  if (kind === 'cdf') {
+  if (cdfKind === 'cdf') {
     if (raw.file === undefined) {
-      return { ok: false, problems: [{ path: ['workload', 'file'], message: 'required field is missing; kind cdf needs file: <path to a CDF file>' }] }
+      return { ok: false, problems: [{ path: ['workload', 'file'], message: `required field is missing; ${field} cdf needs file: <path to a CDF file>` }] }
     }
     if (typeof raw.file !== 'string' || raw.file.trim() === '') return undefined
     file = resolve(dirs.baseDir, raw.file.trim())
@@ -76,11 +81,11 @@ export function loadWorkloadCdf(
     if (raw.file !== undefined) {
       return {
         ok: false,
-        problems: [{ path: ['workload', 'file'], message: `file is only read with kind: cdf; kind ${kind} uses the built-in ${kind}.cdf` }],
+        problems: [{ path: ['workload', 'file'], message: `file is only read with ${field}: cdf; ${field} ${cdfKind} uses the built-in ${cdfKind}.cdf` }],
       }
     }
-    file = resolve(join(dirs.workloadsDir, `${kind}.cdf`))
-    at = ['workload', 'kind']
+    file = resolve(join(dirs.workloadsDir, `${cdfKind}.cdf`))
+    at = ['workload', field]
   }
 
   let text: string
