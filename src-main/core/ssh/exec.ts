@@ -1,0 +1,209 @@
+import { StringDecoder } from 'node:string_decoder'
+import type { Client, ClientChannel } from 'ssh2'
+import { SshError } from './errors'
+
+export type StreamName = 'stdout' | 'stderr'
+
+export interface ExecOptions {
+  /** Called for every line of stdout and stderr as it arrives (without its `\n`; a final partial line is flushed at the end). */
+  onLine?: (line: string, stream: StreamName) => void
+  /** Cancel: the remote command is sent SIGTERM, then the channel is closed after `killGraceMs`. */
+  signal?: AbortSignal
+  /** ms between the TERM and closing the channel on cancel. Default 2000. */
+  killGraceMs?: number
+  /** Written to the command's stdin, which is then closed. Without it, stdin is closed at once. */
+  stdin?: string | Buffer
+  /** Bytes of stdout and of stderr kept in the result. Default 4 MiB each; lines are still streamed past it. */
+  maxCapture?: number
+}
+
+export interface ExecResult {
+  /** Exit status; null when the command was killed by a signal or the server sent none. */
+  code: number | null
+  /** e.g. `SIGTERM` when the command died of a signal, else null. */
+  signal: string | null
+  stdout: Buffer
+  stderr: Buffer
+  /** True when stdout or stderr went past `maxCapture` and was cut. */
+  truncated: boolean
+}
+
+/** Splits a byte stream into UTF-8 lines (`\n`, with a trailing `\r` dropped). */
+export class LineSplitter {
+  private readonly decoder = new StringDecoder('utf8')
+  private partial = ''
+
+  constructor(
+    private readonly emit: (line: string) => void,
+    private readonly maxLine = 1 << 20,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let text = this.partial + this.decoder.write(chunk)
+    let nl: number
+    while ((nl = text.indexOf('\n')) >= 0) {
+      this.emit(text.slice(0, nl).replace(/\r$/, ''))
+      text = text.slice(nl + 1)
+    }
+    // A runaway line without a newline is emitted in pieces rather than held forever.
+    while (text.length > this.maxLine) {
+      this.emit(text.slice(0, this.maxLine))
+      text = text.slice(this.maxLine)
+    }
+    this.partial = text
+  }
+
+  end(): void {
+    const rest = this.partial + this.decoder.end()
+    this.partial = ''
+    if (rest !== '') this.emit(rest.replace(/\r$/, ''))
+  }
+}
+
+class Capture {
+  private readonly chunks: Buffer[] = []
+  private size = 0
+  truncated = false
+  constructor(private readonly max: number) {}
+  push(b: Buffer): void {
+    if (this.size >= this.max) {
+      this.truncated = true
+      return
+    }
+    const take = Math.min(b.length, this.max - this.size)
+    if (take < b.length) this.truncated = true
+    this.chunks.push(take === b.length ? b : b.subarray(0, take))
+    this.size += take
+  }
+  get buffer(): Buffer {
+    return Buffer.concat(this.chunks)
+  }
+}
+
+/** What a live connection offers exec: its client and a way to learn it was lost. */
+export interface ExecChannelHost {
+  client: Client
+  label: string
+  /** True once the connection is known to be gone. */
+  readonly lost: boolean
+  /** Register a call in flight; the connection calls `fail` when it drops. Returns the unregister function. */
+  track(fail: (err: Error) => void): () => void
+}
+
+/** The connection dropped while a call was in flight: whether the command ran is unknown. */
+export class ConnectionLostError extends SshError {
+  constructor(
+    label: string,
+    /** True when the command had not started (its channel was never opened), so retrying is safe. */
+    readonly notStarted: boolean,
+  ) {
+    super(
+      'connection-lost',
+      notStarted
+        ? `the connection to ${label} was lost before the command started`
+        : `the connection to ${label} was lost while a command was running; it may or may not have completed`,
+    )
+    this.name = 'ConnectionLostError'
+  }
+}
+
+function brief(command: string): string {
+  const one = command.replace(/\s+/g, ' ')
+  return one.length > 120 ? one.slice(0, 117) + '...' : one
+}
+
+/** Run one command on a connection. Prefer `SshHost.exec`, which waits for (re)connection. */
+export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+  return new Promise<ExecResult>((resolve, reject) => {
+    const out = new Capture(opts.maxCapture ?? 4 << 20)
+    const err = new Capture(opts.maxCapture ?? 4 << 20)
+    const onLine = opts.onLine
+    const outLines = onLine ? new LineSplitter((l) => onLine(l, 'stdout')) : undefined
+    const errLines = onLine ? new LineSplitter((l) => onLine(l, 'stderr')) : undefined
+    let stream: ClientChannel | undefined
+    let settled = false
+    let aborted = false
+    let exitCode: number | null | undefined
+    let exitSignal: string | null = null
+    let killTimer: NodeJS.Timeout | undefined
+
+    const cleanup = () => {
+      untrack()
+      opts.signal?.removeEventListener('abort', onAbort)
+      if (killTimer) clearTimeout(killTimer)
+    }
+    const fail = (e: Error) => {
+      if (settled) return
+      settled = true
+      cleanup()
+      reject(e)
+    }
+    const untrack = host.track((e) => {
+      if (stream === undefined) fail(new ConnectionLostError(host.label, true))
+      else fail(e)
+    })
+    const abortError = () => new SshError('aborted', `cancelled: ${brief(command)}`)
+    const onAbort = () => {
+      if (aborted || settled) return
+      aborted = true
+      if (!stream) return // closed as soon as it opens
+      try {
+        stream.signal('TERM')
+      } catch {
+        /* the channel may already be closing */
+      }
+      killTimer = setTimeout(() => stream?.close(), opts.killGraceMs ?? 2000)
+    }
+
+    if (opts.signal?.aborted) return fail(abortError())
+    opts.signal?.addEventListener('abort', onAbort, { once: true })
+
+    try {
+      host.client.exec(command, (e, ch) => {
+        if (e) {
+          if (host.lost) return fail(new ConnectionLostError(host.label, true))
+          return fail(new SshError('remote', `${host.label}: cannot start the command (${e.message}): ${brief(command)}`))
+        }
+        stream = ch
+        if (settled || aborted) {
+          ch.close()
+          if (aborted) fail(abortError())
+          return
+        }
+        ch.on('data', (b: Buffer) => {
+          out.push(b)
+          outLines?.push(b)
+        })
+        ch.stderr.on('data', (b: Buffer) => {
+          err.push(b)
+          errLines?.push(b)
+        })
+        ch.on('exit', (code: number | null, signal?: string) => {
+          exitCode = code
+          exitSignal = signal ?? null
+        })
+        ch.on('close', () => {
+          outLines?.end()
+          errLines?.end()
+          if (settled) return
+          if (exitCode === undefined && host.lost) return fail(new ConnectionLostError(host.label, false))
+          if (aborted) return fail(abortError())
+          settled = true
+          cleanup()
+          resolve({
+            code: exitCode ?? null,
+            signal: exitSignal,
+            stdout: out.buffer,
+            stderr: err.buffer,
+            truncated: out.truncated || err.truncated,
+          })
+        })
+        if (opts.stdin !== undefined) ch.end(opts.stdin)
+        else ch.end()
+      })
+    } catch (e) {
+      if (host.lost) fail(new ConnectionLostError(host.label, true))
+      else fail(new SshError('remote', `${host.label}: cannot start the command: ${(e as Error).message}`))
+    }
+  })
+}

@@ -1,0 +1,290 @@
+import { EventEmitter } from 'node:events'
+import type { Client, SFTPWrapper } from 'ssh2'
+import { cmd, type CmdOptions } from './cmd'
+import { connect, targetLabel, type ConnectOptions, type SshTarget } from './connect'
+import { SshError } from './errors'
+import { ConnectionLostError, execOn, type ExecChannelHost, type ExecOptions, type ExecResult } from './exec'
+import { hostLabel } from './known-hosts'
+
+export interface BackoffOptions {
+  /** First retry delay, ms. Default 500. */
+  initialMs?: number
+  /** Cap, ms. Default 30 000. */
+  maxMs?: number
+  /** Growth per attempt. Default 2. */
+  factor?: number
+  /** Give up after this many failed attempts in a row (waiting calls then fail). Default 10. */
+  maxAttempts?: number
+}
+
+/**
+ * Delay before reconnect attempt `attempt` (1-based): exponential, capped, with "equal
+ * jitter" (half fixed, half random) so many hosts dropped at once do not retry in step.
+ */
+export function backoffDelay(attempt: number, opts: BackoffOptions = {}, random: () => number = Math.random): number {
+  const initial = opts.initialMs ?? 500
+  const max = opts.maxMs ?? 30_000
+  const factor = opts.factor ?? 2
+  const base = Math.min(max, initial * Math.pow(factor, Math.max(0, attempt - 1)))
+  const r = Math.min(1, Math.max(0, random()))
+  return Math.round(base / 2 + (base / 2) * r)
+}
+
+export interface PoolOptions extends ConnectOptions {
+  backoff?: BackoffOptions
+  /** Jitter source (tests pass a seeded one). Default Math.random. */
+  random?: () => number
+  /** One line per connection event (never a secret). */
+  log?: (line: string) => void
+}
+
+export type PoolEvent =
+  | { type: 'connected'; host: string; hostKey: string }
+  | { type: 'disconnected'; host: string; reason: string }
+  | { type: 'reconnect-scheduled'; host: string; attempt: number; delayMs: number }
+  | { type: 'reconnect-failed'; host: string; attempt: number; error: string }
+  | { type: 'gave-up'; host: string; error: string }
+
+interface Conn extends ExecChannelHost {
+  lost: boolean
+  inflight: Set<(err: Error) => void>
+  hostKey: string
+}
+
+function isFatal(e: unknown): boolean {
+  // Retrying cannot fix these: the user must act.
+  return e instanceof SshError && (e.code === 'auth' || e.code.startsWith('host-key'))
+}
+
+/**
+ * One connection to one (host, port, user), shared by every call to it. It connects on
+ * first use. When an established connection drops, calls in flight fail with
+ * {@link ConnectionLostError} and it reconnects with backoff; calls made meanwhile wait
+ * for the new connection (or fail when it gives up). A host-key or login failure is
+ * never retried.
+ */
+export class SshHost {
+  readonly label: string
+  private conn: Conn | undefined
+  private connecting: Promise<Conn> | undefined
+  private closed = false
+  private sleepTimer: NodeJS.Timeout | undefined
+  private wake: (() => void) | undefined
+
+  constructor(
+    readonly target: SshTarget,
+    private readonly opts: PoolOptions,
+    private readonly emit: (e: PoolEvent) => void,
+  ) {
+    this.label = targetLabel(target)
+  }
+
+  /** Whether a connection is up right now. */
+  get connected(): boolean {
+    return !!this.conn && !this.conn.lost
+  }
+
+  /** Fingerprint of the verified host key of the current connection. */
+  get hostKey(): string | undefined {
+    return this.conn?.hostKey
+  }
+
+  /** Connect now (e.g. for a Check button); resolves once logged in. */
+  async connect(): Promise<void> {
+    await this.getConn()
+  }
+
+  async exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+    for (let tries = 0; ; tries++) {
+      const conn = await this.getConn(opts.signal)
+      try {
+        return await execOn(conn, command, opts)
+      } catch (e) {
+        // The command never reached the server: safe to send it again on the new connection.
+        if (e instanceof ConnectionLostError && e.notStarted && tries < 2) continue
+        throw e
+      }
+    }
+  }
+
+  /** exec of an argument list: `cmd(argv, {cwd, env})`, then {@link exec}. */
+  run(argv: readonly string[], opts: ExecOptions & CmdOptions = {}): Promise<ExecResult> {
+    return this.exec(cmd(argv, { cwd: opts.cwd, env: opts.env }), opts)
+  }
+
+  /** {@link run}, failing with the command's stderr unless it exits 0. Returns stdout as text. */
+  async check(argv: readonly string[], opts: ExecOptions & CmdOptions = {}): Promise<string> {
+    const r = await this.run(argv, opts)
+    if (r.code !== 0) {
+      const why = r.code === null ? `was killed by ${r.signal ?? 'an unknown signal'}` : `exited with ${r.code}`
+      const tail = r.stderr.toString('utf8').trim().split('\n').slice(-5).join('\n')
+      throw new SshError('remote', `${this.label}: ${argv[0]} ${why}${tail ? `: ${tail}` : ''}`)
+    }
+    return r.stdout.toString('utf8')
+  }
+
+  /** Open an SFTP session for `fn`, closed afterwards. Fails like exec if the connection drops. */
+  async withSftp<T>(fn: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
+    const conn = await this.getConn()
+    let untrack = () => {}
+    const lost = new Promise<never>((_, reject) => {
+      untrack = conn.track(reject)
+    })
+    lost.catch(() => undefined)
+    try {
+      const sftp = await Promise.race([
+        new Promise<SFTPWrapper>((resolve, reject) =>
+          conn.client.sftp((e, s) => (e ? reject(new SshError('remote', `${this.label}: cannot start SFTP: ${e.message}`)) : resolve(s))),
+        ),
+        lost,
+      ])
+      try {
+        return await Promise.race([fn(sftp), lost])
+      } finally {
+        sftp.end()
+      }
+    } finally {
+      untrack()
+    }
+  }
+
+  /** Close the connection; calls in flight fail, later calls fail. */
+  close(): void {
+    this.closed = true
+    if (this.sleepTimer) clearTimeout(this.sleepTimer)
+    this.wake?.()
+    const c = this.conn
+    this.conn = undefined
+    if (c) {
+      c.lost = true
+      for (const f of [...c.inflight]) f(new SshError('closed', `the connection to ${this.label} was closed`))
+      c.client.end()
+    }
+  }
+
+  private getConn(signal?: AbortSignal): Promise<Conn> {
+    if (this.closed) return Promise.reject(new SshError('closed', `the connection to ${this.label} is closed`))
+    if (this.conn && !this.conn.lost) return Promise.resolve(this.conn)
+    if (!this.connecting) {
+      const p = this.open().finally(() => {
+        if (this.connecting === p) this.connecting = undefined
+      })
+      this.connecting = p
+    }
+    const p = this.connecting
+    if (!signal) return p
+    if (signal.aborted) return Promise.reject(new SshError('aborted', `cancelled while connecting to ${this.label}`))
+    return new Promise<Conn>((resolve, reject) => {
+      const onAbort = () => reject(new SshError('aborted', `cancelled while connecting to ${this.label}`))
+      signal.addEventListener('abort', onAbort, { once: true })
+      p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+    })
+  }
+
+  private async open(): Promise<Conn> {
+    const { client, hostKey } = await connect(this.target, this.opts)
+    if (this.closed) {
+      client.end()
+      throw new SshError('closed', `the connection to ${this.label} is closed`)
+    }
+    const conn: Conn = {
+      client,
+      label: this.label,
+      lost: false,
+      hostKey,
+      inflight: new Set(),
+      track(fail) {
+        if (conn.lost) {
+          fail(new ConnectionLostError(conn.label, true))
+          return () => {}
+        }
+        conn.inflight.add(fail)
+        return () => conn.inflight.delete(fail)
+      },
+    }
+    let lastError = ''
+    client.on('error', (e: Error) => {
+      lastError = e.message
+      this.opts.log?.(`ssh ${this.label}: ${e.message}`)
+    })
+    client.on('close', () => this.onDrop(conn, client, lastError || 'the connection closed'))
+    this.conn = conn
+    this.emit({ type: 'connected', host: this.label, hostKey })
+    this.opts.log?.(`ssh ${this.label}: connected (host key ${hostKey})`)
+    return conn
+  }
+
+  private onDrop(conn: Conn, _client: Client, reason: string): void {
+    if (conn.lost) return // closed on purpose
+    conn.lost = true
+    if (this.conn === conn) this.conn = undefined
+    for (const f of [...conn.inflight]) f(new ConnectionLostError(this.label, false))
+    conn.inflight.clear()
+    this.emit({ type: 'disconnected', host: this.label, reason })
+    this.opts.log?.(`ssh ${this.label}: disconnected (${reason}); reconnecting`)
+    if (this.closed || this.connecting) return
+    const p = this.reconnect().finally(() => {
+      if (this.connecting === p) this.connecting = undefined
+    })
+    p.catch(() => undefined) // waiting calls see the error; nobody waiting is fine
+    this.connecting = p
+  }
+
+  private async reconnect(): Promise<Conn> {
+    const max = this.opts.backoff?.maxAttempts ?? 10
+    let last: unknown
+    for (let attempt = 1; attempt <= max; attempt++) {
+      // The first attempt is immediate: often only the session died, not the server.
+      if (attempt > 1) {
+        const delayMs = backoffDelay(attempt - 1, this.opts.backoff, this.opts.random)
+        this.emit({ type: 'reconnect-scheduled', host: this.label, attempt, delayMs })
+        await new Promise<void>((r) => {
+          this.wake = r
+          this.sleepTimer = setTimeout(r, delayMs)
+        })
+        this.wake = undefined
+      }
+      if (this.closed) throw new SshError('closed', `the connection to ${this.label} is closed`)
+      try {
+        return await this.open()
+      } catch (e) {
+        last = e
+        const msg = (e as Error).message
+        this.emit({ type: 'reconnect-failed', host: this.label, attempt, error: msg })
+        this.opts.log?.(`ssh ${this.label}: reconnect attempt ${attempt} failed: ${msg}`)
+        if (isFatal(e) || this.closed) throw e
+      }
+    }
+    const msg = `lost the connection to ${this.label} and could not reconnect after ${max} attempts: ${(last as Error)?.message}`
+    this.emit({ type: 'gave-up', host: this.label, error: msg })
+    throw new SshError('connect', msg, { cause: last })
+  }
+}
+
+/**
+ * One {@link SshHost} per (host, port, user). `host()` returns the same object for the
+ * same target, whatever the auth; events from every host go to the pool's 'event'.
+ */
+export class SshPool extends EventEmitter<{ event: [PoolEvent] }> {
+  private readonly hosts = new Map<string, SshHost>()
+
+  constructor(private readonly opts: PoolOptions) {
+    super()
+  }
+
+  host(target: SshTarget): SshHost {
+    const key = `${target.user}@${hostLabel(target.host, target.port ?? 22)}`
+    let h = this.hosts.get(key)
+    if (!h) {
+      h = new SshHost(target, this.opts, (e) => this.emit('event', e))
+      this.hosts.set(key, h)
+    }
+    return h
+  }
+
+  /** Close every connection (teardown, app exit). */
+  closeAll(): void {
+    for (const h of this.hosts.values()) h.close()
+    this.hosts.clear()
+  }
+}

@@ -1,0 +1,213 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir, userInfo } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * A real OpenSSH sshd for tests: 127.0.0.1, a free port, a temporary config, host key and
+ * authorized keys, as the current user (root included). No mocks.
+ *
+ * sshd missing is a failure, not a skip: CI installs openssh-server (.ci/run).
+ */
+export const SSHD = '/usr/sbin/sshd'
+
+export interface Sshd {
+  readonly port: number
+  readonly host: '127.0.0.1'
+  readonly user: string
+  /** Temporary directory holding everything (removed by stop()). */
+  readonly dir: string
+  /** A key without passphrase, authorized for `user`. */
+  readonly plainKey: string
+  /** A key encrypted with `keyPassphrase`, authorized for `user`. */
+  readonly secretKey: string
+  readonly keyPassphrase: string
+  /** The current host key's public line (`ssh-ed25519 AAAA… comment`) and raw wire form. */
+  hostPublicLine(): string
+  hostKey(): Buffer
+  /** The pid of the listening sshd. */
+  pid(): number
+  /** Kill every process serving a connection (the listener stays): clients see the connection drop. */
+  dropConnections(): void
+  /** Stop and start again on the same port; `newHostKey` generates a fresh host key first. */
+  restart(opts?: { newHostKey?: boolean }): Promise<void>
+  stop(): Promise<void>
+  /** sshd's stderr so far (for failure messages). */
+  log(): string
+}
+
+function requireSshd(): void {
+  if (!existsSync(SSHD)) {
+    throw new Error(
+      `${SSHD} not found: the SSH tests need a real OpenSSH server. Install openssh-server ` +
+        `(Debian/Ubuntu: apt-get install -y openssh-server); CI installs it in .ci/run.`,
+    )
+  }
+  for (const tool of ['ssh-keygen']) {
+    try {
+      execFileSync(tool, ['-?'], { stdio: 'ignore' })
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${tool} not found: install openssh-client`)
+    }
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address()
+      const port = typeof addr === 'object' && addr ? addr.port : 0
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+function keygen(path: string, passphrase: string, comment: string): void {
+  rmSync(path, { force: true })
+  rmSync(path + '.pub', { force: true })
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', comment, '-f', path], { stdio: 'ignore' })
+}
+
+/** Raw wire-format key from a `type base64 comment` line. */
+export function wireKey(publicLine: string): Buffer {
+  return Buffer.from(publicLine.trim().split(/\s+/)[1], 'base64')
+}
+
+/** All descendants of `pid`, from /proc. */
+export function descendants(pid: number): number[] {
+  const parent = new Map<number, number>()
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      parent.set(Number(d), Number(rest[1]))
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = []
+  const todo = [pid]
+  while (todo.length) {
+    const p = todo.pop()!
+    for (const [c, pp] of parent) if (pp === p) (out.push(c), todo.push(c))
+  }
+  return out
+}
+
+export async function startSshd(): Promise<Sshd> {
+  requireSshd()
+  const user = userInfo().username
+  const root = process.getuid?.() === 0
+  const dir = mkdtempSync(join(tmpdir(), 'p4lab-sshd-'))
+  chmodSync(dir, 0o700)
+  const hostKeyPath = join(dir, 'host_ed25519')
+  keygen(hostKeyPath, '', 'p4lab-test-host')
+  const plainKey = join(dir, 'id_plain')
+  const secretKey = join(dir, 'id_secret')
+  const keyPassphrase = 'correct horse $(battery) staple'
+  keygen(plainKey, '', 'p4lab-test-plain')
+  keygen(secretKey, keyPassphrase, 'p4lab-test-secret')
+  const authorized = join(dir, 'authorized_keys')
+  writeFileSync(authorized, readFileSync(plainKey + '.pub', 'utf8') + readFileSync(secretKey + '.pub', 'utf8'), { mode: 0o600 })
+  // As root, sshd wants its privilege-separation directory (Debian makes it at boot).
+  if (root && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 })
+
+  const port = await freePort()
+  const config = join(dir, 'sshd_config')
+  writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKeyPath}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${authorized}`,
+      'StrictModes no',
+      'UsePAM no',
+      root ? 'PermitRootLogin prohibit-password' : 'PermitRootLogin no',
+      'PubkeyAuthentication yes',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PrintMotd no',
+      'PrintLastLog no',
+      'Subsystem sftp internal-sftp',
+      'LogLevel VERBOSE',
+      // Keep the tests' sessions short-lived if a client vanishes.
+      'ClientAliveInterval 30',
+      '',
+    ].join('\n'),
+  )
+
+  let child: ChildProcess | undefined
+  let stderr = ''
+
+  const launch = () =>
+    new Promise<void>((resolve, reject) => {
+      const c = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
+      child = c
+      let ready = false
+      c.stderr!.setEncoding('utf8')
+      c.stderr!.on('data', (s: string) => {
+        stderr += s
+        if (!ready && stderr.includes(`Server listening on 127.0.0.1 port ${port}`)) {
+          ready = true
+          resolve()
+        }
+      })
+      c.once('error', reject)
+      c.once('exit', (code, sig) => {
+        if (!ready) reject(new Error(`sshd exited (${code ?? sig}) before listening:\n${stderr}`))
+      })
+    })
+
+  const kill = async () => {
+    const c = child
+    if (!c || c.exitCode !== null || c.signalCode !== null) return
+    const gone = new Promise((r) => c.once('exit', r))
+    c.kill('SIGTERM')
+    await gone
+  }
+
+  const dropConnections = () => {
+    if (!child?.pid) return
+    for (const p of descendants(child.pid)) {
+      try {
+        process.kill(p, 'SIGKILL')
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+
+  await launch()
+
+  return {
+    port,
+    host: '127.0.0.1',
+    user,
+    dir,
+    plainKey,
+    secretKey,
+    keyPassphrase,
+    hostPublicLine: () => readFileSync(hostKeyPath + '.pub', 'utf8').trim(),
+    hostKey: () => wireKey(readFileSync(hostKeyPath + '.pub', 'utf8')),
+    pid: () => child?.pid ?? 0,
+    dropConnections,
+    log: () => stderr,
+    async restart(opts = {}) {
+      dropConnections()
+      await kill()
+      if (opts.newHostKey) keygen(hostKeyPath, '', 'p4lab-test-host-2')
+      await launch()
+    },
+    async stop() {
+      dropConnections()
+      await kill()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
