@@ -1,7 +1,7 @@
 // Assembles a run (flows, fabric, routes, forwarding stage, TCP endpoints, generator,
-// failures, sampler) and drives the event loop. The loop runs the top element in place (it
-// usually re-arms itself, see EventHeap.finishTop) and dispatches on its kind with a switch
-// over small integers, so each call site below stays monomorphic.
+// failures, sampler) and drives the event loop. The loop pops the earliest element (an
+// element that wants another wake-up schedules it while it runs) and dispatches on its
+// kind with a switch over small integers, so each call site below stays monomorphic.
 
 import { buildFabric, linkByName } from '../topology'
 import type { Fabric } from '../topology/types'
@@ -73,7 +73,7 @@ function checkConfig(cfg: SimConfig): Fabric {
   try {
     return buildFabric(t)
   } catch (e) {
-    throw new Error(`topology: ${(e as Error).message}`)
+    throw new Error(`topology: ${(e as Error).message}`, { cause: e })
   }
 }
 
@@ -85,16 +85,28 @@ function scheduledChanges(cfg: SimConfig, f: Fabric): ScheduledChange[] {
     try {
       id = linkByName(f, ev.link).id
     } catch (e) {
-      throw new Error(`linkEvents[${i}]: ${(e as Error).message}`)
+      throw new Error(`linkEvents[${i}]: ${(e as Error).message}`, { cause: e })
     }
     return { atPs: Math.round(ev.atNs * 1000), link: id, up: ev.up }
   })
 }
 
+/**
+ * Width of the event wheel's buckets: its 4096 buckets should span about twice the
+ * furthest a link arrival lies ahead (an MTU's serialization on the slowest link plus the
+ * longest delay), so nearly every event lands in the wheel and a bucket holds one or two.
+ */
+function wheelBucketPs(cfg: SimConfig): number {
+  const t = cfg.topology
+  const slowest = Math.min(t.hostLinkBps, t.fabricLinkBps, ...Object.values(t.rates ?? {}))
+  const ahead = ((cfg.transport.mssBytes + 100) * 8e12) / slowest + t.linkDelayNs * 1000
+  return Math.max(64, (2 * ahead) / 4096)
+}
+
 export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
   const graph = checkConfig(cfg)
   const changes = scheduledChanges(cfg, graph)
-  const ctx = new SimContext()
+  const ctx = new SimContext(wheelBucketPs(cfg))
   const layout = new HostLayout(graph, cfg.topology.hostLinkBps)
   const flows = buildFlows(cfg.workload, layout, cfg.transport.mssBytes, cfg.seed)
   const fab = buildSimFabric(ctx, graph, cfg.topology, cfg.transport)
@@ -145,22 +157,25 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
 
   const { heap, kind, local } = ctx
   const links = fab.links
+  let nLinks = 0
+  while (nLinks < links.length && links[nLinks].elem === nLinks) nLinks++
   const maxPs = cfg.maxSimTimeNs * 1000
   const onProgress = hooks.onProgress
   let nextProgressPs = onProgress !== undefined ? PROGRESS_EVERY_PS : Infinity
   let events = 0
   let stoppedAtLimit = false
   while (flows.done < flows.n && heap.size > 0) {
-    const t = heap.topTime()
+    const el = heap.pop()
+    const t = heap.poppedTime
     if (t > maxPs) {
       stoppedAtLimit = true
       break
     }
-    const el = heap.topElem()
-    const order = heap.topOrder()
     ctx.now = t
     events++
-    switch (kind[el]) {
+    // Links are the first elements created, so their element id is their index.
+    if (el < nLinks) links[el].onEvent()
+    else switch (kind[el]) {
       case KIND_LINK:
         links[local[el]].onEvent()
         break
@@ -180,7 +195,6 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
         linkSchedule!.onEvent()
         break
     }
-    heap.finishTop(el, order)
     if (t >= nextProgressPs) {
       onProgress!({ simTimeNs: t / 1000, flowsDone: flows.done, flowsTotal: flows.n })
       nextProgressPs = t + PROGRESS_EVERY_PS

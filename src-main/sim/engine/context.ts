@@ -4,7 +4,7 @@
 // goes through a closure or a megamorphic method call.
 
 import { MAX_SIM_EVENTS, type SimEvent } from '../types'
-import { EventHeap } from './heap'
+import { Scheduler } from './scheduler'
 import { PacketPool } from './packets'
 
 /** An output queue and the wire behind it (net/link.ts). */
@@ -42,7 +42,12 @@ export class Counters {
 export class SimContext {
   /** Current time in integer picoseconds. */
   now = 0
-  readonly heap = new EventHeap(256)
+  /** The event list (a timing wheel over an indexed heap); `heap` for history's sake. */
+  readonly heap: Scheduler
+
+  constructor(bucketWidthPs = 1024) {
+    this.heap = new Scheduler(256, bucketWidthPs)
+  }
   readonly pkts = new PacketPool(4096)
   readonly counters = new Counters()
   readonly events: SimEvent[] = []

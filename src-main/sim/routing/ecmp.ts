@@ -18,6 +18,7 @@ export class EcmpStage implements ForwardingStage {
 
   select(s: number, _inPort: number, p: number, cand: Int32Array, off: number, len: number): number {
     // The pool's arrays are replaced when it grows, so read them through it.
-    return cand[off + (fmix32(this.env.ctx.pkts.hash[p] ^ this.salt[s]) % len)]
+    // Masked to 31 bits so the modulo stays an integer operation.
+    return cand[off + ((fmix32(this.env.ctx.pkts.hash[p] ^ this.salt[s]) & 0x7fffffff) % len)]
   }
 }

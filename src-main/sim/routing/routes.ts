@@ -48,7 +48,7 @@ export class RouteTable {
       Int32Array.from(f.nodes[node].ports, (_, p) => denseOf.get(peer(f, node, p).node) ?? -1),
     )
     const hostPort = new Int32Array(f.hosts.length).fill(-1)
-    this.base = f.switches.map((node, s) => {
+    this.base = f.switches.map((node) => {
       const name = f.nodes[node].name
       const r = routes.switches[node]
       if (r === undefined) throw new Error(`routes: no table for switch ${name} (node ${node})`)

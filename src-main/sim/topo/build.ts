@@ -11,6 +11,12 @@ import { Link } from '../net/link'
 import { Switch } from '../net/switch'
 import { DCTCP_K_AT_10G, type Topology, type TransportConfig } from '../types'
 
+/**
+ * Ring slots per link in the shared slab: a queue of 8-16 packets plus a microsecond of
+ * wire at 100G fits; larger rings move to arrays of their own.
+ */
+const LINK_SLOTS = 32
+
 /** The two directions of one fabric link and the switch ports at its ends (-1: a host). */
 export interface LinkEnds {
   name: string
@@ -75,11 +81,14 @@ export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, trans
   const hostIngress = new Array<Link>(f.hosts.length)
   const links: Link[] = []
   const dctcp = transport.kind === 'dctcp'
+  const slab = new Float64Array(2 * f.links.length * 2 * LINK_SLOTS)
 
   // One direction: egress at (from, fromPort), arriving at (to, toPort).
   const direction = (from: number, fromPort: number, to: number, toPort: number, bps: number, delayNs: number): Link => {
     const fromHost = hostOf[from] >= 0
-    const l = new Link(ctx, bps, Math.round(delayNs * 1000), fromHost ? Infinity : topo.queuePackets, links.length)
+    const index = links.length
+    const capacity = fromHost ? Infinity : topo.queuePackets
+    const l = new Link(ctx, bps, Math.round(delayNs * 1000), capacity, index, slab, index * 2 * LINK_SLOTS, LINK_SLOTS)
     links.push(l)
     l.nextPort = toPort
     if (fromHost) {
