@@ -3,7 +3,7 @@ import type { Topology } from '../../sim/types'
 import { formatDuration } from '../units'
 import type { FieldPath } from './locate'
 import { normaliseParams, paramRules } from './params'
-import { failuresSchema, stopAfterSchema, topologySchema, type RawTopology } from './schema'
+import { failureSchema, stopAfterSchema, topologySchema, type RawTopology } from './schema'
 
 // The checks that need the fabric a topology builds: link names (remove, slow, failures),
 // host indices (long-lived pairs), fan-ins, and the rules between scheme parameters. They
@@ -113,7 +113,7 @@ export interface FabricCheck {
 /** Every check of the file that needs its fabric. */
 export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
   const problems: FabricProblem[] = []
-  const topo = topologySchema.safeParse(raw.topology)
+  const topo = parseTopology(raw.topology)
   if (!topo.success) return { problems }
   let fabric: Fabric
   try {
@@ -165,11 +165,15 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
       if (c === undefined) problems.push({ path: ['failures', i, 'link'], message: unknownLink(fabric, f.link.trim()) })
       else if (removed.has(c)) problems.push({ path: ['failures', i, 'link'], message: `link '${f.link}' is removed from the topology, so it cannot fail` })
     })
-    const failures = failuresSchema.safeParse(raw.failures)
+    // Each valid failure on its own: one with a bad field is reported by the schema.
+    const valid = raw.failures.flatMap((f, i) => {
+      const r = failureSchema.safeParse(f)
+      return r.success ? [{ ...r.data, i }] : []
+    })
     const stop = stopAfterSchema.safeParse(raw.stopAfter)
-    if (failures.success) {
+    {
       const lastUp = new Map<string, { upNs: number; index: number }>()
-      const order = failures.data.map((f, i) => ({ ...f, i })).sort((x, y) => x.at - y.at || x.i - y.i)
+      const order = valid.sort((x, y) => x.at - y.at || x.i - y.i)
       for (const f of order) {
         const c = canonicalLink(fabric, f.link)
         if (c === undefined) continue
@@ -216,6 +220,18 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
   return { problems, fabric }
 }
 
+/**
+ * The topology block parsed on its own. Unknown fields (reported by the schema) are set
+ * aside, so the fabric is still built and its link names checked.
+ */
+function parseTopology(raw: unknown) {
+  const first = topologySchema.safeParse(raw)
+  if (first.success || !isPlainObject(raw)) return first
+  const unknown = first.error.issues.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : []))
+  if (unknown.length === 0) return first
+  return topologySchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([k]) => !unknown.includes(k))))
+}
+
 /** The first ToR (and the one it cannot reach) once `remove` is applied, or undefined. */
 function disconnected(base: Fabric, t: RawTopology): [string, string] | undefined {
   const f = buildFabric(toTopology(t) as FabricSpec)
@@ -227,8 +243,8 @@ function disconnected(base: Fabric, t: RawTopology): [string, string] | undefine
 /** The rules between scheme parameters (params.ts), located at the key they are about. */
 export function checkParams(raw: Record<string, unknown>): FabricProblem[] {
   if (!isPlainObject(raw.params)) return []
+  // Rules between values that are valid; a bad value is reported by the schema.
   const p = normaliseParams(raw.params)
-  if (p.problems.length > 0) return []
   const schemes = Array.isArray(raw.schemes) ? raw.schemes : [raw.schemes]
   return paramRules(
     p,

@@ -6,7 +6,7 @@ import type { Fabric } from '../../topology'
 import { canonicalLink, checkAgainstFabric, checkParams, toTopology } from './checks'
 import { formatPath, locate, type FieldPath } from './locate'
 import { experimentSchema, type RawExperiment } from './schema'
-import type { CdfKind, ExperimentSpec, FailureSpec, ParseOptions, ParseResult, WorkloadSpec } from './types'
+import type { ExperimentSpec, FailureSpec, ParseOptions, ParseResult, WorkloadSpec } from './types'
 import { loadWorkloadCdf } from './workload'
 
 /**

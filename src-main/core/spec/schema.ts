@@ -298,7 +298,7 @@ export const workloadSchema = z.discriminatedUnion('kind', [poisson, incast, lon
   error: kindError(WORKLOAD_KINDS, `a mapping with kind: ${WORKLOAD_KINDS.join(', ')}`),
 })
 
-const failure = mapping(
+export const failureSchema = mapping(
   {
     // Checked against the fabric in fabric.ts.
     link: linkName(),
@@ -317,7 +317,7 @@ const failure = mapping(
   }
 })
 
-export const failuresSchema = z.array(failure, { error: expected('a list of { link, at, recover } mappings') }).default([])
+const failures = z.array(failureSchema, { error: expected('a list of { link, at, recover } mappings') }).default([])
 
 export const stopAfterSchema = duration().default(10_000_000_000)
 
@@ -340,7 +340,7 @@ export function experimentSchema(testbeds: readonly string[]) {
       schemes: oneOrMany(scheme, 'a scheme'),
       workload: workloadSchema,
       params: paramsSchema.default({}),
-      failures: failuresSchema,
+      failures,
       failover: z.enum(['global', 'local'], { error: expected("'global' or 'local'") }).default('global'),
       seeds: oneOrMany(integer('a non-negative integer', 0), 'a non-negative integer').default([1]),
       telemetry,
