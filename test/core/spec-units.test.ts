@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDuration, formatRate, formatSize, parseDuration, parseRate, parseSize } from '../../src-main/core/units'
+import { formatDuration, formatRate, formatSize, parseDuration, parseEventRate, parseQuantity, parseRate, parseSize } from '../../src-main/core/units'
 
 describe('parseRate', () => {
   it.each([
@@ -78,5 +78,41 @@ describe('format', () => {
     expect(formatDuration(500)).toBe('500ns')
     expect(formatSize(1_500_000)).toBe('1.5MB')
     expect(formatSize(64)).toBe('64B')
+  })
+})
+
+describe('parseEventRate', () => {
+  it.each([
+    [2000, 2000],
+    ['2000', 2000],
+    ['2000/s', 2000],
+    ['2 / ms', 2000],
+    ['0.5/us', 500_000],
+  ])('%s → %d per second', (input, perSec) => {
+    expect(parseEventRate(input)).toBe(perSec)
+  })
+
+  it('says what it expected', () => {
+    expect(() => parseEventRate('fast')).toThrow("expected a rate of events such as 2000/s, got 'fast'")
+    expect(() => parseEventRate('2000/h')).toThrow(/expected a rate of events/)
+  })
+})
+
+describe('parseQuantity', () => {
+  it.each([
+    ['100us', { unit: 'duration', value: 100_000 }],
+    ['1s', { unit: 'duration', value: 1e9 }],
+    ['64KB', { unit: 'size', value: 64_000 }],
+    ['10KiB', { unit: 'size', value: 10_240 }],
+    ['10Gbps', { unit: 'rate', value: 10e9 }],
+    ['40G', { unit: 'rate', value: 40e9 }],
+  ])('%s → %j', (input, out) => {
+    expect(parseQuantity(input)).toEqual(out)
+  })
+
+  it('leaves plain numbers and words alone, and reports unit errors', () => {
+    expect(parseQuantity('100')).toBeUndefined()
+    expect(parseQuantity('fast')).toBeUndefined()
+    expect(() => parseQuantity('1.5ns')).toThrow("expected a whole number of nanoseconds, got '1.5ns' (1.5 nanoseconds)")
   })
 })
