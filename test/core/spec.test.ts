@@ -11,6 +11,7 @@ import {
   type ExperimentSpec,
   type ParseOptions,
 } from '../../src-main/core/spec'
+import { SCHEMES as SIM_STAGES } from '../../src-main/sim/routing'
 
 const root = resolve(__dirname, '../..')
 const fixtures = join(root, 'test/fixtures/spec')
@@ -166,7 +167,11 @@ describe('valid experiments', () => {
       { scheme: 'rps', load: 0.6, seed: 7 },
       { scheme: 'rps', load: 0.6, seed: 8 },
     ])
-    expect(SCHEMES).toEqual(['ecmp', 'rps'])
+  })
+
+  it('offers only schemes the simulator has a forwarding stage for', () => {
+    expect(SCHEMES.slice(0, 2)).toEqual(['ecmp', 'rps'])
+    for (const scheme of SCHEMES) expect(Object.keys(SIM_STAGES)).toContain(scheme)
   })
 })
 
@@ -184,8 +189,8 @@ describe('errors', () => {
   })
 
   it('reports an unknown scheme at its list item, naming the known ones', () => {
-    expect(errorsOf(withLine(9, 'schemes: [ecmp, hula]'))).toEqual([
-      "test.yaml:9:17: schemes[1]: unknown scheme 'hula'; the sim implements ecmp, rps",
+    expect(errorsOf(withLine(9, 'schemes: [ecmp, presto]'))).toEqual([
+      `test.yaml:9:17: schemes[1]: unknown scheme 'presto'; the sim implements ${SCHEMES.join(', ')}`,
     ])
   })
 
@@ -271,7 +276,7 @@ describe('errors', () => {
       "many-errors.yaml:2:1: sheme: unknown field 'sheme'; expected one of name, description, tags, testbed, topology, transport, schemes, workload, params, failures, failover, seeds, telemetry, stopAfter",
       'many-errors.yaml:6:11: topology.spines: expected a positive integer, got 0',
       "many-errors.yaml:8:13: topology.hostLink: expected a rate such as 10Gbps, got '10 apples'",
-      "many-errors.yaml:10:17: schemes[1]: unknown scheme 'hula'; the sim implements ecmp, rps",
+      `many-errors.yaml:10:17: schemes[1]: unknown scheme 'presto'; the sim implements ${SCHEMES.join(', ')}`,
       'many-errors.yaml:11:43: workload.load[1]: expected a number in (0, 1], got 1.5',
       'many-errors.yaml:12:12: seeds[1]: duplicate value 1',
     ])
@@ -280,7 +285,7 @@ describe('errors', () => {
   it('names the file as the caller gives it', () => {
     const r = parseExperiment(withLine(9, 'schemes: [x]'), opts({ file: 'experiments/a.yaml' }))
     expect(r.ok ? [] : r.errors).toEqual([
-      { file: 'experiments/a.yaml', line: 9, column: 11, path: 'schemes[0]', message: "unknown scheme 'x'; the sim implements ecmp, rps" },
+      { file: 'experiments/a.yaml', line: 9, column: 11, path: 'schemes[0]', message: `unknown scheme 'x'; the sim implements ${SCHEMES.join(', ')}` },
     ])
   })
 })
