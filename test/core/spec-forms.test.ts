@@ -332,6 +332,13 @@ describe('workload kinds', () => {
     ])
   })
 
+  it('refuses the default fan-in mix on a fabric too small for it', () => {
+    const text = 'name: x\ntopology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 4, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\nworkload:\n  kind: incast\n  background: web-search\n  load: 0.8\n  flows: 10\n  incast: { events: 1, rate: 100, flowSize: 1KB }\n'
+    expect(errorsOf(text)).toEqual([
+      'test.yaml:9:11: workload.incast: the default fan-in mix [[1, 10], [5, 60], [10, 30]] needs 11 hosts and this fabric has 8; give fanIn',
+    ])
+  })
+
   it('parses long-lived pairs and random flows, with load 1 for the run matrix', () => {
     const pairs = specOf(hula(SCHEMES_LINE, 'workload: { kind: long-lived, pairs: [[0, 31], [8, 16]], size: 10MB, start: 50us }', 'seeds: [1, 2]'))
     expect(pairs.workload).toEqual({ kind: 'long-lived', loads: [1], pairs: [[0, 31], [8, 16]], sizeBytes: 10_000_000, startNs: 50_000 })

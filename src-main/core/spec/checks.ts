@@ -4,6 +4,7 @@ import { formatDuration } from '../units'
 import type { FieldPath } from './locate'
 import { normaliseParams, paramRules } from './params'
 import { failureSchema, stopAfterSchema, topologySchema, type RawTopology } from './schema'
+import { DEFAULT_FAN_IN } from './types'
 
 // The checks that need the fabric a topology builds: link names (remove, slow, failures),
 // host indices (long-lived pairs), fan-ins, and the rules between scheme parameters. They
@@ -214,7 +215,17 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
       }
     }
     if (Array.isArray(fanIn)) fanIn.forEach((p, i) => Array.isArray(p) && check(p[0], ['workload', 'incast', 'fanIn', i, 0]))
-    else check(fanIn, ['workload', 'incast', 'fanIn'])
+    else if (fanIn !== undefined) check(fanIn, ['workload', 'incast', 'fanIn'])
+    else {
+      const most = Math.max(...DEFAULT_FAN_IN.map(([n]) => n))
+      if (most > hosts - 1) {
+        const mix = `[${DEFAULT_FAN_IN.map(([n, w]) => `[${n}, ${w}]`).join(', ')}]`
+        problems.push({
+          path: ['workload', 'incast'],
+          message: `the default fan-in mix ${mix} needs ${most + 1} hosts and this fabric has ${hosts}; give fanIn`,
+        })
+      }
+    }
   }
 
   return { problems, fabric }
