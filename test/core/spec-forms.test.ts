@@ -191,8 +191,8 @@ describe('topology kinds', () => {
   })
 
   it('reports an unknown link in slow at its key', () => {
-    expect(errorsOf(hula('  slow:', '    spine7-agg0: 10Gbps', SCHEMES_LINE, POISSON))).toEqual([
-      "test.yaml:12:5: topology.slow.spine7-agg0: unknown link 'spine7-agg0' in this three-tier fabric; links there are named upper-lower, such as spine0-agg0, spine1-agg0, agg0-tor0, agg0-tor1",
+    expect(errorsOf(hula('  remove: [spine1-agg3]', '  slow:', '    spine7-agg0: 10Gbps', SCHEMES_LINE, POISSON))).toEqual([
+      "test.yaml:13:5: topology.slow.spine7-agg0: unknown link 'spine7-agg0' in this three-tier fabric; links there are named upper-lower, such as spine0-agg0, spine1-agg0, agg0-tor0, agg0-tor1",
     ])
   })
 

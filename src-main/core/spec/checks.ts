@@ -245,7 +245,8 @@ function parseTopology(raw: unknown) {
 
 /** The first ToR (and the one it cannot reach) once `remove` is applied, or undefined. */
 function disconnected(base: Fabric, t: RawTopology): [string, string] | undefined {
-  const f = buildFabric(toTopology(t) as FabricSpec)
+  // Rates do not matter here, and slow's names are checked on their own.
+  const f = buildFabric({ ...toTopology(t), rates: undefined } as FabricSpec)
   const dist = distancesTo(f, f.tors[0])
   const lost = f.tors.find((n) => dist[n] < 0)
   return lost === undefined ? undefined : [base.nodes[f.tors[0]].name, base.nodes[lost].name]
