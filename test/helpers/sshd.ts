@@ -211,3 +211,37 @@ export async function startSshd(): Promise<Sshd> {
     },
   }
 }
+
+/** Local processes (the sshd is local) whose command line contains `needle` and that are not zombies. */
+export function liveProcessesMatching(needle: string): number[] {
+  const out: number[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ')
+      if (!cmdline.includes(needle)) continue
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+      if (state !== 'Z' && state !== 'X') out.push(Number(d))
+    } catch {
+      /* gone */
+    }
+  }
+  return out
+}
+
+/** Local processes of process group `pgid` (or session `pgid`), with their state. */
+export function groupMembers(pgid: number): { pid: number; state: string }[] {
+  const out: { pid: number; state: string }[] = []
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(f[2]) === pgid || Number(f[3]) === pgid) out.push({ pid: Number(d), state: f[0] })
+    } catch {
+      /* gone */
+    }
+  }
+  return out
+}

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { Client, ClientChannel } from 'ssh2'
+import { cmd, q } from './cmd'
 import { SshError } from './errors'
 
 export type StreamName = 'stdout' | 'stderr'
@@ -107,10 +108,43 @@ export class ConnectionLostError extends SshError {
   }
 }
 
+/**
+ * ssh2's `Channel.signal()` does nothing once our side of the channel has sent EOF (we
+ * close stdin at once), yet the signal request is still valid in SSH until the channel
+ * closes (RFC 4254 §6.9), so it is sent through the protocol object directly then.
+ */
+function sendSignal(ch: ClientChannel, name: 'TERM' | 'KILL'): void {
+  const c = ch as unknown as {
+    outgoing?: { id: number; state: string }
+    _client?: { _protocol?: { signal(id: number, name: string): void } }
+  }
+  try {
+    const state = c.outgoing?.state
+    if (c.outgoing && c._client?._protocol && (state === 'open' || state === 'eof')) c._client._protocol.signal(c.outgoing.id, name)
+    else ch.signal(name)
+  } catch {
+    /* the channel is already closing */
+  }
+}
+
 function brief(command: string): string {
   const one = command.replace(/\s+/g, ' ')
   return one.length > 120 ? one.slice(0, 117) + '...' : one
 }
+
+/**
+ * A cancellable command runs under this constant wrapper: it reports the session's
+ * process group on the first stderr line (read from /proc, as `\x01p4lab-pgid:N`; the
+ * line is removed before anything reaches the caller) and then `eval`s the quoted
+ * command line in POSIX sh. On cancel, a second channel sends `kill -TERM -- -N` and,
+ * after the grace period, KILL. This is needed because sshd refuses channel signals in
+ * some setups (root logins: "session signalling requires privilege separation") and
+ * never ends a session on a channel close while its command runs. sshd makes each
+ * session its own process group, so the group is the command and everything it forked
+ * that did not detach itself (detached processes belong to ./process.ts).
+ */
+const CANCEL_WRAPPER = `read -r _ _ _ _ g _ < /proc/$$/stat 2>/dev/null || g=; printf '\\001p4lab-pgid:%s\\n' "$g" >&2; eval "$1"`
+const PGID_PREFIX = '\x01p4lab-pgid:'
 
 /** Run one command on a connection. Prefer `SshHost.exec`, which waits for (re)connection. */
 export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions = {}): Promise<ExecResult> {
@@ -120,12 +154,16 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
     const onLine = opts.onLine
     const outLines = onLine ? new LineSplitter((l) => onLine(l, 'stdout')) : undefined
     const errLines = onLine ? new LineSplitter((l) => onLine(l, 'stderr')) : undefined
+    const wrapped = opts.signal !== undefined
+    const line = wrapped ? q(['sh', '-c', CANCEL_WRAPPER, 'p4lab-exec', command]) : command
     let stream: ClientChannel | undefined
     let settled = false
     let aborted = false
     let exitCode: number | null | undefined
     let exitSignal: string | null = null
     let killTimer: NodeJS.Timeout | undefined
+    let pgid: number | undefined
+    let errHead: Buffer | undefined = wrapped ? Buffer.alloc(0) : undefined
 
     const cleanup = () => {
       untrack()
@@ -143,46 +181,72 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
       else fail(e)
     })
     const abortError = () => new SshError('aborted', `cancelled: ${brief(command)}`)
+    const killGroup = (sig: 'TERM' | 'KILL') => {
+      if (pgid === undefined || pgid <= 1 || host.lost) return
+      execOn(host, `${cmd(['kill', `-${sig}`, '--', `-${pgid}`])} 2>/dev/null; true`).catch(() => undefined)
+    }
     const onAbort = () => {
       if (aborted || settled) return
       aborted = true
-      if (!stream) return // closed as soon as it opens
-      try {
-        stream.signal('TERM')
-      } catch {
-        /* the channel may already be closing */
+      if (stream) startCancel(stream) // else as soon as it opens
+    }
+    const startCancel = (ch: ClientChannel) => {
+      killGroup('TERM')
+      sendSignal(ch, 'TERM')
+      killTimer = setTimeout(() => {
+        killGroup('KILL')
+        sendSignal(ch, 'KILL')
+        ch.close()
+        killTimer = setTimeout(() => fail(abortError()), 1000)
+      }, opts.killGraceMs ?? 2000)
+    }
+    const onStderr = (b: Buffer, flush = false) => {
+      if (errHead !== undefined) {
+        errHead = Buffer.concat([errHead, b])
+        const nl = errHead.indexOf(10)
+        if (nl < 0 && errHead.length < 64 && !flush) return
+        const head = errHead
+        errHead = undefined
+        const first = head.subarray(0, nl < 0 ? head.length : nl).toString('latin1')
+        if (nl >= 0 && first.startsWith(PGID_PREFIX)) {
+          const n = Number(first.slice(PGID_PREFIX.length))
+          if (Number.isInteger(n) && n > 1) pgid = n
+          if (aborted) killGroup('TERM') // the cancel came before we knew the group
+          b = head.subarray(nl + 1)
+        } else {
+          b = head
+        }
+        if (b.length === 0) return
       }
-      killTimer = setTimeout(() => stream?.close(), opts.killGraceMs ?? 2000)
+      err.push(b)
+      errLines?.push(b)
     }
 
     if (opts.signal?.aborted) return fail(abortError())
     opts.signal?.addEventListener('abort', onAbort, { once: true })
 
     try {
-      host.client.exec(command, (e, ch) => {
+      host.client.exec(line, (e, ch) => {
         if (e) {
           if (host.lost) return fail(new ConnectionLostError(host.label, true))
           return fail(new SshError('remote', `${host.label}: cannot start the command (${e.message}): ${brief(command)}`))
         }
         stream = ch
-        if (settled || aborted) {
+        if (settled) {
           ch.close()
-          if (aborted) fail(abortError())
           return
         }
         ch.on('data', (b: Buffer) => {
           out.push(b)
           outLines?.push(b)
         })
-        ch.stderr.on('data', (b: Buffer) => {
-          err.push(b)
-          errLines?.push(b)
-        })
+        ch.stderr.on('data', (b: Buffer) => onStderr(b))
         ch.on('exit', (code: number | null, signal?: string) => {
           exitCode = code
           exitSignal = signal ?? null
         })
         ch.on('close', () => {
+          if (errHead?.length) onStderr(Buffer.alloc(0), true)
           outLines?.end()
           errLines?.end()
           if (settled) return
@@ -200,6 +264,7 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
         })
         if (opts.stdin !== undefined) ch.end(opts.stdin)
         else ch.end()
+        if (aborted) startCancel(ch)
       })
     } catch (e) {
       if (host.lost) fail(new ConnectionLostError(host.label, true))

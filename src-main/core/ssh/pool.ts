@@ -263,7 +263,8 @@ export class SshHost {
 
 /**
  * One {@link SshHost} per (host, port, user). `host()` returns the same object for the
- * same target, whatever the auth; events from every host go to the pool's 'event'.
+ * same target; asked for it with a different auth, it closes the old one (its calls in
+ * flight fail) and returns a new one. Events from every host go to the pool's 'event'.
  */
 export class SshPool extends EventEmitter<{ event: [PoolEvent] }> {
   private readonly hosts = new Map<string, SshHost>()
@@ -275,6 +276,11 @@ export class SshPool extends EventEmitter<{ event: [PoolEvent] }> {
   host(target: SshTarget): SshHost {
     const key = `${target.user}@${hostLabel(target.host, target.port ?? 22)}`
     let h = this.hosts.get(key)
+    if (h && JSON.stringify(h.target.auth) !== JSON.stringify(target.auth)) {
+      // The login changed (a new key, another secret): never reuse a connection made with the old one.
+      h.close()
+      h = undefined
+    }
     if (!h) {
       h = new SshHost(target, this.opts, (e) => this.emit('event', e))
       this.hosts.set(key, h)
