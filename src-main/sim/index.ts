@@ -3,4 +3,6 @@
 
 export { runSim } from './run'
 export { loadCdf, cdfMean } from './workload/cdf'
+export { computeRoutes } from './routing/routes'
+export type { ForwardingStage, StageEnv, StageFactory } from './routing/stage'
 export * from './types'
