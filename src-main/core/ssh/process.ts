@@ -70,6 +70,11 @@ export interface ProcessStatus {
   alive: boolean
   /** The leader's /proc state letter, when it still has an entry (`Z` for a zombie). */
   state?: string
+  /**
+   * The process leads its own group, as every process started here does. False for a pid
+   * that was reused by an unrelated process (or a pid file written by something else).
+   */
+  leadsGroup: boolean
   /** Live processes of the group or session (leader included), sorted. */
   members: number[]
   /** Zombies of the group or session. They hold no resources; their parent or init reaps them. */
@@ -194,7 +199,7 @@ export class RemoteProcesses {
     const lines = r.stdout.toString('utf8').split('\n')
     const head = lines.shift() ?? ''
     const m = /^pid (\d+)\s*$/.exec(head)
-    if (!m) return { name, alive: false, members: [], zombies: [] }
+    if (!m) return { name, alive: false, leadsGroup: false, members: [], zombies: [] }
     const pid = Number(m[1])
     if (pid <= 1) throw new SshError('process', `${this.host.label}: the pid file of ${name} holds ${pid}, which p4lab will not touch`)
     let leader: ProcStat | undefined
@@ -206,13 +211,12 @@ export class RemoteProcesses {
       if (st.pid === pid) leader = st
       if (st.pgrp === pid || st.session === pid) (isAliveState(st.state) ? members : zombies).push(st.pid)
     }
-    // The pid may have been reused by an unrelated process: ours leads its own group.
-    const ours = leader && leader.pgrp === pid
     return {
       name,
       pid,
-      alive: !!ours && isAliveState(leader!.state),
-      state: ours ? leader!.state : undefined,
+      alive: !!leader && isAliveState(leader.state),
+      state: leader?.state,
+      leadsGroup: !!leader && leader.pgrp === pid,
       members: members.sort((a, b) => a - b),
       zombies: zombies.sort((a, b) => a - b),
     }
