@@ -22,7 +22,7 @@
  *   switchInfo (keyless)  setSwitchId(id, uplinks)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor, meta.bucket: exact   actions setEgress(port), drop (spines)
- *   uplinkPort key meta.lbTag: exact   actions setUplink(port), drop
+ *   uplinkPort key meta.lbTag: exact   actions setUplink(port), drop  (at most CONGA_MAX_UPLINKS = 16)
  * Counters: Egress.portTx[MAX_PORTS].
  *
  * Differences from v1model/conga.p4, and why:
@@ -58,6 +58,9 @@ const int     ROUTE_SIZE    = 1024;
 const int     NEXTHOP_SIZE  = 16384;
 const bit<32> FLOWLET_GAP   = 98;     // 100 us in ns >> 10 units
 const bit<8>  DRE_SHIFT     = 17;
+// Uplinks (LBTags) a leaf may have: LBTag is 4 bits, and congFromLeaf / feedback index by
+// (leaf << 4 | LBTag). The renderer refuses leaves with more (schemes/conga.ts).
+const int     CONGA_MAX_UPLINKS = 16;
 
 /* ---- headers ---- */
 struct headers_t {
@@ -264,7 +267,7 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
         key = { meta.lbTag: exact; }
         actions = { setUplink; drop; }
         default_action = drop();
-        size = 16;
+        size = CONGA_MAX_UPLINKS;
     }
 
     apply {

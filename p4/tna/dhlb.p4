@@ -27,7 +27,8 @@
  *   nextHop    key meta.dstTor, meta.bucket: exact   actions setEgress(port), drop
  *   probeGroup key ig_intr_md.ingress_port: exact   actions setProbeGroup(group), drop
  *   portSlot   key ig_intr_md.ingress_port: exact   actions setSlot(slot), NoAction
- *   loadDegree key meta.util: range (bytes per tau / 256, saturated)   actions setDegree(degree)
+ *   loadDegree key ig_intr_md.ingress_port: exact, meta.util: range (bytes per tau / 256,
+ *              saturated; ranges from that port's link rate)   actions setDegree(degree)
  *   weightedPick key meta.degree0..3, meta.pickRand: exact   actions pickSlot(slot), NoAction
  *   slotPort   key meta.slot: exact   actions setEgress(port), drop
  *   probeSource key hdr.pktgen.app_id: exact   actions originateProbe(torId, group), drop
@@ -61,6 +62,7 @@ const bit<8>  BUCKET_MASK   = 0x0F;
 const int     ROUTE_SIZE    = 1024;
 const int     NEXTHOP_SIZE  = 16384;
 const int     PICK_SIZE     = 16384;
+const int     LOAD_DEGREE_SIZE = 2048;  // MAX_PORTS x 4 utilization bands
 const bit<32> FLOWLET_GAP   = 98;     // 100 us in ns >> 10 units
 const bit<8>  UTIL_SHIFT    = 8;      // meta.util = bytes per tau / 256
 const bit<8>  SLOT_NONE     = 0xFF;
@@ -348,10 +350,10 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
         size = MAX_PORTS;
     }
     table loadDegree {
-        key = { meta.util: range; }
+        key = { ig_intr_md.ingress_port: exact; meta.util: range; }
         actions = { setDegree; }
         default_action = setDegree(0);
-        size = 16;
+        size = LOAD_DEGREE_SIZE;
     }
     table weightedPick {
         key = {

@@ -16,12 +16,15 @@
  *   window[MAX_TORS]          int<32>  bytes left per destination ToR (initialised by the
  *                             control plane: BDP to the next hop + C_out x T)
  *   creditCount[CREDIT_TABLE] bit<32>  bytes received, not yet credited, per
- *                             (dstTor << 4 | ingress port & 15)
+ *                             (dstTor << CREDIT_SLOT_SHIFT | port slot)
  * Counters: Ingress.overWindow[MAX_TORS] (what a VOQ would have held), Egress.portTx[MAX_PORTS].
  * Tables (Ingress):
- *   switchInfo (keyless)  setSwitchId(id)   (a ToR's id is its ToR index)
+ *   switchInfo (keyless)  setSwitchId(id)   (a ToR's id must be its ToR index: toHost counts
+ *                         under dstTor = switchId; compute.ts numbers ToRs first and asserts it)
  *   ipv4Route    key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop      key meta.dstTor, meta.bucket: exact   actions setEgress(port), drop
+ *   portSlot     key ig_intr_md.ingress_port: exact   actions setSlot(slot), NoAction  (dense
+ *                slot 0..CREDIT_PORT_SLOTS-1 per fabric port, numbered by the control plane)
  *   creditTarget key hdr.pktgen.packet_id: exact   actions sendCredit(port, dstTor, counter), drop
  * Multicast: none.
  *
@@ -37,9 +40,8 @@
  * - No per-destination PAUSE (advanced flow control is not reachable from the P4 program).
  * - Credits carry the exact bytes counted since the last timer tick, not CREDIT_BYTES chunks;
  *   a counter is only counted up by data and flushed by the generator (two RegisterActions).
- * - All ingress ports are counted (there is no creditPort table on Tofino); host ports have
- *   no creditTarget entry, and at a ToR their (remote dstTor) slots do not meet the fabric
- *   ports' (own dstTor) slots.
+ * - Only ports with a portSlot entry (fabric ports) are counted; there is no creditPort table
+ *   (no mirror sessions: the generator sends the credits).
  * - Queue depth (egress only) is not used: the window is kept in bytes in ingress.
  *
  * Configured by src-main/core/controlplane, rendering bfrt_python
@@ -57,7 +59,9 @@
 /* ---- constants ---- */
 const bit<32>   MAX_PORTS       = 512;
 const bit<32>   MAX_TORS        = 1024;
-const bit<32>   CREDIT_TABLE    = 16384;  // MAX_TORS x 16 ports
+const bit<32>   CREDIT_PORT_SLOTS = 32;   // fabric ports per switch with a credit counter
+const bit<8>    CREDIT_SLOT_SHIFT = 5;    // log2(CREDIT_PORT_SLOTS)
+const bit<32>   CREDIT_TABLE    = MAX_TORS * CREDIT_PORT_SLOTS;
 const bit<8>    BUCKET_MASK     = 0x0F;
 const int       ROUTE_SIZE      = 1024;
 const int       NEXTHOP_SIZE    = 16384;
@@ -82,6 +86,7 @@ struct ig_metadata_t {
     bit<16> l4Dst;
     bit<16> switchId;
     bit<16> creditIndex;
+    bit<8>  portSlot;
     int<32> len;
     int<32> creditBytes;
 }
@@ -197,6 +202,9 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
     action setSwitchId(bit<16> id) {
         meta.switchId = id;
     }
+    action setSlot(bit<8> slot) {
+        meta.portSlot = slot;
+    }
     action sendCredit(bit<9> port, bit<16> dstTor, bit<16> counter) {
         ig_tm_md.ucast_egress_port = port;
         hdr.credit.dstTor = dstTor;
@@ -218,6 +226,12 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
         actions = { setEgress; drop; }
         default_action = drop();
         size = NEXTHOP_SIZE;
+    }
+    table portSlot {
+        key = { ig_intr_md.ingress_port: exact; }
+        actions = { setSlot; NoAction; }
+        default_action = NoAction();
+        size = MAX_PORTS;
     }
     table creditTarget {
         key = { hdr.pktgen.packet_id: exact; }
@@ -258,7 +272,7 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
             bool routed = false;
             switch (ipv4Route.apply().action_run) {
                 toHost: {
-                    meta.dstTor = meta.switchId;
+                    meta.dstTor = meta.switchId;  // a ToR's switch id is its ToR index
                     routed = true;
                 }
                 toTor: {
@@ -277,10 +291,12 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
                     }
                 }
             }
-            // Bytes received for dstTor on this port, credited upstream at the next timer tick.
+            // Bytes received for dstTor on this fabric port, credited upstream at the next tick.
             if (routed) {
-                meta.creditIndex = meta.dstTor[11:0] ++ ig_intr_md.ingress_port[3:0];
-                countCredit.execute(meta.creditIndex);
+                if (portSlot.apply().hit) {
+                    meta.creditIndex = (meta.dstTor << CREDIT_SLOT_SHIFT) | (bit<16>)meta.portSlot;
+                    countCredit.execute(meta.creditIndex);
+                }
             }
         }
     }

@@ -31,7 +31,7 @@
  *   switchInfo (keyless)  actions setSwitchId(id, uplinks)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact   actions setEgress(port), drop (spines)
- *   uplinkPort key meta.lbTag: exact   actions setUplink(port), drop
+ *   uplinkPort key meta.lbTag: exact   actions setUplink(port), drop  (at most CONGA_MAX_UPLINKS = 4)
  * Counters: Egress.portTx[MAX_PORTS]. Multicast: none.
  *
  * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
@@ -56,6 +56,9 @@ const bit<8>  TAU_SHIFT      = 8;
 const bit<32> TAU_US         = 256;   // 2^TAU_SHIFT
 const bit<8>  DRE_SHIFT      = 12;
 const bit<8>  NO_METRIC      = 8;     // worse than any 3-bit metric
+// Uplinks a leaf may have: a new flowlet compares the metrics of LBTags 0..3 (m0..m3 below),
+// so the renderer refuses leaves with more (schemes/conga.ts). tna/conga.p4 allows 16.
+const int     CONGA_MAX_UPLINKS = 4;
 
 /* ---- headers ---- */
 struct headers_t {
@@ -179,7 +182,7 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
         key = { meta.lbTag: exact; }
         actions = { setUplink; drop; }
         default_action = drop();
-        size = 16;
+        size = CONGA_MAX_UPLINKS;
     }
 
     apply {

@@ -31,7 +31,8 @@
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact   actions setEgress(port), drop
  *   probeGroup key standard_metadata.ingress_port: exact   actions setProbeGroup(group), drop
  *   portSlot   key standard_metadata.ingress_port: exact   actions setSlot(slot), NoAction
- *   loadDegree key meta.util: range   actions setDegree(degree)
+ *   loadDegree key standard_metadata.ingress_port: exact, meta.util: range
+ *              actions setDegree(degree)  (ranges from that port's link rate)
  *   weightedPick key meta.degree0..meta.degree3: exact, meta.pickRand: exact  actions pickSlot(slot), NoAction
  *   slotPort   key meta.slot: exact   actions setEgress(port), drop
  * Counters: Egress.portTx[MAX_PORTS]. Multicast: one group per ingress port
@@ -54,6 +55,7 @@ const bit<16> NH_BUCKETS     = 16;
 const int     ROUTE_SIZE     = 1024;
 const int     NEXTHOP_SIZE   = 16384;
 const int     PICK_SIZE      = 16384;
+const int     LOAD_DEGREE_SIZE = 2048;  // MAX_PORTS x 4 utilization bands
 const bit<32> FLOWLET_GAP_US = 100;
 const bit<8>  TAU_SHIFT      = 9;
 const bit<32> TAU_US         = 512;   // 2^TAU_SHIFT
@@ -232,10 +234,10 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
         size = MAX_PORTS;
     }
     table loadDegree {
-        key = { meta.util: range; }
+        key = { standard_metadata.ingress_port: exact; meta.util: range; }
         actions = { setDegree; }
         default_action = setDegree(0);
-        size = 16;
+        size = LOAD_DEGREE_SIZE;
     }
     table weightedPick {
         key = {

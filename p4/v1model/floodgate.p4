@@ -21,14 +21,21 @@
  *   window[MAX_TORS]            bit<32> signed bytes left per destination ToR
  *                               (control plane: BDP to next hop + C_out x T)
  *   creditCount[CREDIT_TABLE]   bit<32> bytes not yet credited, per
- *                               (dstTor << 4 | ingress port & 15)
+ *                               (dstTor << CREDIT_SLOT_SHIFT | port slot)
  * Counters: Ingress.overWindow[MAX_TORS], Egress.portTx[MAX_PORTS].
  * Tables (Ingress):
  *   switchInfo (keyless)  actions setSwitchId(id)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact   actions setEgress(port), drop
+ *   portSlot   key standard_metadata.ingress_port: exact   actions setSlot(slot), NoAction
+ *              (the control plane numbers each switch's fabric ports 0..CREDIT_PORT_SLOTS-1;
+ *              ports without a slot are not counted)
  *   creditPort key standard_metadata.ingress_port: exact   actions setCreditSession(session), NoAction
  * Mirror sessions: one per fabric port (mirroring_add <session> <port>). Multicast: none.
+ *
+ * A ToR's switch id must equal its ToR index: packets for the ToR's own hosts
+ * (toHost) count their bytes under dstTor = switchId. The control plane numbers
+ * switches ToRs first (compute.ts asserts it).
  *
  * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
  * Checked against p4c p4include/v1model.p4 (p4lang/p4c a8f50441, and the
@@ -42,7 +49,9 @@
 /* ---- constants ---- */
 const bit<32> MAX_PORTS     = 512;
 const bit<32> MAX_TORS      = 1024;
-const bit<32> CREDIT_TABLE  = 16384;  // MAX_TORS x 16 ports
+const bit<32> CREDIT_PORT_SLOTS = 32; // fabric ports per switch with a credit counter
+const bit<8>  CREDIT_SLOT_SHIFT = 5;  // log2(CREDIT_PORT_SLOTS)
+const bit<32> CREDIT_TABLE  = MAX_TORS * CREDIT_PORT_SLOTS;
 const bit<16> NH_BUCKETS    = 16;
 const int     ROUTE_SIZE    = 1024;
 const int     NEXTHOP_SIZE  = 16384;
@@ -68,6 +77,7 @@ struct metadata_t {
     bit<16> l4Dst;
     bit<16> switchId;
     bit<16> creditSession;
+    bit<8>  portSlot;
     @field_list(FL_CREDIT)
     bit<16> creditTor;
 }
@@ -153,10 +163,19 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
     action setCreditSession(bit<16> session) {
         meta.creditSession = session;
     }
+    action setSlot(bit<8> slot) {
+        meta.portSlot = slot;
+    }
 
     table creditPort {
         key = { standard_metadata.ingress_port: exact; }
         actions = { setCreditSession; NoAction; }
+        default_action = NoAction();
+        size = MAX_PORTS;
+    }
+    table portSlot {
+        key = { standard_metadata.ingress_port: exact; }
+        actions = { setSlot; NoAction; }
         default_action = NoAction();
         size = MAX_PORTS;
     }
@@ -177,9 +196,11 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         switchInfo.apply();
         bit<32> len = (bit<32>)hdr.ipv4.totalLen;
+        bool routed = false;
         switch (ipv4Route.apply().action_run) {
             toHost: {
-                meta.dstTor = meta.switchId;
+                meta.dstTor = meta.switchId;  // a ToR's switch id is its ToR index
+                routed = true;
             }
             toTor: {
                 if (hdr.tcp.isValid()) {
@@ -193,6 +214,7 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
                      { hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, hdr.ipv4.protocol, meta.l4Src, meta.l4Dst },
                      NH_BUCKETS);
                 nextHop.apply();
+                routed = true;
                 bit<32> w;
                 window.read(w, (bit<32>)meta.dstTor);
                 if ((int<32>)w < (int<32>)len) {
@@ -204,18 +226,22 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
                 window.write((bit<32>)meta.dstTor, w - len);
             }
         }
-        // Count bytes received from an upstream switch; every CREDIT_BYTES, credit it.
-        if (creditPort.apply().hit) {
-            bit<32> idx = ((bit<32>)meta.dstTor << 4) | (bit<32>)(standard_metadata.ingress_port & 15);
-            bit<32> c;
-            creditCount.read(c, idx);
-            c = c + len;
-            if (c >= CREDIT_BYTES) {
-                c = c - CREDIT_BYTES;
-                meta.creditTor = meta.dstTor;
-                clone_preserving_field_list(CloneType.I2E, (bit<32>)meta.creditSession, FL_CREDIT);
+        // Count bytes received from an upstream switch (a port with a slot); every
+        // CREDIT_BYTES, credit it. Dropped packets (no route) are not counted.
+        if (routed) {
+            if (portSlot.apply().hit) {
+                bit<32> idx = ((bit<32>)meta.dstTor << CREDIT_SLOT_SHIFT) | (bit<32>)meta.portSlot;
+                bit<32> c;
+                creditCount.read(c, idx);
+                c = c + len;
+                if (c >= CREDIT_BYTES) {
+                    c = c - CREDIT_BYTES;
+                    meta.creditTor = meta.dstTor;
+                    creditPort.apply();
+                    clone_preserving_field_list(CloneType.I2E, (bit<32>)meta.creditSession, FL_CREDIT);
+                }
+                creditCount.write(idx, c);
             }
-            creditCount.write(idx, c);
         }
     }
 }

@@ -6,6 +6,7 @@
 // "line N: what is wrong"; an empty list means consistent.
 
 import type { P4Declarations, P4Table } from '../p4/declarations'
+import { BFRT_QUEUE_HELPER } from './render/bfrt'
 import { cliCommandLines } from './render/cli'
 
 function tableOf(d: P4Declarations, name: string): P4Table | undefined {
@@ -150,17 +151,36 @@ function splitArgs(s: string): string[] {
 
 const KEY_ARGS: Record<string, number> = { exact: 1, lpm: 2, ternary: 2, range: 2, optional: 2 }
 
+/** Tofino 1 pktgen: app ids are 3 bits, generator ports are 68..71 of a pipe. */
+const PKTGEN_APP_IDS = 8
+const PKTGEN_PORTS = new Set([68, 69, 70, 71])
+
 export function checkBfrt(script: string, d: P4Declarations, programName: string): string[] {
   const problems: string[] = []
   const groupsCreated = new Set<string>()
   const groupsUsed: Array<{ line: number; group: string }> = []
   const nodesCreated = new Set<string>()
   const prefix = `bfrt.${programName}.pipe.`
+  // The packet generator: what the script configures, and the program's entries that wait for it.
+  const pktgenTables = d.tables.filter((t) => t.keys.some((k) => k.field.startsWith('hdr.pktgen.')))
+  const buffers = new Map<string, number>()
+  const portsEnabled = new Set<string>()
+  const apps: Array<{ line: number; appId: number; packets: number }> = []
+  const pktgenKeys: Array<{ line: number; field: string; value: number }> = []
+  let helperLines = 0
   script.split('\n').forEach((raw, i) => {
+    if (raw.trimEnd() === BFRT_QUEUE_HELPER[helperLines % BFRT_QUEUE_HELPER.length] && (helperLines > 0 || raw.startsWith('def '))) {
+      helperLines++
+      return
+    }
     const line = raw.replace(/\s+#.*$/, '').trim()
     if (line === '' || line.startsWith('#')) return
     const bad = (msg: string): void => {
       problems.push(`line ${i + 1}: ${msg}: ${line}`)
+    }
+    if (helperLines % BFRT_QUEUE_HELPER.length !== 0) {
+      bad('the queue-priority helper is incomplete')
+      helperLines = 0
     }
     const call = /^([A-Za-z0-9_.]+)\((.*)\)$/.exec(line)
     if (!call) return bad('not a call')
@@ -174,6 +194,49 @@ export function checkBfrt(script: string, d: P4Declarations, programName: string
       else pos.push(a)
     }
     if (target === 'bfrt.complete_operations') return
+    const need = (keys: string[]): boolean => {
+      const missing = keys.filter((k) => !kw.has(k))
+      if (missing.length > 0) bad(`${target} without ${missing.join(', ')}`)
+      return missing.length === 0
+    }
+    if (target === 'p4lab_queue_priority') {
+      if (helperLines < BFRT_QUEUE_HELPER.length) bad('p4lab_queue_priority is called before it is defined')
+      if (!need(['dev_port', 'qid', 'priority'])) return
+      if (!(Number(kw.get('qid')) >= 0 && Number(kw.get('qid')) < 32)) bad(`qid ${kw.get('qid')} is not a Tofino queue id (0..31)`)
+      if (!(Number(kw.get('priority')) >= 0 && Number(kw.get('priority')) <= 7)) bad(`priority ${kw.get('priority')} is outside 0..7`)
+      return
+    }
+    if (target.startsWith('bfrt.tf1.pktgen.')) {
+      if (pktgenTables.length === 0) bad('the program does not use the packet generator (no table keyed on hdr.pktgen)')
+      if (target === 'bfrt.tf1.pktgen.port_cfg.mod') {
+        if (!need(['dev_port', 'pktgen_enable'])) return
+        if (!PKTGEN_PORTS.has(Number(kw.get('dev_port')) & 0x7f)) bad(`dev_port ${kw.get('dev_port')} is not a packet-generator port (68..71 of a pipe)`)
+        if (kw.get('pktgen_enable') === 'True') portsEnabled.add(kw.get('dev_port')!)
+        return
+      }
+      if (target === 'bfrt.tf1.pktgen.pkt_buffer.mod') {
+        if (!need(['pkt_buffer_offset', 'pkt_buffer_size', 'buffer'])) return
+        const hex = /^bytes\.fromhex\('([0-9a-f]*)'\)$/.exec(kw.get('buffer')!)
+        if (!hex) return bad("buffer must be bytes.fromhex('...')")
+        if (hex[1].length !== 2 * Number(kw.get('pkt_buffer_size'))) bad(`buffer has ${hex[1].length / 2} bytes, pkt_buffer_size says ${kw.get('pkt_buffer_size')}`)
+        buffers.set(kw.get('pkt_buffer_offset')!, Number(kw.get('pkt_buffer_size')))
+        return
+      }
+      if (target === 'bfrt.tf1.pktgen.app_cfg.mod_with_trigger_timer_periodic') {
+        const fields = ['app_id', 'app_enable', 'timer_nanosec', 'pkt_len', 'pkt_buffer_offset', 'pipe_local_source_port', 'batch_count_cfg', 'packets_per_batch_cfg']
+        if (!need(fields)) return
+        const appId = Number(kw.get('app_id'))
+        if (!(Number.isInteger(appId) && appId >= 0 && appId < PKTGEN_APP_IDS)) bad(`app_id ${kw.get('app_id')} is not a Tofino 1 app id (0..7)`)
+        if (!(Number(kw.get('timer_nanosec')) > 0)) bad('timer_nanosec must be positive')
+        const size = buffers.get(kw.get('pkt_buffer_offset')!)
+        if (size === undefined) bad(`no pkt_buffer is written at offset ${kw.get('pkt_buffer_offset')} before the app`)
+        else if (size !== Number(kw.get('pkt_len'))) bad(`pkt_len ${kw.get('pkt_len')} differs from the ${size}-byte buffer`)
+        if (!portsEnabled.has(kw.get('pipe_local_source_port')!)) bad(`pktgen is not enabled on port ${kw.get('pipe_local_source_port')} before the app`)
+        apps.push({ line: i + 1, appId, packets: (Number(kw.get('batch_count_cfg')) + 1) * (Number(kw.get('packets_per_batch_cfg')) + 1) })
+        return
+      }
+      return bad(`unknown pktgen call ${target}`)
+    }
     if (target === 'bfrt.port.port.add') {
       for (const k of ['DEV_PORT', 'SPEED', 'FEC', 'PORT_ENABLE']) if (!kw.has(k)) bad(`bfrt.port.port.add without ${k}`)
       return
@@ -227,6 +290,13 @@ export function checkBfrt(script: string, d: P4Declarations, programName: string
     for (const g of given) if (!paramNames.includes(g)) bad(`action ${a.name} has no parameter '${g}'`)
     const prio = t.keys.some((k) => NEEDS_PRIORITY.has(k.matchKind))
     if (m[1] === 'add_with' && prio !== kw.has('MATCH_PRIORITY')) bad(prio ? 'a priority is required' : 'this table takes no priority')
+    if (m[1] === 'add_with') {
+      let k = 0
+      for (const key of t.keys) {
+        if (key.field.startsWith('hdr.pktgen.')) pktgenKeys.push({ line: i + 1, field: key.field, value: Number(pos[k]) })
+        k += KEY_ARGS[key.matchKind] ?? 1
+      }
+    }
     for (const p of a.params) {
       const v = kw.get(p.name)
       if (v !== undefined && !fits(v, p.bits)) bad(`parameter ${p.name} of ${a.name} is ${p.bits} bits; '${v}' does not fit`)
@@ -234,5 +304,14 @@ export function checkBfrt(script: string, d: P4Declarations, programName: string
     }
   })
   for (const g of groupsUsed) if (!groupsCreated.has(g.group)) problems.push(`line ${g.line}: multicast group ${g.group} is never created`)
+  // Entries that match generated packets need an app that generates them.
+  for (const k of pktgenKeys) {
+    if (k.field === 'hdr.pktgen.app_id' && !apps.some((a) => a.appId === k.value)) {
+      problems.push(`line ${k.line}: the entry waits for pktgen app ${k.value}, which the script never configures`)
+    }
+    if (k.field === 'hdr.pktgen.packet_id' && !apps.some((a) => k.value < a.packets)) {
+      problems.push(`line ${k.line}: the entry waits for generated packet ${k.value}, but no pktgen app generates that many per tick`)
+    }
+  }
   return problems
 }

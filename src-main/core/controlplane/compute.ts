@@ -68,8 +68,16 @@ export function computeControlPlane(
 
   const switches: SwitchState[] = f.switches.map((node, si) => {
     const n = f.nodes[node]
-    // 0-based, ToRs first: a ToR's switch id is its ToR index (floodgate.p4 relies on it).
+    // 0-based, ToRs first: a ToR's switch id is its ToR index. floodgate.p4 relies on it
+    // (toHost sets dstTor = switchId); p4/README.md states it; asserted here.
     const switchId = si
+    const torIndex = torIndexOf.get(node) ?? -1
+    if (torIndex >= 0 && switchId !== torIndex) {
+      throw new Error(
+        `switch numbering: ToR ${n.name} would get switch id ${switchId} but it is ToR ${torIndex}; a ToR's switch id must be its ToR index ` +
+          `(floodgate.p4 counts a ToR's own hosts' traffic under dstTor = switch id), so Fabric.switches must list the ToRs first, in Fabric.tors order`,
+      )
+    }
     const ports: PortInfo[] = n.ports.map((_, port) => {
       const pe = peer(f, node, port)
       const other = f.nodes[pe.node]
@@ -104,7 +112,7 @@ export function computeControlPlane(
       name: n.name,
       role: n.role as SwitchState['role'],
       switchId,
-      torIndex: torIndexOf.get(node) ?? -1,
+      torIndex,
       pod: n.pod,
       ports,
       hostRoutes,

@@ -8,12 +8,25 @@
 //   bfrt.pre.node.add(MULTICAST_NODE_ID=n, MULTICAST_RID=r, MULTICAST_LAG_ID=[], DEV_PORT=[...])
 //   bfrt.pre.mgid.add(MGID=g, MULTICAST_NODE_ID=[n], MULTICAST_NODE_L1_XID_VALID=[False], MULTICAST_NODE_L1_XID=[0])
 //   bfrt.port.port.add(DEV_PORT=p, SPEED='BF_SPEED_40G', FEC='BF_FEC_TYP_NONE', PORT_ENABLE=True)
+// The packet generator (Tofino 1, bf-rt tables tf1.pktgen.*; Open-Tofino
+// p4-examples/p4_16_programs/tna_pktgen/test.py uses the same tables through gRPC as
+// $PKTGEN_PORT_CFG / $PKTGEN_PKT_BUFFER / $PKTGEN_APPLICATION_CFG with these field names,
+// pkt_len = buffer length = frame - 6, batch/packet counts minus one):
+//   bfrt.tf1.pktgen.port_cfg.mod(dev_port=68, pktgen_enable=True)
+//   bfrt.tf1.pktgen.pkt_buffer.mod(pkt_buffer_offset=o, pkt_buffer_size=n, buffer=bytes)
+//   bfrt.tf1.pktgen.app_cfg.mod_with_trigger_timer_periodic(app_id=a, app_enable=True,
+//     timer_nanosec=t, pkt_len=n, pkt_buffer_offset=o, pipe_local_source_port=68,
+//     increment_source_port=False, batch_count_cfg=0, packets_per_batch_cfg=k-1)
+// Queue priorities (bfrt.tf1.tm): a port's queue is found at run time from its DEV_PORT,
+// as public bfrt_python setups do: pg_id and egress_qid_queues[qid] from
+// bfrt.tf1.tm.port.cfg.get(dev_port), pipe = dev_port >> 7, then
+// bfrt.tf1.tm.queue.sched_cfg.mod(pipe=, pg_id=, pg_queue=, min_priority=, max_priority=).
 // Addresses are written as integers (hex) with the dotted form in a comment: bfrt_python
 // takes integers for every field, whatever its version does with strings.
 
 import { ipToInt, macToInt } from '../address'
 import { switchOf } from '../compute'
-import { programFor, type P4Iface } from '../schemes'
+import { programFor, type P4Iface, type PktgenApp } from '../schemes'
 import type { ControlPlaneState, MatchField, ParamValue, TableEntry } from '../types'
 
 export interface BfrtOptions {
@@ -84,6 +97,28 @@ export function bfrtEntry(prog: string, e: TableEntry, keyNames?: string[], para
   return `bfrt.${prog}.pipe.${e.table}.${call}(${list})${notes.length ? '  # ' + notes.join(' ') : ''}`
 }
 
+/** The helper every script with queue priorities defines (check.ts accepts exactly these lines). */
+export const BFRT_QUEUE_HELPER: readonly string[] = [
+  'def p4lab_queue_priority(dev_port, qid, priority):',
+  '    cfg = bfrt.tf1.tm.port.cfg.get(dev_port, print_ents=False)',
+  "    bfrt.tf1.tm.queue.sched_cfg.mod(pipe=dev_port >> 7, pg_id=cfg.data[b'pg_id'], pg_queue=cfg.data[b'egress_qid_queues'][qid], min_priority=priority, max_priority=priority)",
+]
+
+function hex(bytes: number[]): string {
+  return bytes.map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/** The three pktgen calls of a timer app, in the order they must run (the app is enabled last). */
+export function bfrtPktgen(app: PktgenApp): string[] {
+  const n = app.buffer.length
+  return [
+    `bfrt.tf1.pktgen.port_cfg.mod(dev_port=${app.sourcePort}, pktgen_enable=True)`,
+    `bfrt.tf1.pktgen.pkt_buffer.mod(pkt_buffer_offset=${app.bufferOffset}, pkt_buffer_size=${n}, buffer=bytes.fromhex('${hex(app.buffer)}'))`,
+    `bfrt.tf1.pktgen.app_cfg.mod_with_trigger_timer_periodic(app_id=${app.appId}, app_enable=True, timer_nanosec=${app.periodNs}, pkt_len=${n}, ` +
+      `pkt_buffer_offset=${app.bufferOffset}, pipe_local_source_port=${app.sourcePort}, increment_source_port=False, batch_count_cfg=0, packets_per_batch_cfg=${app.packets - 1})`,
+  ]
+}
+
 /** The bfrt_python script of one switch. */
 export function renderBfrt(state: ControlPlaneState, which: string | number, iface?: P4Iface, opts: BfrtOptions = {}): string {
   const sw = switchOf(state, which)
@@ -132,6 +167,24 @@ export function renderBfrt(state: ControlPlaneState, which: string | number, ifa
       }
       out.push(`bfrt.${prog.programName}.pipe.${r.register}.mod(REGISTER_INDEX=${r.index}, f1=${r.value})`)
     }
+  }
+  if (prog.queuePriorities && prog.queuePriorities.length > 0) {
+    out.push('', '# Queue priorities (traffic manager): strict priority, higher wins')
+    out.push(...BFRT_QUEUE_HELPER, '')
+    lastComment = ''
+    for (const q of prog.queuePriorities) {
+      if (q.why !== lastComment) {
+        out.push(`# ${q.why}`)
+        lastComment = q.why
+      }
+      out.push(`p4lab_queue_priority(dev_port=${q.port}, qid=${q.qid}, priority=${q.priority})`)
+    }
+  }
+  if (prog.pktgen) {
+    const a = prog.pktgen
+    out.push('', `# Packet generator (last, once the tables are in): ${a.why}`)
+    out.push(`# buffer: 8 bytes the parser skips, the program's header, zero padding (${a.buffer.length} B + the 6-byte pktgen header = a 64 B frame)`)
+    out.push(...bfrtPktgen(a))
   }
   out.push('', 'bfrt.complete_operations()')
   return out.join('\n') + '\n'

@@ -2,19 +2,21 @@
 //   Ingress.switchInfo    keyless  setSwitchId(id: 16)
 //   Ingress.probeGroup    ingress port (exact)  setProbeGroup(group: 16) | drop()
 //   Ingress.portSlot      ingress port (exact)  setSlot(slot: 8) | NoAction()
-//   Ingress.loadDegree    meta.util (range, 16 bits)  setDegree(degree: 8)   default setDegree(0)
+//   Ingress.loadDegree    ingress port (exact), meta.util (range, 16 bits)  setDegree(degree: 8)   default setDegree(0)
 //   Ingress.weightedPick  meta.degree0..3, meta.pickRand (exact)  pickSlot(slot: 8) | NoAction()
 //   Ingress.slotPort      meta.slot (exact)  setEgress(port: 9) | drop()
 //   Ingress.probeSource   hdr.pktgen.app_id (exact)  originateProbe(torId: 16, group: 16)   tna only
 // Slots are the switch's up-facing ports (at most 4). meta.util is the estimator's bytes per
-// tau divided by 256; the load-degree ranges come from the switch's fabric link rate (as the
-// target runs it: BMv2 links are scaled) and tau. pathDegree registers start at 0, which the
+// tau divided by 256; the load-degree ranges come from each fabric port's own link rate (as
+// the target runs it: BMv2 links are scaled) and tau. Tofino ToRs get the pktgen timer app
+// (period T_probe = probePeriodNs) whose packets probeSource turns into probes. pathDegree registers start at 0, which the
 // program reads as "no probe yet" (all degrees 0: fall back to nextHop): nothing to initialise.
 
 import type { RenderContext, SchemeModule } from '.'
 import type { TableEntry } from '../types'
 import { iface, routingEntries } from './common'
-import { probeGroupEntries, probeSourceEntries } from './hula'
+import { probeGroupEntries, probePktgen, probeSourceEntries } from './hula'
+import { be } from './pktgen'
 
 export const DHLB_MAX_SLOTS = 4
 /** pktgen application that generates DHLB probes on Tofino. */
@@ -51,28 +53,38 @@ export function proportionalBuckets(degrees: number[], buckets = PICK_RANDS): nu
   return out
 }
 
-function loadDegreeEntries(ctx: RenderContext): TableEntry[] {
+/**
+ * loadDegree: per fabric port, the utilization bands as meta.util ranges (bytes per tau / 256)
+ * from that port's own link rate (as the target runs it: BMv2 links are scaled), so a switch
+ * with links of different speeds maps each link's utilization right. A probe's degree is
+ * looked up with the port it arrived on, whose estimator it read.
+ */
+export function loadDegreeEntries(ctx: RenderContext): TableEntry[] {
   const I = ctx.iface.names
-  const fabric = ctx.sw.ports.filter((p) => p.facing !== 'host')
-  const bps = Math.max(...(fabric.length ? fabric : ctx.sw.ports).map((p) => p.bps)) * ctx.rateScale
   const tauNs = DHLB_TAU_NS[ctx.target === 'bmv2' ? 'bmv2' : 'tofino']
-  const capacity = (bps / 8) * (tauNs / 1e9) // bytes per tau at full rate
   const out: TableEntry[] = []
-  let lo = 0
-  DHLB_BANDS.forEach((band, i) => {
-    const hi = Math.min(0xffff, Math.floor((band.below * capacity) / 256)) - 1
-    if (hi >= lo) {
-      out.push({
-        table: I.loadDegree,
-        action: I.setDegree,
-        match: [{ kind: 'range', lo, hi }],
-        params: [band.degree],
-        priority: i + 1,
-        comment: `load degree by utilization (bytes per tau / 256; ${Math.round(bps / 1e6)} Mbps x ${tauNs / 1000} us = ${Math.round(capacity)} B at 100%); above 90%: default 0`,
-      })
-    }
-    lo = Math.max(lo, hi + 1)
-  })
+  for (const p of ctx.sw.ports.filter((x) => x.facing !== 'host')) {
+    const bps = p.bps * ctx.rateScale
+    const capacity = (bps / 8) * (tauNs / 1e9) // bytes per tau at full rate
+    let lo = 0
+    DHLB_BANDS.forEach((band, i) => {
+      const hi = Math.min(0xffff, Math.floor((band.below * capacity) / 256)) - 1
+      if (hi >= lo) {
+        out.push({
+          table: I.loadDegree,
+          action: I.setDegree,
+          match: [
+            { kind: 'exact', value: ctx.port(p.port) },
+            { kind: 'range', lo, hi },
+          ],
+          params: [band.degree],
+          priority: i + 1,
+          comment: `load degree of port ${p.port} (to ${p.peer}) by utilization (bytes per tau / 256; ${Math.round(bps / 1e6)} Mbps x ${tauNs / 1000} us = ${Math.round(capacity)} B at 100%); above 90%: default 0`,
+        })
+      }
+      lo = Math.max(lo, hi + 1)
+    })
+  }
   return out
 }
 
@@ -151,6 +163,8 @@ export const dhlb: SchemeModule = {
     entries.push(...loadDegreeEntries(ctx))
     if (ups.length > 0) entries.push(...pickEntries(ctx, ups.length))
     entries.push(...probeSourceEntries(ctx, DHLB_PKTGEN_APP, '16 bits'))
-    return { entries, registers: [], mcastGroups: sw.mcastGroups, mirrors: [] }
+    // dhlb_t { originTor: 16, minDegree: 8 = 5, hopCount: 8 = 0 }
+    const pktgen = probePktgen(ctx, DHLB_PKTGEN_APP, [...be(Math.max(0, sw.torIndex), 2), 5, 0], 'DHLB')
+    return { entries, registers: [], mcastGroups: sw.mcastGroups, mirrors: [], pktgen }
   },
 }

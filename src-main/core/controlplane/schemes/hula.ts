@@ -5,10 +5,13 @@
 // falls back to nextHop. Multicast: HULA's rule (replication.ts), one group per distinct
 // port set, chosen per ingress port by probeGroup. A port whose probes are consumed (a ToR's
 // uplinks) gets an explicit drop, so the probe is not forwarded to egress port 0.
+// Tofino ToRs also get the pktgen timer app (app id HULA_PKTGEN_APP, period T_p) whose
+// packets probeSource turns into probes; its buffer carries hula_t { torId, minUtil 0 }.
 
-import type { RenderContext, SchemeModule } from '.'
+import type { PktgenApp, RenderContext, SchemeModule } from '.'
 import type { TableEntry } from '../types'
 import { iface, routingEntries } from './common'
+import { be, timerApp } from './pktgen'
 
 /** pktgen application that generates HULA probes on Tofino (tna/hula.p4's probeSource key). */
 export const HULA_PKTGEN_APP = 1
@@ -52,6 +55,13 @@ export function probeSourceEntries(ctx: RenderContext, app: number, torIdWidthNo
   ]
 }
 
+/** The timer app of a Tofino ToR that originates probes (none elsewhere, or on BMv2). */
+export function probePktgen(ctx: RenderContext, app: number, header: number[], what: string): PktgenApp | undefined {
+  if (probeSourceEntries(ctx, app, '').length === 0) return undefined
+  const period = ctx.state.params.probePeriodNs
+  return timerApp(app, period, 1, header, `${what} probes: app ${app}, every ${period / 1000} us (probe period), 1 packet, probeSource[${app}] turns it into this ToR's probe`)
+}
+
 export const hula: SchemeModule = {
   scheme: 'hula',
   probes: 'hula',
@@ -71,5 +81,7 @@ export const hula: SchemeModule = {
     registers: [],
     mcastGroups: ctx.sw.mcastGroups,
     mirrors: [],
+    // hula_t { torId: 24, minUtil: 8 }
+    pktgen: probePktgen(ctx, HULA_PKTGEN_APP, [...be(Math.max(0, ctx.sw.torIndex), 3), 0], 'HULA'),
   }),
 }

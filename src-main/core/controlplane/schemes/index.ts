@@ -28,12 +28,39 @@ export interface MirrorSession {
   why: string
 }
 
+/**
+ * A Tofino 1 packet-generator timer application (bfrt `tf1.pktgen`): every `periodNs` one
+ * batch of `packets` packets (packet_id 0..packets-1) leaves pipe-local port `sourcePort`
+ * of pipe 0; each is the 6-byte pktgen header followed by `buffer` (p4/include/tna_common.p4).
+ */
+export interface PktgenApp {
+  appId: number
+  periodNs: number
+  packets: number
+  bufferOffset: number
+  buffer: number[]
+  sourcePort: number
+  why: string
+}
+
+/** A strict priority for queue `qid` (ig_tm_md.qid) of an egress port (bfrt `tf1.tm.queue.sched_cfg`). */
+export interface QueuePriority {
+  port: number
+  qid: number
+  priority: number
+  why: string
+}
+
 export interface RenderedProgram {
   programName: string
   entries: TableEntry[]
   registers: RegisterWrite[]
   mcastGroups: McastGroup[]
   mirrors: MirrorSession[]
+  /** Tofino only: the packet-generator application the program expects (probes, credits). */
+  pktgen?: PktgenApp
+  /** Tofino only: queue priorities the program relies on. */
+  queuePriorities?: QueuePriority[]
   /** bfrt key names per table (keyword form); absent: keys are passed positionally. */
   tables?: Record<string, { keys?: string[] }>
   /** Parameter names per qualified action. */
