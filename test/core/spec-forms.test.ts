@@ -184,6 +184,12 @@ describe('topology kinds', () => {
     ])
   })
 
+  it('refuses a fabric too large to build (a typo must not exhaust memory)', () => {
+    expect(errorsOf(`name: x\ntopology: { kind: fat-tree, k: 4000, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\n${POISSON}\n`)).toEqual([
+      'test.yaml:2:11: topology: this fat-tree would have 48,000,000,000 links; the simulator builds at most 1,000,000',
+    ])
+  })
+
   it('reports an unknown link at its list item, naming similar links of the fabric', () => {
     expect(errorsOf(hula('  remove: [spine1-agg3, spine1-agg9]', SCHEMES_LINE, POISSON))).toEqual([
       "test.yaml:11:25: topology.remove[1]: unknown link 'spine1-agg9' in this three-tier fabric; links there are named upper-lower, such as spine1-agg0, spine1-agg1, spine1-agg2, spine1-agg3",
@@ -462,5 +468,25 @@ describe('many new-form errors at once', () => {
       "forms-errors.yaml:22:13: failures[1].link: unknown link 'agg1-tor9' in this three-tier fabric; links there are named upper-lower, such as agg1-tor0, agg1-tor1, spine0-agg1, spine1-agg1",
       'forms-errors.yaml:23:28: failures[2].at: the run stops at 10s (stopAfter), before this failure',
     ])
+  })
+})
+
+describe('robustness', () => {
+  it('reports, never throws, whatever value a field of the new forms holds', () => {
+    const { text, over } = fixture('hula-asymmetric.yaml')
+    const junk = ['', '~', '[]', '{}', '[[]]', 'x', '-1', '0', '2.5', '1e12', '"1ms"', '[spine9-agg9]', '{ a: 1 }']
+    const lines = text.split('\n')
+    let cases = 0
+    lines.forEach((line, i) => {
+      const m = line.match(/^(\s*-?\s*[\w]+:)\s*(.+)$/)
+      if (!m) return
+      for (const value of junk) {
+        const mutated = [...lines.slice(0, i), `${m[1]} ${value}`, ...lines.slice(i + 1)].join('\n')
+        const r = parseExperiment(mutated, opts(over))
+        if (!r.ok) for (const e of r.errors) expect(e.line).toBeGreaterThan(0)
+        cases++
+      }
+    })
+    expect(cases).toBeGreaterThan(300)
   })
 })

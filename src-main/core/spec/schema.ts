@@ -144,6 +144,23 @@ const topologyCommon = {
   slow: z.record(z.string(), rate(), { error: expected('a mapping of link names to rates, such as { spine1-agg3: 10Gbps }') }).optional(),
 }
 
+/**
+ * The most links a topology may have. The file is checked against the fabric it builds,
+ * so a typo (k: 4000) must not build a billion-link graph; the largest fabrics the sim
+ * is meant for (a k=64 fat-tree: 196,608 links) are well inside.
+ */
+export const MAX_FABRIC_LINKS = 1_000_000
+
+function sizeCheck(kind: string, links: number, ctx: z.core.$RefinementCtx<unknown>) {
+  if (links > MAX_FABRIC_LINKS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: `this ${kind} would have ${links.toLocaleString('en-US')} links; the simulator builds at most ${MAX_FABRIC_LINKS.toLocaleString('en-US')}`,
+    })
+  }
+}
+
 const leafSpine = mapping({
   kind: z.literal('leaf-spine'),
   // Flows go to hosts on other leaves, so one leaf would have no traffic to carry.
@@ -151,13 +168,13 @@ const leafSpine = mapping({
   spines: positiveInt(),
   hostsPerLeaf: positiveInt(),
   ...topologyCommon,
-})
+}).superRefine((t, ctx) => sizeCheck(t.kind, t.leaves * (t.hostsPerLeaf + t.spines), ctx))
 
 const fatTree = mapping({
   kind: z.literal('fat-tree'),
   k: integer('an even integer of at least 2', 2).refine((k) => k % 2 === 0, { error: expected('an even integer of at least 2') }),
   ...topologyCommon,
-})
+}).superRefine((t, ctx) => sizeCheck(t.kind, (3 * t.k ** 3) / 4, ctx))
 
 const threeTier = mapping({
   kind: z.literal('three-tier'),
@@ -168,6 +185,8 @@ const threeTier = mapping({
   hostsPerTor: positiveInt(),
   ...topologyCommon,
 }).superRefine((t, ctx) => {
+  const tors = t.pods * t.torsPerPod
+  sizeCheck(t.kind, tors * t.hostsPerTor + tors * t.aggsPerPod + t.pods * t.aggsPerPod * t.spines, ctx)
   if (t.pods * t.torsPerPod < 2) {
     ctx.addIssue({
       code: 'custom',
