@@ -2,10 +2,12 @@
 //
 // Most events in a busy fabric are link arrivals a serialization plus a propagation delay
 // ahead, so nearly every pending event lies within a few microseconds of now. Those go
-// into a wheel of B buckets, each `width` ps wide, covering [cursor, cursor + B·width):
-// scheduling is an O(1) push onto the bucket's list, and the next event is the earliest of
-// the first non-empty bucket (found through a bitmap, so sparse wheels cost a few word
-// scans) — no sifting through a thousand-element heap on every event. Events beyond the
+// into a wheel of B buckets, each `width` ps wide, covering [cursor, cursor + B·width).
+// A bucket is a list kept in (time, schedule order): an event is inserted walking back
+// from the tail, which is almost always where it belongs (later events are scheduled
+// later), so scheduling is O(1), and the next event is the head of the first non-empty
+// bucket (found through a bitmap, so sparse wheels cost a few word scans) — no sifting
+// through a thousand-element heap on every event. Events beyond the
 // wheel (RTOs, the sampler, the workload generator) go to the heap, whose top competes
 // with the wheel's minimum at every pop, so nothing ever needs migrating.
 //
@@ -31,6 +33,7 @@ export class Scheduler {
   private next: Int32Array
   private prev: Int32Array
   private readonly head: Int32Array
+  private readonly tail: Int32Array
   private readonly bits: Int32Array
   private readonly buckets: number
   private readonly mask: number
@@ -53,6 +56,7 @@ export class Scheduler {
     this.buckets = buckets
     this.mask = buckets - 1
     this.head = new Int32Array(buckets).fill(-1)
+    this.tail = new Int32Array(buckets).fill(-1)
     this.bits = new Int32Array(buckets >>> 5)
     let w = 1
     while (w < bucketWidthPs) w *= 2
@@ -107,12 +111,30 @@ export class Scheduler {
       if (w === FAR) this.far.cancel(el)
       this.where[el] = WHEEL
       const b = (slot | 0) & this.mask
-      const h = this.head[b]
-      this.next[el] = h
-      this.prev[el] = -1
-      if (h >= 0) this.prev[h] = el
-      else this.bits[b >>> 5] |= 1 << (b & 31)
-      this.head[b] = el
+      // Walk back from the tail past later events; an equal time stays ahead (earlier order).
+      const time = this.time
+      let after = this.tail[b]
+      while (after >= 0 && time[after] > t) after = this.prev[after]
+      const next = this.next
+      const prev = this.prev
+      if (after < 0) {
+        const h = this.head[b]
+        next[el] = h
+        prev[el] = -1
+        if (h >= 0) prev[h] = el
+        else {
+          this.tail[b] = el
+          this.bits[b >>> 5] |= 1 << (b & 31)
+        }
+        this.head[b] = el
+      } else {
+        const n = next[after]
+        next[el] = n
+        prev[el] = after
+        next[after] = el
+        if (n >= 0) prev[n] = el
+        else this.tail[b] = el
+      }
       this.wheelCount++
     } else {
       this.where[el] = FAR
@@ -134,21 +156,8 @@ export class Scheduler {
     let best = -1
     let bt = Infinity
     if (this.wheelCount > 0) {
-      const b = this.firstBucket()
-      const time = this.time
-      const order = this.order
-      let el = this.head[b]
-      best = el
-      bt = time[el]
-      el = this.next[el]
-      while (el >= 0) {
-        const t = time[el]
-        if (t < bt || (t === bt && order[el] < order[best])) {
-          best = el
-          bt = t
-        }
-        el = this.next[el]
-      }
+      best = this.head[this.firstBucket()]
+      bt = this.time[best]
     }
     const far = this.far
     if (far.size > 0) {
@@ -174,13 +183,16 @@ export class Scheduler {
   private unlink(el: number): void {
     const n = this.next[el]
     const p = this.prev[el]
-    if (n >= 0) this.prev[n] = p
-    if (p >= 0) {
+    if (n >= 0 && p >= 0) {
+      this.prev[n] = p
       this.next[p] = n
     } else {
       const b = (Math.floor(this.time[el] * this.invWidth) | 0) & this.mask
-      this.head[b] = n
-      if (n < 0) this.bits[b >>> 5] &= ~(1 << (b & 31))
+      if (n >= 0) this.prev[n] = p
+      else this.tail[b] = p
+      if (p >= 0) this.next[p] = n
+      else this.head[b] = n
+      if (n < 0 && p < 0) this.bits[b >>> 5] &= ~(1 << (b & 31))
     }
     this.wheelCount--
   }
