@@ -338,6 +338,41 @@ describe('workload kinds', () => {
     ])
   })
 
+  it('parses the incast and long-lived fixtures to their sim configs', () => {
+    const inc = fixture('incast.yaml')
+    const incast = specOf(inc.text, inc.over)
+    expect(incast.params).toEqual({ creditIntervalNs: 10_000, creditBytes: 10_240, windowBdpFactor: 1.5 })
+    expect(incast.transport).toEqual({ kind: 'dctcp', mssBytes: 1460, initCwndPackets: 10, minRtoNs: 1_000_000 })
+    expect(expandRuns(incast)).toHaveLength(2)
+
+    const ll = fixture('long-lived.yaml')
+    const spec = specOf(ll.text, ll.over)
+    const config = simConfigFor({ runId: 1, spec, scheme: 'ecmp', load: 1, seed: 3 })
+    expect(config).toEqual({
+      topology: {
+        kind: 'fat-tree',
+        k: 4,
+        hostLinkBps: 10e9,
+        fabricLinkBps: 10e9,
+        linkDelayNs: 1_000,
+        queuePackets: 100,
+        hostQueuePackets: 20,
+        rates: { 'core0-agg0': 5e9 },
+      },
+      scheme: 'ecmp',
+      transport: { kind: 'newreno', mssBytes: 1460, initCwndPackets: 10, minRtoNs: 1_000_000 },
+      workload: { kind: 'long-lived', pairs: [[0, 15], [1, 14], [2, 13]], sizeBytes: 10_000_000, startNs: 10_000 },
+      linkEvents: [
+        { link: 'core1-agg2', atNs: 1_000_000, up: false },
+        { link: 'core1-agg2', atNs: 2_000_000, up: true },
+      ],
+      failover: 'global',
+      seed: 3,
+      telemetryIntervalNs: 100_000,
+      maxSimTimeNs: 20_000_000,
+    })
+  })
+
   it('refuses the default fan-in mix on a fabric too small for it', () => {
     const text = 'name: x\ntopology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 4, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\nworkload:\n  kind: incast\n  background: web-search\n  load: 0.8\n  flows: 10\n  incast: { events: 1, rate: 100, flowSize: 1KB }\n'
     expect(errorsOf(text)).toEqual([
@@ -473,20 +508,26 @@ describe('many new-form errors at once', () => {
 
 describe('robustness', () => {
   it('reports, never throws, whatever value a field of the new forms holds', () => {
-    const { text, over } = fixture('hula-asymmetric.yaml')
-    const junk = ['', '~', '[]', '{}', '[[]]', 'x', '-1', '0', '2.5', '1e12', '"1ms"', '[spine9-agg9]', '{ a: 1 }']
-    const lines = text.split('\n')
-    let cases = 0
-    lines.forEach((line, i) => {
-      const m = line.match(/^(\s*-?\s*[\w]+:)\s*(.+)$/)
-      if (!m) return
-      for (const value of junk) {
-        const mutated = [...lines.slice(0, i), `${m[1]} ${value}`, ...lines.slice(i + 1)].join('\n')
-        const r = parseExperiment(mutated, opts(over))
-        if (!r.ok) for (const e of r.errors) expect(e.line).toBeGreaterThan(0)
-        cases++
-      }
-    })
-    expect(cases).toBeGreaterThan(300)
+    for (const name of ['hula-asymmetric.yaml', 'incast.yaml', 'long-lived.yaml']) mutate(name)
   })
 })
+
+/** Puts each junk value in place of each field's value, one at a time; every result is a list of errors or a spec. */
+function mutate(name: string): void {
+  const { text, over } = fixture(name)
+  expect(parseExperiment(text, opts(over)).ok).toBe(true)
+  const junk = ['', '~', '[]', '{}', '[[]]', 'x', '-1', '0', '2.5', '1e12', '"1ms"', '[spine9-agg9]', '{ a: 1 }']
+  const lines = text.split('\n')
+  let cases = 0
+  lines.forEach((line, i) => {
+    const m = line.match(/^(\s*-?\s*[\w]+:)\s*(.+)$/)
+    if (!m) return
+    for (const value of junk) {
+      const mutated = [...lines.slice(0, i), `${m[1]} ${value}`, ...lines.slice(i + 1)].join('\n')
+      const r = parseExperiment(mutated, opts(over))
+      if (!r.ok) for (const e of r.errors) expect(e.line).toBeGreaterThan(0)
+      cases++
+    }
+  })
+  expect(cases).toBeGreaterThan(100)
+}
