@@ -48,7 +48,7 @@ function requireSshd(): void {
     try {
       execFileSync(tool, ['-?'], { stdio: 'ignore' })
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${tool} not found: install openssh-client`)
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${tool} not found: install openssh-client`, { cause: e })
     }
   }
 }
@@ -93,7 +93,12 @@ export function descendants(pid: number): number[] {
   const todo = [pid]
   while (todo.length) {
     const p = todo.pop()!
-    for (const [c, pp] of parent) if (pp === p) (out.push(c), todo.push(c))
+    for (const [c, pp] of parent) {
+      if (pp === p) {
+        out.push(c)
+        todo.push(c)
+      }
+    }
   }
   return out
 }

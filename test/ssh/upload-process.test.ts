@@ -20,6 +20,8 @@ beforeAll(async () => {
   h = pool.host({ host: sshd.host, port: sshd.port, user: sshd.user, auth: { kind: 'key', path: sshd.plainKey } })
 })
 afterAll(async () => {
+  // Even when a test failed half-way, leave no process behind.
+  for (const run of ['run-1', 'run-2', 'run-3', 'run-4']) await new RemoteProcesses(h, run, { baseDir: join(dir, 'runs'), graceMs: 500 }).stopAll().catch(() => undefined)
   pool?.closeAll()
   await sshd?.stop()
   rmSync(dir, { recursive: true, force: true })
@@ -92,7 +94,10 @@ describe('detached processes', () => {
 
     // Two sleeps and the sh, all in the group, which the leader leads.
     let s = await procs.status('sleeper')
-    for (let i = 0; i < 50 && s.members.length < 3; i++) (await sleep(100), (s = await procs.status('sleeper')))
+    for (let i = 0; i < 50 && s.members.length < 3; i++) {
+      await sleep(100)
+      s = await procs.status('sleeper')
+    }
     expect(s.alive).toBe(true)
     expect(s.state).toMatch(/^[RS]$/)
     expect(s.members.length).toBe(3)
@@ -116,7 +121,10 @@ describe('detached processes', () => {
     const procs = new RemoteProcesses(h, 'run-2', { baseDir: join(dir, 'runs'), graceMs: 300 })
     const info = await procs.start('stubborn', ['sh', '-c', "trap '' TERM; sh -c \"trap '' TERM; sleep 1000\" & sleep 1000; wait"])
     let s = await procs.status('stubborn')
-    for (let i = 0; i < 50 && s.members.length < 4; i++) (await sleep(100), (s = await procs.status('stubborn')))
+    for (let i = 0; i < 50 && s.members.length < 4; i++) {
+      await sleep(100)
+      s = await procs.status('stubborn')
+    }
     expect(s.alive).toBe(true)
     const r = await procs.stop('stubborn')
     expect(r.signalled).toBe('KILL')
@@ -130,7 +138,10 @@ describe('detached processes', () => {
     // never reaps: the child, once it exits, stays a zombie.
     await procs.start('parent', ['sh', '-c', 'sleep 0.2 & echo $! > "$0"; exec sleep 1000', join(runDir, 'zombie.pid')])
     let z = await procs.status('zombie')
-    for (let i = 0; i < 100 && z.state !== 'Z'; i++) (await sleep(100), (z = await procs.status('zombie')))
+    for (let i = 0; i < 100 && z.state !== 'Z'; i++) {
+      await sleep(100)
+      z = await procs.status('zombie')
+    }
     expect(z.pid).toBeGreaterThan(1)
     expect(z.state).toBe('Z')
     expect(z.alive).toBe(false)

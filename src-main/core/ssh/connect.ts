@@ -145,6 +145,9 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
         client.end()
         reject(err)
       } else {
+        // A socket error after login ends in 'close', which the owner handles; never let
+        // it surface as an unhandled 'error' event.
+        client.on('error', () => undefined)
         resolve({ client, hostKey })
       }
     }
