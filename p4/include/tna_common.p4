@@ -23,6 +23,14 @@ const bit<32> PKTGEN_SKIP_BITS = 64;
 // do both without reading a register before and after the same register access.
 const ResubmitType_t RESUBMIT_PROBE = 1;
 
+// What a packet is, in the programs with probes (hula, dhlb): they classify it once, then
+// touch every register at one place.
+const bit<3> KIND_NONE          = 0;  // pktgen, dropped, or not forwarded by ipv4Route
+const bit<3> KIND_PROBE_MEASURE = 1;  // probe, first pass
+const bit<3> KIND_PROBE_UPDATE  = 2;  // probe, second pass (resubmitted)
+const bit<3> KIND_DATA          = 3;  // IPv4 to a local host
+const bit<3> KIND_DATA_TOR      = 4;  // IPv4 to a remote ToR
+
 // Resubmit data: exactly 64 bits on Tofino 1.
 header probe_pass_t {
     bit<8>  value;  // hula: path utilization with the arrival link; dhlb: the link's load degree

@@ -10,10 +10,10 @@
  * then hopCount (<= 4) dhlb_hop_t { switchId: 16, ingressPort: 16, egressPort: 16,
  * loadDegree: 8 }. Each switch appends a record while there is room; Egress fills in
  * egressPort per copy (the record's index travels in the bridged header).
- * pktgen configuration (control plane): app id DHLB_PKTGEN_APP (1), periodic timer, period
- * T_probe (>= 2 x flowlet gap), 1 batch of 1 packet, port 68 (pipe 0); buffer = a 64 B probe
- * frame minus its first 6 bytes (8 ignored bytes, dhlb_t, zero padding); probeSource[app id]
- * -> originateProbe(torId, uplink group), which also appends the ToR's own record (degree 5).
+ * pktgen (control plane, ToRs): app id 1, periodic timer T_probe (>= 2 x flowlet gap), 1 batch
+ * of 1 packet, port 68 of pipe 0; buffer = 8 ignored bytes, dhlb_t, zero padding (58 B);
+ * probeSource[app id] -> originateProbe(torId, uplink group), which also appends the ToR's
+ * own record (degree 5).
  *
  * Registers (Ingress):
  *   linkUtil[MAX_PORTS]  util_window_t {epoch, bytes}  bytes out of each port in the current
@@ -33,6 +33,9 @@
  *   slotPort   key meta.slot: exact   actions setEgress(port), drop
  *   probeSource key hdr.pktgen.app_id: exact   actions originateProbe(torId, group), drop
  * Counters: Egress.portTx[MAX_PORTS]. Multicast: one group per ingress port, DHLB's rule.
+ * Shared pieces in ../include: tna_probe_parser.p4 and tna_dhlb_hops.p4 (parser states),
+ * tna_probe_state.p4 (linkUtil, flowletTime), tna_dhlb_degrees.p4 (pathDegree0..3 and their
+ * read/write actions), tna_probe_deparsers.p4.
  *
  * Differences from v1model/dhlb.p4, and why:
  * - Estimator: a tumbling window of bytes per 2^19 ns (no multiply on Tofino), see hula.p4.
@@ -67,11 +70,6 @@ const bit<32> FLOWLET_GAP   = 98;     // 100 us in ns >> 10 units
 const bit<8>  UTIL_SHIFT    = 8;      // meta.util = bytes per tau / 256
 const bit<8>  SLOT_NONE     = 0xFF;
 const bit<8>  MAX_DEGREE    = 5;
-const bit<3>  KIND_NONE          = 0;
-const bit<3>  KIND_PROBE_MEASURE = 1;
-const bit<3>  KIND_PROBE_UPDATE  = 2;
-const bit<3>  KIND_DATA          = 3;
-const bit<3>  KIND_DATA_TOR      = 4;
 
 /* ---- headers ---- */
 // Ingress -> egress: which hop record this switch appended (DHLB_MAX_HOPS: none).
@@ -120,26 +118,8 @@ struct eg_metadata_t { }
 /* ---- parsers ---- */
 parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
                      out ingress_intrinsic_metadata_t ig_intr_md) {
-    state start {
-        pkt.extract(ig_intr_md);
-        meta.l4Src = 0;
-        meta.l4Dst = 0;
-        transition select(ig_intr_md.resubmit_flag) {
-            1: parse_resubmit;
-            default: parse_port_metadata;
-        }
-    }
-    state parse_resubmit {
-        pkt.extract(meta.pass);
-        transition parse_ethernet;
-    }
-    state parse_port_metadata {
-        pkt.advance(PORT_METADATA_SIZE);
-        transition select(ig_intr_md.ingress_port) {
-            PKTGEN_PORT &&& PKTGEN_PORT_MASK: parse_pktgen;
-            default: parse_ethernet;
-        }
-    }
+#include "../include/tna_probe_parser.p4"
+#include "../include/tna_dhlb_hops.p4"
     state parse_pktgen {
         pkt.extract(hdr.pktgen);
         pkt.advance(PKTGEN_SKIP_BITS);
@@ -154,60 +134,7 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
             default: accept;
         }
     }
-    state parse_dhlb {
-        pkt.extract(hdr.dhlb);
-        transition select(hdr.dhlb.hopCount) {
-            0: accept;
-            default: parse_hop0;
-        }
-    }
-    state parse_hop0 {
-        pkt.extract(hdr.hop0);
-        transition select(hdr.dhlb.hopCount) {
-            1: accept;
-            default: parse_hop1;
-        }
-    }
-    state parse_hop1 {
-        pkt.extract(hdr.hop1);
-        transition select(hdr.dhlb.hopCount) {
-            2: accept;
-            default: parse_hop2;
-        }
-    }
-    state parse_hop2 {
-        pkt.extract(hdr.hop2);
-        transition select(hdr.dhlb.hopCount) {
-            3: accept;
-            default: parse_hop3;
-        }
-    }
-    state parse_hop3 {
-        pkt.extract(hdr.hop3);
-        transition accept;
-    }
-    state parse_ipv4 {
-        pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.protocol) {
-            PROTO_TCP: parse_tcp;
-            PROTO_UDP: parse_udp;
-            default: accept;
-        }
-    }
-    state parse_tcp {
-        pkt.extract(hdr.tcp);
-        meta.l4Src = hdr.tcp.srcPort;
-        meta.l4Dst = hdr.tcp.dstPort;
-        transition accept;
-    }
-    state parse_udp {
-        pkt.extract(hdr.udp);
-        meta.l4Src = hdr.udp.srcPort;
-        meta.l4Dst = hdr.udp.dstPort;
-        transition accept;
-    }
 }
-
 
 /* ---- ingress ---- */
 control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
@@ -219,58 +146,10 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
     Hash<bit<12>>(HashAlgorithm_t.CRC32) flowletHash;
     Random<bit<4>>() pickRandom;
 
-    Register<util_window_t, PortId_t>(MAX_PORTS) linkUtil;
-    Register<bit<8>, bit<16>>(MAX_TORS) pathDegree0;
-    Register<bit<8>, bit<16>>(MAX_TORS) pathDegree1;
-    Register<bit<8>, bit<16>>(MAX_TORS) pathDegree2;
-    Register<bit<8>, bit<16>>(MAX_TORS) pathDegree3;
     Register<bit<8>, bit<12>>(FLOWLET_SLOTS) flowletSlot;
-    Register<bit<32>, bit<12>>(FLOWLET_SLOTS) flowletTime;
+#include "../include/tna_probe_state.p4"
+#include "../include/tna_dhlb_degrees.p4"
 
-    RegisterAction<util_window_t, PortId_t, bit<32>>(linkUtil) accountLink = {
-        void apply(inout util_window_t value, out bit<32> rv) {
-            if (value.epoch == meta.utilEpoch) {
-                value.bytes = value.bytes + meta.utilBytes;
-            } else {
-                value.bytes = meta.utilBytes;
-            }
-            value.epoch = meta.utilEpoch;
-            rv = value.bytes;
-        }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree0) readDegree0 = {
-        void apply(inout bit<8> value, out bit<8> rv) { rv = value; }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree1) readDegree1 = {
-        void apply(inout bit<8> value, out bit<8> rv) { rv = value; }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree2) readDegree2 = {
-        void apply(inout bit<8> value, out bit<8> rv) { rv = value; }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree3) readDegree3 = {
-        void apply(inout bit<8> value, out bit<8> rv) { rv = value; }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree0) writeDegree0 = {
-        void apply(inout bit<8> value) { value = hdr.dhlb.minDegree; }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree1) writeDegree1 = {
-        void apply(inout bit<8> value) { value = hdr.dhlb.minDegree; }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree2) writeDegree2 = {
-        void apply(inout bit<8> value) { value = hdr.dhlb.minDegree; }
-    };
-    RegisterAction<bit<8>, bit<16>, bit<8>>(pathDegree3) writeDegree3 = {
-        void apply(inout bit<8> value) { value = hdr.dhlb.minDegree; }
-    };
-    RegisterAction<bit<32>, bit<12>, bit<8>>(flowletTime) touchFlowlet = {
-        void apply(inout bit<32> value, out bit<8> rv) {
-            rv = 0;
-            if (meta.now - value > FLOWLET_GAP) {
-                rv = 1;
-            }
-            value = meta.now;
-        }
-    };
     RegisterAction<bit<8>, bit<12>, bit<8>>(flowletSlot) startFlowlet = {
         void apply(inout bit<8> value, out bit<8> rv) {
             value = meta.slot;
@@ -281,34 +160,18 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
         void apply(inout bit<8> value, out bit<8> rv) { rv = value; }
     };
 
-    action drop() {
-        ig_dprsr_md.drop_ctl = 1;
-    }
+    action drop() { ig_dprsr_md.drop_ctl = 1; }
     action toHost(bit<9> port, bit<48> dmac) {
         ig_tm_md.ucast_egress_port = port;
         hdr.ethernet.dstAddr = dmac;
     }
-    action toTor(bit<16> tor) {
-        meta.dstTor = tor;
-    }
-    action setEgress(bit<9> port) {
-        ig_tm_md.ucast_egress_port = port;
-    }
-    action setSwitchId(bit<16> id) {
-        meta.switchId = id;
-    }
-    action setProbeGroup(bit<16> group) {
-        ig_tm_md.mcast_grp_a = group;
-    }
-    action setSlot(bit<8> slot) {
-        meta.slot = slot;
-    }
-    action setDegree(bit<8> degree) {
-        meta.degree = degree;
-    }
-    action pickSlot(bit<8> slot) {
-        meta.slot = slot;
-    }
+    action toTor(bit<16> tor) { meta.dstTor = tor; }
+    action setEgress(bit<9> port) { ig_tm_md.ucast_egress_port = port; }
+    action setSwitchId(bit<16> id) { meta.switchId = id; }
+    action setProbeGroup(bit<16> group) { ig_tm_md.mcast_grp_a = group; }
+    action setSlot(bit<8> slot) { meta.slot = slot; }
+    action setDegree(bit<8> degree) { meta.degree = degree; }
+    action pickSlot(bit<8> slot) { meta.slot = slot; }
     action originateProbe(bit<16> torId, bit<16> group) {
         hdr.pktgen.setInvalid();
         hdr.ethernet.setValid();
@@ -503,23 +366,6 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
     }
 }
 
-/* ---- ingress deparser ---- */
-control IngressDeparser(packet_out pkt, inout headers_t hdr, in ig_metadata_t meta,
-                        in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
-    Checksum() ipv4Checksum;
-    Resubmit(RESUBMIT_PROBE) resubmit;
-    apply {
-        if (ig_dprsr_md.resubmit_type == RESUBMIT_PROBE) {
-            resubmit.emit(meta.pass);
-        }
-        hdr.ipv4.hdrChecksum = ipv4Checksum.update({
-            hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv, hdr.ipv4.totalLen,
-            hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.fragOffset, hdr.ipv4.ttl,
-            hdr.ipv4.protocol, hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
-        pkt.emit(hdr);
-    }
-}
-
 /* ---- egress parser ---- */
 // Every packet carries the bridged header; only probes are parsed further (hopCount was
 // already advanced by this switch's ingress).
@@ -534,38 +380,7 @@ parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
             default: accept;
         }
     }
-    state parse_dhlb {
-        pkt.extract(hdr.dhlb);
-        transition select(hdr.dhlb.hopCount) {
-            0: accept;
-            default: parse_hop0;
-        }
-    }
-    state parse_hop0 {
-        pkt.extract(hdr.hop0);
-        transition select(hdr.dhlb.hopCount) {
-            1: accept;
-            default: parse_hop1;
-        }
-    }
-    state parse_hop1 {
-        pkt.extract(hdr.hop1);
-        transition select(hdr.dhlb.hopCount) {
-            2: accept;
-            default: parse_hop2;
-        }
-    }
-    state parse_hop2 {
-        pkt.extract(hdr.hop2);
-        transition select(hdr.dhlb.hopCount) {
-            3: accept;
-            default: parse_hop3;
-        }
-    }
-    state parse_hop3 {
-        pkt.extract(hdr.hop3);
-        transition accept;
-    }
+#include "../include/tna_dhlb_hops.p4"
 }
 
 /* ---- egress ---- */
@@ -588,13 +403,8 @@ control Egress(inout headers_t hdr, inout eg_metadata_t meta,
     }
 }
 
-/* ---- egress deparser ---- */
-control EgressDeparser(packet_out pkt, inout headers_t hdr, in eg_metadata_t meta,
-                       in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
-    apply {
-        pkt.emit(hdr);
-    }
-}
+/* ---- deparsers ---- */
+#include "../include/tna_probe_deparsers.p4"
 
 /* ---- switch ---- */
 Pipeline(IngressParser(), Ingress(), IngressDeparser(), EgressParser(), Egress(), EgressDeparser()) pipe;

@@ -9,7 +9,7 @@
  * Probes come from the packet generator of each ToR. pktgen configuration (control plane):
  *   app id HULA_PKTGEN_APP (1), periodic timer, period T_p = 200 us, 1 batch of 1 packet,
  *   source port 68 (pipe 0); buffer = a 64 B probe frame minus its first 6 bytes (8 ignored
- *   bytes, hula_t, zero padding); probeSource[app id] -> originateProbe(torId, uplink group).
+ *   bytes, hula_t, zero padding: 58 B); probeSource[app id] -> originateProbe(torId, uplink group).
  *
  * Registers (Ingress):
  *   linkUtil[MAX_PORTS]       util_window_t {epoch, bytes}  bytes sent out of each port in the
@@ -26,6 +26,8 @@
  *   probeSource key hdr.pktgen.app_id: exact         actions originateProbe(torId, group), drop
  * Counters: Egress.portTx[MAX_PORTS]. Multicast: one group per ingress port with HULA's up/down
  * rule (mcast_grp_a from probeGroup, or from probeSource for generated probes).
+ * Shared pieces in ../include: tna_probe_parser.p4 (parser states), tna_probe_state.p4
+ * (linkUtil, flowletTime and their RegisterActions), tna_probe_deparsers.p4.
  *
  * Differences from v1model/hula.p4, and why:
  * - Estimator: no multiply on Tofino, so U = D + U(1 - dt/tau) becomes a tumbling window: bytes
@@ -68,11 +70,6 @@ const bit<16> KEEPALIVE_EPOCHS = 16;    // T_fail ~ 1 ms in 2^16 ns epochs
 const bit<8>  UTIL_SHIFT       = 15;    // estimator bytes per metric level
 const bit<16> BEST_HOP_VALID   = 0x8000;
 const bit<3>  HULA_PKTGEN_APP  = 1;   // the control plane's probeSource key (documentation)
-const bit<3>  KIND_NONE          = 0;  // pktgen, dropped, or not forwarded by ipv4Route
-const bit<3>  KIND_PROBE_MEASURE = 1;  // probe, first pass
-const bit<3>  KIND_PROBE_UPDATE  = 2;  // probe, second pass (resubmitted)
-const bit<3>  KIND_DATA          = 3;  // IPv4 to a local host
-const bit<3>  KIND_DATA_TOR      = 4;  // IPv4 to a remote ToR
 
 /* ---- headers ---- */
 struct headers_t {
@@ -113,28 +110,7 @@ struct eg_metadata_t { }
 /* ---- parsers ---- */
 parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
                      out ingress_intrinsic_metadata_t ig_intr_md) {
-    state start {
-        pkt.extract(ig_intr_md);
-        meta.dstTor = 0;
-        meta.bucket = 0;
-        meta.l4Src = 0;
-        meta.l4Dst = 0;
-        transition select(ig_intr_md.resubmit_flag) {
-            1: parse_resubmit;
-            default: parse_port_metadata;
-        }
-    }
-    state parse_resubmit {
-        pkt.extract(meta.pass);
-        transition parse_ethernet;
-    }
-    state parse_port_metadata {
-        pkt.advance(PORT_METADATA_SIZE);
-        transition select(ig_intr_md.ingress_port) {
-            PKTGEN_PORT &&& PKTGEN_PORT_MASK: parse_pktgen;
-            default: parse_ethernet;
-        }
-    }
+#include "../include/tna_probe_parser.p4"
     state parse_pktgen {
         pkt.extract(hdr.pktgen);
         pkt.advance(PKTGEN_SKIP_BITS);
@@ -153,26 +129,6 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
         pkt.extract(hdr.hula);
         transition accept;
     }
-    state parse_ipv4 {
-        pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.protocol) {
-            PROTO_TCP: parse_tcp;
-            PROTO_UDP: parse_udp;
-            default: accept;
-        }
-    }
-    state parse_tcp {
-        pkt.extract(hdr.tcp);
-        meta.l4Src = hdr.tcp.srcPort;
-        meta.l4Dst = hdr.tcp.dstPort;
-        transition accept;
-    }
-    state parse_udp {
-        pkt.extract(hdr.udp);
-        meta.l4Src = hdr.udp.srcPort;
-        meta.l4Dst = hdr.udp.dstPort;
-        transition accept;
-    }
 }
 
 /* ---- ingress ---- */
@@ -184,24 +140,11 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
     Hash<bit<8>>(HashAlgorithm_t.CRC16) bucketHash;
     Hash<bit<12>>(HashAlgorithm_t.CRC32) flowletHash;
 
-    Register<util_window_t, PortId_t>(MAX_PORTS) linkUtil;
     Register<bit<16>, bit<16>>(MAX_TORS) bestHop;
     Register<path_util_t, bit<16>>(MAX_TORS) pathUtil;
     Register<bit<16>, bit<12>>(FLOWLET_SLOTS) flowletHop;
-    Register<bit<32>, bit<12>>(FLOWLET_SLOTS) flowletTime;
 
-    // Bytes sent out of a port in the current epoch; a probe adds 0 and reads.
-    RegisterAction<util_window_t, PortId_t, bit<32>>(linkUtil) accountLink = {
-        void apply(inout util_window_t value, out bit<32> rv) {
-            if (value.epoch == meta.utilEpoch) {
-                value.bytes = value.bytes + meta.utilBytes;
-            } else {
-                value.bytes = meta.utilBytes;
-            }
-            value.epoch = meta.utilEpoch;
-            rv = value.bytes;
-        }
-    };
+#include "../include/tna_probe_state.p4"
     RegisterAction<bit<16>, bit<16>, bit<16>>(bestHop) readBestHop = {
         void apply(inout bit<16> value, out bit<16> rv) {
             rv = value;
@@ -220,15 +163,6 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
                 value.epoch = meta.aliveEpoch;
             }
             rv = value.util;
-        }
-    };
-    RegisterAction<bit<32>, bit<12>, bit<8>>(flowletTime) touchFlowlet = {
-        void apply(inout bit<32> value, out bit<8> rv) {
-            rv = 0;
-            if (meta.now - value > FLOWLET_GAP) {
-                rv = 1;
-            }
-            value = meta.now;
         }
     };
     RegisterAction<bit<16>, bit<12>, bit<16>>(flowletHop) startFlowlet = {
@@ -398,23 +332,6 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
     }
 }
 
-/* ---- ingress deparser ---- */
-control IngressDeparser(packet_out pkt, inout headers_t hdr, in ig_metadata_t meta,
-                        in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
-    Checksum() ipv4Checksum;
-    Resubmit(RESUBMIT_PROBE) resubmit;
-    apply {
-        if (ig_dprsr_md.resubmit_type == RESUBMIT_PROBE) {
-            resubmit.emit(meta.pass);
-        }
-        hdr.ipv4.hdrChecksum = ipv4Checksum.update({
-            hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv, hdr.ipv4.totalLen,
-            hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.fragOffset, hdr.ipv4.ttl,
-            hdr.ipv4.protocol, hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
-        pkt.emit(hdr);
-    }
-}
-
 /* ---- egress parser ---- */
 parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
                     out egress_intrinsic_metadata_t eg_intr_md) {
@@ -436,13 +353,8 @@ control Egress(inout headers_t hdr, inout eg_metadata_t meta,
     }
 }
 
-/* ---- egress deparser ---- */
-control EgressDeparser(packet_out pkt, inout headers_t hdr, in eg_metadata_t meta,
-                       in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
-    apply {
-        pkt.emit(hdr);
-    }
-}
+/* ---- deparsers ---- */
+#include "../include/tna_probe_deparsers.p4"
 
 /* ---- switch ---- */
 Pipeline(IngressParser(), Ingress(), IngressDeparser(), EgressParser(), Egress(), EgressDeparser()) pipe;

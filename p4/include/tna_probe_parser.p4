@@ -1,0 +1,49 @@
+// Parser states shared by the TNA programs with probes (tna/hula.p4, tna/dhlb.p4): included
+// INSIDE their IngressParser body, so it has no include guard and declares only states. It
+// expects `pkt`, `hdr` (with ipv4, tcp, udp), `meta` (with `pass`, l4Src, l4Dst) and
+// `ig_intr_md`, and transitions to two states the program defines: parse_pktgen (a packet
+// from the generator) and parse_ethernet.
+//
+// start: the intrinsic metadata; a resubmitted probe (second pass) carries its 64-bit
+// resubmit data (probe_pass_t) where other packets carry the port metadata.
+
+    state start {
+        pkt.extract(ig_intr_md);
+        meta.l4Src = 0;
+        meta.l4Dst = 0;
+        transition select(ig_intr_md.resubmit_flag) {
+            1: parse_resubmit;
+            default: parse_port_metadata;
+        }
+    }
+    state parse_resubmit {
+        pkt.extract(meta.pass);
+        transition parse_ethernet;
+    }
+    state parse_port_metadata {
+        pkt.advance(PORT_METADATA_SIZE);
+        transition select(ig_intr_md.ingress_port) {
+            PKTGEN_PORT &&& PKTGEN_PORT_MASK: parse_pktgen;
+            default: parse_ethernet;
+        }
+    }
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.protocol) {
+            PROTO_TCP: parse_tcp;
+            PROTO_UDP: parse_udp;
+            default: accept;
+        }
+    }
+    state parse_tcp {
+        pkt.extract(hdr.tcp);
+        meta.l4Src = hdr.tcp.srcPort;
+        meta.l4Dst = hdr.tcp.dstPort;
+        transition accept;
+    }
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        meta.l4Src = hdr.udp.srcPort;
+        meta.l4Dst = hdr.udp.dstPort;
+        transition accept;
+    }
