@@ -8,9 +8,13 @@ export type StreamName = 'stdout' | 'stderr'
 export interface ExecOptions {
   /** Called for every line of stdout and stderr as it arrives (without its `\n`; a final partial line is flushed at the end). */
   onLine?: (line: string, stream: StreamName) => void
-  /** Cancel: the remote command is sent SIGTERM, then the channel is closed after `killGraceMs`. */
+  /**
+   * Cancel. The command then runs under a small wrapper that reports its process group,
+   * and an abort sends TERM to that group, KILL after `killGraceMs`, and closes the
+   * channel; the promise rejects with code 'aborted' once the channel is gone.
+   */
   signal?: AbortSignal
-  /** ms between the TERM and closing the channel on cancel. Default 2000. */
+  /** ms between TERM and KILL on cancel. Default 2000. */
   killGraceMs?: number
   /** Written to the command's stdin, which is then closed. Without it, stdin is closed at once. */
   stdin?: string | Buffer
@@ -91,18 +95,24 @@ export interface ExecChannelHost {
   track(fail: (err: Error) => void): () => void
 }
 
-/** The connection dropped while a call was in flight: whether the command ran is unknown. */
+/** The connection dropped while a call was in flight: whether the command ran is unknown unless `notStarted`. */
 export class ConnectionLostError extends SshError {
   constructor(
     label: string,
-    /** True when the command had not started (its channel was never opened), so retrying is safe. */
+    /**
+     * True only when the connection was already gone before the command was sent, so it
+     * certainly did not run and sending it again is safe.
+     */
     readonly notStarted: boolean,
+    running = true,
   ) {
     super(
       'connection-lost',
       notStarted
-        ? `the connection to ${label} was lost before the command started`
-        : `the connection to ${label} was lost while a command was running; it may or may not have completed`,
+        ? `the connection to ${label} was lost before the command was sent`
+        : running
+          ? `the connection to ${label} was lost while a command was running; it may or may not have completed`
+          : `the connection to ${label} was lost while a command was starting; it may or may not have run`,
     )
     this.name = 'ConnectionLostError'
   }
@@ -165,6 +175,7 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
     let pgid: number | undefined
     let errHead: Buffer | undefined = wrapped ? Buffer.alloc(0) : undefined
 
+    let untrack: () => void = () => {} // track() may call back before it returns
     const cleanup = () => {
       untrack()
       opts.signal?.removeEventListener('abort', onAbort)
@@ -176,8 +187,10 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
       cleanup()
       reject(e)
     }
-    const untrack = host.track((e) => {
-      if (stream === undefined) fail(new ConnectionLostError(host.label, true))
+    let sent = false
+    untrack = host.track((e) => {
+      if (!sent) fail(new ConnectionLostError(host.label, true))
+      else if (stream === undefined) fail(new ConnectionLostError(host.label, false, false))
       else fail(e)
     })
     const abortError = () => new SshError('aborted', `cancelled: ${brief(command)}`)
@@ -225,10 +238,12 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
     if (opts.signal?.aborted) return fail(abortError())
     opts.signal?.addEventListener('abort', onAbort, { once: true })
 
+    if (settled) return // the connection was already gone
     try {
+      sent = true
       host.client.exec(line, (e, ch) => {
         if (e) {
-          if (host.lost) return fail(new ConnectionLostError(host.label, true))
+          if (host.lost) return fail(new ConnectionLostError(host.label, false, false))
           return fail(new SshError('remote', `${host.label}: cannot start the command (${e.message}): ${brief(command)}`))
         }
         stream = ch
@@ -267,6 +282,7 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
         if (aborted) startCancel(ch)
       })
     } catch (e) {
+      // ssh2 throws synchronously only when it sent nothing (not connected).
       if (host.lost) fail(new ConnectionLostError(host.label, true))
       else fail(new SshError('remote', `${host.label}: cannot start the command: ${(e as Error).message}`))
     }
