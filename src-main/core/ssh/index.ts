@@ -23,6 +23,7 @@ export {
   hostsFieldMatches,
   keyTypeOf,
   knownHostsLine,
+  p4labKnownHosts,
   parseKnownHosts,
   userKnownHostsFile,
   type HostKeyVerdict,

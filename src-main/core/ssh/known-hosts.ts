@@ -48,6 +48,17 @@ export function userKnownHostsFile(): string {
   return join(homedir(), '.ssh', 'known_hosts')
 }
 
+/**
+ * p4lab's known_hosts: `<userData>/known_hosts`, written by p4lab; `~/.ssh/known_hosts` is
+ * also consulted, read-only, unless `consultUserFile` is false.
+ */
+export function p4labKnownHosts(userDataDir: string, opts: { consultUserFile?: boolean } = {}): KnownHosts {
+  return new KnownHosts({
+    file: join(userDataDir, 'known_hosts'),
+    readOnlyFiles: opts.consultUserFile === false ? [] : [userKnownHostsFile()],
+  })
+}
+
 /** The name known_hosts uses for a host and port: `host`, or `[host]:port` when port ≠ 22. */
 export function hostLabel(host: string, port = 22): string {
   const h = host.toLowerCase()
