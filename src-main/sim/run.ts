@@ -167,6 +167,7 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
   while (flows.done < flows.n && heap.size > 0) {
     const el = heap.pop()
     const t = heap.poppedTime
+    if (t < ctx.now) throw new Error(`internal error: event at ${t} ps after ${ctx.now} ps`)
     if (t > maxPs) {
       stoppedAtLimit = true
       break

@@ -155,9 +155,12 @@ export class Scheduler {
   pop(): number {
     let best = -1
     let bt = Infinity
+    let slot = 0
     if (this.wheelCount > 0) {
-      best = this.head[this.firstBucket()]
+      const b = this.firstBucket()
+      best = this.head[b]
       bt = this.time[best]
+      slot = this.cursor + ((b - ((this.cursor | 0) & this.mask)) & this.mask)
     }
     const far = this.far
     if (far.size > 0) {
@@ -173,6 +176,9 @@ export class Scheduler {
       }
     }
     if (best < 0) return -1
+    // The cursor moves only to the slot of the event popped, never past now: everything
+    // scheduled while it runs is at or after now, hence inside the wheel's window or beyond.
+    this.cursor = slot
     this.unlink(best)
     this.where[best] = NONE
     this.size--
@@ -197,7 +203,7 @@ export class Scheduler {
     this.wheelCount--
   }
 
-  /** The first non-empty bucket at or after the cursor; moves the cursor there. */
+  /** The first non-empty bucket at or after the cursor. */
   private firstBucket(): number {
     const mask = this.mask
     const bits = this.bits
@@ -212,8 +218,6 @@ export class Scheduler {
       // Past a full turn only the bits before start remain (they are the wheel's far end).
       if (++scanned > words) throw new Error('scheduler: wheel count and bitmap disagree')
     }
-    const b = (word << 5) | (31 - Math.clz32(w & -w))
-    this.cursor += (b - start) & mask
-    return b
+    return (word << 5) | (31 - Math.clz32(w & -w))
   }
 }
