@@ -66,7 +66,7 @@ export interface ProcessStatus {
   name: string
   /** From the pid file; undefined when there is none. */
   pid?: number
-  /** The leader is running (not a zombie, not gone). */
+  /** The leader is running (not a zombie, not gone) and still leads its group. */
   alive: boolean
   /** The leader's /proc state letter, when it still has an entry (`Z` for a zombie). */
   state?: string
@@ -214,7 +214,8 @@ export class RemoteProcesses {
     return {
       name,
       pid,
-      alive: !!leader && isAliveState(leader.state),
+      // A recycled pid (an unrelated process that does not lead group `pid`) is not ours.
+      alive: !!leader && leader.pgrp === pid && isAliveState(leader.state),
       state: leader?.state,
       leadsGroup: !!leader && leader.pgrp === pid,
       members: members.sort((a, b) => a - b),
