@@ -156,8 +156,9 @@ export class Scheduler {
     let best = -1
     let bt = Infinity
     let slot = 0
+    let b = 0
     if (this.wheelCount > 0) {
-      const b = this.firstBucket()
+      b = this.firstBucket()
       best = this.head[b]
       bt = this.time[best]
       slot = this.cursor + ((b - ((this.cursor | 0) & this.mask)) & this.mask)
@@ -179,7 +180,15 @@ export class Scheduler {
     // The cursor moves only to the slot of the event popped, never past now: everything
     // scheduled while it runs is at or after now, hence inside the wheel's window or beyond.
     this.cursor = slot
-    this.unlink(best)
+    // Unlink the head of bucket b.
+    const n = this.next[best]
+    this.head[b] = n
+    if (n >= 0) this.prev[n] = -1
+    else {
+      this.tail[b] = -1
+      this.bits[b >>> 5] &= ~(1 << (b & 31))
+    }
+    this.wheelCount--
     this.where[best] = NONE
     this.size--
     this.poppedTime = bt
