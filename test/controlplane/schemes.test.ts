@@ -251,7 +251,8 @@ describe('Tofino packet generator setup', () => {
       const app = lines.findIndex((l) => l.startsWith('bfrt.tf1.pktgen.app_cfg.mod_with_trigger_timer_periodic('))
       // In order, after every table entry.
       expect(0 < port && port < buf && buf < app).toBe(true)
-      expect(lines.findLastIndex((l) => l.includes('.add_with_'))).toBeLessThan(port)
+      const lastEntry = lines.reduce((last, l, k) => (l.includes('.add_with_') ? k : last), -1)
+      expect(lastEntry).toBeLessThan(port)
       expect(kw(lines[port], 'dev_port')).toBe(String(PKTGEN_PORT))
       const bytes = bytesOf(lines[buf])
       expect(bytes.length).toBe(PKTGEN_FRAME_BYTES - PKTGEN_HEADER_BYTES)

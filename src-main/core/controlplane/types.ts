@@ -145,7 +145,7 @@ export interface SwitchState {
   node: number
   name: string
   role: 'tor' | 'agg' | 'spine'
-  /** Numeric switch id: position in Fabric.switches (ToRs first, so a ToR's id is its ToR index), as carried in DHLB probes. */
+  /** Numeric switch id: position in Fabric.switches (ToRs first, so a ToR's id is its ToR index; computeControlPlane asserts it, floodgate.p4 relies on it), as carried in DHLB probes. */
   switchId: number
   /** ToR index when the switch is a ToR, else -1. */
   torIndex: number
