@@ -1,0 +1,72 @@
+import { parseArgs } from 'node:util'
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { workloadsDir } from '../../core/paths'
+import { toRun } from '../../core/services'
+import { parseExperiment } from '../../core/spec'
+import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
+
+function parseParallel(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--parallel must be a positive integer, got '${text}'`)
+  return n
+}
+
+async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined): Promise<number> {
+  const path = resolve(file)
+  let yaml: string
+  try {
+    yaml = readFileSync(path, 'utf8')
+  } catch (err) {
+    fail(`cannot read experiment file ${file}: ${(err as Error).message}`)
+  }
+  // Validate before the database is even opened: bad input writes nothing.
+  const parsed = parseExperiment(yaml, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds: ['sim'] })
+  if (!parsed.ok) {
+    for (const e of parsed.errors) process.stderr.write(`${e.file}:${e.line}:${e.column}: ${e.path}: ${e.message}\n`)
+    return 2
+  }
+  const core = openCore(db, parallel)
+  const store = core.opts.store
+  const exp = core.findOrCreateExperiment(yaml, path)
+  const runs = core.runExperiment(exp.id)
+  const ids = runs.map((r) => r.id)
+  process.on('SIGINT', () => {
+    process.stderr.write('\np4lab: cancelling...\n')
+    core.orchestrator.cancelAll()
+  })
+  core.bus.subscribe((event, payload) => {
+    if (event !== 'run.status') return
+    const p = payload as { runId: number; status: string; error: string | null }
+    if (!ids.includes(p.runId)) return
+    const r = store.getRun(p.runId)!
+    process.stderr.write(
+      `run ${p.runId} ${r.scheme} load=${r.load} seed=${r.seed}: ${p.status}${p.error ? ` (${p.error})` : ''}\n`,
+    )
+  })
+  await core.orchestrator.wait(ids)
+  const finished = ids.map((id) => toRun(store.getRun(id)!))
+  if (json) {
+    process.stdout.write(JSON.stringify({ experiment: exp.name, runs: finished.map(runResult) }, null, 2) + '\n')
+  } else {
+    process.stdout.write(`experiment ${exp.id} ${exp.name}  (database ${store.file})\n${runsTable(finished)}\n`)
+  }
+  store.close()
+  if (finished.some((r) => r.status === 'cancelled' || r.status === 'interrupted')) return 130
+  return finished.every((r) => r.status === 'done') ? 0 : 1
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  usage: [
+    'run FILE [--db PATH] [--json] [--parallel N]',
+    '    run every cell of an experiment file on its target',
+    '    (sim runs in parallel, one per core unless --parallel)',
+  ],
+  run(argv) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' } } })
+    if (positionals.length !== 1) throw new UsageError('run takes one experiment file')
+    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel))
+  },
+}

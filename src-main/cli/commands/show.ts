@@ -1,0 +1,47 @@
+import { parseArgs } from 'node:util'
+import { toRun } from '../../core/services'
+import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
+
+function cmdShow(idText: string, db: string | undefined, json: boolean): number {
+  const id = Number(idText)
+  if (!Number.isInteger(id) || id <= 0) throw new UsageError(`RUN must be a run id (a positive integer), got '${idText}'`)
+  const core = openCore(db)
+  const store = core.opts.store
+  const row = store.getRun(id)
+  if (!row) fail(`run ${id} does not exist in ${store.file}`, 1)
+  const events = store.listEvents(id)
+  const series = store.listSeries(id)
+  if (json) {
+    process.stdout.write(JSON.stringify({ ...toRun(row), facts: row.facts, events, series: series.length }, null, 2) + '\n')
+  } else {
+    const lines = [
+      `run ${row.id}: ${row.experimentName}, ${row.scheme}, load ${row.load}, seed ${row.seed} on ${row.target}`,
+      `status    ${row.status}${row.error ? `: ${row.error}` : ''}`,
+      `created   ${row.createdAt}`,
+      `started   ${row.startedAt ?? '-'}`,
+      `finished  ${row.finishedAt ?? '-'}`,
+      '',
+      runsTable([toRun(row)]),
+      '',
+      'counters',
+      ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${v}`),
+      '',
+      `series    ${series.length}`,
+      'events',
+      ...events.map((e) => `  ${e.at}  ${e.kind}  ${JSON.stringify(e.detail)}`),
+    ]
+    process.stdout.write(lines.join('\n') + '\n')
+  }
+  store.close()
+  return 0
+}
+
+export const showCommand: Command = {
+  name: 'show',
+  usage: ['show RUN [--db PATH] [--json]', '    show one run: status, FCT statistics, counters, events'],
+  run(argv) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
+    if (positionals.length !== 1) throw new UsageError('show takes one run id')
+    return cmdShow(positionals[0], values.db, values.json)
+  },
+}

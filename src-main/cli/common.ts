@@ -1,0 +1,80 @@
+// What every p4lab command shares: errors, opening the core, run tables.
+import { resolve } from 'node:path'
+import type { Run } from '../contract'
+import { createNodeCore, type Core } from '../core'
+import { defaultDbPath } from '../core/paths'
+import { formatNs, table } from './format'
+
+/** Bad arguments: main prints the message and the usage, and exits 2. */
+export class UsageError extends Error {}
+
+export function fail(message: string, code = 2): never {
+  process.stderr.write(`p4lab: ${message}\n`)
+  process.exit(code)
+}
+
+/** A command of the p4lab CLI: one file each under commands/. */
+export interface Command {
+  name: string
+  /** Lines of the usage text, the first being "NAME ARGS [OPTIONS]". */
+  usage: string[]
+  run(argv: string[]): Promise<number> | number
+}
+
+/** The options every command takes, spread into each command's own parseArgs options. */
+export const COMMON_OPTIONS = {
+  db: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const
+
+export function runsTable(runs: Run[]): string {
+  return table(
+    ['run', 'scheme', 'load', 'seed', 'status', 'flows', 'mean FCT', 'p50', 'p99', '<100KB mean', '>10MB mean'],
+    runs.map((r) => [
+      r.id,
+      r.scheme,
+      r.load,
+      r.seed,
+      r.status,
+      r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-',
+      formatNs(r.stats?.meanNs),
+      formatNs(r.stats?.p50Ns),
+      formatNs(r.stats?.p99Ns),
+      formatNs(r.stats?.smallMeanNs),
+      formatNs(r.stats?.largeMeanNs),
+    ]),
+  )
+}
+
+export /** The part of a run that depends only on the experiment and seed: stable across repeats. */
+function runResult(r: Run) {
+  return {
+    scheme: r.scheme,
+    load: r.load,
+    seed: r.seed,
+    status: r.status,
+    error: r.error,
+    flows: r.stats?.flows ?? 0,
+    finished: r.stats?.finished ?? 0,
+    fct: r.stats
+      ? {
+          meanNs: r.stats.meanNs,
+          p50Ns: r.stats.p50Ns,
+          p99Ns: r.stats.p99Ns,
+          smallMeanNs: r.stats.smallMeanNs,
+          largeMeanNs: r.stats.largeMeanNs,
+        }
+      : null,
+    counters: r.counters,
+  }
+}
+
+export function openCore(db: string | undefined, parallelRuns?: number): Core {
+  const core = createNodeCore({ dbPath: resolve(db ?? defaultDbPath()), parallelRuns })
+  const interrupted = core.start()
+  if (interrupted.length > 0) {
+    process.stderr.write(`p4lab: marked ${interrupted.length} run(s) cut off earlier as interrupted: ${interrupted.join(', ')}\n`)
+  }
+  return core
+}
+
