@@ -5,7 +5,7 @@
 // forwarding stage picks. Probes and credits are the stage's own business.
 
 import type { SimContext } from '../engine/context'
-import { KIND_PROBE } from '../engine/packets'
+import { KIND_PROBE, type PacketPool } from '../engine/packets'
 import { PORT_DROP, type ForwardingStage } from '../routing/stage'
 import type { Link, PacketSink } from './link'
 
@@ -18,6 +18,7 @@ export class Switch implements PacketSink {
   len: Int32Array = new Int32Array(0)
   stage: ForwardingStage | null = null
   private seesEveryHop = false
+  private readonly pkts: PacketPool
 
   constructor(
     /** Dense switch index (routing/stage.ts). */
@@ -30,7 +31,9 @@ export class Switch implements PacketSink {
     private readonly torOfHost: Int32Array,
     /** Host index → offset of its port in its ToR's cand (shared). */
     private readonly hostSlot: Int32Array,
-  ) {}
+  ) {
+    this.pkts = ctx.pkts
+  }
 
   setStage(stage: ForwardingStage): void {
     this.stage = stage
@@ -38,7 +41,7 @@ export class Switch implements PacketSink {
   }
 
   receive(p: number, inPort: number): void {
-    const pkts = this.ctx.pkts
+    const pkts = this.pkts
     if (pkts.kind[p] >= KIND_PROBE) {
       this.stage!.onControl!(this.index, inPort, p)
       return

@@ -2,23 +2,24 @@
 // the same member of the candidate group and a flow never sees reordering. The per-switch
 // salt stops switches in different tiers from making correlated choices (hash polarization).
 
+import type { PacketPool } from '../engine/packets'
 import { fmix32 } from '../engine/rng'
 import type { ForwardingStage, StageEnv } from './stage'
 
 export class EcmpStage implements ForwardingStage {
   readonly seesEveryHop = false
   private readonly salt: Int32Array
-  private readonly env: StageEnv
+  /** The pool object is stable; its arrays are replaced when it grows, so read them through it. */
+  private readonly pkts: PacketPool
 
   constructor(env: StageEnv) {
-    this.env = env
+    this.pkts = env.ctx.pkts
     this.salt = new Int32Array(env.nSwitches)
     for (let s = 0; s < env.nSwitches; s++) this.salt[s] = fmix32(s + 0x51ed27) | 0
   }
 
   select(s: number, _inPort: number, p: number, cand: Int32Array, off: number, len: number): number {
-    // The pool's arrays are replaced when it grows, so read them through it.
     // Masked to 31 bits so the modulo stays an integer operation.
-    return cand[off + ((fmix32(this.env.ctx.pkts.hash[p] ^ this.salt[s]) & 0x7fffffff) % len)]
+    return cand[off + ((fmix32(this.pkts.hash[p] ^ this.salt[s]) & 0x7fffffff) % len)]
   }
 }
