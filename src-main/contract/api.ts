@@ -9,6 +9,10 @@ import {
   SeriesDef,
   SpecError,
   Template,
+  Testbed,
+  TestbedCheck,
+  TestbedInput,
+  TestbedName,
 } from './schemas'
 
 const Id = z.number().int().positive()
@@ -42,6 +46,19 @@ export const methods = {
   'runs.series': {
     req: z.object({ id: Id, kinds: z.array(z.string()).optional() }).strict(),
     res: z.object({ defs: z.array(SeriesDef), batch: SeriesBatch }),
+  },
+  'testbeds.list': { req: Empty, res: z.array(Testbed) },
+  'testbeds.get': { req: z.object({ name: z.string() }).strict(), res: Testbed },
+  'testbeds.create': { req: z.object({ testbed: TestbedInput }).strict(), res: Testbed },
+  /** Replaces the testbed `name` (which may be renamed) with `testbed`; hosts keep their ids, pinned keys and passphrases. */
+  'testbeds.update': { req: z.object({ name: z.string(), testbed: TestbedInput }).strict(), res: Testbed },
+  'testbeds.delete': { req: z.object({ name: z.string() }).strict(), res: z.object({ deleted: z.boolean() }) },
+  /** Connects to every host (or one) and reports the tools found; an unknown host key stops that host with its fingerprint. */
+  'testbeds.check': { req: z.object({ name: z.string(), host: z.string().optional() }).strict(), res: TestbedCheck },
+  /** Pins a host's key, only if the key the host presents now has the fingerprint the user confirmed. */
+  'testbeds.trust': {
+    req: z.object({ testbed: TestbedName, host: z.string(), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'expected a SHA256:… fingerprint') }).strict(),
+    res: z.object({ host: z.string(), keyType: z.string(), fingerprint: z.string(), alreadyTrusted: z.boolean() }),
   },
 } as const satisfies Record<MethodName, { req: z.ZodType; res: z.ZodType }>
 

@@ -13,6 +13,13 @@ export const METHOD_NAMES = [
   'runs.get',
   'runs.cancel',
   'runs.series',
+  'testbeds.list',
+  'testbeds.get',
+  'testbeds.create',
+  'testbeds.update',
+  'testbeds.delete',
+  'testbeds.check',
+  'testbeds.trust',
 ] as const
 
 export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry'] as const

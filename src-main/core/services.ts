@@ -4,12 +4,16 @@
 import { dirname, isAbsolute } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers, Run } from '../contract'
 import { EventBus } from './bus'
+import { testbedHandlers } from './handlers/testbeds'
 import { CoreError, notFound } from './errors'
 import { Orchestrator } from './orchestrator'
-import { packageVersion } from './paths'
+import { packageVersion, userDataDir } from './paths'
+import { FileSecretStore, defaultSecretsPath, type SecretStore } from './secrets'
+import { p4labKnownHosts, type KnownHosts } from './ssh'
 import { expandRuns, parseExperiment, type ExperimentSpec, type ParseOptions } from './spec'
 import type { ExperimentRow, RunRow, Store } from './store'
 import type { TargetDriver } from './targets/driver'
+import { TestbedService } from './testbeds'
 import { listTemplates } from './templates'
 
 export interface CoreOptions {
@@ -19,6 +23,10 @@ export interface CoreOptions {
   templatesDir: string
   /** Where relative paths in an experiment without a file of its own resolve. */
   defaultBaseDir: string
+  /** Host keys p4lab trusts; default `<userData>/known_hosts` (+ ~/.ssh/known_hosts read-only). */
+  knownHosts?: KnownHosts
+  /** Key passphrases; default `<userData>/secrets.json` (0600). */
+  secrets?: SecretStore
 }
 
 export function toRun(r: RunRow): Run {
@@ -45,9 +53,17 @@ export class Core {
   readonly bus = new EventBus()
   readonly orchestrator: Orchestrator
   readonly handlers: Handlers
+  readonly testbeds: TestbedService
 
   constructor(readonly opts: CoreOptions) {
     this.orchestrator = new Orchestrator({ store: opts.store, bus: this.bus, drivers: opts.drivers })
+    this.testbeds = new TestbedService({
+      store: opts.store,
+      knownHosts: opts.knownHosts ?? p4labKnownHosts(userDataDir()),
+      secrets: opts.secrets ?? new FileSecretStore(defaultSecretsPath(userDataDir())),
+      runnableKinds: () => Object.keys(opts.drivers),
+      baseDir: opts.defaultBaseDir,
+    })
     this.handlers = this.makeHandlers()
   }
 
@@ -62,7 +78,7 @@ export class Core {
       file: file ?? 'experiment.yaml',
       baseDir: abs ? dirname(file) : this.opts.defaultBaseDir,
       workloadsDir: this.opts.workloadsDir,
-      testbeds: Object.keys(this.opts.drivers),
+      testbeds: [...new Set([...Object.keys(this.opts.drivers), ...this.opts.store.testbedNames()])],
     }
   }
 
@@ -96,6 +112,8 @@ export class Core {
     const exp = this.opts.store.getExperiment(id)
     if (!exp) throw notFound('experiment', id)
     const spec = this.parseOrThrow(exp.yaml, exp.file)
+    const refused = this.opts.drivers[spec.testbed] ? null : this.testbeds.notRunnable(spec.testbed)
+    if (refused) throw new CoreError('conflict', refused)
     return this.orchestrator.enqueue(exp.id, spec, expandRuns(spec))
   }
 
@@ -165,6 +183,7 @@ export class Core {
         const { defs, t, values } = store.readSamples(id, kinds)
         return { defs, batch: { t, values } }
       },
+      ...testbedHandlers(this.testbeds),
     }
   }
 }

@@ -8,6 +8,7 @@ import { migrate } from './migrations'
 import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
 import * as runs from './runs'
 import * as telemetry from './telemetry'
+import * as testbeds from './testbeds'
 
 export interface OpenStoreOptions {
   /** Path to better_sqlite3.node when it is not where the package expects it (packaged app). */
@@ -140,5 +141,34 @@ export class Store {
 
   addLog(runId: number, source: string, line: string): void {
     telemetry.addLog(this.s, runId, source, line)
+  }
+
+  /** Every testbed with its hosts, by name; the built-in 'sim' included. */
+  listTestbeds(): testbeds.TestbedRow[] {
+    return testbeds.listTestbeds(this.s)
+  }
+
+  testbedNames(): string[] {
+    return testbeds.testbedNames(this.s)
+  }
+
+  getTestbed(name: string): testbeds.TestbedRow | undefined {
+    return testbeds.getTestbed(this.s, name)
+  }
+
+  createTestbed(input: testbeds.TestbedRowInput): testbeds.TestbedRow {
+    return testbeds.createTestbed(this.s, input)
+  }
+
+  updateTestbed(id: number, input: testbeds.TestbedRowInput): { row: testbeds.TestbedRow; removedHostIds: number[] } {
+    return testbeds.updateTestbed(this.s, id, input)
+  }
+
+  deleteTestbed(id: number): number[] {
+    return testbeds.deleteTestbed(this.s, id)
+  }
+
+  setHostKey(hostId: number, hostKey: string | null): void {
+    testbeds.setHostKey(this.s, hostId, hostKey)
   }
 }
