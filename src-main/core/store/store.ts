@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import type { FctStats, RunStatus } from '../../contract/schemas'
+import * as artifacts from './artifacts'
 import * as experiments from './experiments'
 import * as flows from './flows'
 import { migrate } from './migrations'
@@ -170,5 +171,18 @@ export class Store {
 
   setHostKey(hostId: number, hostKey: string | null): void {
     testbeds.setHostKey(this.s, hostId, hostKey)
+  }
+
+  getArtifact(hash: string): artifacts.ArtifactRow | undefined {
+    return artifacts.getArtifact(this.s, hash)
+  }
+
+  putArtifact(input: Omit<artifacts.ArtifactRow, 'id' | 'createdAt'>): artifacts.ArtifactRow {
+    return artifacts.putArtifact(this.s, input)
+  }
+
+  /** Newest first. */
+  listArtifacts(filter?: { program?: string; limit?: number }): artifacts.ArtifactRow[] {
+    return artifacts.listArtifacts(this.s, filter)
   }
 }

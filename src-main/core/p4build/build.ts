@@ -1,0 +1,265 @@
+// The build step: P4 sources → compiler outputs, through a content-addressed artifact cache.
+//
+//   key = sha256(sources + compiler name and --version + options)      (key.ts)
+//   hit:  the artifacts row says ok and its files are in <artifactsDir>/<key>/ → nothing runs
+//   miss: stage the sources on the runner, compile, bring the outputs back, store the row
+//
+// BMv2:   p4c-bm2-ss --p4v 16 [flags] --p4runtime-files out/X.p4info.txtpb -o out/X.json X.p4
+// Tofino: bf-p4c --std p4-16 --target tofino --arch tna [flags] --bf-rt-schema out/X.tofino/bf-rt.json
+//                -o out/X.tofino X.p4
+//   bf-p4c is called directly rather than through the SDE's cmake/p4_build flow: one command
+//   whose output directory (X.conf, pipe/tofino.bin, pipe/context.json, bf-rt.json) is the
+//   whole artifact, the same on an SDE box and on a tofino-model host. Installing it where
+//   run_switchd.sh -p X looks ($SDE_INSTALL/share/p4/targets/tofino/X.conf) is the deploy step's job.
+//
+// A compiler's version is asked once per binary (path, size, mtime) and remembered in
+// <artifactsDir>/compilers.json, so a cache hit runs no compiler process at all.
+
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join, posix } from 'node:path'
+import { parseDiagnostics, type P4Diagnostic } from '../p4/diagnostics'
+import type { ArtifactRow } from '../store/artifacts'
+import type { Store } from '../store'
+import { artifactKey, type BuildOptions, type CompilerId } from './key'
+import { LocalRunner, type CompilerRunner } from './runner'
+import { collectSources, type ProgramSources } from './sources'
+
+export type P4Target = 'bmv2' | 'tofino'
+
+export const COMPILERS: Record<P4Target, { tool: string; arch: string }> = {
+  bmv2: { tool: 'p4c-bm2-ss', arch: 'v1model' },
+  tofino: { tool: 'bf-p4c', arch: 'tna' },
+}
+
+export interface BuildRequest {
+  /** The main .p4 file on this machine. */
+  file: string
+  target: P4Target
+  flags?: string[]
+  /** Extra directories for quoted includes (-I), searched after the including file's own. */
+  includeDirs?: string[]
+  /** How the artifacts row names the program (default: the file's path). */
+  program?: string
+  signal?: AbortSignal
+}
+
+export interface BuildResult {
+  key: string
+  /** True when nothing was compiled. */
+  hit: boolean
+  artifact: ArtifactRow
+  /** <artifactsDir>/<key> */
+  dir: string
+  /** Output name → absolute local path. */
+  files: Record<string, string>
+  diagnostics: P4Diagnostic[]
+}
+
+/** The compiler is not installed where the build would run. */
+export class CompilerMissingError extends Error {
+  constructor(
+    readonly tool: string,
+    readonly where: string,
+  ) {
+    super(
+      where === 'local'
+        ? `${tool} is not on PATH on this machine; install p4c (${tool}) to build locally, or build on a testbed: builds there go through \`p4lab run\``
+        : `${tool} was not found on ${where.replace(/^ssh /, '')}; set the tool's path in the testbed's settings`,
+    )
+    this.name = 'CompilerMissingError'
+  }
+}
+
+/** The compiler ran and failed; the artifacts row with the log and diagnostics is stored. */
+export class BuildFailedError extends Error {
+  constructor(
+    message: string,
+    readonly artifact: ArtifactRow,
+    readonly diagnostics: P4Diagnostic[],
+  ) {
+    super(message)
+    this.name = 'BuildFailedError'
+  }
+}
+
+export interface P4BuilderOptions {
+  store: Store
+  /** <userData>/artifacts */
+  artifactsDir: string
+  runner?: CompilerRunner
+}
+
+export function formatDiagnostic(d: P4Diagnostic): string {
+  const where = d.file ? `${d.file}:${d.line ?? 0}:${d.column ?? 0}: ` : ''
+  return `${where}${d.severity}: ${d.message}`
+}
+
+export class P4Builder {
+  readonly runner: CompilerRunner
+  constructor(private readonly opts: P4BuilderOptions) {
+    this.runner = opts.runner ?? new LocalRunner()
+  }
+
+  /** The compiler's path and identity on the runner; throws CompilerMissingError. */
+  async compiler(target: P4Target): Promise<CompilerId & { path: string }> {
+    const { tool } = COMPILERS[target]
+    const path = await this.runner.which(tool)
+    if (!path) throw new CompilerMissingError(tool, this.runner.where)
+    const fp = await this.runner.fingerprint(path)
+    const memoKey = `${this.runner.where}|${path}|${fp}`
+    const memo = fp ? this.readMemo() : {}
+    if (fp && memo[memoKey]) return { name: tool, version: memo[memoKey], path }
+    const r = await this.runner.exec([path, '--version'], {})
+    const version = (r.stdout + r.stderr).trim()
+    if (r.code !== 0 || version === '') throw new Error(`${path} --version failed (exit ${r.code}): ${version || 'no output'}`)
+    if (fp) this.writeMemo({ ...memo, [memoKey]: version })
+    return { name: tool, version, path }
+  }
+
+  private memoFile(): string {
+    return join(this.opts.artifactsDir, 'compilers.json')
+  }
+
+  private readMemo(): Record<string, string> {
+    try {
+      return JSON.parse(readFileSync(this.memoFile(), 'utf8')) as Record<string, string>
+    } catch {
+      return {}
+    }
+  }
+
+  private writeMemo(memo: Record<string, string>): void {
+    mkdirSync(this.opts.artifactsDir, { recursive: true })
+    const tmp = `${this.memoFile()}.${randomBytes(4).toString('hex')}`
+    writeFileSync(tmp, JSON.stringify(memo, null, 1))
+    renameSync(tmp, this.memoFile())
+  }
+
+  /** The key a build of this request would have (reads the sources, asks the compiler's version). */
+  async key(req: BuildRequest): Promise<{ key: string; sources: ProgramSources; compiler: CompilerId & { path: string }; options: BuildOptions }> {
+    const sources = collectSources(req.file, req.includeDirs)
+    const compiler = await this.compiler(req.target)
+    const options: BuildOptions = { target: req.target, arch: COMPILERS[req.target].arch, flags: req.flags ?? [] }
+    return { key: artifactKey(sources, compiler, options), sources, compiler, options }
+  }
+
+  async build(req: BuildRequest): Promise<BuildResult> {
+    const { store, artifactsDir } = this.opts
+    const { key, sources, compiler, options } = await this.key(req)
+    const dir = join(artifactsDir, key)
+    const program = req.program ?? req.file
+
+    const cached = store.getArtifact(key)
+    if (cached && cached.outputs.status === 'ok') {
+      const files = Object.fromEntries(Object.entries(cached.outputs.files).map(([n, p]) => [n, join(dir, ...p.split('/'))]))
+      if (Object.values(files).every((f) => existsSync(f))) {
+        return { key, hit: true, artifact: cached, dir, files, diagnostics: cached.outputs.diagnostics }
+      }
+    }
+
+    const name = basename(sources.main).replace(/\.p4$/, '')
+    const outputs: Record<string, string> =
+      req.target === 'bmv2'
+        ? { json: `${name}.json`, p4info: `${name}.p4info.txtpb` }
+        : { tofino: `${name}.tofino`, conf: `${name}.tofino/${name}.conf`, bfrt: `${name}.tofino/bf-rt.json` }
+    const argv =
+      req.target === 'bmv2'
+        ? [compiler.path, '--p4v', '16', ...options.flags, '--p4runtime-files', `../out/${outputs.p4info}`, '-o', `../out/${outputs.json}`, sources.main]
+        : [
+            compiler.path,
+            '--std',
+            'p4-16',
+            '--target',
+            'tofino',
+            '--arch',
+            'tna',
+            ...options.flags,
+            '--bf-rt-schema',
+            `../out/${outputs.bfrt}`,
+            '-o',
+            `../out/${outputs.tofino}`,
+            sources.main,
+          ]
+
+    const runner = this.runner
+    const started = Date.now()
+    const work = await runner.stage(sources.files, req.signal)
+    let result
+    try {
+      result = await runner.exec(argv, { cwd: runner.join(work, 'src'), signal: req.signal })
+      const log = [result.stderr, result.stdout].filter((s) => s.length > 0).join(result.stderr.endsWith('\n') ? '' : '\n')
+      const diagnostics = parseDiagnostics(log).map((d) => ({ ...d, file: d.file === null ? null : tidyPath(d.file, work) }))
+      const missingOutputs = result.code === 0 ? await this.collect(work, dir, outputs) : []
+      const ok = result.code === 0 && missingOutputs.length === 0
+      const record = {
+        hash: key,
+        target: req.target,
+        program,
+        compiler: `${compiler.name} ${compiler.version.replace(/\s+/g, ' ')}`,
+        options: { ...options },
+        outputs: {
+          status: ok ? ('ok' as const) : ('failed' as const),
+          exitCode: result.code,
+          files: ok ? outputs : {},
+          diagnostics,
+          sources: sources.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+          main: sources.main,
+          where: runner.where,
+          argv: [compiler.name, ...argv.slice(1)],
+          durationMs: Date.now() - started,
+        },
+        log: missingOutputs.length > 0 ? `${log}\np4lab: ${compiler.name} exited 0 but did not write ${missingOutputs.join(', ')}\n` : log,
+      }
+      const artifact = store.putArtifact(record)
+      if (!ok) {
+        const first = diagnostics.find((d) => d.severity === 'error')
+        const why =
+          missingOutputs.length > 0
+            ? `it exited 0 but did not write ${missingOutputs.join(', ')}`
+            : first
+              ? formatDiagnostic(first)
+              : result.code === null
+                ? 'it was killed by a signal'
+                : `exit ${result.code}: ${lastLines(log)}`
+        throw new BuildFailedError(`${compiler.name} failed to compile ${sources.main}: ${why}`, artifact, diagnostics)
+      }
+      const files = Object.fromEntries(Object.entries(outputs).map(([n, p]) => [n, join(dir, ...p.split('/'))]))
+      return { key, hit: false, artifact, dir, files, diagnostics }
+    } finally {
+      await runner.cleanup(work).catch(() => undefined)
+    }
+  }
+
+  /** Brings <work>/out back into <dir>; returns the outputs that are missing. */
+  private async collect(work: string, dir: string, outputs: Record<string, string>): Promise<string[]> {
+    mkdirSync(this.opts.artifactsDir, { recursive: true })
+    const partial = join(this.opts.artifactsDir, `.partial-${randomBytes(6).toString('hex')}`)
+    try {
+      await this.runner.fetch(this.runner.join(work, 'out'), partial)
+      const missing = Object.values(outputs).filter((p) => !existsSync(join(partial, ...p.split('/'))))
+      if (missing.length > 0) return missing
+      rmSync(dir, { recursive: true, force: true })
+      renameSync(partial, dir)
+      return []
+    } finally {
+      rmSync(partial, { recursive: true, force: true })
+    }
+  }
+}
+
+/** A diagnostic's file relative to the program root, whatever form the compiler printed it in. */
+function tidyPath(file: string, work: string): string {
+  let f = file.replace(/\\/g, '/')
+  const src = posix.join(work.replace(/\\/g, '/'), 'src') + '/'
+  if (f.startsWith(src)) f = f.slice(src.length)
+  const tmp = tmpdir().replace(/\\/g, '/')
+  if (f.startsWith(tmp)) f = f.replace(/^.*?\/src\//, '')
+  return posix.normalize(f).replace(/^\.\//, '')
+}
+
+function lastLines(text: string, n = 3): string {
+  const lines = text.trim().split('\n')
+  return lines.slice(-n).join(' / ') || 'no output'
+}
