@@ -137,18 +137,22 @@ export class TestbedService {
       return { testbed: row.name, kind: 'sim', checkedAt: new Date().toISOString(), ready: true, hosts: [] }
     }
     const hosts = opts.host ? [this.host(row, opts.host)] : row.hosts
-    const pool = new SshPool({
-      knownHosts: this.o.knownHosts,
-      secrets: this.o.secrets,
-      readyTimeout: this.o.connectTimeoutMs ?? 15_000,
-      env: this.o.env,
-      backoff: { maxAttempts: 1 },
-    })
+    // A pool per host: two hosts of a testbed may be one machine and login with different keys.
+    const pools = hosts.map(
+      () =>
+        new SshPool({
+          knownHosts: this.o.knownHosts,
+          secrets: this.o.secrets,
+          readyTimeout: this.o.connectTimeoutMs ?? 15_000,
+          env: this.o.env,
+          backoff: { maxAttempts: 1 },
+        }),
+    )
     try {
       const results = await Promise.all(
-        hosts.map(async (h) => {
+        hosts.map(async (h, i) => {
           const target = await this.target(h)
-          const r = await checkHost(pool, row.kind, row.settings, { name: h.name, role: h.role as HostRole, target }, opts)
+          const r = await checkHost(pools[i], row.kind, row.settings, { name: h.name, role: h.role as HostRole, target }, opts)
           if (r.status === 'ok' && r.hostKey && !r.hostKey.keyType) r.hostKey = await this.knownKeyType(r.hostKey.fingerprint, h)
           return r
         }),
@@ -161,7 +165,7 @@ export class TestbedService {
         hosts: results,
       }
     } finally {
-      pool.closeAll()
+      for (const p of pools) p.closeAll()
     }
   }
 
