@@ -3,6 +3,12 @@ import type { EventName, MethodName } from './names'
 import {
   Experiment,
   ExperimentSummary,
+  P4Target,
+  PipelineArtifact,
+  PipelineProgram,
+  PipelineRender,
+  PipelineSource,
+  ProgramName,
   Run,
   RunStatus,
   SeriesBatch,
@@ -59,6 +65,41 @@ export const methods = {
   'testbeds.trust': {
     req: z.object({ testbed: TestbedName, host: z.string(), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'expected a SHA256:… fingerprint') }).strict(),
     res: z.object({ host: z.string(), keyType: z.string(), fingerprint: z.string(), alreadyTrusted: z.boolean() }),
+  },
+  /** The programs in p4/ per scheme and target, with their tables and registers. */
+  'pipelines.list': { req: Empty, res: z.array(PipelineProgram) },
+  /** A program's text and includes; with experimentId, that experiment's variant when it has one. */
+  'pipelines.source': {
+    req: z.object({ scheme: ProgramName, target: P4Target, experimentId: Id.optional() }).strict(),
+    res: PipelineSource,
+  },
+  /** Per-switch control-plane files for an experiment's topology, or a topology mapping as in an experiment file. */
+  'pipelines.render': {
+    req: z
+      .object({ scheme: z.string(), target: P4Target, experimentId: Id.optional(), topology: z.record(z.string(), z.unknown()).optional() })
+      .strict()
+      .refine((r) => (r.experimentId === undefined) !== (r.topology === undefined), { message: 'give either experimentId or topology' }),
+    res: PipelineRender,
+  },
+  /** Stored builds, newest first; `program` as in PipelineSource.program. */
+  'pipelines.artifacts': {
+    req: z.object({ program: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }).strict(),
+    res: z.array(PipelineArtifact),
+  },
+  /** Compiles a program (or an experiment's variant) with the compiler on this machine, through the artifact cache. A failed compile is an artifact with status 'failed'. */
+  'pipelines.build': {
+    req: z.object({ scheme: ProgramName, target: P4Target, experimentId: Id.optional() }).strict(),
+    res: z.object({ hit: z.boolean(), artifact: PipelineArtifact }),
+  },
+  /** Copies a program into an experiment's editable variant (an existing variant is returned unchanged). */
+  'pipelines.variant': {
+    req: z.object({ experimentId: Id, scheme: ProgramName, target: P4Target }).strict(),
+    res: PipelineSource,
+  },
+  /** Saves one file of a variant (path as in PipelineSource.files). */
+  'pipelines.saveVariant': {
+    req: z.object({ experimentId: Id, scheme: ProgramName, target: P4Target, path: z.string(), text: z.string().max(4_000_000) }).strict(),
+    res: PipelineSource,
   },
 } as const satisfies Record<MethodName, { req: z.ZodType; res: z.ZodType }>
 

@@ -20,6 +20,13 @@ export const METHOD_NAMES = [
   'testbeds.delete',
   'testbeds.check',
   'testbeds.trust',
+  'pipelines.list',
+  'pipelines.source',
+  'pipelines.render',
+  'pipelines.artifacts',
+  'pipelines.build',
+  'pipelines.variant',
+  'pipelines.saveVariant',
 ] as const
 
 export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry'] as const

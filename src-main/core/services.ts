@@ -1,13 +1,14 @@
 // The core's implementation of the contract. Built from what it needs (a store, the
 // drivers, where resources live), so the CLI, the web bridge, the Electron shell and
 // the tests all construct the same thing.
-import { dirname, isAbsolute } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers, Run } from '../contract'
 import { EventBus } from './bus'
+import { pipelineHandlers } from './handlers/pipelines'
 import { testbedHandlers } from './handlers/testbeds'
 import { CoreError, notFound } from './errors'
 import { Orchestrator } from './orchestrator'
-import { packageVersion, userDataDir } from './paths'
+import { packageRoot, packageVersion, userDataDir } from './paths'
 import { FileSecretStore, defaultSecretsPath, type SecretStore } from './secrets'
 import { p4labKnownHosts, type KnownHosts } from './ssh'
 import { expandRuns, parseExperiment, type ExperimentSpec, type ParseOptions } from './spec'
@@ -184,6 +185,13 @@ export class Core {
         return { defs, batch: { t, values } }
       },
       ...testbedHandlers(this.testbeds),
+      ...pipelineHandlers({
+        store,
+        dataDir: store.file === ':memory:' ? userDataDir() : dirname(store.file),
+        p4Dir: join(packageRoot(), 'p4'),
+        workloadsDir: this.opts.workloadsDir,
+        parseExperiment: (yaml, file) => this.parseOrThrow(yaml, file),
+      }),
     }
   }
 }

@@ -1,0 +1,102 @@
+// The pipelines.* contract methods on a real core (temporary SQLite file and user data dir).
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDispatch, type Core } from '../../src-main/core'
+import { readDeclarations } from '../../src-main/core/p4/declarations'
+import { checkCli } from '../../src-main/core/controlplane/check'
+import { tempCore } from '../helpers/core'
+
+export const THREE_TIER_YAML = `name: three-tier
+testbed: sim
+topology: { kind: three-tier, pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLink: 10Gbps, fabricLink: 40Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: [0.3], flows: 50 }
+params: { flowletGap: 100us, probePeriod: 200us }
+`
+
+describe('pipelines.*', () => {
+  let core: Core
+  let dir: string
+  let expId: number
+
+  beforeAll(async () => {
+    ;({ core, dir } = tempCore())
+    expId = (await core.handlers['experiments.create']({ yaml: THREE_TIER_YAML })).id
+  })
+  afterAll(() => core.opts.store.close())
+
+  it('lists the twelve programs with what they declare', async () => {
+    const list = await core.handlers['pipelines.list']({})
+    expect(list.map((p) => `${p.target}/${p.scheme}`)).toEqual([
+      'bmv2/conga', 'bmv2/dhlb', 'bmv2/ecmp', 'bmv2/floodgate', 'bmv2/hula', 'bmv2/rps',
+      'tofino/conga', 'tofino/dhlb', 'tofino/ecmp', 'tofino/floodgate', 'tofino/hula', 'tofino/rps',
+    ])
+    for (const p of list) expect(p.error).toBeNull()
+    const hula = list.find((p) => p.target === 'bmv2' && p.scheme === 'hula')!
+    expect(hula.path).toBe('p4/v1model/hula.p4')
+    expect(hula.tables.map((t) => t.name)).toContain('Ingress.probeGroup')
+    expect(hula.registers.find((r) => r.name === 'Ingress.bestHop')).toMatchObject({ size: 1024 })
+    expect(hula.usesMulticast).toBe(true)
+  })
+
+  it('source: the program and its includes', async () => {
+    const s = await core.handlers['pipelines.source']({ scheme: 'hula', target: 'tofino' })
+    expect(s.main).toBe('tna/hula.p4')
+    expect(s.program).toBe('p4/tna/hula.p4')
+    expect(s.files[0].path).toBe('tna/hula.p4')
+    expect(s.files.map((f) => f.path)).toContain('include/tna_probe_state.p4')
+    expect(s.variant).toBeNull()
+  })
+
+  it("render: per-switch CLI files of an experiment's topology that pass the checker", async () => {
+    const r = await core.handlers['pipelines.render']({ scheme: 'hula', target: 'bmv2', experimentId: expId })
+    expect(r.topology).toMatch(/^three-tier: 2 pods/)
+    expect(r.switches.map((s) => s.name)).toEqual(['tor0', 'tor1', 'tor2', 'tor3', 'agg0', 'agg1', 'agg2', 'agg3', 'spine0', 'spine1'])
+    expect(r.switches[0].fileName).toBe('tor0.cli')
+    expect(r.switches[0].deployText).not.toMatch(/^#/m)
+    expect(r.queues!.scale).toBeCloseTo(1e9 / 40e9)
+    const root = join(import.meta.dirname, '../..')
+    const d = readDeclarations(readFileSync(join(root, 'p4/v1model/hula.p4'), 'utf8'), (p, from) => readFileSync(join(root, 'p4', dirname(from), p), 'utf8'), 'v1model/hula.p4')
+    for (const s of r.switches) expect(checkCli(s.text, d), s.name).toEqual([])
+    const bf = await core.handlers['pipelines.render']({ scheme: 'hula', target: 'tofino', topology: { kind: 'fat-tree', k: 4, hostLink: '10Gbps', fabricLink: '40Gbps' } })
+    expect(bf.switches).toHaveLength(20)
+    expect(bf.switches[0].fileName).toBe('edge0.py')
+    expect(bf.queues).toBeNull()
+  })
+
+  it('render: a bad topology or scheme is refused with the field named', async () => {
+    const dispatch = createDispatch(core.handlers)
+    const bad = await dispatch('pipelines.render', { scheme: 'hula', target: 'bmv2', topology: { kind: 'three-tier', pods: 2 } })
+    expect(bad.ok).toBe(false)
+    if (!bad.ok) {
+      expect(bad.error.code).toBe('invalid-spec')
+      expect(bad.error.message).toMatch(/topology\.(torsPerPod|aggsPerPod|spines|hostsPerTor|hostLink|fabricLink)/)
+    }
+    const both = await dispatch('pipelines.render', { scheme: 'hula', target: 'bmv2' })
+    expect(both.ok).toBe(false)
+    const scheme = await dispatch('pipelines.render', { scheme: 'hulla', target: 'bmv2', experimentId: expId })
+    expect(scheme.ok ? '' : scheme.error.message).toMatch(/unknown scheme 'hulla'/)
+  })
+
+  it('variant: copied once, then editable; source and builds use it', async () => {
+    const v = await core.handlers['pipelines.variant']({ experimentId: expId, scheme: 'hula', target: 'bmv2' })
+    expect(v.variant).toMatchObject({ experimentId: expId, scheme: 'hula', target: 'bmv2', main: 'v1model/hula.p4' })
+    expect(v.program).toBe(`variants/${expId}/bmv2-hula/v1model/hula.p4`)
+    expect(existsSync(join(dir, 'variants', String(expId), 'bmv2-hula', 'include', 'headers.p4'))).toBe(true)
+    const edited = v.files[0].text.replace(/^/, '// my change\n')
+    const saved = await core.handlers['pipelines.saveVariant']({ experimentId: expId, scheme: 'hula', target: 'bmv2', path: 'v1model/hula.p4', text: edited })
+    expect(saved.files[0].text).toBe(edited)
+    // Copying again keeps the edit.
+    const again = await core.handlers['pipelines.variant']({ experimentId: expId, scheme: 'hula', target: 'bmv2' })
+    expect(again.files[0].text).toBe(edited)
+    const src = await core.handlers['pipelines.source']({ scheme: 'hula', target: 'bmv2', experimentId: expId })
+    expect(src.variant).not.toBeNull()
+    const dispatch = createDispatch(core.handlers)
+    const outside = await dispatch('pipelines.saveVariant', { experimentId: expId, scheme: 'hula', target: 'bmv2', path: '../../../p4lab.db', text: 'x' })
+    expect(outside.ok).toBe(false)
+    if (!outside.ok) expect(outside.error.message).toMatch(/not a file of this variant/)
+    const noExp = await dispatch('pipelines.variant', { experimentId: 999, scheme: 'hula', target: 'bmv2' })
+    expect(noExp.ok ? '' : noExp.error.code).toBe('not-found')
+  })
+})
