@@ -333,7 +333,7 @@ def run_server(args):
         return 1
     lst.listen(1024)
     lst.settimeout(0.2)
-    print(json.dumps({"listening": "%s:%d" % (args.bind, lst.getsockname()[1])}), flush=True)
+    print(json.dumps({"listening": "%s:%d" % (args.bind, lst.getsockname()[1])}, separators=(",", ":")), flush=True)
     accepted = 0
     while not STOP.is_set():
         try:
@@ -349,7 +349,7 @@ def run_server(args):
         accepted += 1
         threading.Thread(target=serve_conn, args=(conn,), daemon=True).start()
     lst.close()
-    print(json.dumps({"summary": {"mode": "server", "connections": accepted}}), flush=True)
+    print(json.dumps({"summary": {"mode": "server", "connections": accepted}}, separators=(",", ":")), flush=True)
     return 0
 
 
@@ -658,7 +658,7 @@ def run_probe(args):
             errors += 1
         nxt += period
     s.close()
-    print(json.dumps({"summary": {"mode": "probe", "sent": sent, "late": late, "errors": errors}}), flush=True)
+    print(json.dumps({"summary": {"mode": "probe", "sent": sent, "late": late, "errors": errors}}, separators=(",", ":")), flush=True)
     return 0
 
 

@@ -410,7 +410,8 @@ export function parseAgentOutput(text: string, opts: CollectOptions & { source?:
 // iperf3: the alternative generator for throughput runs (`-J` output).
 
 export function iperf3ServerArgv(o: { port: number; bind?: string; oneOff?: boolean }): string[] {
-  const argv = ['iperf3', '-s', '-p', int('port', o.port, 1)]
+  // --forceflush: the banner and reports reach a pipe or log file as they happen.
+  const argv = ['iperf3', '-s', '-p', int('port', o.port, 1), '--forceflush']
   if (o.bind !== undefined) argv.push('-B', o.bind)
   if (o.oneOff ?? true) argv.push('-1')
   return argv
