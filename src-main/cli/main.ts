@@ -3,11 +3,13 @@
 import { defaultDbPath, packageVersion } from '../core/paths'
 import { fail, UsageError, type Command } from './common'
 import { listCommand } from './commands/list'
+import { p4Command } from './commands/p4'
 import { runCommand } from './commands/run'
 import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
+import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, serveCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, serveCommand, p4Command, testbedCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

@@ -55,6 +55,8 @@ export interface BuildResult {
   /** Output name → absolute local path. */
   files: Record<string, string>
   diagnostics: P4Diagnostic[]
+  /** The local directory diagnostic file names are relative to. */
+  root: string
 }
 
 /** The compiler is not installed where the build would run. */
@@ -78,6 +80,8 @@ export class BuildFailedError extends Error {
     message: string,
     readonly artifact: ArtifactRow,
     readonly diagnostics: P4Diagnostic[],
+    /** The local directory diagnostic file names are relative to. */
+    readonly root: string,
   ) {
     super(message)
     this.name = 'BuildFailedError'
@@ -155,7 +159,7 @@ export class P4Builder {
     if (cached && cached.outputs.status === 'ok') {
       const files = Object.fromEntries(Object.entries(cached.outputs.files).map(([n, p]) => [n, join(dir, ...p.split('/'))]))
       if (Object.values(files).every((f) => existsSync(f))) {
-        return { key, hit: true, artifact: cached, dir, files, diagnostics: cached.outputs.diagnostics }
+        return { key, hit: true, artifact: cached, dir, files, diagnostics: cached.outputs.diagnostics, root: sources.root }
       }
     }
 
@@ -223,10 +227,10 @@ export class P4Builder {
               : result.code === null
                 ? 'it was killed by a signal'
                 : `exit ${result.code}: ${lastLines(log)}`
-        throw new BuildFailedError(`${compiler.name} failed to compile ${sources.main}: ${why}`, artifact, diagnostics)
+        throw new BuildFailedError(`${compiler.name} failed to compile ${sources.main}: ${why}`, artifact, diagnostics, sources.root)
       }
       const files = Object.fromEntries(Object.entries(outputs).map(([n, p]) => [n, join(dir, ...p.split('/'))]))
-      return { key, hit: false, artifact, dir, files, diagnostics }
+      return { key, hit: false, artifact, dir, files, diagnostics, root: sources.root }
     } finally {
       await runner.cleanup(work).catch(() => undefined)
     }
