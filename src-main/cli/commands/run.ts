@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util'
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { workloadsDir } from '../../core/paths'
+import { defaultDbPath, workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
 import { parseExperiment } from '../../core/spec'
+import { storedTestbedNames, withTestbed } from '../../core/testbeds'
 import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 
 function parseParallel(text: string | undefined): number | undefined {
@@ -13,7 +14,7 @@ function parseParallel(text: string | undefined): number | undefined {
   return n
 }
 
-async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined): Promise<number> {
+async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string): Promise<number> {
   const path = resolve(file)
   let yaml: string
   try {
@@ -21,13 +22,26 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   } catch (err) {
     fail(`cannot read experiment file ${file}: ${(err as Error).message}`)
   }
-  // Validate before the database is even opened: bad input writes nothing.
-  const parsed = parseExperiment(yaml, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds: ['sim'] })
+  // Validate before the database is even opened: bad input writes nothing. The testbed
+  // names come from the database when it exists (without creating it).
+  const testbeds = storedTestbedNames(resolve(db ?? defaultDbPath()))
+  if (testbed !== undefined) {
+    if (!testbeds.includes(testbed)) fail(`--testbed: unknown testbed '${testbed}'; known testbeds: ${testbeds.join(', ')}`)
+    // The stored experiment says where it ran: only its testbed value changes.
+    yaml = withTestbed(yaml, testbed)
+  }
+  const parsed = parseExperiment(yaml, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds })
   if (!parsed.ok) {
     for (const e of parsed.errors) process.stderr.write(`${e.file}:${e.line}:${e.column}: ${e.path}: ${e.message}\n`)
     return 2
   }
   const core = openCore(db, parallel)
+  const refused = core.opts.drivers[parsed.spec.testbed] ? null : core.testbeds.notRunnable(parsed.spec.testbed)
+  if (refused) {
+    core.opts.store.close()
+    process.stderr.write(`p4lab: ${refused}\n`)
+    return 1
+  }
   const store = core.opts.store
   const exp = core.findOrCreateExperiment(yaml, path)
   const runs = core.runExperiment(exp.id)
@@ -60,13 +74,13 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
 export const runCommand: Command = {
   name: 'run',
   usage: [
-    'run FILE [--db PATH] [--json] [--parallel N]',
+    'run FILE [--db PATH] [--json] [--parallel N] [--testbed NAME]',
     '    run every cell of an experiment file on its target',
-    '    (sim runs in parallel, one per core unless --parallel)',
+    '    (sim runs in parallel, one per core unless --parallel; --testbed overrides the file\'s testbed)',
   ],
   run(argv) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' } } })
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' }, testbed: { type: 'string' } } })
     if (positionals.length !== 1) throw new UsageError('run takes one experiment file')
-    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel))
+    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel), values.testbed)
   },
 }

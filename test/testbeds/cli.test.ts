@@ -1,0 +1,140 @@
+// `p4lab testbed …` and `p4lab run --testbed` as a user runs them: the built bin
+// (bin/p4lab.cjs, after electron-vite build), a P4LAB_HOME temp dir, a real sshd.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fingerprint } from '../../src-main/core/ssh'
+import { TINY_YAML } from '../helpers/core'
+import { startSshd, type Sshd } from '../helpers/sshd'
+import { ROOT } from '../helpers/start'
+
+const BIN = join(ROOT, 'bin', 'p4lab.cjs')
+
+let sshd: Sshd
+let home: string
+let cwd: string
+
+beforeAll(async () => {
+  sshd = await startSshd()
+  cwd = mkdtempSync(join(tmpdir(), 'p4lab-tbcli-'))
+  home = join(cwd, 'home')
+})
+afterAll(async () => {
+  await sshd?.stop()
+})
+
+/** Runs the bin without blocking the event loop (the sshd lives in this process). */
+function p4lab(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, P4LAB_HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    c.stdout.on('data', (d) => (stdout += d))
+    c.stderr.on('data', (d) => (stderr += d))
+    c.on('error', reject)
+    c.on('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+describe('p4lab testbed', () => {
+  it('add, list, check (unknown key), trust --yes, check (tools), host-add, remove', async () => {
+    const hostSpec = `${sshd.user}@${sshd.host}:${sshd.port}`
+    const add = await p4lab(['testbed', 'add', 'lab1', '--kind', 'bmv2', '--host', hostSpec, '--key', sshd.secretKey, '--name', 'sw1', '--passphrase-env', 'LAB_PASS', '--bring-up', 'netns'], {
+      LAB_PASS: sshd.keyPassphrase,
+    })
+    expect(add.code, add.stderr).toBe(0)
+    expect(add.stdout).toMatch(/testbed lab1 \(bmv2\)/)
+    expect(add.stdout).toContain('(passphrase stored)')
+    expect(readFileSync(join(home, 'p4lab.db')).includes(Buffer.from(sshd.keyPassphrase))).toBe(false)
+
+    const dup = await p4lab(['testbed', 'add', 'lab1', '--kind', 'bmv2', '--host', hostSpec])
+    expect(dup.code).toBe(2)
+    expect(dup.stderr).toMatch(/a testbed named 'lab1' already exists/)
+    const badPort = await p4lab(['testbed', 'add', 'x', '--kind', 'bmv2', '--host', `${sshd.host}:99999`])
+    expect(badPort.code).toBe(2)
+    expect(badPort.stderr).toMatch(/the port must be 1-65535/)
+    const noKey = await p4lab(['testbed', 'add', 'x', '--kind', 'bmv2', '--host', hostSpec, '--key', 'nowhere/id_rsa'])
+    expect(noKey.code).toBe(2)
+    expect(noKey.stderr).toMatch(/key file .*nowhere\/id_rsa does not exist/)
+
+    const list = await p4lab(['testbed', 'list', '--json'])
+    expect(list.code).toBe(0)
+    const tbs = JSON.parse(list.stdout) as Array<{ name: string; kind: string; settings: Record<string, unknown>; hosts: Array<{ name: string; port: number }> }>
+    expect(tbs.map((t) => t.name)).toEqual(['lab1', 'sim'])
+    expect(tbs[0]).toMatchObject({ kind: 'bmv2', settings: { bringUp: 'netns' }, hosts: [{ name: 'sw1', port: sshd.port }] })
+
+    const fp = fingerprint(sshd.hostKey())
+    const unknown = await p4lab(['testbed', 'check', 'lab1', '--json'])
+    expect(unknown.code).toBe(1)
+    expect(JSON.parse(unknown.stdout).hosts[0]).toMatchObject({ status: 'unknown-key', hostKey: { keyType: 'ssh-ed25519', fingerprint: fp } })
+    const human = await p4lab(['testbed', 'check', 'lab1'])
+    expect(human.stdout).toContain(fp)
+    expect(human.stdout).toContain('p4lab testbed trust lab1 --host sw1')
+
+    // No terminal and no --yes: shown, not pinned.
+    const refused = await p4lab(['testbed', 'trust', 'lab1'])
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toContain(fp)
+    expect(refused.stderr).toMatch(/no terminal to confirm on/)
+    expect(existsSync(join(home, 'known_hosts'))).toBe(false)
+
+    const trust = await p4lab(['testbed', 'trust', 'lab1', '--host', 'sw1', '--yes'])
+    expect(trust.code, trust.stderr).toBe(0)
+    expect(trust.stdout).toContain(`pinned ssh-ed25519 ${fp}`)
+    expect(readFileSync(join(home, 'known_hosts'), 'utf8')).toMatch(/^\|1\|/)
+
+    const check = await p4lab(['testbed', 'check', 'lab1', '--json'])
+    const c = JSON.parse(check.stdout)
+    expect(c.hosts[0].status).toBe('ok')
+    const tools = Object.fromEntries((c.hosts[0].tools as Array<{ name: string; found: boolean; version: string | null }>).map((t) => [t.name, t]))
+    expect(tools.python3.found).toBe(true)
+    expect(tools.iperf3.version).toMatch(/^3\.\d+/)
+    expect(tools.ip.version).toMatch(/^\d/)
+    expect(check.code).toBe(c.ready ? 0 : 1)
+    const text = await p4lab(['testbed', 'check', 'lab1'])
+    expect(text.stdout).toMatch(/testbed lab1 \(bmv2\): (not )?ready/)
+    expect(text.stdout).toMatch(/iperf3\s+yes\s+3\.\d+/)
+
+    const hostAdd = await p4lab(['testbed', 'host-add', 'lab1', '--host', hostSpec, '--key', sshd.plainKey, '--role', 'traffic', '--name', 'gen'])
+    expect(hostAdd.code, hostAdd.stderr).toBe(0)
+    // The first host kept its pinned key and passphrase across the edit.
+    expect(hostAdd.stdout).toMatch(/sw1 .*\(passphrase stored\)\s+ssh-ed25519 SHA256:/)
+    expect(hostAdd.stdout).toMatch(/gen .*traffic/)
+
+    const both = JSON.parse((await p4lab(['testbed', 'check', 'lab1', '--json'])).stdout)
+    expect(both.hosts.map((h: { host: string; status: string }) => [h.host, h.status])).toEqual([
+      ['sw1', 'ok'],
+      ['gen', 'ok'],
+    ])
+  })
+
+  it('run --testbed overrides the file, and a bmv2 testbed is refused honestly', async () => {
+    writeFileSync(join(cwd, 'tiny.yaml'), TINY_YAML.replace('testbed: sim', 'testbed: elsewhere  # a testbed of another machine'))
+    const unknown = await p4lab(['run', 'tiny.yaml'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/tiny\.yaml:2:\d+: testbed: unknown testbed 'elsewhere'; known testbeds: sim, lab1/)
+    const badName = await p4lab(['run', 'tiny.yaml', '--testbed', 'nope'])
+    expect(badName.code).toBe(2)
+    expect(badName.stderr).toMatch(/--testbed: unknown testbed 'nope'/)
+
+    const refused = await p4lab(['run', 'tiny.yaml', '--testbed', 'lab1'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/testbed 'lab1' is a bmv2 testbed, and the bmv2 driver is not available yet/)
+    const none = await p4lab(['list', '--json'])
+    expect(none.stdout).not.toMatch(/tiny/)
+
+    const sim = await p4lab(['run', 'tiny.yaml', '--testbed', 'sim', '--json'])
+    expect(sim.code, sim.stderr).toBe(0)
+    expect(JSON.parse(sim.stdout).runs.every((r: { status: string }) => r.status === 'done')).toBe(true)
+  }, 180_000)
+
+  it('remove', async () => {
+    const r = await p4lab(['testbed', 'remove', 'lab1'])
+    expect(r.code).toBe(0)
+    expect((await p4lab(['testbed', 'remove', 'lab1'])).code).toBe(2)
+    expect((await p4lab(['testbed', 'remove', 'sim'])).stderr).toMatch(/built in/)
+    expect(JSON.parse(readFileSync(join(home, 'secrets.json'), 'utf8'))).toEqual({})
+  })
+})
