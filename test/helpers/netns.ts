@@ -56,7 +56,7 @@ export function processesMatching(marker: string): Array<{ pid: number; cmdline:
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d) || Number(d) === process.pid) continue
     let cmdline: string
-    let state = ''
+    let state: string
     try {
       cmdline = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ').trim()
       state = readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '')[0]
