@@ -92,7 +92,7 @@ describe('the artifact cache', () => {
 
     const row = store.getArtifact(first.key)!
     expect(row).toMatchObject({ target: 'bmv2', program: file, options: { target: 'bmv2', arch: 'v1model', flags: [] } })
-    expect(row.compiler).toBe('p4c-bm2-ss p4c-bm2-ss Version 1.2.5.16 (SHA: fake BUILD: Release)')
+    expect(row.compiler).toBe('p4c-bm2-ss Version 1.2.5.16 (SHA: fake BUILD: Release)')
     expect(row.outputs.status).toBe('ok')
     expect(row.outputs.files).toEqual({ json: 'prog.json', p4info: 'prog.p4info.txtpb' })
     expect(row.outputs.sources.map((s) => s.path)).toEqual(['v1model/prog.p4', 'include/headers.p4', 'v1model/local.p4'])

@@ -201,7 +201,7 @@ export class P4Builder {
         hash: key,
         target: req.target,
         program,
-        compiler: `${compiler.name} ${compiler.version.replace(/\s+/g, ' ')}`,
+        compiler: compilerLabel(compiler),
         options: { ...options },
         outputs: {
           status: ok ? ('ok' as const) : ('failed' as const),
@@ -261,6 +261,12 @@ function tidyPath(file: string, work: string): string {
   const tmp = tmpdir().replace(/\\/g, '/')
   if (f.startsWith(tmp)) f = f.replace(/^.*?\/src\//, '')
   return posix.normalize(f).replace(/^\.\//, '')
+}
+
+/** `p4c-bm2-ss Version 1.2.5.16 (...)`: the version text on one line, led by the tool's name once. */
+export function compilerLabel(c: CompilerId): string {
+  const v = c.version.replace(/\s+/g, ' ').trim()
+  return v.startsWith(c.name) ? v : `${c.name} ${v}`
 }
 
 function lastLines(text: string, n = 3): string {

@@ -1,0 +1,155 @@
+// The Pipelines view in Chromium: `npm start` (web mode) with a fake p4c-bm2-ss first on PATH,
+// an experiment with HULA's three-tier topology created through the contract (WebSocket), then
+// the hula/v1model program's highlighted source, tor0's rendered CLI file and bfrt script, a
+// variant copied and edited, a failed compile whose diagnostic scrolls to its line, and the
+// artifacts. Screenshots go to test-artifacts/e2e/pipelines-*.png.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { ROOT, startApp, type Started } from '../helpers/start'
+import { fakeCompiler } from '../p4build/fake-compiler'
+
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+const THREE_TIER = `name: hula-three-tier
+testbed: sim
+topology: { kind: three-tier, pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLink: 10Gbps, fabricLink: 40Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: [0.3], flows: 100 }
+params: { flowletGap: 100us, probePeriod: 200us }
+`
+
+/** One contract call over the app's WebSocket bridge, as the UI makes them. */
+async function contract(url: string, method: string, params: unknown): Promise<any> {
+  const u = new URL(url)
+  const token = new URLSearchParams(u.hash.slice(1)).get('token')!
+  const ws = new WebSocket(`ws://${u.host}/ws?token=${encodeURIComponent(token)}`, { headers: { origin: u.origin } })
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve)
+    ws.once('error', reject)
+  })
+  try {
+    const msg = await new Promise<any>((resolve) => {
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data))
+        if (m.type === 'result' && m.id === 1) resolve(m)
+      })
+      ws.send(JSON.stringify({ type: 'call', id: 1, method, params }))
+    })
+    if (!msg.ok) throw new Error(`${method}: ${msg.error.message}`)
+    return msg.result
+  } finally {
+    ws.close()
+  }
+}
+
+describe('the Pipelines view in Chromium', () => {
+  let dir: string
+  let app: Started
+  let browser: Browser
+  let page: Page
+  const errors: string[] = []
+  const transcript = () => join(dir, 'p4c-stderr.txt')
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-e2e-pipelines-'))
+    const fake = fakeCompiler(dir)
+    writeFileSync(transcript(), '')
+    app = await startApp([], { P4LAB_HOME: join(dir, 'home'), ...fake.env({ FAKE_P4C_STDERR: transcript(), FAKE_P4C_EXIT: '1' }) })
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    page.on('pageerror', (err) => errors.push(String(err)))
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('shows the highlighted source, the rendered control plane of tor0, a variant, a compile log linked to lines, and the artifacts', async () => {
+    const exp = await contract(app.url, 'experiments.create', { yaml: THREE_TIER })
+    await page.goto(app.url)
+    await page.getByTestId('nav-pipelines').click()
+    await page.locator('[data-testid="pipeline-program"][data-scheme="hula"][data-target="bmv2"]').click()
+
+    // Highlighted source with line numbers.
+    const source = page.getByTestId('p4-source')
+    await expect.poll(() => source.getAttribute('data-path'), { timeout: 10_000 }).toBe('v1model/hula.p4')
+    expect(await source.locator('.tok-kw').count()).toBeGreaterThan(50)
+    expect(await source.locator('.tok-com').count()).toBeGreaterThan(10)
+    expect(await source.locator('.tok-type').count()).toBeGreaterThan(10)
+    expect(await source.locator('.ln').count()).toBeGreaterThan(200)
+    expect(await page.locator('[data-testid="source-file-tab"]').allInnerTexts()).toEqual(['hula.p4', 'headers.p4'])
+    await page.screenshot({ path: join(ARTIFACTS, 'pipelines-1-source.png') })
+
+    // The experiment's topology, tor0: the simple_switch_CLI file, then the bfrt script.
+    await page.getByTestId('pipeline-experiment').selectOption(String(exp.id))
+    await page.locator('[data-testid="switch-option"][data-switch="tor0"]').click()
+    const file = page.getByTestId('cp-file')
+    await expect.poll(() => file.getAttribute('data-switch'), { timeout: 10_000 }).toBe('tor0')
+    expect(await page.getByTestId('cp-file-name').innerText()).toBe('tor0.cli')
+    const cli = await file.innerText()
+    expect(cli).toMatch(/^table_add Ingress\.ipv4Route Ingress\.toHost 10\.0\.0\.1\/32 => 0 /m)
+    expect(cli).toMatch(/^mc_mgrp_create \d+$/m)
+    expect(await page.locator('[data-testid="switch-option"]').count()).toBe(10)
+    await page.screenshot({ path: join(ARTIFACTS, 'pipelines-2-cli-tor0.png') })
+    await page.getByTestId('cp-tab-bfrt').click()
+    await expect.poll(() => page.getByTestId('cp-file-name').innerText(), { timeout: 10_000 }).toBe('tor0.py')
+    expect(await file.innerText()).toMatch(/bfrt\.hula\.pipe\.Ingress\.\w+\.add_with_/)
+    await page.screenshot({ path: join(ARTIFACTS, 'pipelines-3-bfrt-tor0.png') })
+
+    // Copy into the experiment's variant, edit it, save.
+    await page.getByTestId('copy-variant').click()
+    await expect(page.getByTestId('variant-badge').innerText()).resolves.toMatch(new RegExp(`experiment #${exp.id}`))
+    const editor = page.getByTestId('variant-editor')
+    await editor.focus()
+    await page.keyboard.press('Control+Home')
+    await page.keyboard.type('// edited in the e2e test\n')
+    await expect.poll(() => source.locator('[data-line="1"]').innerText()).toBe('// edited in the e2e test')
+    expect(await source.locator('[data-line="1"] .tok-com').count()).toBe(1)
+    await page.getByTestId('save-variant').click()
+    await expect
+      .poll(async () => (await contract(app.url, 'pipelines.source', { scheme: 'hula', target: 'bmv2', experimentId: exp.id })).files[0].text.split('\n')[0])
+      .toBe('// edited in the e2e test')
+    await page.screenshot({ path: join(ARTIFACTS, 'pipelines-4-variant.png') })
+
+    // Compile: the fake compiler answers with a p4c error on the variant's bestHop line.
+    const variant = await contract(app.url, 'pipelines.source', { scheme: 'hula', target: 'bmv2', experimentId: exp.id })
+    const lines: string[] = variant.files[0].text.split('\n')
+    const at = lines.findIndex((l) => l.includes(') bestHop;')) + 1
+    const col = lines[at - 1].indexOf('bestHop') + 1
+    writeFileSync(
+      transcript(),
+      `v1model/hula.p4(${at}): [--Werror=type-error] error: bestHop: register element width does not match its use\n` +
+        `${lines[at - 1]}\n${' '.repeat(col - 1)}^^^^^^^\n`,
+    )
+    await page.getByTestId('compile').click()
+    await expect.poll(() => page.getByTestId('build-summary').getAttribute('data-status'), { timeout: 15_000 }).toBe('failed')
+    const diag = page.getByTestId('diagnostic').first()
+    expect(await diag.innerText()).toMatch(new RegExp(`v1model/hula\\.p4:${at}:${col}`))
+    // Scroll the source away, then follow the diagnostic back to its line.
+    await source.evaluate((el) => (el.scrollTop = 0))
+    await diag.click()
+    const marked = source.locator('.line.marked')
+    await expect.poll(() => marked.getAttribute('data-line')).toBe(String(at))
+    await expect.poll(() => marked.isVisible()).toBe(true)
+    expect(await source.evaluate((el) => el.scrollTop)).toBeGreaterThan(0)
+    expect(await source.locator('.ln.error').count()).toBe(1)
+    await page.screenshot({ path: join(ARTIFACTS, 'pipelines-5-compile-log.png') })
+
+    await page.getByTestId('side-tab-artifacts').click()
+    await expect.poll(() => page.getByTestId('artifact-row').count()).toBe(1)
+    expect(await page.getByTestId('artifact-row').first().getAttribute('data-status')).toBe('failed')
+    await page.screenshot({ path: join(ARTIFACTS, 'pipelines-6-artifacts.png') })
+
+    // Back to the experiments: the sidebar leaves the Pipelines view.
+    await page.getByTestId('experiment-item').first().click()
+    await expect.poll(() => page.getByTestId('pipelines-view').count()).toBe(0)
+    expect(errors).toEqual([])
+  }, 120_000)
+})
