@@ -1,16 +1,19 @@
 // The traffic agent for real: two network namespaces joined by a veth pair shaped to
 // 100 Mbit/s, the agent's server in one and its client in the other, web-search flows at
-// load 0.3; the JSON lines are parsed by targets/agent.ts and stored as flows in a real
-// SQLite store. iperf3 runs over the same pair. Skipped (with the reason) only where the
+// load 0.3; the JSON lines are collected back over SSH (a real sshd on 127.0.0.1), parsed
+// by targets/agent.ts and stored as flows in a real SQLite store. iperf3 runs over the same pair. Skipped (with the reason) only where the
 // machine cannot make namespaces.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MemorySecretStore } from '../../src-main/core/secrets'
+import { KnownHosts, SshPool } from '../../src-main/core/ssh'
 import { openStore, type Store } from '../../src-main/core/store'
 import { agentClientArgv, agentProbeArgv, agentServerArgv, iperf3ClientArgv, iperf3ServerArgv, parseAgentOutput, parseIperf3Json } from '../../src-main/core/targets/agent'
 import { Rng } from '../../src-main/sim/engine/rng'
 import { cdfMean, loadCdf, sampleCdf } from '../../src-main/sim/workload/cdf'
+import { startSshd, type Sshd } from '../helpers/sshd'
 import { collect, makeNetnsPair, netnsList, processesMatching, probeNetns, waitForOutput, type NetnsPair } from '../helpers/netns'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -48,15 +51,23 @@ describe('traffic agent between two network namespaces', () => {
   let pair: NetnsPair | undefined
   let dir = ''
   let store: Store | undefined
+  let sshd: Sshd | undefined
+  let pool: SshPool | undefined
 
-  beforeAll(() => {
+  beforeAll(async () => {
     if (!probe.ok) return
     dir = mkdtempSync(join(tmpdir(), 'p4lab-netns-'))
     pair = makeNetnsPair({ tag: 'ag', addrA: '10.0.1.1/16', addrB: '10.0.0.1/16', rate: '100mbit' })
+    sshd = await startSshd()
+    const knownHosts = new KnownHosts({ file: join(dir, 'known_hosts') })
+    await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
+    pool = new SshPool({ knownHosts, secrets: new MemorySecretStore() })
   })
 
   afterAll(async () => {
     store?.close()
+    pool?.closeAll()
+    await sshd?.stop()
     if (pair) {
       const left = await pair.destroy()
       expect(left.pids, 'processes left in the namespaces').toEqual([])
@@ -96,7 +107,13 @@ describe('traffic agent between two network namespaces', () => {
       [p.ipB, 0],
       [p.ipA, 1],
     ])
-    const text = readFileSync(out, 'utf8')
+    // Collected back over SSH, line by line, as a driver does with the host's output file.
+    const host = pool!.host({ host: sshd!.host, port: sshd!.port, user: sshd!.user, auth: { kind: 'key', path: sshd!.plainKey } })
+    const streamed: string[] = []
+    const r = await host.run(['cat', out], { onLine: (l, stream) => stream === 'stdout' && streamed.push(l) })
+    expect(r.code).toBe(0)
+    const text = streamed.join('\n') + '\n'
+    expect(text).toBe(readFileSync(out, 'utf8'))
     const parsed = parseAgentOutput(text, { hostOf: (ip) => hosts.get(ip), source: 'h0' })
     expect(parsed.lineErrors).toEqual([])
     expect(parsed.summaries).toHaveLength(1)
