@@ -57,7 +57,8 @@ One JSON line per flow, written and flushed when the flow ends:
   - a flow that did not finish (stopped by a signal, unbounded, or failed) has end_ns and
     fct_ns null, and "delivered": bytes acknowledged (long-lived: counted by the server);
     a failed one also has "error"; an unbounded flow has size -1;
-  - incast flows carry "group": the incast event number.
+  - incast flows carry "group": the incast event number;
+  - dst is "IP:PORT", with an IPv6 address in brackets ("[fe80::1]:5001").
 Then one final line {"summary": {...}}. SIGTERM/SIGINT: stop starting flows, abort the
 ones in flight (written as unfinished), write the summary, exit 0.
 Exit codes: 0 done or stopped by a signal, 1 a runtime failure (bind, open), 2 bad usage.
@@ -402,7 +403,7 @@ class Client:
         line = {
             "id": flow.id,
             "src": src,
-            "dst": "%s:%d" % flow.dst,
+            "dst": ("[%s]:%d" if ":" in flow.dst[0] else "%s:%d") % flow.dst,
             "size": flow.size if flow.size is not None else -1,
             "start_ns": start_wall,
             "end_ns": start_wall + fct_ns if (fct_ns is not None and start_wall is not None) else None,

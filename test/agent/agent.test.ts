@@ -181,6 +181,11 @@ describe('targets/agent.ts: JSON lines → flows', () => {
     expect(r.flows.retransmits).toEqual([0, 2])
     const o2 = parseAgentOutput(text, { hostOf, originNs: T })
     expect(Array.from(o2.flows.startNs)).toEqual([1, 3])
+    // IPv6, as the agent writes it.
+    const v6 = '{"id":0,"src":"::1","dst":"[::1]:15007","size":1000,"start_ns":1795258100152570370,"end_ns":1795258100160302411,"fct_ns":7732041,"retransmits":0}'
+    const o3 = parseAgentOutput(v6, { hostOf: (ip) => (ip === '::1' ? 7 : undefined) })
+    expect(o3.lineErrors).toEqual([])
+    expect([o3.flows.src[0], o3.flows.dst[0], o3.flows.finishNs[0]]).toEqual([7, 7, 7732041])
   })
 
   it('unfinished, unbounded, failed and incast flows', () => {
