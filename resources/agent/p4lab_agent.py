@@ -361,17 +361,22 @@ def run_server(args):
 class Output:
     def __init__(self, path):
         self.lock = threading.Lock()
+        self.closed = False
         self.f = sys.stdout if path == "-" else open(path, "w")
 
     def write(self, obj):
         line = json.dumps(obj, separators=(",", ":")) + "\n"
         with self.lock:
+            if self.closed:  # a flow thread still running past the grace period
+                return
             self.f.write(line)
             self.f.flush()
 
     def close(self):
-        if self.f is not sys.stdout:
-            self.f.close()
+        with self.lock:
+            self.closed = True
+            if self.f is not sys.stdout:
+                self.f.close()
 
 
 class Flow:
