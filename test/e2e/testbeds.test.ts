@@ -1,0 +1,88 @@
+// A testbed as a user adds one in the GUI: `npm start` (web mode), Chromium, a real sshd on
+// 127.0.0.1. Add the testbed, press Check, confirm the host key in the dialog (its
+// fingerprint must be the server's), and see the tools and versions found.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSshd, type Sshd } from '../helpers/sshd'
+import { ROOT, startApp, type Started } from '../helpers/start'
+
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+describe('testbeds in Chromium', () => {
+  let home: string
+  let sshd: Sshd
+  let app: Started
+  let browser: Browser
+  let page: Page
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-tb-'))
+    sshd = await startSshd()
+    app = await startApp([], { P4LAB_HOME: home })
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    page.on('pageerror', (err) => console.error('page error:', err))
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+    await sshd?.stop()
+  })
+
+  it('adds a testbed, checks it, confirms the host key and shows the tools found', async () => {
+    await page.goto(app.url)
+    await page.getByTestId('nav-testbeds').click()
+    await expect.poll(() => page.getByTestId('testbed-item').count()).toBe(1) // the built-in sim
+    await page.getByTestId('add-testbed').click()
+
+    // A bad port is refused with the field named, and nothing is saved.
+    await page.getByTestId('tb-name').fill('lab1')
+    await page.getByTestId('tb-host-name').fill('sw1')
+    await page.getByTestId('tb-host-address').fill(sshd.host)
+    await page.getByTestId('tb-host-port').fill('70000')
+    await page.getByTestId('tb-host-user').fill(sshd.user)
+    await page.getByTestId('tb-host-key').fill(sshd.plainKey)
+    await page.getByTestId('tb-save').click()
+    await expect.poll(() => page.getByTestId('tb-form-error').innerText()).toMatch(/port.*1-65535/)
+    await page.getByTestId('tb-host-port').fill(String(sshd.port))
+    await page.screenshot({ path: join(ARTIFACTS, 'tb-1-form.png') })
+    await page.getByTestId('tb-save').click()
+    await expect.poll(() => page.getByTestId('testbed-item').count()).toBe(2)
+    await expect.poll(() => page.getByTestId('host-pinned-key').innerText()).toMatch(/not pinned yet/)
+
+    await page.getByTestId('check-testbed').click()
+    const dialog = page.getByTestId('hostkey-dialog')
+    await dialog.waitFor({ timeout: 30_000 })
+    const fp = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', join(sshd.dir, 'host_ed25519.pub')], { encoding: 'utf8' }).split(' ')[1]
+    expect(await page.getByTestId('hostkey-fingerprint').innerText()).toBe(fp)
+    expect(await page.getByTestId('hostkey-type').innerText()).toBe('ssh-ed25519')
+    expect(await page.getByTestId('hostkey-host').innerText()).toBe('sw1')
+    await page.screenshot({ path: join(ARTIFACTS, 'tb-2-hostkey.png') })
+
+    // Cancel leaves it unknown; the host card offers to review the key again.
+    await page.getByTestId('hostkey-cancel').click()
+    await expect.poll(() => page.getByTestId('check-host').getAttribute('data-status')).toBe('unknown-key')
+    await page.getByTestId('check-trust').click()
+    await page.getByTestId('hostkey-trust').click()
+
+    // Trust pins it, and the check runs again: now the tools table.
+    await expect.poll(() => page.getByTestId('check-host').getAttribute('data-status'), { timeout: 60_000 }).toBe('ok')
+    await expect.poll(() => page.getByTestId('tool-row').count()).toBeGreaterThan(5)
+    const found = async (tool: string) => page.locator(`[data-testid="tool-row"][data-tool="${tool}"]`).getAttribute('data-found')
+    expect(await found('python3')).toBe('true')
+    expect(await found('iperf3')).toBe('true')
+    expect(await found('ip')).toBe('true')
+    expect(await page.locator('[data-testid="tool-row"][data-tool="iperf3"] [data-col="version"]').innerText()).toMatch(/^3\.\d+/)
+    expect(await found('simple_switch')).toBe('false')
+    await expect.poll(() => page.getByTestId('host-pinned-key').innerText()).toContain(fp)
+    expect(readFileSync(join(home, 'known_hosts'), 'utf8')).toMatch(/^\|1\|/)
+    await page.screenshot({ path: join(ARTIFACTS, 'tb-3-checked.png'), fullPage: true })
+  }, 180_000)
+})
