@@ -164,7 +164,9 @@ export class Link {
     if (this.head < this.tail) {
       const i = this.base + 2 * (this.head & this.mask)
       if (this.buf[i] + this.delayPs <= now) {
-        const p = this.buf[i + 1]
+        // Packet handles ride in the float slab; |0 makes them integers again, so every
+        // typed-array access downstream is an integer-indexed one.
+        const p = this.buf[i + 1] | 0
         // A switch port walks qHead lazily; the packet arriving has certainly left the queue.
         if (this.qHead === this.head) this.qHead++
         this.head++
@@ -220,7 +222,7 @@ export class Link {
     const ctx = this.ctx
     const c = ctx.counters
     const held = this.tail - this.head
-    for (let s = this.head; s < this.tail; s++) ctx.pkts.release(this.buf[this.base + 2 * (s & this.mask) + 1])
+    for (let s = this.head; s < this.tail; s++) ctx.pkts.release(this.buf[this.base + 2 * (s & this.mask) + 1] | 0)
     c.drops += held
     c.linkDownDrops += held
     this.dropCount += held
@@ -249,7 +251,7 @@ export class Link {
       const kind = this.pkts.kind
       let data = 0
       do {
-        if (kind[buf[base + 2 * (s & mask) + 1]] === KIND_DATA) data++
+        if (kind[buf[base + 2 * (s & mask) + 1] | 0] === KIND_DATA) data++
         s++
       } while (s < tail && buf[base + 2 * (s & mask)] <= now)
       this.dataQueuedLazy -= data
