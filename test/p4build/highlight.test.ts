@@ -1,10 +1,17 @@
 // The Pipelines view's P4 highlighter (src-renderer/src/components/PipelineHighlight.ts).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { highlightP4 } from '../../src-renderer/src/components/PipelineHighlight'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-const cls = (line: ReturnType<typeof highlightP4>[number]) => line.filter((t) => t.cls !== '').map((t) => `${t.cls}:${t.text}`)
+// Loaded by path: the renderer's files belong to the web TypeScript project, not this one.
+type Token = { cls: string; text: string }
+let highlightP4: (text: string) => Token[][]
+beforeAll(async () => {
+  const file = join(import.meta.dirname, '../../src-renderer/src/components/PipelineHighlight.ts')
+  highlightP4 = ((await import(/* @vite-ignore */ file)) as { highlightP4: typeof highlightP4 }).highlightP4
+})
+
+const cls = (line: Token[]) => line.filter((t) => t.cls !== '').map((t) => `${t.cls}:${t.text}`)
 
 describe('highlightP4', () => {
   it('keywords, types, numbers, strings, annotations, preprocessor, comments', () => {
