@@ -2,13 +2,21 @@
 // DHLB, Floodgate) is one new file plus one line here (and its name in SchemeName).
 
 import type { SchemeName } from '../types'
+import { CongaStage } from './conga'
+import { CongaPrimeStage } from './conga-prime'
 import { EcmpStage } from './ecmp'
 import { RpsStage } from './rps'
+import { HulaStage } from './hula'
+import { DhlbStage } from './dhlb'
 import type { StageFactory } from './stage'
 
 export const SCHEMES: Record<SchemeName, StageFactory> = {
   ecmp: (env) => new EcmpStage(env),
   rps: (env) => new RpsStage(env),
+  conga: (env) => new CongaStage(env),
+  'conga-prime': (env) => new CongaPrimeStage(env),
+  hula: (env) => new HulaStage(env),
+  dhlb: (env) => new DhlbStage(env),
 }
 
 export function stageFactory(scheme: SchemeName): StageFactory {
