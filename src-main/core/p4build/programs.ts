@@ -10,7 +10,7 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
-import { dirname, join, posix } from 'node:path'
+import { dirname, join, posix, sep } from 'node:path'
 import { readDeclarations, type P4Declarations } from '../p4/declarations'
 import { COMPILERS, type P4Target } from './build'
 import { collectSources, sha256, type ProgramSources } from './sources'
@@ -125,9 +125,12 @@ export function createVariant(p4Dir: string, dataDir: string, experimentId: numb
 export function saveVariantFile(dataDir: string, experimentId: number, ref: ProgramRef, path: string, text: string, now = new Date()): VariantInfo {
   const v = readVariant(dataDir, experimentId, ref)
   if (!v) throw new Error(`experiment ${experimentId} has no ${ref.target} variant of ${ref.scheme}; copy it first`)
-  const known = collectSources(v.file).files.map((f) => f.path)
-  if (!known.includes(path)) throw new Error(`'${path}' is not a file of this variant (its files: ${known.join(', ')})`)
-  writeAtomic(join(v.dir, ...path.split('/')), text)
+  // Only files inside the variant's directory, named as source() names them.
+  const inside = (abs: string) => abs.startsWith(v.dir + sep)
+  const files = collectSources(v.file).files.filter((f) => inside(f.abs))
+  const target = files.find((f) => f.path === path)
+  if (!target) throw new Error(`'${path}' is not a file of this variant (its files: ${files.map((f) => f.path).join(', ')})`)
+  writeAtomic(target.abs, text)
   const info = { ...v.info, updatedAt: now.toISOString() }
   writeAtomic(join(v.dir, 'variant.json'), JSON.stringify(info, null, 2) + '\n')
   return info
