@@ -37,12 +37,16 @@ export function pinnedRoutes(f: Fabric = FABRIC): SimRoutes {
 }
 
 /**
- * Long-lived flows on the pinned routes: three from tor1 to tor3 (30G on 40G links, 75 %)
- * and one from tor1 to tor2 (25 %). Hosts 8-15 hang off tor1, 16-23 off tor2, 24-31 off tor3.
+ * Long-lived flows on the pinned routes: `onA` from tor1 to tor3 and `onB` from tor1 to tor2,
+ * 10G each (hosts 8-15 hang off tor1, 16-23 off tor2, 24-31 off tor3). On 40G fabric links
+ * the defaults load path A to 75 % and path B to 25 %.
  */
-export function pinnedConfig(scheme: SimConfig['scheme'], over: Partial<SimConfig> = {}): SimConfig {
+export function pinnedConfig(scheme: SimConfig['scheme'], over: Partial<SimConfig> = {}, onA = 3, onB = 1): SimConfig {
+  const pairs: Array<[number, number]> = []
+  for (let i = 0; i < onA; i++) pairs.push([8 + i, 24 + i])
+  for (let i = 0; i < onB; i++) pairs.push([8 + onA + i, 16 + i])
   return config(
-    { kind: 'long-lived', pairs: [[8, 24], [9, 25], [10, 26], [11, 16]] },
+    { kind: 'long-lived', pairs },
     { topology: THREE_TIER, scheme, routes: pinnedRoutes(), maxSimTimeNs: 4_000_000, telemetryIntervalNs: 100_000, ...over },
   )
 }
