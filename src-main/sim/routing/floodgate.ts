@@ -1,0 +1,523 @@
+// Floodgate (Liu et al., CoNEXT'21; seed 001): per-destination, hop-by-hop credit flow
+// control, so that an incast's backlog waits in VOQs upstream instead of filling the shared
+// queues that other traffic crosses. Path choice is ECMP (5-tuple hash); Floodgate only
+// decides when a data packet may leave.
+//
+// State (typed arrays; k = g·H + h for a switch-facing egress port g and a destination host h):
+//   win[k]       window bytes the switch may still send through g toward h. Starts at
+//                W_g = windowBdpFactor × BDP(next hop) + C_g × T, with BDP = C_g × 2 × delay
+//                (the public ns-3 code: 1.5 × hop BDP, plus C × T when credits are batched).
+//   voq*[k]      the VOQ of (g, h): a FIFO of held packet handles linked through next[p]
+//                (one Int32Array indexed by packet handle), with its packet and byte counts.
+//   ring*        per egress port, the packets that came from an upstream switch and have been
+//                accepted by the port, with their departure time (the link commits each
+//                packet's serialization end at enqueue, so it is exact): when a packet has
+//                left, its bytes are owed to its upstream as credit. Bounded by the port's
+//                queue capacity, because it is drained before every push.
+//   credAcc[k']  bytes owed upstream per (ingress port g', destination h), k' = g'·H + h,
+//                with credFirst[k'] the time the oldest of them became owed.
+// Messages: KIND_CREDIT packets of creditFrameBytes (64 B) on the link toward the upstream
+// switch, hdr0 = destination host, hdr1 = bytes credited. A credit goes when credAcc reaches
+// creditBytes (10,240 B), or when its oldest byte has waited creditInterval (10 µs), swept by
+// one stage timer every creditInterval/4 while anything is owed. A credit is never dropped: one
+// that finds its port's queue full waits for the next sweep.
+//
+// Forwarding a data packet p toward h on egress g (select):
+//   g faces a host       forward (the destination ToR's host port; public code: "it is
+//                        unnecessary to block the host under this ToR"; the upstream window
+//                        already bounds what reaches it);
+//   VOQ(g,h) is empty and win ≥ bytes   win −= bytes, forward;
+//   otherwise            append to VOQ(g,h) and return PORT_HELD.
+// A credit for (g,h) adds to win (capped at W_g) and releases the VOQ's head packets while the
+// window covers them. ACKs bypass windows and VOQs (they are 64 B and their own path's
+// credits would have to come from the sender side). Every packet is put on its link by the
+// stage (env.send), so it can read the departure time; select always returns PORT_HELD.
+//
+// Buffer: VOQs of a switch share voqBufferBytes (20 MB, the public code's switch buffer);
+// a packet that does not fit is dropped (and its bytes credited upstream: they left).
+// Optional per-destination PAUSE (pause: 1): a source ToR's VOQ(g,h) holding more than
+// pauseThresholdBytes (default 1.5 × the host link's BDP, the public code's static
+// threshold) pauses the hosts sending to h. Modelled as: what hosts send to h beyond the
+// threshold waits "at the sender" (it is queued in order but not charged to the switch
+// buffer, so it is never dropped); pause and resume frames are counted, not put on links.
+// The real hosts have no per-destination pause in this simulator's NIC model.
+//
+// Differences from p4/v1model/floodgate.p4: that program has no VOQ (it forwards over-window
+// packets and ECN-marks them), credits per destination ToR on a byte count only, on
+// arrival rather than departure; this file does what the paper says: VOQs per destination
+// host, credits on departure, timer or byte count, optional PAUSE.
+
+import { KIND_CREDIT, KIND_DATA, type PacketPool } from '../engine/packets'
+import { fmix32 } from '../engine/rng'
+import { PORT_HELD, type ForwardingStage, type StageEnv } from './stage'
+
+/** Most (port × destination) cells we allocate windows for (about 200 MB of state). */
+const MAX_CELLS = 8_000_000
+const SWEEPS_PER_INTERVAL = 4
+
+export class FloodgateStage implements ForwardingStage {
+  readonly seesEveryHop = true
+  private readonly env: StageEnv
+  private readonly pkts: PacketPool
+  private readonly H: number
+  private readonly intervalPs: number
+  private readonly creditBytes: number
+  private readonly frameBytes: number
+  private readonly voqBufferBytes: number
+  private readonly pause: boolean
+  /** Window size W_g per global port (0 for host-facing ports). */
+  readonly windowBytes: Float64Array
+  private readonly pauseTh: Float64Array
+  readonly win: Float64Array
+  private readonly voqHead: Int32Array
+  private readonly voqTail: Int32Array
+  readonly voqCount: Int32Array
+  readonly voqBytes: Float64Array
+  private next: Int32Array
+  /** Charged VOQ bytes per switch. */
+  readonly voqBuf: Float64Array
+  private readonly paused: Uint8Array
+  private readonly credAcc: Float64Array
+  private readonly credFirst: Float64Array
+  private readonly credDirty: Uint8Array
+  private dirty: Int32Array
+  private nDirty = 0
+  private readonly ringMask: number
+  private readonly ringDepart: Float64Array
+  private readonly ringKey: Int32Array
+  private readonly ringBytes: Int32Array
+  private readonly ringHead: Int32Array
+  private readonly ringLen: Int32Array
+  private readonly portListed: Uint8Array
+  private readonly portList: Int32Array
+  private nPorts = 0
+  private readonly portSwitch: Int32Array
+  /** Per global port facing a switch: the peer's global port (where its credits come from). */
+  private readonly peerGlobal: Int32Array
+  private readonly salt: Int32Array
+  private readonly timer: number
+  private timerArmed = false
+  /** Bytes accepted onto g for h, and bytes of those that have left the next switch. */
+  private readonly sentOn: Float64Array
+  private readonly departedVia: Float64Array
+  /** Per (switch, host): window in use summed over ports, and VOQ packets. */
+  private readonly inflightSH: Float64Array
+  private readonly voqSH: Int32Array
+  creditPackets = 0
+  creditBytesSent = 0
+  voqDrops = 0
+  pauseFrames = 0
+  maxVoqBuf = 0
+
+  constructor(env: StageEnv) {
+    this.env = env
+    this.pkts = env.ctx.pkts
+    const prm = env.params
+    const intervalNs = prm.creditIntervalNs ?? 10_000
+    this.creditBytes = prm.creditBytes ?? 10_240
+    const factor = prm.windowBdpFactor ?? 1.5
+    this.frameBytes = prm.creditFrameBytes ?? 64
+    this.voqBufferBytes = prm.voqBufferBytes ?? 20e6
+    this.pause = (prm.pause ?? 0) !== 0
+    for (const [k, v] of [['creditIntervalNs', intervalNs], ['creditBytes', this.creditBytes], ['windowBdpFactor', factor], ['creditFrameBytes', this.frameBytes], ['voqBufferBytes', this.voqBufferBytes]] as const) {
+      if (!(v > 0)) throw new Error(`floodgate: ${k} must be > 0, got ${v}`)
+    }
+    this.intervalPs = intervalNs * 1000
+    const H = (this.H = env.fabric.hosts.length)
+    const nS = env.nSwitches
+    const P = env.portBase[nS]
+    if (P * H > MAX_CELLS) {
+      throw new Error(`floodgate: ${P} switch ports × ${H} destinations = ${P * H} windows, over the ${MAX_CELLS} this simulator allocates; use a smaller fabric`)
+    }
+    this.portSwitch = new Int32Array(P)
+    for (let s = 0; s < nS; s++) for (let g = env.portBase[s]; g < env.portBase[s + 1]; g++) this.portSwitch[g] = s
+    this.windowBytes = new Float64Array(P)
+    this.pauseTh = new Float64Array(P)
+    this.peerGlobal = new Int32Array(P).fill(-1)
+    let widestQueue = 1
+    for (let g = 0; g < P; g++) {
+      const link = env.links[g]
+      const Bps = link.bps / 8
+      const bdp = Bps * 2 * (link.delayPs / 1e12)
+      const ps = this.pauseTh
+      ps[g] = prm.pauseThresholdBytes ?? factor * bdp
+      if (env.peerSwitch[g] < 0) continue
+      this.windowBytes[g] = Math.floor(factor * bdp + Bps * (this.intervalPs / 1e12))
+      this.peerGlobal[g] = env.portBase[env.peerSwitch[g]] + env.peerPort[g]
+      if (Number.isFinite(link.capacity)) widestQueue = Math.max(widestQueue, link.capacity)
+    }
+    const cells = P * H
+    this.win = new Float64Array(cells)
+    for (let g = 0; g < P; g++) if (this.windowBytes[g] > 0) this.win.fill(this.windowBytes[g], g * H, (g + 1) * H)
+    this.voqHead = new Int32Array(cells).fill(-1)
+    this.voqTail = new Int32Array(cells).fill(-1)
+    this.voqCount = new Int32Array(cells)
+    this.voqBytes = new Float64Array(cells)
+    this.paused = new Uint8Array(cells)
+    this.next = new Int32Array(this.pkts.capacity).fill(-1)
+    this.voqBuf = new Float64Array(nS)
+    this.credAcc = new Float64Array(cells)
+    this.credFirst = new Float64Array(cells)
+    this.credDirty = new Uint8Array(cells)
+    this.dirty = new Int32Array(1024)
+    let R = 4
+    while (R < widestQueue + 2) R *= 2
+    this.ringMask = R - 1
+    this.ringDepart = new Float64Array(P * R)
+    this.ringKey = new Int32Array(P * R)
+    this.ringBytes = new Int32Array(P * R)
+    this.ringHead = new Int32Array(P)
+    this.ringLen = new Int32Array(P)
+    this.portListed = new Uint8Array(P)
+    this.portList = new Int32Array(P)
+    this.sentOn = new Float64Array(cells)
+    this.departedVia = new Float64Array(cells)
+    this.inflightSH = new Float64Array(nS * H)
+    this.voqSH = new Int32Array(nS * H)
+    this.salt = new Int32Array(nS)
+    for (let s = 0; s < nS; s++) this.salt[s] = fmix32(s + 0x51ed27) | 0
+    this.timer = env.addTimer(0)
+    this.addTelemetry()
+  }
+
+  select(s: number, inPort: number, p: number, cand: Int32Array, off: number, len: number): number {
+    const pkts = this.pkts
+    const port = len === 1 ? cand[off] : cand[off + ((fmix32(pkts.hash[p] ^ this.salt[s]) & 0x7fffffff) % len)]
+    if (pkts.kind[p] !== KIND_DATA) return port
+    const env = this.env
+    const base = env.portBase[s]
+    const gIn = base + inPort
+    const gi = env.peerSwitch[gIn] >= 0 ? gIn : -1
+    const g = base + port
+    if (env.peerSwitch[g] < 0) {
+      this.forward(s, port, p, gi)
+      return PORT_HELD
+    }
+    const H = this.H
+    const h = pkts.dst[p]
+    const k = g * H + h
+    const bytes = pkts.wireBytes[p]
+    if (this.voqCount[k] === 0 && this.win[k] >= bytes) {
+      this.win[k] -= bytes
+      this.inflightSH[s * H + h] += bytes
+      this.forward(s, port, p, gi)
+      return PORT_HELD
+    }
+    // Held. At a source ToR with PAUSE, what passes the threshold waits at the sender.
+    const atSender = this.pause && gi < 0 && env.switchTor[s] >= 0 && this.voqBytes[k] >= this.pauseTh[gIn]
+    if (!atSender && this.voqBuf[s] + bytes > this.voqBufferBytes) {
+      const c = env.ctx.counters
+      c.drops++
+      this.voqDrops++
+      pkts.release(p)
+      if (gi >= 0) this.owe(gi * H + h, bytes)
+      return PORT_HELD
+    }
+    if (p >= this.next.length) this.growNext()
+    this.next[p] = -1
+    if (this.voqCount[k] === 0) this.voqHead[k] = p
+    else this.next[this.voqTail[k]] = p
+    this.voqTail[k] = p
+    this.voqCount[k]++
+    this.voqBytes[k] += bytes
+    this.voqSH[s * H + h]++
+    pkts.hdr3[p] = gi + 1
+    pkts.hdr2[p] = atSender ? 0 : 1
+    if (!atSender) {
+      const b = (this.voqBuf[s] += bytes)
+      if (b > this.maxVoqBuf) this.maxVoqBuf = b
+    }
+    if (this.pause && gi < 0 && this.paused[k] === 0 && this.voqBytes[k] >= this.pauseTh[gIn]) {
+      this.paused[k] = 1
+      this.pauseFrames++
+    }
+    return PORT_HELD
+  }
+
+  onControl(s: number, inPort: number, p: number): void {
+    const pkts = this.pkts
+    if (pkts.kind[p] !== KIND_CREDIT) {
+      pkts.release(p)
+      return
+    }
+    const h = pkts.hdr0[p]
+    const bytes = pkts.hdr1[p]
+    pkts.release(p)
+    const g = this.env.portBase[s] + inPort
+    const k = g * this.H + h
+    const old = this.win[k]
+    const w = Math.min(this.windowBytes[g], old + bytes)
+    this.win[k] = w
+    this.inflightSH[s * this.H + h] -= w - old
+    this.releaseVoq(s, g, k)
+  }
+
+  onTimer(): void {
+    this.timerArmed = false
+    const now = this.env.ctx.now
+    let n = 0
+    for (let i = 0; i < this.nPorts; i++) {
+      const g = this.portList[i]
+      this.drain(g, now)
+      if (this.ringLen[g] > 0) this.portList[n++] = g
+      else this.portListed[g] = 0
+    }
+    this.nPorts = n
+    n = 0
+    const due = now - this.intervalPs
+    for (let i = 0; i < this.nDirty; i++) {
+      const key = this.dirty[i]
+      if (this.credAcc[key] > 0 && this.credFirst[key] <= due) this.sendCredit(key)
+      if (this.credAcc[key] > 0) this.dirty[n++] = key
+      else this.credDirty[key] = 0
+    }
+    this.nDirty = n
+    this.arm()
+  }
+
+  onLinkChange(s: number, port: number, up: boolean): void {
+    const env = this.env
+    const g = env.portBase[s] + port
+    if (env.peerSwitch[g] < 0) return
+    const H = this.H
+    if (!up) {
+      // The link dropped what it held: what we sent through it left our buffer.
+      const mask = this.ringMask
+      while (this.ringLen[g] > 0) {
+        const r = g * (mask + 1) + this.ringHead[g]
+        this.owe(this.ringKey[r], this.ringBytes[r])
+        this.ringHead[g] = (this.ringHead[g] + 1) & mask
+        this.ringLen[g]--
+      }
+      for (let h = 0; h < H; h++) {
+        const k = g * H + h
+        while (this.voqCount[k] > 0) {
+          const p = this.popVoq(s, k)
+          const gi = this.pkts.hdr3[p] - 1
+          const bytes = this.pkts.wireBytes[p]
+          this.pkts.release(p)
+          const c = env.ctx.counters
+          c.drops++
+          c.linkDownDrops++
+          if (gi >= 0) this.owe(gi * H + h, bytes)
+        }
+      }
+    }
+    // Either way the two ends start over: a full window, nothing owed across this link.
+    for (let h = 0; h < H; h++) {
+      const k = g * H + h
+      this.inflightSH[s * H + h] -= this.windowBytes[g] - this.win[k]
+      this.win[k] = this.windowBytes[g]
+      this.credAcc[k] = 0
+      this.sentOn[k] = 0
+      const kp = this.peerGlobal[g] * H + h
+      this.departedVia[kp] = 0
+      this.departedVia[k] = 0
+    }
+  }
+
+  /** W_g − win: bytes sent through g toward h and not yet credited back. */
+  inFlight(g: number, h: number): number {
+    return this.windowBytes[g] - this.win[g * this.H + h]
+  }
+
+  /**
+   * Bytes sent through g toward h that are on the wire or still inside the next switch
+   * (its queues or its VOQ), by the departure times the links committed.
+   */
+  presentBytes(g: number, h: number): number {
+    const now = this.env.ctx.now
+    const down = this.env.peerSwitch[g]
+    const base = this.env.portBase[down]
+    for (let q = base; q < this.env.portBase[down + 1]; q++) this.drain(q, now)
+    return this.sentOn[g * this.H + h] - this.departedVia[this.peerGlobal[g] * this.H + h]
+  }
+
+  private forward(s: number, port: number, p: number, gi: number): void {
+    const env = this.env
+    const g = env.portBase[s] + port
+    const link = env.links[g]
+    const h = this.pkts.dst[p]
+    const bytes = this.pkts.wireBytes[p]
+    const before = link.lastTxEndPs
+    env.send(s, port, p)
+    const accepted = link.lastTxEndPs !== before
+    if (accepted && env.peerSwitch[g] >= 0) this.sentOn[g * this.H + h] += bytes
+    if (gi < 0) return
+    const key = gi * this.H + h
+    if (!accepted) {
+      this.owe(key, bytes) // dropped: it left our buffer all the same
+      return
+    }
+    const now = env.ctx.now
+    this.drain(g, now)
+    const mask = this.ringMask
+    const r = g * (mask + 1) + ((this.ringHead[g] + this.ringLen[g]) & mask)
+    this.ringDepart[r] = link.lastTxEndPs
+    this.ringKey[r] = key
+    this.ringBytes[r] = bytes
+    this.ringLen[g]++
+    if (this.portListed[g] === 0) {
+      this.portListed[g] = 1
+      this.portList[this.nPorts++] = g
+    }
+    this.arm()
+  }
+
+  /** Credits every packet port g has finished sending by now. */
+  private drain(g: number, now: number): void {
+    const mask = this.ringMask
+    const row = g * (mask + 1)
+    while (this.ringLen[g] > 0) {
+      const r = row + this.ringHead[g]
+      if (this.ringDepart[r] > now) return
+      this.owe(this.ringKey[r], this.ringBytes[r])
+      this.ringHead[g] = (this.ringHead[g] + 1) & mask
+      this.ringLen[g]--
+    }
+  }
+
+  /** `bytes` for destination key % H left this switch, having come in through port key / H. */
+  private owe(key: number, bytes: number): void {
+    this.departedVia[key] += bytes
+    if (this.credAcc[key] === 0) this.credFirst[key] = this.env.ctx.now
+    this.credAcc[key] += bytes
+    if (this.credDirty[key] === 0) {
+      this.credDirty[key] = 1
+      if (this.nDirty === this.dirty.length) {
+        const d = new Int32Array(this.dirty.length * 2)
+        d.set(this.dirty)
+        this.dirty = d
+      }
+      this.dirty[this.nDirty++] = key
+    }
+    if (this.credAcc[key] >= this.creditBytes) this.sendCredit(key)
+    this.arm()
+  }
+
+  private sendCredit(key: number): void {
+    const env = this.env
+    const H = this.H
+    const gi = (key / H) | 0
+    const h = key - gi * H
+    const s = this.portSwitch[gi]
+    if (env.portUp[gi] === 0) {
+      this.credAcc[key] = 0 // the link is down; both ends reset their state when it returns
+      return
+    }
+    const link = env.links[gi]
+    if (link.depth() >= link.capacity) return // never drop a credit: retry at the next sweep
+    const pkts = this.pkts
+    const p = pkts.alloc()
+    pkts.kind[p] = KIND_CREDIT
+    pkts.flags[p] = 0
+    pkts.flow[p] = -1
+    pkts.seq[p] = 0
+    pkts.src[p] = -1
+    pkts.dst[p] = -1
+    pkts.hash[p] = 0
+    pkts.sentPs[p] = env.ctx.now
+    pkts.wireBytes[p] = this.frameBytes
+    pkts.hdr0[p] = h
+    pkts.hdr1[p] = this.credAcc[key]
+    this.credAcc[key] = 0
+    this.creditPackets++
+    this.creditBytesSent += this.frameBytes
+    env.send(s, gi - env.portBase[s], p)
+  }
+
+  private releaseVoq(s: number, g: number, k: number): void {
+    const pkts = this.pkts
+    const H = this.H
+    const port = g - this.env.portBase[s]
+    while (this.voqCount[k] > 0) {
+      const p = this.voqHead[k]
+      const bytes = pkts.wireBytes[p]
+      if (this.win[k] < bytes) break
+      this.popVoq(s, k)
+      this.win[k] -= bytes
+      const h = k - g * H
+      this.inflightSH[s * H + h] += bytes
+      const gi = pkts.hdr3[p] - 1
+      pkts.hdr2[p] = 0
+      pkts.hdr3[p] = 0
+      this.forward(s, port, p, gi)
+    }
+  }
+
+  private popVoq(s: number, k: number): number {
+    const p = this.voqHead[k]
+    const pkts = this.pkts
+    const bytes = pkts.wireBytes[p]
+    this.voqHead[k] = this.next[p]
+    if (--this.voqCount[k] === 0) this.voqTail[k] = -1
+    this.voqBytes[k] -= bytes
+    this.voqSH[s * this.H + (k % this.H)]--
+    if (pkts.hdr2[p] !== 0) this.voqBuf[s] -= bytes
+    if (this.paused[k] !== 0 && this.voqBytes[k] < this.pauseThOf(s)) {
+      this.paused[k] = 0
+      this.pauseFrames++
+    }
+    return p
+  }
+
+  /** The pause threshold at source ToR s: its port 0 faces a host, and all its hosts' links have one rate. */
+  private pauseThOf(s: number): number {
+    return this.pauseTh[this.env.portBase[s]]
+  }
+
+  private arm(): void {
+    if (this.timerArmed) return
+    if (this.nDirty === 0 && this.nPorts === 0) return
+    const step = this.intervalPs / SWEEPS_PER_INTERVAL
+    this.env.schedule(this.timer, (Math.floor(this.env.ctx.now / step) + 1) * step)
+    this.timerArmed = true
+  }
+
+  private growNext(): void {
+    const n = new Int32Array(this.pkts.capacity).fill(-1)
+    n.set(this.next)
+    this.next = n
+  }
+
+  private addTelemetry(): void {
+    const env = this.env
+    const H = this.H
+    const nS = env.nSwitches
+    const name = (s: number): string => env.fabric.nodes[env.switchNode[s]].name
+    const hostName = (h: number): string => env.fabric.nodes[env.fabric.hosts[h]].name
+    const perDst = nS * H <= 4096
+    const defs: Array<{ kind: string; entity: Record<string, string | number>; unit: string }> = []
+    for (const kind of ['floodgate.window', 'floodgate.voq'] as const) {
+      for (let s = 0; s < nS; s++) {
+        if (perDst) for (let h = 0; h < H; h++) defs.push({ kind, entity: { switch: name(s), dst: hostName(h) }, unit: kind === 'floodgate.window' ? 'bytes' : 'packets' })
+        else defs.push({ kind, entity: { switch: name(s), dst: 'all' }, unit: kind === 'floodgate.window' ? 'bytes' : 'packets' })
+      }
+    }
+    defs.push({ kind: 'floodgate.creditBytes', entity: {}, unit: 'count' })
+    defs.push({ kind: 'floodgate.voqDrops', entity: {}, unit: 'count' })
+    defs.push({ kind: 'floodgate.pauseFrames', entity: {}, unit: 'count' })
+    let lastCredit = 0
+    let lastDrops = 0
+    let lastPause = 0
+    env.addSeries(defs, (out) => {
+      let i = 0
+      for (const arr of [this.inflightSH, this.voqSH]) {
+        for (let s = 0; s < nS; s++) {
+          if (perDst) for (let h = 0; h < H; h++) out[i++] = arr[s * H + h]
+          else {
+            let sum = 0
+            for (let h = 0; h < H; h++) sum += arr[s * H + h]
+            out[i++] = sum
+          }
+        }
+      }
+      out[i++] = this.creditBytesSent - lastCredit
+      out[i++] = this.voqDrops - lastDrops
+      out[i++] = this.pauseFrames - lastPause
+      lastCredit = this.creditBytesSent
+      lastDrops = this.voqDrops
+      lastPause = this.pauseFrames
+    })
+  }
+}
