@@ -2,7 +2,7 @@
 // a real OpenSSH sshd on 127.0.0.1 (test/helpers/sshd.ts). No mocks.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDispatch } from '../../src-main/core'
@@ -225,7 +225,11 @@ describe('check and trust against a real sshd', () => {
 
   it('checks a Tofino SDE host: $SDE from the settings, the SDE scripts found there', async () => {
     const { svc } = fresh()
-    const sde = mkdtempSync(join(tmpdir(), 'bf-sde-9.7.0-'))
+    // A hostile folder name: it must reach the host as data, never as shell.
+    // (A command there would run in the login directory, the home folder: the marker would land there.)
+    const markerName = `p4lab-pwned-${process.pid}`
+    const marker = join(homedir(), markerName)
+    const sde = mkdtempSync(join(tmpdir(), `bf-sde-9.7.0 $(touch ${markerName}) 'q' \`touch ${markerName}\`;`))
     // A stand-in SDE folder: the scripts exist (Check only looks for them), bf-p4c answers --version.
     execFileSync('sh', ['-c', `mkdir -p "$1/install/bin" && for s in run_switchd.sh run_bfshell.sh run_tofino_model.sh; do printf '#!/bin/sh\\nexit 1\\n' > "$1/$s"; chmod +x "$1/$s"; done && printf '#!/bin/sh\\necho "bf-p4c 9.7.0 (SHA: 0c3c4b5 BUILD: release)"\\n' > "$1/install/bin/bf-p4c" && chmod +x "$1/install/bin/bf-p4c"`, 'sh', sde])
     await svc.create({ name: 'tof', kind: 'tofino', settings: { sde, target: 'model' }, hosts: [host({ name: 'sde1' })] })
@@ -234,11 +238,12 @@ describe('check and trust against a real sshd', () => {
     const r = (await svc.check('tof')).hosts[0]
     expect(r.status, r.message ?? '').toBe('ok')
     const tool = (name: string) => r.tools.find((x) => x.name === name)!
-    expect(tool('$SDE')).toMatchObject({ found: true, path: sde, detail: 'from the testbed settings' })
+    expect(tool('$SDE')).toMatchObject({ found: true, path: sde, version: '9.7.0', detail: 'from the testbed settings' })
     expect(tool('$SDE_INSTALL')).toMatchObject({ found: true, path: `${sde}/install`, detail: 'default' })
     expect(tool('bf-p4c')).toMatchObject({ found: true, version: '9.7.0', path: `${sde}/install/bin/bf-p4c` })
     for (const s of ['run_switchd.sh', 'run_bfshell.sh', 'run_tofino_model.sh']) expect(tool(s)).toMatchObject({ found: true, path: `${sde}/${s}` })
     expect(r.missing).toEqual([])
+    expect(existsSync(marker)).toBe(false)
 
     // A missing SDE folder is reported, not fatal.
     await svc.update('tof', { name: 'tof', kind: 'tofino', settings: { sde: '/nonexistent/bf-sde' }, hosts: [host({ id: (await svc.get('tof')).hosts[0].id, name: 'sde1' })] })

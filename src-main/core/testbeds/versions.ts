@@ -70,7 +70,7 @@ export function parseBfP4cVersion(out: string): string | null {
 
 /** The SDE's version from its folder name (`bf-sde-9.7.0`), when it says. */
 export function sdeVersionFromPath(path: string): string | null {
-  const m = /bf-sde-(\d+(?:\.\d+)+[\w.-]*?)(?:\/|$)/.exec(path)
+  const m = /bf-sde-(\d+(?:\.\d+)+)(?![\d.]*\d)/.exec(path)
   return m ? m[1] : null
 }
 
