@@ -1,7 +1,10 @@
 // DHLB's mechanism (seed 004): the proportional split over 10^4 flowlets, load degrees
 // that follow link loads on real physics, the adaptive probe period F = σ/θ with
 // T_probe ≥ 2δ, flowlets without reordering, and determinism.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { parseExperiment } from '../../src-main/core/spec'
 import { runSim, type SimConfig } from '../../src-main/sim'
 import { SimContext } from '../../src-main/sim/engine/context'
 import { Rng } from '../../src-main/sim/engine/rng'
@@ -209,5 +212,24 @@ describe('flowlets', () => {
     const b = runCollect(poisson(GAP_NS, 5))
     expect(b.r).toEqual(a.r)
     expect(b.v).toEqual(a.v)
+  })
+})
+
+describe('templates', () => {
+  const dir = join(__dirname, '../../resources/experiments')
+  test.each(['dhlb-fig4-probe-overhead', 'dhlb-fig5-fct'])("%s parses on DHLB's fat-tree with T_probe ≥ 2δ", (name) => {
+    const text = readFileSync(join(dir, `${name}.yaml`), 'utf8')
+    expect(text).toMatch(/^# DHLB, seed 004, Fig\. \d: .*\n/)
+    expect(text).toMatch(/Seed's claim/)
+    const r = parseExperiment(text, { file: name, baseDir: dir, workloadsDir: join(__dirname, '../../resources/workloads') })
+    if (!r.ok) throw new Error(JSON.stringify(r.errors))
+    // 4 spines (cores), 8 leaves (aggregation), 8 ToRs (edge): the k=4 fat-tree.
+    const f = buildFabric(r.spec.topology)
+    expect(f.nodes.filter((n) => n.role === 'spine')).toHaveLength(4)
+    expect(f.nodes.filter((n) => n.role === 'agg')).toHaveLength(8)
+    expect(f.tors).toHaveLength(8)
+    expect(r.spec.topology).toMatchObject({ hostLinkBps: 100e6, fabricLinkBps: 200e6 })
+    expect(r.spec.schemes).toContain('dhlb')
+    expect(r.spec.params.probePeriodNs).toBeGreaterThanOrEqual(2 * r.spec.params.flowletGapNs)
   })
 })

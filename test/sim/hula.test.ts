@@ -1,7 +1,10 @@
 // HULA's mechanism on real physics (seed 002): probes converge to the min-max-utilization
 // path, keep-alive moves best hops off a failed link, probe overhead is seed 002 §4.5's
 // formula, flowlets do not reorder, and a seed gives one result.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { parseExperiment } from '../../src-main/core/spec'
 import { probeReplication } from '../../src-main/core/controlplane'
 import { runSim, type SimConfig } from '../../src-main/sim'
 import { probeEgress } from '../../src-main/sim/routing/probes'
@@ -173,4 +176,29 @@ test('the stage rejects a time constant below 2 probe periods', () => {
   expect(() =>
     runSim(config({ kind: 'long-lived', pairs: [[0, 1]] }, { scheme: 'hula', maxSimTimeNs: 1e6, schemeParams: { probePeriodNs: 200_000, utilTauNs: 300_000 } })),
   ).toThrow(/utilTauNs .* at least 2 × probePeriodNs/)
+})
+
+describe('templates', () => {
+  const dir = join(__dirname, '../../resources/experiments')
+  const parse = (name: string) => {
+    const r = parseExperiment(readFileSync(join(dir, name), 'utf8'), { file: name, baseDir: dir, workloadsDir: join(__dirname, '../../resources/workloads') })
+    if (!r.ok) throw new Error(r.errors.map((e) => `${e.file}:${e.line}: ${e.path}: ${e.message}`).join('\n'))
+    return r.spec
+  }
+  test.each(['hula-fig5a-websearch', 'hula-fig5b-datamining', 'hula-fig6-asymmetric', 'hula-fig8-queues', 'hula-fig9-failure'])('%s parses on Fig. 4 fabric with HULA', (name) => {
+    const text = readFileSync(join(dir, `${name}.yaml`), 'utf8')
+    expect(text).toMatch(/^# HULA, seed 002, Fig\. \d\w?: .*\n/)
+    expect(text).toMatch(/Seed's claim/)
+    const spec = parse(`${name}.yaml`)
+    expect(spec.topology).toMatchObject({ kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLinkBps: 10e9, fabricLinkBps: 40e9 })
+    expect(spec.schemes).toContain('hula')
+    expect(spec.schemes).toContain('ecmp')
+    expect(spec.params).toMatchObject({ flowletGapNs: 100_000, probePeriodNs: 200_000 })
+  })
+  test('the asymmetric ones remove S2-A4, Fig. 9 fails a link mid-run', () => {
+    expect(parse('hula-fig6-asymmetric.yaml').topology.remove).toEqual(['spine1-agg3'])
+    expect(parse('hula-fig8-queues.yaml').topology.remove).toEqual(['spine1-agg3'])
+    expect(parse('hula-fig9-failure.yaml').failures).toEqual([{ link: 'spine1-agg3', atNs: 30_000_000 }])
+    expect(parse('hula-fig5a-websearch.yaml').workload).toMatchObject({ loads: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] })
+  })
 })
