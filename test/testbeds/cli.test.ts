@@ -110,6 +110,42 @@ describe('p4lab testbed', () => {
     ])
   })
 
+  it('trust asks y/N on a terminal: "n" pins nothing, "y" pins', async () => {
+    // A fresh known_hosts for this case: the key was pinned by the test above.
+    const ttyHome = mkdtempSync(join(tmpdir(), 'p4lab-tbtty-'))
+    const env = { P4LAB_HOME: ttyHome }
+    expect((await p4lab(['testbed', 'add', 'tty', '--kind', 'bmv2', '--host', `${sshd.user}@${sshd.host}:${sshd.port}`, '--key', sshd.plainKey, '--name', 'sw'], env)).code).toBe(0)
+    /** Under script(1), so stdin is a terminal; `answer` is typed at the prompt. */
+    const onTty = (answer: string) =>
+      new Promise<string>((resolve, reject) => {
+        const line = ['env', `P4LAB_HOME=${ttyHome}`, process.execPath, BIN, 'testbed', 'trust', 'tty'].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+        const c = spawn('script', ['-qec', line, '/dev/null'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+        let out = ''
+        let typed = false
+        const timer = setTimeout(() => {
+          c.kill()
+          reject(new Error(`no answer from trust on a terminal; it printed:\n${out}`))
+        }, 30_000)
+        c.on('exit', () => clearTimeout(timer))
+        c.stdout.on('data', (d) => {
+          out += d
+          if (!typed && out.includes('[y/N]')) {
+            typed = true
+            c.stdin.write(`${answer}\r`)
+          }
+        })
+        c.on('error', reject)
+        c.on('exit', () => resolve(out.replace(/\r/g, '')))
+      })
+    const no = await onTty('n')
+    expect(no).toContain(fingerprint(sshd.hostKey()))
+    expect(no).toMatch(/not trusted/)
+    expect(existsSync(join(ttyHome, 'known_hosts'))).toBe(false)
+    const yes = await onTty('y')
+    expect(yes).toMatch(/pinned ssh-ed25519 SHA256:/)
+    expect(readFileSync(join(ttyHome, 'known_hosts'), 'utf8')).toMatch(/^\|1\|/)
+  })
+
   it('run --testbed overrides the file, and a bmv2 testbed is refused honestly', async () => {
     writeFileSync(join(cwd, 'tiny.yaml'), TINY_YAML.replace('testbed: sim', 'testbed: elsewhere  # a testbed of another machine'))
     const unknown = await p4lab(['run', 'tiny.yaml'])
