@@ -191,8 +191,7 @@ describe('templates', () => {
     expect(text).toMatch(/Seed's claim/)
     const spec = parse(`${name}.yaml`)
     expect(spec.topology).toMatchObject({ kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLinkBps: 10e9, fabricLinkBps: 40e9 })
-    expect(spec.schemes).toContain('hula')
-    expect(spec.schemes).toContain('ecmp')
+    expect(spec.schemes).toEqual(['ecmp', 'conga-prime', 'hula'])
     expect(spec.params).toMatchObject({ flowletGapNs: 100_000, probePeriodNs: 200_000 })
   })
   test('the asymmetric ones remove S2-A4, Fig. 9 fails a link mid-run', () => {
