@@ -27,20 +27,22 @@ export class Scheduler {
   /** Time of the event the last pop() returned. */
   poppedTime = 0
   private seq = 0
-  private time: Float64Array
-  private order: Float64Array
+  /**
+   * Per element, four float64s: time, schedule order, next and prev in its bucket's list
+   * (-1: none). One array rather than four keeps an element's row in one cache line and
+   * lets the compiled code check and load one array instead of four.
+   */
+  private ev: Float64Array
   private where: Uint8Array
-  private next: Int32Array
-  private prev: Int32Array
-  private readonly head: Int32Array
-  private readonly tail: Int32Array
+  /** Per bucket: head and tail element (-1: empty). */
+  private readonly bk: Int32Array
   private readonly bits: Int32Array
   private readonly buckets: number
   private readonly mask: number
   /** Bucket width in ps, a power of two, and its reciprocal. */
   private readonly width: number
   private readonly invWidth: number
-  /** Absolute slot (time / width) of the wheel's first bucket. */
+  /** Absolute slot (time / width) of the wheel's first bucket; never past now's slot. */
   private cursor = 0
   private wheelCount = 0
   private readonly far: EventHeap
@@ -48,15 +50,11 @@ export class Scheduler {
   constructor(elements = 64, bucketWidthPs = 1024, buckets = 4096) {
     if (buckets < 32 || (buckets & (buckets - 1)) !== 0) throw new Error('buckets must be a power of two >= 32')
     const n = Math.max(4, elements)
-    this.time = new Float64Array(n)
-    this.order = new Float64Array(n)
+    this.ev = new Float64Array(4 * n)
     this.where = new Uint8Array(n)
-    this.next = new Int32Array(n)
-    this.prev = new Int32Array(n)
     this.buckets = buckets
     this.mask = buckets - 1
-    this.head = new Int32Array(buckets).fill(-1)
-    this.tail = new Int32Array(buckets).fill(-1)
+    this.bk = new Int32Array(2 * buckets).fill(-1)
     this.bits = new Int32Array(buckets >>> 5)
     let w = 1
     while (w < bucketWidthPs) w *= 2
@@ -67,23 +65,12 @@ export class Scheduler {
 
   ensureElements(n: number): void {
     this.far.ensureElements(n)
-    if (n <= this.time.length) return
-    let cap = this.time.length
+    if (n <= this.where.length) return
+    let cap = this.where.length
     while (cap < n) cap *= 2
-    const f64 = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(cap)
-      b.set(a)
-      return b
-    }
-    const i32 = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(cap)
-      b.set(a)
-      return b
-    }
-    this.time = f64(this.time)
-    this.order = f64(this.order)
-    this.next = i32(this.next)
-    this.prev = i32(this.prev)
+    const ev = new Float64Array(4 * cap)
+    ev.set(this.ev)
+    this.ev = ev
     const where = new Uint8Array(cap)
     where.set(this.where)
     this.where = where
@@ -95,7 +82,7 @@ export class Scheduler {
 
   /** Time of an element's pending event; only meaningful when isPending(el). */
   timeOf(el: number): number {
-    return this.time[el]
+    return this.ev[4 * el]
   }
 
   /** Sets (or moves) the one pending event of an element. */
@@ -104,36 +91,37 @@ export class Scheduler {
     const w = this.where[el]
     if (w === WHEEL) this.unlink(el)
     else if (w === NONE && ++this.size > this.maxSize) this.maxSize = this.size
-    this.time[el] = t
-    this.order[el] = seq
+    const ev = this.ev
+    const r = 4 * el
+    ev[r] = t
+    ev[r + 1] = seq
     const slot = Math.floor(t * this.invWidth)
     if (slot - this.cursor < this.buckets) {
       if (w === FAR) this.far.cancel(el)
       this.where[el] = WHEEL
-      const b = (slot | 0) & this.mask
+      const bk = this.bk
+      const b2 = 2 * ((slot | 0) & this.mask)
       // Walk back from the tail past later events; an equal time stays ahead (earlier order).
-      const time = this.time
-      let after = this.tail[b]
-      while (after >= 0 && time[after] > t) after = this.prev[after]
-      const next = this.next
-      const prev = this.prev
+      let after = bk[b2 + 1]
+      while (after >= 0 && ev[4 * after] > t) after = ev[4 * after + 3] | 0
       if (after < 0) {
-        const h = this.head[b]
-        next[el] = h
-        prev[el] = -1
-        if (h >= 0) prev[h] = el
+        const h = bk[b2]
+        ev[r + 2] = h
+        ev[r + 3] = -1
+        if (h >= 0) ev[4 * h + 3] = el
         else {
-          this.tail[b] = el
+          bk[b2 + 1] = el
+          const b = b2 >>> 1
           this.bits[b >>> 5] |= 1 << (b & 31)
         }
-        this.head[b] = el
+        bk[b2] = el
       } else {
-        const n = next[after]
-        next[el] = n
-        prev[el] = after
-        next[after] = el
-        if (n >= 0) prev[n] = el
-        else this.tail[b] = el
+        const n = ev[4 * after + 2] | 0
+        ev[r + 2] = n
+        ev[r + 3] = after
+        ev[4 * after + 2] = el
+        if (n >= 0) ev[4 * n + 3] = el
+        else bk[b2 + 1] = el
       }
       this.wheelCount++
     } else {
@@ -153,26 +141,27 @@ export class Scheduler {
 
   /** Removes and returns the earliest element (its time in poppedTime), or -1 if none. */
   pop(): number {
+    const ev = this.ev
     let best = -1
     let bt = Infinity
     let slot = 0
     let b = 0
     if (this.wheelCount > 0) {
       b = this.firstBucket()
-      best = this.head[b]
-      bt = this.time[best]
+      best = this.bk[2 * b]
+      bt = ev[4 * best]
       slot = this.cursor + ((b - ((this.cursor | 0) & this.mask)) & this.mask)
     }
     const far = this.far
     if (far.size > 0) {
       const ft = far.topTime()
-      if (best < 0 || ft < bt || (ft === bt && far.topOrder() < this.order[best])) {
+      if (best < 0 || ft < bt || (ft === bt && far.topOrder() < ev[4 * best + 1])) {
         const el = far.pop()
         this.where[el] = NONE
         this.size--
         this.poppedTime = ft
-        const slot = Math.floor(ft * this.invWidth)
-        if (slot > this.cursor) this.cursor = slot
+        const fslot = Math.floor(ft * this.invWidth)
+        if (fslot > this.cursor) this.cursor = fslot
         return el
       }
     }
@@ -181,11 +170,11 @@ export class Scheduler {
     // scheduled while it runs is at or after now, hence inside the wheel's window or beyond.
     this.cursor = slot
     // Unlink the head of bucket b.
-    const n = this.next[best]
-    this.head[b] = n
-    if (n >= 0) this.prev[n] = -1
+    const n = ev[4 * best + 2] | 0
+    this.bk[2 * b] = n
+    if (n >= 0) ev[4 * n + 3] = -1
     else {
-      this.tail[b] = -1
+      this.bk[2 * b + 1] = -1
       this.bits[b >>> 5] &= ~(1 << (b & 31))
     }
     this.wheelCount--
@@ -196,17 +185,19 @@ export class Scheduler {
   }
 
   private unlink(el: number): void {
-    const n = this.next[el]
-    const p = this.prev[el]
+    const ev = this.ev
+    const r = 4 * el
+    const n = ev[r + 2] | 0
+    const p = ev[r + 3] | 0
     if (n >= 0 && p >= 0) {
-      this.prev[n] = p
-      this.next[p] = n
+      ev[4 * n + 3] = p
+      ev[4 * p + 2] = n
     } else {
-      const b = (Math.floor(this.time[el] * this.invWidth) | 0) & this.mask
-      if (n >= 0) this.prev[n] = p
-      else this.tail[b] = p
-      if (p >= 0) this.next[p] = n
-      else this.head[b] = n
+      const b = (Math.floor(ev[r] * this.invWidth) | 0) & this.mask
+      if (n >= 0) ev[4 * n + 3] = p
+      else this.bk[2 * b + 1] = p
+      if (p >= 0) ev[4 * p + 2] = n
+      else this.bk[2 * b] = n
       if (n < 0 && p < 0) this.bits[b >>> 5] &= ~(1 << (b & 31))
     }
     this.wheelCount--
@@ -214,9 +205,8 @@ export class Scheduler {
 
   /** The first non-empty bucket at or after the cursor. */
   private firstBucket(): number {
-    const mask = this.mask
     const bits = this.bits
-    const start = (this.cursor | 0) & mask
+    const start = (this.cursor | 0) & this.mask
     let word = start >>> 5
     let w = bits[word] & (-1 << (start & 31))
     const words = bits.length
