@@ -159,3 +159,30 @@ test('Floodgate is deterministic under an incast mix', () => {
   expect(Buffer.from(b.flows.finishNs.buffer).equals(Buffer.from(a.flows.finishNs.buffer))).toBe(true)
   expect(b.counters).toEqual(a.counters)
 })
+
+test('a packet a full port drops gives its window back: NewReno under a heavy incast mix finishes every flow', () => {
+  // Per-destination windows do not bound a port's queue as a whole: many destinations can
+  // fill it, and drop-tail then takes packets the window had already counted. Without the
+  // refund, those bytes were never credited and windows shrank until flows stalled for good.
+  let stage: FloodgateStage | null = null
+  const saved = SCHEMES.floodgate
+  SCHEMES.floodgate = (env) => (stage = new FloodgateStage(env))
+  try {
+    const r = runSim(
+      config(
+        {
+          kind: 'incast',
+          background: { cdf: [[1000, 0], [100_000, 0.5], [3_000_000, 1]], load: 0.8, flows: 300 },
+          incast: { events: 100, ratePerSec: 20_000, flowBytes: 64_000, fanIn: [[1, 10], [5, 60], [10, 30]] },
+        },
+        { scheme: 'floodgate', seed: 2, topology: topo({ leaves: 4, hostsPerLeaf: 8, queuePackets: 30 }), maxSimTimeNs: 2e9 },
+      ),
+    )
+    expect(r.counters.drops).toBeGreaterThan(0)
+    expect(r.flows.finishNs.every((f) => f > 0)).toBe(true)
+    const s = stage as unknown as FloodgateStage
+    expect(s.voqCount.every((n) => n === 0)).toBe(true)
+  } finally {
+    SCHEMES.floodgate = saved
+  }
+})

@@ -340,7 +340,15 @@ export class FloodgateStage implements ForwardingStage {
     const before = link.lastTxEndPs
     env.send(s, port, p)
     const accepted = link.lastTxEndPs !== before
-    if (accepted && env.peerSwitch[g] >= 0) this.sentOn[g * this.H + h] += bytes
+    if (env.peerSwitch[g] >= 0) {
+      if (accepted) this.sentOn[g * this.H + h] += bytes
+      else {
+        // Drop-tail took it (the port's queue is shared by every destination's window): it
+        // will never reach the next switch, so no credit comes back for it. Give it back.
+        this.win[g * this.H + h] += bytes
+        this.inflightSH[s * this.H + h] -= bytes
+      }
+    }
     if (gi < 0) return
     const key = gi * this.H + h
     if (!accepted) {
