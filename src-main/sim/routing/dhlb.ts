@@ -85,6 +85,9 @@ export class DhlbStage implements ForwardingStage {
   private readonly est: UtilEstimator
   private readonly rep: ProbeReplication
   private readonly pkts: PacketPool
+  /** Hot-path views of the env, read once per packet. */
+  private readonly ctx: StageEnv['ctx']
+  private readonly torOfHost: Int32Array
   private readonly rng: Rng
   private readonly nT: number
   private readonly timers: Int32Array
@@ -129,6 +132,8 @@ export class DhlbStage implements ForwardingStage {
     this.est = new UtilEstimator(env, Math.round(tauNs * 1000))
     this.rep = new ProbeReplication(env)
     this.pkts = env.ctx.pkts
+    this.ctx = env.ctx
+    this.torOfHost = env.torOfHost
     this.rng = env.rng
     this.timers = new Int32Array(T)
     for (let t = 0; t < T; t++) this.timers[t] = env.addTimer(t)
@@ -143,12 +148,12 @@ export class DhlbStage implements ForwardingStage {
 
   select(s: number, _inPort: number, p: number, cand: Int32Array, off: number, len: number): number {
     const pkts = this.pkts
-    const now = this.env.ctx.now
+    const now = this.ctx.now
     const fl = this.flowlets
     const e = fl.entry(s, pkts.hash[p])
     const cur = fl.current(e, now)
     if (cur >= 0 && inGroup(cur, cand, off, len)) return cur
-    const port = this.pick(s, this.env.torOfHost[pkts.dst[p]], cand, off, len)
+    const port = this.pick(s, this.torOfHost[pkts.dst[p]], cand, off, len)
     fl.set(e, port, now)
     return port
   }
@@ -267,7 +272,7 @@ export class DhlbStage implements ForwardingStage {
 
   private degreeNow(k: number): number {
     if (this.degRound[k] === 0) return 0
-    return this.env.ctx.now - this.degTime[k] > STALE_PERIODS * this.periodPs ? 0 : this.degree[k]
+    return this.ctx.now - this.degTime[k] > STALE_PERIODS * this.periodPs ? 0 : this.degree[k]
   }
 
   private addSeries(): void {

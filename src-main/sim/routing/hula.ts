@@ -73,6 +73,9 @@ export class HulaStage implements ForwardingStage {
   private readonly rep: ProbeReplication
   private readonly salt: Int32Array
   private readonly pkts: PacketPool
+  /** Hot-path views of the env, read once per packet. */
+  private readonly ctx: StageEnv['ctx']
+  private readonly torOfHost: Int32Array
   private readonly nT: number
   private readonly periodPs: number
   private readonly keepAlivePs: number
@@ -104,6 +107,8 @@ export class HulaStage implements ForwardingStage {
     this.est = new UtilEstimator(env, Math.round(tauNs * 1000))
     this.rep = new ProbeReplication(env)
     this.pkts = env.ctx.pkts
+    this.ctx = env.ctx
+    this.torOfHost = env.torOfHost
     this.salt = new Int32Array(S)
     for (let s = 0; s < S; s++) this.salt[s] = fmix32(s + 0x48554c41) | 0
     this.timers = new Int32Array(T)
@@ -114,13 +119,13 @@ export class HulaStage implements ForwardingStage {
 
   select(s: number, _inPort: number, p: number, cand: Int32Array, off: number, len: number): number {
     const pkts = this.pkts
-    const now = this.env.ctx.now
+    const now = this.ctx.now
     const fl = this.flowlets
     const e = fl.entry(s, pkts.hash[p])
     const cur = fl.current(e, now)
     if (cur >= 0 && inGroup(cur, cand, off, len)) return cur
     // A new flowlet (or one whose port is gone): the current best hop.
-    let port = this.bestHop[s * this.nT + this.env.torOfHost[pkts.dst[p]]]
+    let port = this.bestHop[s * this.nT + this.torOfHost[pkts.dst[p]]]
     if (port < 0 || !inGroup(port, cand, off, len)) {
       port = cand[off + ((fmix32(pkts.hash[p] ^ this.salt[s]) & 0x7fffffff) % len)]
     }
