@@ -519,7 +519,7 @@ export class FloodgateStage implements ForwardingStage {
       }
       out[i++] = this.creditBytesSent - lastCredit
       out[i++] = this.voqDrops - lastDrops
-      out[i++] = this.pauseFrames - lastPause
+      out[i] = this.pauseFrames - lastPause
       lastCredit = this.creditBytesSent
       lastDrops = this.voqDrops
       lastPause = this.pauseFrames
