@@ -1,11 +1,14 @@
 // Builds the core for a Node process (CLI, web mode, tests). The Electron shell builds
 // the same thing, passing its own native binding path for better-sqlite3.
-import { experimentTemplatesDir, userDataDir, workloadsDir } from './paths'
+import { dirname, join } from 'node:path'
+import { experimentTemplatesDir, packageRoot, resourcesDir, userDataDir, workloadsDir } from './paths'
 import { FileSecretStore, defaultSecretsPath } from './secrets'
 import { Core } from './services'
 import { openStore } from './store'
 import { p4labKnownHosts } from './ssh'
 import { SimDriver } from './targets/sim/driver'
+import { Bmv2Driver } from './targets/bmv2/driver'
+import { TofinoDriver } from './targets/tofino/driver'
 
 export { Core } from './services'
 export { createDispatch, type Dispatch } from './dispatch'
@@ -22,13 +25,24 @@ export interface NodeCoreOptions {
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
   const store = openStore(opts.dbPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : undefined)
+  const knownHosts = p4labKnownHosts(opts.dataDir ?? userDataDir())
+  const secrets = new FileSecretStore(defaultSecretsPath(opts.dataDir ?? userDataDir()))
+  // The SSH targets: a stored testbed's kind picks its driver (orchestrator.driverFor).
+  const remote = {
+    store,
+    knownHosts,
+    secrets,
+    dataDir: store.file === ':memory:' ? userDataDir() : dirname(store.file),
+    p4Dir: join(packageRoot(), 'p4'),
+    agentFile: join(resourcesDir(), 'agent', 'p4lab_agent.py'),
+  }
   return new Core({
     store,
-    drivers: { sim: new SimDriver({ parallelRuns: opts.parallelRuns }) },
+    drivers: { sim: new SimDriver({ parallelRuns: opts.parallelRuns }), bmv2: new Bmv2Driver(remote), tofino: new TofinoDriver(remote) },
     workloadsDir: workloadsDir(),
     templatesDir: experimentTemplatesDir(),
     defaultBaseDir: opts.baseDir ?? process.cwd(),
-    knownHosts: p4labKnownHosts(opts.dataDir ?? userDataDir()),
-    secrets: new FileSecretStore(defaultSecretsPath(opts.dataDir ?? userDataDir())),
+    knownHosts,
+    secrets,
   })
 }

@@ -9,7 +9,7 @@ import type { EventBus } from './bus'
 import { fctStats } from './stats'
 import type { ExperimentSpec } from './spec'
 import type { RunRow, Store } from './store'
-import { CancelledError, type RunPlan, type TargetDriver, type TargetMessage } from './targets/driver'
+import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -119,7 +119,7 @@ export class Orchestrator {
       const job = this.queue[i]
       const testbed = job.spec.testbed
       const active = this.activePerTestbed.get(testbed) ?? 0
-      const driver = this.deps.drivers[testbed]
+      const { driver } = this.driverFor(testbed)
       if (driver && active >= driver.maxParallelRuns) {
         i++
         continue
@@ -136,35 +136,95 @@ export class Orchestrator {
   private async execute(job: Job): Promise<void> {
     const { store } = this.deps
     const { run, spec } = job
-    const driver = this.deps.drivers[spec.testbed]
-    const plan: RunPlan = { runId: run.id, spec, scheme: run.scheme, load: run.load, seed: run.seed }
-    const session = driver?.open({
-      plan,
-      signal: job.abort.signal,
-      log: (source, line) => store.addLog(run.id, source, line),
-    })
+    const { driver, testbed } = this.driverFor(spec.testbed)
+    const plan: RunPlan = { runId: run.id, spec, scheme: run.scheme, load: run.load, seed: run.seed, experimentId: run.experimentId }
+    let session
+    try {
+      session = driver?.open({
+        plan,
+        signal: job.abort.signal,
+        log: (source, line) => store.addLog(run.id, source, line),
+        event: (kind, detail) => store.addEvent(run.id, null, kind, detail),
+        ...(testbed ? { testbed } : {}),
+      })
+    } catch (err) {
+      this.finish(job, 'failed', err instanceof Error ? err.message : String(err))
+      return
+    }
+    // Runs on an SSH testbed go check → build → deploy → traffic → collect → teardown, each
+    // step in the run's log and as a 'step' event; their teardown ends before the run's
+    // final status is stored, so "done/failed/cancelled" means the hosts are clean (or the log says why not).
+    const stepped = testbed !== undefined
+    const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      if (!stepped) return fn()
+      const t0 = Date.now()
+      store.addEvent(run.id, null, 'step', { step: name, state: 'started' })
+      store.addLog(run.id, 'orchestrator', `step ${name}: started`)
+      try {
+        const r = await fn()
+        const ms = Date.now() - t0
+        store.addEvent(run.id, null, 'step', { step: name, state: 'done', ms })
+        store.addLog(run.id, 'orchestrator', `step ${name}: done in ${ms} ms`)
+        return r
+      } catch (err) {
+        const cancelled = err instanceof CancelledError || job.abort.signal.aborted
+        const error = err instanceof Error ? err.message : String(err)
+        store.addEvent(run.id, null, 'step', { step: name, state: cancelled ? 'cancelled' : 'failed', ...(cancelled ? {} : { error }) })
+        store.addLog(run.id, 'orchestrator', `step ${name}: ${cancelled ? 'cancelled' : `failed: ${error}`}`)
+        throw err
+      }
+    }
+    let outcome: { status: RunStatus; error: string | null }
     try {
       if (!driver || !session) throw new Error(`no driver for testbed '${spec.testbed}'`)
+      const s = session
       this.setStatus(job, 'deploying')
-      await session.build()
-      await session.deploy()
+      if (s.check) await step('check', () => s.check!())
+      await step('build', () => s.build())
+      await step('deploy', () => s.deploy())
       this.setStatus(job, 'running')
-      await session.startTraffic()
-      await this.ingest(run.id, session.telemetry())
+      await step('traffic', async () => {
+        await s.startTraffic()
+        await this.ingest(run.id, s.telemetry())
+      })
       this.setStatus(job, 'collecting')
-      const out = await session.collect()
+      const out = await step('collect', () => s.collect())
       const stats = fctStats(out.flows)
       store.transaction(() => {
         store.insertFlows(run.id, out.flows)
         store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts })
       })
-      this.finish(job, 'done', null)
+      outcome = { status: 'done', error: null }
     } catch (err) {
-      if (err instanceof CancelledError || job.abort.signal.aborted) this.finish(job, 'cancelled', null)
-      else this.finish(job, 'failed', err instanceof Error ? err.message : String(err))
-    } finally {
-      await session?.teardown().catch((err) => store.addLog(run.id, 'orchestrator', `teardown: ${String(err)}`))
+      if (err instanceof CancelledError || job.abort.signal.aborted) outcome = { status: 'cancelled', error: null }
+      else outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) }
     }
+    if (!stepped) this.finish(job, outcome.status, outcome.error)
+    try {
+      if (session) await step('teardown', () => session.teardown())
+    } catch (err) {
+      store.addLog(run.id, 'orchestrator', `teardown: ${err instanceof Error ? err.message : String(err)}`)
+    } finally {
+      if (stepped) this.finish(job, outcome.status, outcome.error)
+    }
+  }
+
+  /**
+   * The driver of a testbed name: a driver registered under that name (the sim), else the
+   * stored testbed's kind → its driver, with the testbed (and its hosts) for the run.
+   */
+  private driverFor(name: string): { driver: TargetDriver | undefined; testbed: RunTestbed | undefined } {
+    const row = this.deps.store.getTestbed(name)
+    if (row && row.kind !== 'sim') {
+      const testbed: RunTestbed = {
+        name: row.name,
+        kind: row.kind,
+        settings: row.settings,
+        hosts: row.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, keyFile: h.keyFile, role: h.role })),
+      }
+      return { driver: this.deps.drivers[row.kind], testbed }
+    }
+    return { driver: this.deps.drivers[name], testbed: undefined }
   }
 
   /** Stores every batch (one transaction each) and forwards coalesced batches to the UI. */

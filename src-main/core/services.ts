@@ -79,7 +79,8 @@ export class Core {
       file: file ?? 'experiment.yaml',
       baseDir: abs ? dirname(file) : this.opts.defaultBaseDir,
       workloadsDir: this.opts.workloadsDir,
-      testbeds: [...new Set([...Object.keys(this.opts.drivers), ...this.opts.store.testbedNames()])],
+      // Driver keys name testbeds only for built-in targets (sim); bmv2/tofino run on stored testbeds.
+      testbeds: [...new Set([...Object.keys(this.opts.drivers).filter((k) => k !== 'bmv2' && k !== 'tofino'), ...this.opts.store.testbedNames()])],
     }
   }
 

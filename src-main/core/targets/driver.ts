@@ -12,6 +12,28 @@ export interface RunPlan {
   scheme: string
   load: number
   seed: number
+  /** The experiment the run belongs to (for its P4 variants). */
+  experimentId?: number
+}
+
+/** A host of a stored testbed, as a driver sees it (secrets are only referenced by id). */
+export interface RunTestbedHost {
+  id: number
+  name: string
+  address: string
+  port: number
+  user: string
+  auth: 'agent' | 'key'
+  keyFile: string | null
+  role: string
+}
+
+/** The stored testbed a run goes to: what the bmv2 and tofino drivers work on. */
+export interface RunTestbed {
+  name: string
+  kind: TargetKind
+  settings: Record<string, unknown>
+  hosts: RunTestbedHost[]
 }
 
 export interface RunContext {
@@ -19,6 +41,10 @@ export interface RunContext {
   /** Aborted when the user cancels the run; every step must return promptly after it. */
   signal: AbortSignal
   log(source: string, line: string): void
+  /** The stored testbed (with its hosts) for runs on a bmv2 or tofino testbed; absent on the sim. */
+  testbed?: RunTestbed
+  /** Records an event of the run (e.g. a deploy step's detail); optional for drivers to call. */
+  event?(kind: string, detail: unknown): void
 }
 
 /** Tools and versions found on a target, recorded with each run. */
@@ -43,6 +69,8 @@ export interface RunOutput {
 }
 
 export interface TargetSession {
+  /** Per-run check of the target (hosts reachable, tools present); SSH targets only. */
+  check?(): Promise<TargetFacts>
   build(): Promise<void>
   deploy(): Promise<void>
   startTraffic(): Promise<void>

@@ -1,0 +1,483 @@
+// The BMv2 target: a Linux switch host over SSH (DESIGN §4, issue 5 item 3).
+//
+//   check     log in to every host, find the tools (the testbeds' Check), root on the switch host
+//   build     the scheme's v1model program through the artifact cache, compiled on the switch
+//             host (SshRunner) when it has p4c-bm2-ss, else on this machine when it does;
+//             the control plane rendered per switch (simple_switch_CLI command files) with the
+//             testbed's rate ceiling, and the queue mapping recorded
+//   deploy    upload the agent, the JSON, the command files and the workload CDF into the run
+//             directory; namespaces and veths (netns.ts); one simple_switch per switch,
+//             detached (RemoteProcesses), in the switch namespace; each configured by piping
+//             its file into simple_switch_CLI, the transcript parsed (any error fails the
+//             step); probe senders (agent probe mode) on one host per ToR for HULA/DHLB
+//   traffic   an agent server in every host namespace, then the clients (one PRNG stream per host)
+//   telemetry a poll round per interval: one simple_switch_CLI per switch with every read
+//   collect   the agents' JSON lines → flows
+//   teardown  stop every process of the run by group, delete its namespaces and veths, then
+//             verify that nothing with its prefix is left; a leftover is an error in the log.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Bmv2Settings } from '../../../contract/schemas'
+import { buildFabric, type FabricSpec } from '../../../topology'
+import {
+  bmv2QueueMapping,
+  cliCommandLines,
+  computeControlPlane,
+  renderCli,
+  schemeModule,
+  type Bmv2QueueMapping,
+  type ControlPlaneState,
+  type CpScheme,
+} from '../../controlplane'
+import { P4Builder, LocalRunner, SshRunner, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
+import { isCpScheme } from '../../p4build/render'
+import type { Store } from '../../store'
+import { uploadDir } from '../../ssh'
+import { AGENT_FILE, agentClientArgv, agentProbeArgv, agentServerArgv, type AgentWorkload } from '../agent'
+import {
+  CancelledError,
+  type RunContext,
+  type RunOutput,
+  type RunTestbedHost,
+  type SeriesSpec,
+  type TargetDriver,
+  type TargetFacts,
+  type TargetMessage,
+  type TargetSession,
+} from '../driver'
+import { planNetns, runPrefix, type NetnsPlan } from './netns'
+import { pollKey, type PollRead } from './output'
+import { RemoteRun, collectAgentFlows, nonce, sleep, splitFlows, teardownHost, type RemoteDeps } from './remote'
+import { bringUpTopology, configureSwitch, pollSwitch, simpleSwitchArgv, waitSwitchReady, type CliTarget } from './steps'
+
+export interface Bmv2DriverOptions extends RemoteDeps {
+  store: Store
+  /** <userData>: artifacts (<dataDir>/artifacts) and variants live here. */
+  dataDir: string
+  /** The shipped programs (p4/). */
+  p4Dir: string
+  /** resources/agent/p4lab_agent.py */
+  agentFile: string
+  /** Where to compile when the switch host has no compiler; default this machine (LocalRunner). */
+  localRunner?: CompilerRunner | null
+  /** Absolute compiler paths on the switch host, for SshRunner (e.g. { 'p4c-bm2-ss': '/opt/p4c/bin/p4c-bm2-ss' }). */
+  compilerPaths?: Record<string, string>
+  /** ms between telemetry poll rounds at the least (a CLI process per switch per round). Default 1000. */
+  minPollMs?: number
+  /** Keep the run directory on the host after a clean teardown (debugging). */
+  keepRunDir?: boolean
+}
+
+const AGENT_PORT = 5001
+const HULA_ETHERTYPE = 0x2345
+const DHLB_ETHERTYPE = 0x2347
+/** PRNG stream of host i's client: 16 + i (streams below 16 are the simulator's own). */
+const CLIENT_STREAM_BASE = 16
+
+interface Built {
+  state: ControlPlaneState
+  mapping: Bmv2QueueMapping
+  programName: string
+  artifact: BuildResult
+  /** switch name → command lines (what the CLI is sent). */
+  commands: Map<string, string[]>
+}
+
+export class Bmv2Session implements TargetSession {
+  readonly run: RemoteRun
+  private readonly settings: Bmv2Settings
+  private built: Built | undefined
+  private plan: NetnsPlan | undefined
+  private dir = ''
+  private facts: TargetFacts = { target: 'bmv2' }
+  private clientNames: Array<{ host: number; name: string }> = []
+  private trafficStart = 0
+  private tornDown: Promise<void> | undefined
+  private readonly seriesReads = new Map<string, PollRead[]>()
+
+  constructor(
+    readonly ctx: RunContext,
+    private readonly o: Bmv2DriverOptions,
+    runNonce = nonce(),
+  ) {
+    if (!ctx.testbed) throw new Error('the bmv2 driver runs on a stored testbed; this run has none')
+    this.settings = Bmv2Settings.parse(ctx.testbed.settings)
+    this.run = new RemoteRun(ctx, o, runNonce)
+  }
+
+  /** The host that runs the switches (the first 'switch-host'). */
+  get switchHost(): RunTestbedHost {
+    const h = this.ctx.testbed!.hosts.find((x) => x.role === 'switch-host')
+    if (!h) throw new Error(`testbed '${this.ctx.testbed!.name}' has no switch-host`)
+    return h
+  }
+
+  get prefix(): string {
+    return runPrefix(this.ctx.plan.runId, this.run.nonceText)
+  }
+
+  async check(): Promise<TargetFacts> {
+    const tb = this.ctx.testbed!
+    const local = this.o.localRunner === null ? null : (this.o.localRunner ?? new LocalRunner())
+    const localCompiler = local ? await local.which('p4c-bm2-ss') : null
+    // The driver brings the topology up with netns (Mininet is not needed), and compiles locally when it can.
+    const ignore = ['mn', ...(localCompiler ? ['p4c-bm2-ss'] : [])]
+    if (this.settings.bringUp === 'mininet') {
+      this.ctx.log('bmv2', "bring-up 'mininet' is served with plain netns + veth (the same namespaces Mininet would make); Mininet itself is not used")
+    }
+    for (const h of tb.hosts) {
+      const r = await this.run.checkHost('bmv2', tb.settings, h, ignore)
+      for (const t of r.tools) if (t.found && t.version) this.facts[`${h.name}.${t.name}`] = t.version
+    }
+    await this.run.requireRoot(this.switchHost)
+    this.facts.bringUp = 'netns'
+    this.facts.bringUpSetting = this.settings.bringUp
+    return this.facts
+  }
+
+  async build(): Promise<void> {
+    const { plan } = this.ctx
+    if (!isCpScheme(plan.scheme)) throw new Error(`scheme '${plan.scheme}' has no BMv2 program`)
+    const scheme: CpScheme = plan.scheme
+    const w = plan.spec.workload
+    if (w.kind === 'incast' || w.kind === 'permutation') {
+      throw new Error(`the bmv2 driver does not run ${w.kind} workloads yet (Poisson CDF and long-lived ones only)`)
+    }
+    const topology = plan.spec.topology
+    const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, plan.spec.params))
+    const ceilingBps = this.settings.rateCeilingBps
+    const mapping = bmv2QueueMapping(state, { ceilingBps })
+    const commands = new Map<string, string[]>()
+    for (const sw of state.switches) commands.set(sw.name, cliCommandLines(renderCli(state, sw.name, undefined, { ceilingBps })))
+    const programName = schemeModule(scheme).iface('bmv2').programName
+
+    this.run.throwIfCancelled()
+    const variant = plan.experimentId !== undefined ? readVariant(this.o.dataDir, plan.experimentId, { scheme: programName, target: 'bmv2' }) : null
+    const file = variant?.file ?? join(this.o.p4Dir, 'v1model', `${programName}.p4`)
+    const runner = await this.compilerRunner()
+    this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with p4c-bm2-ss (${runner.where})`)
+    const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
+    const artifact = await builder.build({ file, target: 'bmv2', program: variant ? `variant:${programName}` : `p4/v1model/${programName}.p4`, signal: this.ctx.signal })
+    this.ctx.log('build', `${artifact.hit ? 'cache hit' : 'compiled'}: artifact ${artifact.key.slice(0, 12)} (${artifact.artifact.compiler})`)
+    this.built = { state, mapping, programName, artifact, commands }
+    this.facts.program = `v1model/${programName}.p4`
+    this.facts.artifact = artifact.key
+    this.facts.compiler = artifact.artifact.compiler
+    this.facts.buildCacheHit = artifact.hit
+    this.recordMapping(mapping)
+  }
+
+  /** The queue mapping goes into the facts and an event: how the fabric's rates were scaled onto BMv2. */
+  private recordMapping(m: Bmv2QueueMapping): void {
+    this.facts.rateCeilingBps = m.ceilingBps
+    this.facts.rateScale = m.scale
+    this.facts.queuePacketBytes = m.packetBytes
+    this.facts.queueMapping = JSON.stringify(m.ports.map((p) => [p.switch, p.port, p.bps, p.pps, p.depthPackets]))
+    this.ctx.event?.('bmv2.queue-mapping', { ceilingBps: m.ceilingBps, scale: m.scale, packetBytes: m.packetBytes, ports: m.ports })
+    this.ctx.log('build', `link rates x ${m.scale} (fastest link at most ${m.ceilingBps / 1e6} Mbps), queues set with set_queue_rate/set_queue_depth`)
+  }
+
+  private async compilerRunner(): Promise<CompilerRunner> {
+    const h = this.switchHost
+    const remote = new SshRunner(await this.run.host(h), { tools: this.o.compilerPaths })
+    if (await remote.which('p4c-bm2-ss')) return remote
+    const local = this.o.localRunner === null ? null : (this.o.localRunner ?? new LocalRunner())
+    if (local && (await local.which('p4c-bm2-ss'))) return local
+    throw new Error(`p4c-bm2-ss is not installed on ${h.name} (${h.user}@${h.address}) nor on this machine; install p4c on the switch host (docs/TESTBEDS.md)`)
+  }
+
+  async deploy(): Promise<void> {
+    const b = this.built
+    if (!b) throw new Error('deploy before build')
+    const h = this.switchHost
+    const plan = planNetns(b.state, this.prefix)
+    this.plan = plan
+    this.facts.prefix = plan.prefix
+    this.facts.runKey = this.run.key
+    this.dir = await this.run.runDir(h)
+    this.run.touched.add(h.id)
+    this.ctx.event?.('deploy', { part: 'run-dir', host: h.name, dir: this.dir, prefix: plan.prefix })
+
+    // 1. Files: agent, JSON, command files, workload CDF, run.json, in one folder upload.
+    const stage = mkdtempSync(join(tmpdir(), 'p4lab-bmv2-'))
+    try {
+      copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
+      copyFileSync(b.artifact.files.json, join(stage, `${b.programName}.json`))
+      mkdirSync(join(stage, 'cli'))
+      for (const [sw, cmds] of b.commands) writeFileSync(join(stage, 'cli', `${sw}.cli`), cmds.join('\n') + '\n')
+      const w = this.ctx.plan.spec.workload
+      if ('file' in w) copyFileSync(w.file, join(stage, 'workload.cdf'))
+      writeFileSync(
+        join(stage, 'run.json'),
+        JSON.stringify({ runId: this.ctx.plan.runId, testbed: this.ctx.testbed!.name, experiment: this.ctx.plan.spec.name, scheme: this.ctx.plan.scheme, prefix: plan.prefix }, null, 1),
+      )
+      this.run.throwIfCancelled()
+      const up = await uploadDir(await this.run.host(h), stage, this.dir, { signal: this.ctx.signal })
+      this.ctx.log(h.name, `uploaded ${up.uploaded.length} files to ${this.dir} (${up.skipped.length} unchanged)`)
+    } catch (e) {
+      if (this.ctx.signal.aborted) throw new CancelledError()
+      throw e
+    } finally {
+      rmSync(stage, { recursive: true, force: true })
+    }
+
+    // 2. Topology.
+    await bringUpTopology(this.run, h, plan)
+
+    // 3. One simple_switch per switch, detached, in the switch namespace.
+    await this.run.requireTools(h, ['simple_switch', 'simple_switch_CLI'])
+    const procs = await this.run.processes(h)
+    for (const s of plan.switches) {
+      this.run.throwIfCancelled()
+      const argv = simpleSwitchArgv(s, plan, { json: `${this.dir}/${b.programName}.json`, dir: this.dir })
+      const p = await procs.start(`ss-${s.name}`, ['sh', '-c', 'PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"; exec "$@"', 'p4lab-ss', ...argv])
+      this.ctx.log(h.name, `started simple_switch for ${s.name}: device ${s.deviceId}, thrift ${s.thriftPort} (in ${plan.switchNs}), pid ${p.pid}`)
+    }
+    for (const s of plan.switches) await waitSwitchReady(this.run, h, s.name, `ss-${s.name}`, this.cliTarget(s.thriftPort))
+    this.facts.thriftPorts = plan.switches.map((s) => `${s.name}:${s.thriftPort}`).join(' ')
+
+    // 4. Configuration: the command file piped into simple_switch_CLI, the transcript parsed.
+    for (const s of plan.switches) {
+      this.run.throwIfCancelled()
+      await configureSwitch(this.run, h, s.name, `${this.dir}/cli/${s.name}.cli`, b.commands.get(s.name) ?? [], this.cliTarget(s.thriftPort))
+    }
+    this.ctx.event?.('deploy', { part: 'configured', switches: plan.switches.length })
+
+    // 5. Probe senders on one host per ToR (HULA, DHLB): the agent's raw-socket probe mode.
+    await this.startProbes()
+  }
+
+  private cliTarget(port: number): CliTarget {
+    return { ns: this.plan!.switchNs, thriftPort: port }
+  }
+
+  private agentLoc() {
+    return { python: 'python3', agent: `${this.dir}/${AGENT_FILE}` }
+  }
+
+  private async startProbes(): Promise<void> {
+    const scheme = this.ctx.plan.scheme
+    if (scheme !== 'hula' && scheme !== 'dhlb') return
+    const b = this.built!
+    const plan = this.plan!
+    const h = this.switchHost
+    const procs = await this.run.processes(h)
+    const periodUs = Math.max(1, (b.state.params.probePeriodNs ?? 200_000) / 1000)
+    for (const tor of b.state.tors) {
+      const host = plan.hosts.find((x) => x.tor === tor.name)
+      if (!host) continue
+      const payloadHex =
+        scheme === 'hula'
+          ? tor.index.toString(16).padStart(6, '0') + '00' // hula_t { torId: 24, minUtil: 8 }
+          : tor.index.toString(16).padStart(4, '0') + '05' + '00' // dhlb_t { originTor: 16, minDegree: 8 = 5, hopCount: 0 }
+      const argv = agentProbeArgv(this.agentLoc(), { iface: 'eth0', ethertype: scheme === 'hula' ? HULA_ETHERTYPE : DHLB_ETHERTYPE, periodUs, payloadHex })
+      await procs.start(`probe-h${host.index}`, ['ip', 'netns', 'exec', host.ns, ...argv])
+    }
+    this.facts.probePeriodUs = periodUs
+    this.ctx.log(h.name, `probe senders started on ${b.state.tors.length} ToR hosts, every ${periodUs} µs`)
+  }
+
+  async startTraffic(): Promise<void> {
+    const b = this.built
+    const plan = this.plan
+    if (!b || !plan) throw new Error('startTraffic before deploy')
+    const h = this.switchHost
+    const procs = await this.run.processes(h)
+    const loc = this.agentLoc()
+    for (const host of plan.hosts) {
+      this.run.throwIfCancelled()
+      await procs.start(`srv-h${host.index}`, ['ip', 'netns', 'exec', host.ns, ...agentServerArgv(loc, { port: AGENT_PORT, bind: host.ip })])
+    }
+    for (const host of plan.hosts) {
+      const deadline = Date.now() + 15_000
+      while (!(await procs.readLog(`srv-h${host.index}`, 4096)).includes('"listening"')) {
+        this.run.throwIfCancelled()
+        const st = await procs.status(`srv-h${host.index}`)
+        if (!st.alive) throw new Error(`the agent server of ${host.name} exited: ${(await procs.readLog(`srv-h${host.index}`, 2048)).trim()}`)
+        if (Date.now() > deadline) throw new Error(`the agent server of ${host.name} did not start listening within 15 s`)
+        await sleep(200, this.ctx.signal)
+      }
+    }
+    // Every client starts at one wall-clock instant of the switch host, 2 s from now.
+    const now = BigInt((await this.run.run(h, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim())
+    const startAtNs = now + 2_000_000_000n
+    const spec = this.ctx.plan.spec
+    const linkBps = spec.topology.hostLinkBps * b.mapping.scale
+    const w = spec.workload
+    const perHost = splitFlows('flows' in w && typeof w.flows === 'number' ? w.flows : plan.hosts.length, plan.hosts.length)
+    this.clientNames = []
+    for (const host of plan.hosts) {
+      this.run.throwIfCancelled()
+      const dsts = plan.hosts.filter((x) => x.tor !== host.tor).map((x) => ({ host: x.ip, port: AGENT_PORT }))
+      let workload: AgentWorkload
+      if (w.kind === 'long-lived') {
+        workload = { kind: 'long-lived', flows: Math.max(1, perHost[host.index]), ...(w.sizeBytes ? { sizeBytes: w.sizeBytes } : {}), durationS: spec.stopAfterNs / 1e9 }
+      } else if (w.kind === 'incast' || w.kind === 'permutation') {
+        throw new Error(`the bmv2 driver does not run ${w.kind} workloads yet`)
+      } else {
+        if (perHost[host.index] === 0) continue
+        workload = { kind: 'poisson', cdf: `${this.dir}/workload.cdf`, load: this.ctx.plan.load, linkBps, flows: perHost[host.index], stream: CLIENT_STREAM_BASE + host.index }
+      }
+      const name = `cli-h${host.index}`
+      const argv = agentClientArgv(loc, { dsts, out: `${this.dir}/flows-h${host.index}.jsonl`, workload, seed: this.ctx.plan.seed, startAtNs, src: host.ip })
+      await procs.start(name, ['ip', 'netns', 'exec', host.ns, ...argv])
+      this.clientNames.push({ host: host.index, name })
+    }
+    this.trafficStart = Date.now() + 2000
+    this.facts.agentLinkBps = linkBps
+    this.facts.flowsPerHost = perHost.join(' ')
+    this.ctx.log(h.name, `traffic: ${this.clientNames.length} clients start at ${startAtNs} (epoch ns), host links at ${linkBps / 1e6} Mbps`)
+  }
+
+  /** Reads per switch, and the series they feed. */
+  private seriesPlan(): { defs: SeriesSpec[]; value: Array<(rounds: Map<string, Map<string, number>>, prev: Map<string, Map<string, number>> | null, dtS: number) => number> } {
+    const b = this.built!
+    const defs: SeriesSpec[] = []
+    const value: Array<(r: Map<string, Map<string, number>>, p: Map<string, Map<string, number>> | null, dtS: number) => number> = []
+    const hula = this.ctx.plan.scheme === 'hula'
+    for (const sw of b.state.switches) {
+      const reads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
+      if (hula) reads.push({ kind: 'register', name: 'Ingress.bestHop' }, { kind: 'register', name: 'Ingress.pathUtil' })
+      this.seriesReads.set(sw.name, reads)
+      for (const p of sw.ports) {
+        const scaled = b.mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * b.mapping.scale
+        defs.push({ kind: 'link.util', entity: { switch: sw.name, port: p.port }, unit: 'ratio' })
+        const key = pollKey('Egress.portTx', p.port)
+        value.push((r, prev, dtS) => {
+          const now = r.get(sw.name)?.get(key)
+          const before = prev?.get(sw.name)?.get(key)
+          if (now === undefined || before === undefined || dtS <= 0) return NaN
+          return ((now - before) * 8) / (dtS * scaled)
+        })
+      }
+      if (hula) {
+        for (const tor of b.state.tors) {
+          if (tor.name === sw.name) continue
+          const entity = { switch: sw.name, dstTor: tor.name }
+          defs.push({ kind: 'hula.bestHop', entity, unit: 'port' })
+          value.push((r) => {
+            const v = r.get(sw.name)?.get(pollKey('Ingress.bestHop', tor.index))
+            return v === undefined ? NaN : v & 0x8000 ? v & 0x1ff : -1
+          })
+          defs.push({ kind: 'hula.pathUtil', entity: { ...entity }, unit: 'level' })
+          value.push((r) => r.get(sw.name)?.get(pollKey('Ingress.pathUtil', tor.index)) ?? NaN)
+        }
+      }
+    }
+    return { defs, value }
+  }
+
+  async *telemetry(): AsyncIterable<TargetMessage> {
+    const b = this.built
+    const plan = this.plan
+    if (!b || !plan) throw new Error('telemetry before deploy')
+    const h = this.switchHost
+    const procs = await this.run.processes(h)
+    const { defs, value } = this.seriesPlan()
+    yield { type: 'series', defs }
+    const intervalMs = Math.max(this.o.minPollMs ?? 1000, this.ctx.plan.spec.telemetryIntervalNs / 1e6)
+    this.facts.telemetryIntervalMs = intervalMs
+    // Wall-clock cap: the experiment's stopAfter stretched by the rate scale, plus a minute.
+    const capMs = this.ctx.plan.spec.stopAfterNs / 1e6 / Math.max(b.mapping.scale, 1e-6) + 60_000
+    let prev: Map<string, Map<string, number>> | null = null
+    let prevT = 0
+    let pollErrors = 0
+    for (;;) {
+      this.run.throwIfCancelled()
+      const roundStart = Date.now()
+      const rounds = new Map<string, Map<string, number>>()
+      await Promise.all(
+        plan.switches.map(async (s) => {
+          const reads = this.seriesReads.get(s.name) ?? []
+          const r = await pollSwitch(this.run, h, reads, this.cliTarget(s.thriftPort))
+          const m = new Map<string, number>()
+          for (const [k, v] of r.registers) m.set(k, v)
+          for (const [k, v] of r.counters) m.set(k, v.bytes)
+          rounds.set(s.name, m)
+          if (r.connectError || r.errors.length) {
+            pollErrors++
+            if (pollErrors <= 5) this.ctx.log(h.name, `poll ${s.name}: ${r.connectError ?? r.errors.slice(0, 2).map((e) => `${e.command}: ${e.error.message}`).join('; ')}`)
+          }
+        }),
+      )
+      const t = Date.now()
+      if (prev) {
+        const dtS = (t - prevT) / 1000
+        const values = new Float64Array(defs.length)
+        value.forEach((f, i) => (values[i] = f(rounds, prev, dtS)))
+        yield { type: 'telemetry', t: new Float64Array([(t - this.trafficStart) * 1e6]), values }
+      }
+      prev = rounds
+      prevT = t
+      let running = 0
+      for (const c of this.clientNames) if ((await procs.status(c.name)).alive) running++
+      if (running === 0) break
+      if (t - this.trafficStart > capMs) {
+        this.ctx.log(h.name, `traffic still running after ${Math.round(capMs / 1000)} s: stopping the clients (their unfinished flows are recorded)`)
+        for (const c of this.clientNames) await procs.stop(c.name)
+        break
+      }
+      await sleep(Math.max(0, intervalMs - (Date.now() - roundStart)), this.ctx.signal)
+    }
+    this.facts.pollErrors = pollErrors
+  }
+
+  async collect(): Promise<RunOutput> {
+    const plan = this.plan
+    if (!plan) throw new Error('collect before deploy')
+    const h = this.switchHost
+    const files: Array<{ hostIndex: number; source: string; text: string }> = []
+    for (const c of this.clientNames) {
+      const host = plan.hosts[c.host]
+      const r = await this.run.run(h, ['cat', '--', `${this.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20 })
+      if (r.code !== 0) this.ctx.log(h.name, `no flow file from ${host.name}: ${r.stderr.toString('utf8').trim()}`)
+      files.push({ hostIndex: c.host, source: host.name, text: r.stdout.toString('utf8') })
+    }
+    const ipToHost = new Map(plan.hosts.map((x) => [x.ip, x.index]))
+    const out = collectAgentFlows(files, (ip) => ipToHost.get(ip))
+    for (const e of out.lineErrors.slice(0, 10)) this.ctx.log('collect', e.message)
+    return {
+      flows: out.flows,
+      counters: { flowsFinished: out.finished, flowsUnfinished: out.unfinished, flowsFailed: out.failed, agentLineErrors: out.lineErrors.length },
+      facts: { ...this.facts },
+    }
+  }
+
+  async teardown(): Promise<void> {
+    this.tornDown ??= this.doTeardown()
+    return this.tornDown
+  }
+
+  private async doTeardown(): Promise<void> {
+    const tb = this.ctx.testbed!
+    const problems: string[] = []
+    try {
+      for (const h of tb.hosts) {
+        if (!this.run.touched.has(h.id)) continue
+        const p = await teardownHost(this.run, h, h.role === 'switch-host' ? this.prefix : null, { keepRunDir: this.o.keepRunDir })
+        if (p) problems.push(p)
+      }
+    } finally {
+      this.run.close()
+    }
+    if (problems.length) throw new Error(`teardown left things behind: ${problems.join(' | ')}`)
+  }
+}
+
+export class Bmv2Driver implements TargetDriver {
+  readonly kind = 'bmv2' as const
+  /** One run at a time per testbed: the runs would share the switch host's CPU and names. */
+  readonly maxParallelRuns = 1
+
+  constructor(private readonly o: Bmv2DriverOptions) {}
+
+  /** Runs are checked per testbed (session.check); the driver itself needs nothing local. */
+  async check(): Promise<TargetFacts> {
+    return { target: 'bmv2' }
+  }
+
+  open(ctx: RunContext): Bmv2Session {
+    return new Bmv2Session(ctx, this.o)
+  }
+}

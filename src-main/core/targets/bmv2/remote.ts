@@ -1,0 +1,300 @@
+// What the BMv2 and Tofino drivers share: logging in to a stored testbed's hosts, running
+// argv lists there with every line in the run's log, a per-run directory and its detached
+// processes (RemoteProcesses), the traffic agents, and the teardown check.
+// Every remote command line is built from an argv by cmd()/q() or is a constant script
+// taking its data as positional parameters (shScript).
+import { randomBytes } from 'node:crypto'
+import type { SecretStore } from '../../secrets'
+import { RemoteProcesses, SshPool, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
+import { checkHost } from '../../testbeds/check'
+import { passphraseSecretId } from '../../testbeds/service'
+import type { HostCheck, HostRole, TestbedKind } from '../../../contract/schemas'
+import { CancelledError, type RunContext, type RunTestbedHost } from '../driver'
+import { AgentOutputCollector, type AgentOutput } from '../agent'
+import { describeLeftovers, parseLeftovers, TEARDOWN_SCRIPT, VERIFY_SCRIPT, type Leftovers } from './netns'
+
+export interface RemoteDeps {
+  knownHosts: KnownHosts
+  secrets: SecretStore
+  /** ms for TCP connect + handshake + login. Default 15 000. */
+  connectTimeoutMs?: number
+  /** Parent of the per-run directories on the hosts (relative: the login directory). Default `.p4lab/runs`. */
+  remoteBase?: string
+  /** ms between TERM and KILL when stopping a process group. Default 3000. */
+  graceMs?: number
+  env?: NodeJS.ProcessEnv
+}
+
+/** A widened PATH for tools in sbin or /usr/local (a non-login shell may lack them). */
+export const PATH_PREFIX = 'PATH="$PATH:/usr/local/sbin:/usr/local/bin:/usr/sbin:/sbin"; export PATH'
+
+/** Prints the tools ($@) that are not on PATH, one per line. */
+const MISSING_TOOLS = `${PATH_PREFIX}
+for t; do command -v "$t" >/dev/null 2>&1 || printf '%s\\n' "$t"; done
+exit 0`
+
+/** Runs stdin through `"$@"` reading from the file $1: `CMD… < FILE`. */
+export const FROM_FILE = `f=$1; shift
+${PATH_PREFIX}
+exec "$@" < "$f"`
+
+/** Runs "$@" with the widened PATH (for tools in sbin). */
+export const WITH_PATH = `${PATH_PREFIX}
+exec "$@"`
+
+export class ToolMissingError extends Error {
+  constructor(
+    readonly tools: string[],
+    readonly host: string,
+  ) {
+    super(`${tools.join(', ')} ${tools.length === 1 ? 'is' : 'are'} not installed on ${host} (not found on PATH); see docs/TESTBEDS.md for what the host needs`)
+    this.name = 'ToolMissingError'
+  }
+}
+
+export async function sshTarget(h: RunTestbedHost, secrets: SecretStore): Promise<SshTarget> {
+  if (h.auth === 'agent') return { host: h.address, port: h.port, user: h.user, auth: { kind: 'agent' } }
+  const id = passphraseSecretId(h.id)
+  const has = (await secrets.get(id)) !== undefined
+  return { host: h.address, port: h.port, user: h.user, auth: { kind: 'key', path: h.keyFile ?? '', ...(has ? { passphraseSecret: id } : {}) } }
+}
+
+/** Two random base-36 characters: makes a run's names unique on a host shared by several p4labs. */
+export function nonce(): string {
+  const b = randomBytes(2)
+  const a = '0123456789abcdefghijklmnopqrstuvwxyz'
+  return a[b[0] % 36] + a[b[1] % 36]
+}
+
+export interface ExecLogged {
+  /** Written to the command's stdin. */
+  stdin?: string
+  /** Lines of output go to the run's log (default true); false keeps them out (poll rounds). */
+  logOutput?: boolean
+  /** Fails unless it exits 0 (default true). */
+  check?: boolean
+  /** Cancel with the run (default true; false for teardown, which must run after a cancel). */
+  cancellable?: boolean
+  maxCapture?: number
+}
+
+/**
+ * One run's remote side: the SSH connections to the testbed's hosts, the run directory on
+ * each, and the processes started there. Created at open(), closed at teardown.
+ */
+export class RemoteRun {
+  readonly pool: SshPool
+  /** Unique on every host: `run-<id>-<nonce>` (a safe name for RemoteProcesses). */
+  readonly key: string
+  private readonly hosts = new Map<number, SshHost>()
+  private readonly procs = new Map<number, RemoteProcesses>()
+  private readonly homes = new Map<number, string>()
+  /** Hosts on which this run made a directory or started something (teardown visits them). */
+  readonly touched = new Set<number>()
+
+  constructor(
+    readonly ctx: RunContext,
+    readonly deps: RemoteDeps,
+    readonly nonceText: string,
+  ) {
+    this.key = `run-${ctx.plan.runId}-${nonceText}`
+    this.pool = new SshPool({
+      knownHosts: deps.knownHosts,
+      secrets: deps.secrets,
+      readyTimeout: deps.connectTimeoutMs ?? 15_000,
+      env: deps.env,
+      backoff: { maxAttempts: 3 },
+      log: (line) => ctx.log('ssh', line),
+    })
+  }
+
+  get base(): string {
+    return (this.deps.remoteBase ?? '.p4lab/runs').replace(/\/+$/, '')
+  }
+
+  throwIfCancelled(): void {
+    if (this.ctx.signal.aborted) throw new CancelledError()
+  }
+
+  async host(h: RunTestbedHost): Promise<SshHost> {
+    let s = this.hosts.get(h.id)
+    if (!s) {
+      s = this.pool.host(await sshTarget(h, this.deps.secrets))
+      this.hosts.set(h.id, s)
+    }
+    return s
+  }
+
+  async processes(h: RunTestbedHost): Promise<RemoteProcesses> {
+    let p = this.procs.get(h.id)
+    if (!p) {
+      p = new RemoteProcesses(await this.host(h), this.key, { baseDir: this.base, graceMs: this.deps.graceMs ?? 3000 })
+      this.procs.set(h.id, p)
+    }
+    return p
+  }
+
+  /** The run directory on the host, absolute (`$HOME/<base>/<key>` for a relative base). */
+  async runDir(h: RunTestbedHost): Promise<string> {
+    let home = this.homes.get(h.id)
+    if (home === undefined) {
+      const s = await this.host(h)
+      const r = await s.exec(shScript('printf "%s" "$HOME"', 'p4lab-home'))
+      home = r.stdout.toString('utf8')
+      this.homes.set(h.id, home)
+    }
+    return this.base.startsWith('/') ? `${this.base}/${this.key}` : `${home}/${this.base}/${this.key}`
+  }
+
+  /** Runs argv on the host (or a constant script via shScript when `line` is given), logging the command and its output. */
+  async run(h: RunTestbedHost, argv: readonly string[], opts: ExecLogged & { line?: string } = {}): Promise<ExecResult> {
+    if (opts.cancellable !== false) this.throwIfCancelled()
+    const s = await this.host(h)
+    const line = opts.line ?? q(argv)
+    const shown = argv.length ? q(argv) : line
+    this.ctx.log(h.name, `$ ${shown.length > 400 ? shown.slice(0, 400) + '…' : shown}`)
+    let r: ExecResult
+    try {
+      r = await s.exec(line, {
+        ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+        ...(opts.cancellable !== false ? { signal: this.ctx.signal } : {}),
+        maxCapture: opts.maxCapture ?? 16 << 20,
+        ...(opts.logOutput === false ? {} : { onLine: (l: string, stream: string) => this.ctx.log(h.name, stream === 'stderr' ? `! ${l}` : l) }),
+      })
+    } catch (e) {
+      if (opts.cancellable !== false && this.ctx.signal.aborted) throw new CancelledError()
+      throw e
+    }
+    if ((opts.check ?? true) && r.code !== 0) {
+      const tail = (r.stderr.toString('utf8') || r.stdout.toString('utf8')).trim().split('\n').slice(-5).join(' / ')
+      const why = r.code === null ? `was killed by ${r.signal ?? 'a signal'}` : `exited with ${r.code}`
+      throw new Error(`${h.name}: ${argv[0] ?? 'a command'} ${why}${tail ? `: ${tail}` : ''}`)
+    }
+    return r
+  }
+
+  /** A constant script with positional data (shScript): the only shell text this run sends. */
+  script(h: RunTestbedHost, name: string, script: string, args: readonly string[], opts: ExecLogged = {}): Promise<ExecResult> {
+    return this.run(h, ['sh', '-c', `<${name}>`, ...args], { ...opts, line: shScript(script, name, args) })
+  }
+
+  /** The tools of `tools` that the host lacks. */
+  async missingTools(h: RunTestbedHost, tools: readonly string[]): Promise<string[]> {
+    const r = await this.script(h, 'p4lab-tools', MISSING_TOOLS, tools, { logOutput: false })
+    return r.stdout.toString('utf8').split('\n').filter(Boolean)
+  }
+
+  async requireTools(h: RunTestbedHost, tools: readonly string[]): Promise<void> {
+    const missing = await this.missingTools(h, tools)
+    if (missing.length) throw new ToolMissingError(missing, `${h.name} (${h.user}@${h.address})`)
+  }
+
+  /** Logs in to the host and looks for the tools of its role (the testbeds' Check), failing on a missing required one. */
+  async checkHost(kind: TestbedKind, settings: Record<string, unknown>, h: RunTestbedHost, ignore: readonly string[] = []): Promise<HostCheck> {
+    this.throwIfCancelled()
+    const target = await sshTarget(h, this.deps.secrets)
+    const r = await checkHost(this.pool, kind, settings, { name: h.name, role: h.role as HostRole, target }, { signal: this.ctx.signal })
+    if (this.ctx.signal.aborted) throw new CancelledError()
+    for (const t of r.tools) {
+      this.ctx.log(h.name, `check: ${t.name}: ${t.found ? `${t.version ?? 'found'}${t.path ? ` (${t.path})` : ''}` : `missing${t.required ? ' (required)' : ''}: ${t.detail ?? ''}`}`)
+    }
+    if (r.status === 'unknown-key') {
+      throw new Error(`${h.name}: the host key ${r.hostKey?.fingerprint ?? ''} is not trusted yet; compare it and run: p4lab testbed trust ${this.ctx.testbed?.name ?? 'TESTBED'}`)
+    }
+    if (r.status !== 'ok') throw new Error(`${h.name}: ${r.message ?? r.status}`)
+    const missing = r.missing.filter((m) => !ignore.includes(m))
+    if (missing.length) throw new ToolMissingError(missing, `${h.name} (${h.user}@${h.address})`)
+    return r
+  }
+
+  /** Fails unless the login user is root (namespaces, veths and raw sockets need it). */
+  async requireRoot(h: RunTestbedHost): Promise<void> {
+    const r = await this.run(h, ['id', '-u'], { logOutput: false })
+    if (r.stdout.toString('utf8').trim() !== '0') {
+      throw new Error(`${h.name}: p4lab logs in as ${h.user}, but network namespaces, veth pairs and simple_switch need root; add the host with user root (see docs/TESTBEDS.md)`)
+    }
+  }
+
+  /** Stops every process of this run on the host (by process group) and logs what was signalled. */
+  async stopAll(h: RunTestbedHost): Promise<void> {
+    const p = await this.processes(h)
+    const stopped = await p.stopAll()
+    for (const s of stopped) if (s.signalled !== 'none') this.ctx.log(h.name, `stopped ${s.name} (group ${s.pid}) with ${s.signalled}`)
+  }
+
+  /**
+   * Removes everything named with the run's prefix (when it made namespaces) and returns what is
+   * left: namespaces, interfaces, processes in them, and live members of the run's process groups.
+   */
+  async cleanAndVerify(h: RunTestbedHost, prefix: string | null): Promise<Leftovers> {
+    const opts = { cancellable: false, check: false } as const
+    if (prefix) await this.script(h, 'p4lab-teardown', TEARDOWN_SCRIPT, [prefix], opts)
+    const found = prefix ? parseLeftovers((await this.script(h, 'p4lab-verify', VERIFY_SCRIPT, [prefix], { ...opts, logOutput: false })).stdout.toString('utf8')) : { namespaces: [], links: [], pids: [], files: [] }
+    const p = await this.processes(h)
+    const processes: Leftovers['processes'] = []
+    for (const name of await p.list()) {
+      const st = await p.status(name)
+      if (st.members.length) processes.push({ name, pids: st.members })
+    }
+    return { ...found, processes }
+  }
+
+  async removeRunDir(h: RunTestbedHost): Promise<void> {
+    const dir = await this.runDir(h)
+    await this.run(h, ['rm', '-rf', '--', dir], { cancellable: false, check: false, logOutput: false })
+  }
+
+  close(): void {
+    this.pool.closeAll()
+  }
+}
+
+/** Teardown of one host: stop the run's processes, delete what it made, verify, remove its directory. */
+export async function teardownHost(run: RemoteRun, h: RunTestbedHost, prefix: string | null, opts: { keepRunDir?: boolean } = {}): Promise<string | null> {
+  const problems: string[] = []
+  try {
+    await run.stopAll(h)
+  } catch (e) {
+    problems.push(`stopping the run's processes: ${(e as Error).message}`)
+  }
+  let left: Leftovers | undefined
+  try {
+    left = await run.cleanAndVerify(h, prefix)
+  } catch (e) {
+    problems.push(`cleaning up: ${(e as Error).message}`)
+  }
+  const what = left ? describeLeftovers(left) : null
+  if (what) problems.push(`left behind: ${what}`)
+  run.ctx.event?.('teardown', { host: h.name, clean: problems.length === 0, ...(left ? { leftovers: left } : {}) })
+  if (problems.length === 0) {
+    run.ctx.log(h.name, `teardown: verified, nothing of ${run.key}${prefix ? ` (prefix ${prefix})` : ''} is left`)
+    if (!opts.keepRunDir) await run.removeRunDir(h).catch(() => undefined)
+    return null
+  }
+  for (const p of problems) run.ctx.log(h.name, `teardown ERROR: ${p}`)
+  return `${h.name}: ${problems.join('; ')}`
+}
+
+/** Splits `total` flows over `n` hosts as evenly as possible (the first ones get one more). */
+export function splitFlows(total: number, n: number): number[] {
+  const base = Math.floor(total / n)
+  return Array.from({ length: n }, (_, i) => base + (i < total % n ? 1 : 0))
+}
+
+/** Agent output files → flows, with per-host sources. */
+export function collectAgentFlows(files: Array<{ hostIndex: number; source: string; text: string }>, hostOf: (ip: string) => number | undefined): AgentOutput {
+  const c = new AgentOutputCollector({ hostOf })
+  for (const f of files) c.addText(f.text, f.source, f.hostIndex)
+  return c.result()
+}
+
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(done, ms)
+    function done() {
+      clearTimeout(t)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, { once: true })
+  })

@@ -1,0 +1,151 @@
+// The BMv2 driver's remote steps, one function each so tests can drive them against the
+// real sshd: topology bring-up (netns + veth), starting simple_switch, configuring it with
+// its command file piped into simple_switch_CLI (the transcript parsed: the CLI exits 0 on
+// errors), and telemetry poll rounds (one CLI process per switch per round).
+import type { RunTestbedHost } from '../driver'
+import { cliInput, parseCliSession, parsePollRound, pollCommands, type CliCommandResult, type PollRead, type PollRound } from './output'
+import { hostBatch, linksBatch, namespacesBatch, switchInterfaceArgs, type NetnsPlan, type PlannedSwitch } from './netns'
+import { FROM_FILE, PATH_PREFIX, WITH_PATH, sleep, type RemoteRun } from './remote'
+import { CancelledError } from '../driver'
+
+/** Configures one host namespace: its ip batch from stdin, then checksum offloads off (best effort). */
+const HOST_NS_SCRIPT = `${PATH_PREFIX}
+ns=$1
+ip -n "$ns" -batch - || exit 1
+if command -v ethtool >/dev/null 2>&1; then ip netns exec "$ns" ethtool -K eth0 tx off rx off >/dev/null 2>&1 || echo "p4lab: ethtool -K eth0 failed in $ns" >&2; else echo "p4lab: ethtool not found: checksum offloads stay on (TCP through BMv2 may see bad checksums)" >&2; fi
+exit 0`
+
+/** The switch namespace: IPv6 off (no router solicitations into the switches), then the links batch from stdin, then offloads off. */
+const SWITCH_NS_SCRIPT = `${PATH_PREFIX}
+ns=$1; shift
+ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1 || echo "p4lab: could not turn IPv6 off in $ns" >&2
+ip -n "$ns" -batch - || exit 1
+if command -v ethtool >/dev/null 2>&1; then for i; do ip netns exec "$ns" ethtool -K "$i" tx off rx off >/dev/null 2>&1; done; fi
+exit 0`
+
+/** Brings up the plan's namespaces and veths on the switch host. Throws on the first failure (teardown cleans up). */
+export async function bringUpTopology(run: RemoteRun, h: RunTestbedHost, plan: NetnsPlan): Promise<void> {
+  run.touched.add(h.id)
+  run.ctx.log(h.name, `topology: ${1 + plan.hosts.length} namespaces, ${plan.links.length} veth pairs, prefix ${plan.prefix}`)
+  await run.script(h, 'p4lab-netns', WITH_PATH, ['ip', '-batch', '-'], { stdin: namespacesBatch(plan) })
+  const ifs = plan.switches.flatMap((s) => s.ports.map((p) => p.ifname))
+  await run.script(h, 'p4lab-links', SWITCH_NS_SCRIPT, [plan.switchNs, ...ifs], { stdin: linksBatch(plan) })
+  for (const host of plan.hosts) {
+    await run.script(h, 'p4lab-host', HOST_NS_SCRIPT, [host.ns], { stdin: hostBatch(host) })
+  }
+  run.ctx.event?.('deploy', { part: 'topology', prefix: plan.prefix, namespaces: 1 + plan.hosts.length, links: plan.links.length })
+}
+
+/** `ip netns exec NS` (or nothing, for a CLI reached without a namespace). */
+export function nsExec(ns: string | null): string[] {
+  return ns ? ['ip', 'netns', 'exec', ns] : []
+}
+
+export interface SwitchFiles {
+  /** Absolute path of the compiled BMv2 JSON on the host. */
+  json: string
+  /** Absolute path of the run directory (logs). */
+  dir: string
+}
+
+export function simpleSwitchArgv(s: PlannedSwitch, plan: NetnsPlan, files: SwitchFiles, simpleSwitch = 'simple_switch'): string[] {
+  return [
+    ...nsExec(plan.switchNs),
+    simpleSwitch,
+    '--device-id',
+    String(s.deviceId),
+    '--thrift-port',
+    String(s.thriftPort),
+    '--log-file',
+    `${files.dir}/${s.name}-bmv2`,
+    '--log-level',
+    'warn',
+    '--log-flush',
+    '--notifications-addr',
+    `ipc:///tmp/${plan.prefix}${s.index}.ipc`,
+    ...switchInterfaceArgs(s),
+    files.json,
+  ]
+}
+
+export interface CliTarget {
+  /** The namespace the CLI runs in (the switch namespace), or null. */
+  ns: string | null
+  thriftPort: number
+  /** The CLI program and any arguments before `--thrift-port` (default ['simple_switch_CLI']). */
+  cli?: string[]
+}
+
+function cliArgv(t: CliTarget): string[] {
+  return [...nsExec(t.ns), ...(t.cli ?? ['simple_switch_CLI']), '--thrift-port', String(t.thriftPort)]
+}
+
+/** Waits until the switch's thrift server answers (a CLI session with no command gets a prompt), or its process died. */
+export async function waitSwitchReady(run: RemoteRun, h: RunTestbedHost, name: string, procName: string, t: CliTarget, timeoutMs = 20_000): Promise<void> {
+  const procs = await run.processes(h)
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    run.throwIfCancelled()
+    const st = await procs.status(procName)
+    if (!st.alive) {
+      const log = (await procs.readLog(procName, 4096).catch(() => '')).trim()
+      throw new Error(`simple_switch for ${name} exited right after it started${log ? `: ${log.split('\n').slice(-5).join(' / ')}` : ''}`)
+    }
+    const r = await run.script(h, 'p4lab-cli', WITH_PATH, cliArgv(t), { stdin: '', check: false, logOutput: false })
+    const text = r.stdout.toString('utf8') + r.stderr.toString('utf8')
+    if (text.includes('RuntimeCmd:')) return
+    if (Date.now() > deadline) throw new Error(`simple_switch for ${name} did not answer on thrift port ${t.thriftPort} within ${timeoutMs / 1000} s: ${text.trim().split('\n').slice(-2).join(' / ')}`)
+    await sleep(300, run.ctx.signal)
+  }
+}
+
+export class CliConfigError extends Error {
+  constructor(
+    readonly switchName: string,
+    readonly failures: CliCommandResult[],
+    readonly connectError: string | null,
+  ) {
+    const first = failures.slice(0, 3).map((f) => `command ${f.index + 1} \`${f.command}\`: ${f.error?.message ?? 'failed'}`)
+    super(
+      connectError
+        ? `configuring ${switchName}: simple_switch_CLI could not reach the switch: ${connectError}`
+        : `configuring ${switchName}: ${failures.length} of its commands failed: ${first.join('; ')}${failures.length > 3 ? '; …' : ''}`,
+    )
+    this.name = 'CliConfigError'
+  }
+}
+
+/**
+ * Pipes the command file (already on the host) into simple_switch_CLI and reads the
+ * transcript: any failed command fails the step, naming the command and the CLI's message.
+ * Multicast node handles are checked against the ones the file expects.
+ */
+export async function configureSwitch(run: RemoteRun, h: RunTestbedHost, name: string, file: string, commands: readonly string[], t: CliTarget): Promise<CliCommandResult[]> {
+  const r = await run.script(h, 'p4lab-configure', FROM_FILE, [file, ...cliArgv(t)], { check: false, logOutput: false })
+  const transcript = r.stdout.toString('utf8') + r.stderr.toString('utf8')
+  const session = parseCliSession(commands, transcript)
+  const failures = [...session.failures]
+  // The rendered file names the mc node handles it expects (0, 1, ... on a fresh switch): every
+  // handle it associates must be one the switch printed for an mc_node_create before it.
+  const created = new Set<number>()
+  for (const res of session.results) {
+    if (res.value?.type === 'mc-node-handle') created.add(res.value.handle)
+    else if (res.ok && res.command.startsWith('mc_node_associate')) {
+      const handle = Number(res.command.trim().split(/\s+/)[2])
+      if (!created.has(handle)) {
+        failures.push({ ...res, ok: false, error: { kind: 'unexpected-output', message: `associates node handle ${handle}, but the switch created ${[...created].join(', ') || 'none'}` } })
+      }
+    }
+  }
+  for (const f of failures.slice(0, 20)) run.ctx.log(h.name, `${name}: command ${f.index + 1} \`${f.command}\`: ${f.error?.message}`)
+  if (failures.length || session.connectError) throw new CliConfigError(name, failures, session.connectError)
+  run.ctx.log(h.name, `${name}: ${commands.length} commands applied`)
+  return session.results
+}
+
+/** One telemetry poll round of one switch: one CLI process carrying every read. */
+export async function pollSwitch(run: RemoteRun, h: RunTestbedHost, reads: readonly PollRead[], t: CliTarget): Promise<PollRound> {
+  const r = await run.script(h, 'p4lab-poll', WITH_PATH, cliArgv(t), { stdin: cliInput(pollCommands(reads)), check: false, logOutput: false })
+  if (run.ctx.signal.aborted) throw new CancelledError()
+  return parsePollRound(reads, r.stdout.toString('utf8') + r.stderr.toString('utf8'))
+}

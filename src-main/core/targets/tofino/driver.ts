@@ -1,0 +1,445 @@
+// The Tofino target: SDE boxes or tofino-model hosts over SSH (DESIGN §4, issue 5 item 4).
+//
+// Mapping: the testbed's 'sde' hosts, in order, carry the fabric's switches in control-plane
+// order (ToRs first), one switch each (one ASIC or one tofino-model per host). Traffic:
+// - tofino-model: the hosts of a switch are network namespaces on its SDE host, joined by veth
+//   pairs to the model's ports (ports.json maps each DEV_PORT to its veth); links between
+//   switches on different hosts are not joined by the driver (see docs/TESTBEDS.md);
+// - hardware: the testbed's 'traffic' hosts, in order, are the fabric's hosts; each must
+//   already carry its control-plane address (checked) and be cabled to its ToR port.
+//
+//   check     tools per host ($SDE, $SDE_INSTALL, bf-p4c, run_*.sh; python3 on traffic hosts)
+//   build     bf-p4c through the artifact cache, on the first SDE host (SshRunner, SDE env)
+//   deploy    upload the compiled program (its .conf rewritten to the uploaded paths), the
+//             rendered bfrt_python script, ports.json and the agent; tofino-model
+//             (run_tofino_model.sh -c CONF -f ports.json) then run_switchd.sh -c CONF,
+//             detached; wait for bfshell; run_bfshell.sh -b script.py (tables, multicast,
+//             ports through bfrt.port.port on hardware, pktgen for probes), output parsed
+//   traffic   agent servers then clients (one PRNG stream per host)
+//   telemetry a bfrt poll script per round (operation_register_sync / counter sync)
+//   teardown  stop every process of the run by group, delete its namespaces and veths, verify.
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { TofinoSettings } from '../../../contract/schemas'
+import { buildFabric, type FabricSpec } from '../../../topology'
+import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState } from '../../controlplane'
+import { P4Builder, SshRunner, readVariant, schemeParams, type BuildResult } from '../../p4build'
+import { isCpScheme } from '../../p4build/render'
+import type { Store } from '../../store'
+import { uploadDir } from '../../ssh'
+import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../agent'
+import {
+  type RunContext,
+  type RunOutput,
+  type RunTestbedHost,
+  type SeriesSpec,
+  type TargetDriver,
+  type TargetFacts,
+  type TargetMessage,
+  type TargetSession,
+} from '../driver'
+import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../bmv2/netns'
+import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, splitFlows, teardownHost, type RemoteDeps } from '../bmv2/remote'
+import { bfrtPollKey, bfrtPollScript, combinePipes, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead } from './output'
+
+export interface TofinoDriverOptions extends RemoteDeps {
+  store: Store
+  dataDir: string
+  p4Dir: string
+  agentFile: string
+  /** ms to wait for bf_switchd to answer bfshell. Default 180 000 (the model is slow to start). */
+  switchdTimeoutMs?: number
+  minPollMs?: number
+  keepRunDir?: boolean
+}
+
+const AGENT_PORT = 5001
+const CLIENT_STREAM_BASE = 16
+
+/** One switch on one SDE host. */
+interface Placement {
+  sw: string
+  switchIndex: number
+  host: RunTestbedHost
+  sde: string
+  sdeInstall: string
+}
+
+/** Rewrites the paths of a bf-p4c .conf to where its directory was uploaded. */
+export function rewriteConf(conf: string, uploadedDir: string): string {
+  const j = JSON.parse(conf) as { p4_devices?: Array<{ p4_programs?: Array<Record<string, unknown> & { p4_pipelines?: Array<Record<string, unknown>> }> }> }
+  const rel = (p: unknown): unknown => {
+    if (typeof p !== 'string') return p
+    const m = /(?:^|\/)((?:pipe[^/]*\/)?[^/]+)$/.exec(p)
+    return m ? `${uploadedDir}/${m[1]}` : p
+  }
+  for (const d of j.p4_devices ?? []) {
+    for (const prog of d.p4_programs ?? []) {
+      if ('bfrt-config' in prog) prog['bfrt-config'] = rel(prog['bfrt-config'])
+      for (const pl of prog.p4_pipelines ?? []) {
+        for (const k of ['context', 'config']) if (k in pl) pl[k] = rel(pl[k])
+        if ('path' in pl) pl.path = uploadedDir
+      }
+    }
+  }
+  return JSON.stringify(j, null, 2) + '\n'
+}
+
+/** tofino-model's ports.json: each DEV_PORT on its veth. */
+export function modelPortsJson(plan: NetnsPlan, switchIndex: number): string {
+  const s = plan.switches[switchIndex]
+  return JSON.stringify({ PortToIf: s.ports.map((p) => ({ device_port: p.port, if: p.ifname })) }, null, 1) + '\n'
+}
+
+/** In $SDE ($1) with SDE=$2 and SDE_INSTALL=$3 exported: exec "$@" (the SDE's scripts expect both). */
+const SDE_EXEC = 'cd -- "$1" && shift && SDE=$1 && SDE_INSTALL=$2 && export SDE SDE_INSTALL && shift 2 && exec "$@"'
+
+const READY_SCRIPT = (program: string) => `print("p4lab-ready" if hasattr(bfrt, ${JSON.stringify(program)}) else "p4lab-not-ready")\n`
+
+export class TofinoSession implements TargetSession {
+  readonly run: RemoteRun
+  private readonly settings: TofinoSettings
+  private state: ControlPlaneState | undefined
+  private programName = ''
+  private artifact: BuildResult | undefined
+  private placements: Placement[] = []
+  private plan: NetnsPlan | undefined
+  private dirs = new Map<number, string>()
+  private facts: TargetFacts = { target: 'tofino' }
+  private clients: Array<{ host: RunTestbedHost; name: string; hostIndex: number; out: string }> = []
+  private trafficStart = 0
+  private tornDown: Promise<void> | undefined
+
+  constructor(
+    readonly ctx: RunContext,
+    private readonly o: TofinoDriverOptions,
+    runNonce = nonce(),
+  ) {
+    if (!ctx.testbed) throw new Error('the tofino driver runs on a stored testbed; this run has none')
+    this.settings = TofinoSettings.parse(ctx.testbed.settings)
+    this.run = new RemoteRun(ctx, o, runNonce)
+  }
+
+  get prefix(): string {
+    return runPrefix(this.ctx.plan.runId, this.run.nonceText)
+  }
+
+  private sdeHosts(): RunTestbedHost[] {
+    return this.ctx.testbed!.hosts.filter((h) => h.role === 'sde')
+  }
+
+  private trafficHosts(): RunTestbedHost[] {
+    return this.ctx.testbed!.hosts.filter((h) => h.role === 'traffic')
+  }
+
+  private computeState(): ControlPlaneState {
+    if (this.state) return this.state
+    const { plan } = this.ctx
+    if (!isCpScheme(plan.scheme)) throw new Error(`scheme '${plan.scheme}' has no Tofino program`)
+    const topology = plan.spec.topology
+    this.state = computeControlPlane(buildFabric(topology as FabricSpec), plan.scheme, schemeParams(topology, plan.spec.params))
+    this.programName = schemeModule(plan.scheme).iface('tofino').programName
+    return this.state
+  }
+
+  async check(): Promise<TargetFacts> {
+    const tb = this.ctx.testbed!
+    const state = this.computeState()
+    const sde = this.sdeHosts()
+    if (sde.length < state.switches.length) {
+      throw new Error(
+        `testbed '${tb.name}' has ${sde.length} sde host(s), and this fabric has ${state.switches.length} switches (${state.switches.map((s) => s.name).join(', ')}): ` +
+          'the tofino driver runs one switch per sde host (one Tofino or one tofino-model each); see docs/TESTBEDS.md',
+      )
+    }
+    if (this.settings.target === 'hardware' && this.trafficHosts().length < state.hosts.length) {
+      throw new Error(`testbed '${tb.name}' has ${this.trafficHosts().length} traffic host(s) for ${state.hosts.length} fabric hosts; on hardware every fabric host is a traffic host (docs/TESTBEDS.md)`)
+    }
+    this.placements = []
+    for (const h of tb.hosts) {
+      const r = await this.run.checkHost('tofino', tb.settings, h)
+      for (const t of r.tools) if (t.found && (t.version || t.path)) this.facts[`${h.name}.${t.name}`] = t.version ?? t.path ?? ''
+      const i = sde.indexOf(h)
+      if (i >= 0 && i < state.switches.length) {
+        const sdePath = r.tools.find((t) => t.name === '$SDE')?.path
+        const installPath = r.tools.find((t) => t.name === '$SDE_INSTALL')?.path
+        if (!sdePath || !installPath) throw new Error(`${h.name}: $SDE / $SDE_INSTALL not found`)
+        this.placements.push({ sw: state.switches[i].name, switchIndex: i, host: h, sde: sdePath, sdeInstall: installPath })
+      }
+    }
+    if (this.settings.target === 'model') for (const p of this.placements) await this.run.requireRoot(p.host)
+    this.facts.target = `tofino-${this.settings.target}`
+    this.facts.placement = this.placements.map((p) => `${p.sw}@${p.host.name}`).join(' ')
+    return this.facts
+  }
+
+  async build(): Promise<void> {
+    const state = this.computeState()
+    void state
+    const w = this.ctx.plan.spec.workload
+    if (w.kind === 'incast' || w.kind === 'permutation') throw new Error(`the tofino driver does not run ${w.kind} workloads yet`)
+    const first = this.placements[0]
+    if (!first) throw new Error('build before check: no SDE host placed')
+    const { plan } = this.ctx
+    const variant = plan.experimentId !== undefined ? readVariant(this.o.dataDir, plan.experimentId, { scheme: this.programName, target: 'tofino' }) : null
+    const file = variant?.file ?? join(this.o.p4Dir, 'tna', `${this.programName}.p4`)
+    const runner = new SshRunner(await this.run.host(first.host), {
+      tools: { 'bf-p4c': `${first.sdeInstall}/bin/bf-p4c` },
+      env: { SDE: first.sde, SDE_INSTALL: first.sdeInstall },
+    })
+    this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with bf-p4c (${runner.where})`)
+    const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
+    this.artifact = await builder.build({ file, target: 'tofino', program: variant ? `variant:${this.programName}` : `p4/tna/${this.programName}.p4`, signal: this.ctx.signal })
+    this.facts.artifact = this.artifact.key
+    this.facts.compiler = this.artifact.artifact.compiler
+    this.facts.program = `tna/${this.programName}.p4`
+  }
+
+  async deploy(): Promise<void> {
+    const state = this.computeState()
+    const art = this.artifact
+    if (!art) throw new Error('deploy before build')
+    const model = this.settings.target === 'model'
+    this.plan = planNetns(state, this.prefix)
+    this.facts.prefix = this.prefix
+    for (const p of this.placements) {
+      this.run.throwIfCancelled()
+      const h = p.host
+      const dir = await this.run.runDir(h)
+      this.dirs.set(h.id, dir)
+      this.run.touched.add(h.id)
+      const stage = mkdtempSync(join(tmpdir(), 'p4lab-tofino-'))
+      try {
+        const progDir = `${this.programName}.tofino`
+        cpSync(art.files.tofino, join(stage, progDir), { recursive: true })
+        const confName = `${this.programName}.conf`
+        writeFileSync(join(stage, progDir, confName), rewriteConf(readFileSync(art.files.conf, 'utf8'), `${dir}/${progDir}`))
+        writeFileSync(join(stage, `${p.sw}.py`), renderBfrt(state, p.sw, undefined, { skipPorts: model }))
+        writeFileSync(join(stage, 'ready.py'), READY_SCRIPT(this.programName))
+        if (model) writeFileSync(join(stage, 'ports.json'), modelPortsJson(this.plan, p.switchIndex))
+        copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
+        const w = this.ctx.plan.spec.workload
+        if ('file' in w) copyFileSync(w.file, join(stage, 'workload.cdf'))
+        mkdirSync(join(stage, 'poll'))
+        writeFileSync(join(stage, 'poll', 'round.py'), bfrtPollScript(this.programName, this.pollReads(p)))
+        await uploadDir(await this.run.host(h), stage, dir, { signal: this.ctx.signal })
+      } finally {
+        rmSync(stage, { recursive: true, force: true })
+      }
+      if (model) await this.bringUpModelPorts(p)
+      await this.run.requireTools(h, [`${p.sde}/run_switchd.sh`, `${p.sde}/run_bfshell.sh`, ...(model ? [`${p.sde}/run_tofino_model.sh`] : [])])
+      const env = { SDE: p.sde, SDE_INSTALL: p.sdeInstall }
+      const procs = await this.run.processes(h)
+      const conf = `${dir}/${this.programName}.tofino/${this.programName}.conf`
+      if (model) await procs.start(`model-${p.sw}`, [`${p.sde}/run_tofino_model.sh`, '-c', conf, '-f', `${dir}/ports.json`], { cwd: p.sde, env })
+      await procs.start(`switchd-${p.sw}`, [`${p.sde}/run_switchd.sh`, '-c', conf], { cwd: p.sde, env })
+      await this.waitBfshell(p, dir)
+      await this.bfshell(p, `${dir}/${p.sw}.py`, 'configure')
+    }
+    this.ctx.event?.('deploy', { part: 'configured', switches: this.placements.map((p) => p.sw) })
+  }
+
+  /** tofino-model: namespaces for the switch's hosts, veths for its ports (root namespace, named in ports.json). */
+  private async bringUpModelPorts(p: Placement): Promise<void> {
+    const plan = this.plan!
+    const sw = plan.switches[p.switchIndex]
+    const hosts = plan.hosts.filter((x) => x.tor === sw.name)
+    const sub: NetnsPlan = { ...plan, switches: [sw], hosts, links: plan.links.filter((l) => sw.ports.some((q) => q.ifname === l.a || q.ifname === l.b)) }
+    const crossHost = sub.links.filter((l) => !l.hostNs)
+    if (crossHost.length) {
+      this.ctx.log(p.host.name, `tofino-model: ${crossHost.length} switch-to-switch port(s) of ${sw.name} are veths without a peer on this host; join them to the neighbouring model yourself (docs/TESTBEDS.md)`)
+    }
+    // Ports live in the root namespace (the model opens them there): `ip -batch` without -n.
+    const links = linksBatch({ ...sub, links: sub.links.map((l) => (l.hostNs ? l : { a: l.a, b: `${l.a.slice(0, -1)}x` })) })
+      .split('\n')
+      .filter((l) => !l.startsWith('link set dev') || sw.ports.some((q) => l.endsWith(` ${q.ifname} up`)))
+      .join('\n')
+    await this.run.script(p.host, 'p4lab-netns', WITH_PATH, ['ip', '-batch', '-'], { stdin: namespacesBatch({ ...sub, switchNs: `${plan.prefix}m${p.switchIndex}` }) })
+    await this.run.script(p.host, 'p4lab-links', WITH_PATH, ['ip', '-batch', '-'], { stdin: links })
+    for (const host of hosts) await this.run.script(p.host, 'p4lab-host', WITH_PATH, ['ip', '-n', host.ns, '-batch', '-'], { stdin: hostBatch(host) })
+  }
+
+  private async waitBfshell(p: Placement, dir: string): Promise<void> {
+    const deadline = Date.now() + (this.o.switchdTimeoutMs ?? 180_000)
+    const procs = await this.run.processes(p.host)
+    for (;;) {
+      this.run.throwIfCancelled()
+      const st = await procs.status(`switchd-${p.sw}`)
+      if (!st.alive) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} exited: ${(await procs.readLog(`switchd-${p.sw}`, 4096)).trim().split('\n').slice(-5).join(' / ')}`)
+      const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${dir}/ready.py`], { check: false, logOutput: false })
+      if (r.stdout.toString('utf8').includes('p4lab-ready')) return
+      if (Date.now() > deadline) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} did not load ${this.programName} within ${(this.o.switchdTimeoutMs ?? 180_000) / 1000} s`)
+      await sleep(2000, this.ctx.signal)
+    }
+  }
+
+  /** run_bfshell.sh -b SCRIPT, its output parsed: an exception, a bfrt error or an unfinished script fails the step. */
+  private async bfshell(p: Placement, script: string, what: string): Promise<void> {
+    const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', script], { check: false, logOutput: false })
+    const out = parseBfshellOutput(r.stdout.toString('utf8') + r.stderr.toString('utf8'))
+    for (const e of out.driverErrors.slice(0, 10)) this.ctx.log(p.host.name, `${p.sw}: driver: ${e.module}: ${e.message}`)
+    const errs = out.errors
+    if (errs.length || !out.completed) {
+      for (const e of errs.slice(0, 10)) this.ctx.log(p.host.name, `${p.sw}: line ${e.line}: ${e.message}`)
+      throw new Error(`${what} ${p.sw}: ${errs.length ? `${errs.length} error(s) in bfshell output, first: line ${errs[0].line}: ${errs[0].exception ? `${errs[0].exception}: ` : ''}${errs[0].message}` : 'bfshell did not reach the end of the script'}`)
+    }
+    this.ctx.log(p.host.name, `${p.sw}: ${what} script ran to the end`)
+  }
+
+  private pollReads(p: Placement): BfrtPollRead[] {
+    const sw = this.computeState().switches[p.switchIndex]
+    return sw.ports.map((q) => ({ kind: 'counter' as const, name: 'Egress.portTx', index: q.port }))
+  }
+
+  async startTraffic(): Promise<void> {
+    const state = this.computeState()
+    const plan = this.plan
+    if (!plan) throw new Error('startTraffic before deploy')
+    const model = this.settings.target === 'model'
+    // Where each fabric host runs: a namespace on its ToR's SDE host (model), or a traffic host (hardware).
+    const where = state.hosts.map((hostState, i) => {
+      const ph = plan.hosts[i]
+      if (model) {
+        const p = this.placements.find((x) => x.sw === hostState.tor)!
+        return { host: p.host, wrap: ['ip', 'netns', 'exec', ph.ns], dir: this.dirs.get(p.host.id)!, ip: ph.ip, index: i, tor: hostState.tor }
+      }
+      return { host: this.trafficHosts()[i], wrap: [] as string[], dir: '', ip: ph.ip, index: i, tor: hostState.tor }
+    })
+    for (const w of where) {
+      if (!w.dir) {
+        w.dir = await this.run.runDir(w.host)
+        this.run.touched.add(w.host.id)
+        const stage = mkdtempSync(join(tmpdir(), 'p4lab-traffic-'))
+        try {
+          copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
+          const wl = this.ctx.plan.spec.workload
+          if ('file' in wl) copyFileSync(wl.file, join(stage, 'workload.cdf'))
+          await uploadDir(await this.run.host(w.host), stage, w.dir, { signal: this.ctx.signal })
+        } finally {
+          rmSync(stage, { recursive: true, force: true })
+        }
+        const addrs = (await this.run.run(w.host, ['ip', '-o', 'addr', 'show'], { logOutput: false })).stdout.toString('utf8')
+        if (!addrs.includes(` ${w.ip}/`)) throw new Error(`traffic host ${w.host.name} does not have fabric host ${w.index}'s address ${w.ip}; configure it as docs/TESTBEDS.md says`)
+      }
+      const procs = await this.run.processes(w.host)
+      await procs.start(`srv-h${w.index}`, [...w.wrap, ...agentServerArgv({ agent: `${w.dir}/${AGENT_FILE}` }, { port: AGENT_PORT, bind: w.ip })])
+    }
+    await sleep(1500, this.ctx.signal)
+    const spec = this.ctx.plan.spec
+    const wl = spec.workload
+    const perHost = splitFlows('flows' in wl && typeof wl.flows === 'number' ? wl.flows : where.length, where.length)
+    const first = where[0].host
+    const startAtNs = BigInt((await this.run.run(first, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim()) + 3_000_000_000n
+    for (const w of where) {
+      this.run.throwIfCancelled()
+      const dsts = where.filter((x) => x.tor !== w.tor).map((x) => ({ host: x.ip, port: AGENT_PORT }))
+      if (wl.kind !== 'long-lived' && perHost[w.index] === 0) continue
+      const workload =
+        wl.kind === 'long-lived'
+          ? { kind: 'long-lived' as const, flows: Math.max(1, perHost[w.index]), durationS: spec.stopAfterNs / 1e9 }
+          : { kind: 'poisson' as const, cdf: `${w.dir}/workload.cdf`, load: this.ctx.plan.load, linkBps: spec.topology.hostLinkBps, flows: perHost[w.index], stream: CLIENT_STREAM_BASE + w.index }
+      const out = `${w.dir}/flows-h${w.index}.jsonl`
+      const name = `cli-h${w.index}`
+      await (await this.run.processes(w.host)).start(name, [...w.wrap, ...agentClientArgv({ agent: `${w.dir}/${AGENT_FILE}` }, { dsts, out, workload, seed: this.ctx.plan.seed, startAtNs, src: w.ip })])
+      this.clients.push({ host: w.host, name, hostIndex: w.index, out })
+    }
+    this.trafficStart = Date.now() + 3000
+  }
+
+  async *telemetry(): AsyncIterable<TargetMessage> {
+    const state = this.computeState()
+    const defs: SeriesSpec[] = []
+    for (const p of this.placements) for (const q of state.switches[p.switchIndex].ports) defs.push({ kind: 'link.util', entity: { switch: p.sw, port: q.port }, unit: 'ratio' })
+    yield { type: 'series', defs }
+    const intervalMs = Math.max(this.o.minPollMs ?? 2000, this.ctx.plan.spec.telemetryIntervalNs / 1e6)
+    const capMs = this.ctx.plan.spec.stopAfterNs / 1e6 + 60_000
+    let prev: Map<string, number> | null = null
+    let prevT = 0
+    for (;;) {
+      this.run.throwIfCancelled()
+      const now = new Map<string, number>()
+      for (const p of this.placements) {
+        const reads = this.pollReads(p)
+        const r = await this.run.script(p.host, 'p4lab-poll', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${this.dirs.get(p.host.id)}/poll/round.py`], { check: false, logOutput: false })
+        const round = parseBfrtPollRound(reads, r.stdout.toString('utf8'))
+        for (const [k, v] of round.counters) now.set(`${p.sw}/${k}`, Number(v.bytes))
+      }
+      const t = Date.now()
+      if (prev) {
+        const values = new Float64Array(defs.length)
+        let i = 0
+        for (const p of this.placements) {
+          for (const q of state.switches[p.switchIndex].ports) {
+            const k = `${p.sw}/${bfrtPollKey('Egress.portTx', q.port)}`
+            const a = now.get(k)
+            const b = prev.get(k)
+            values[i++] = a === undefined || b === undefined ? NaN : ((a - b) * 8) / (((t - prevT) / 1000) * q.bps)
+          }
+        }
+        yield { type: 'telemetry', t: new Float64Array([(t - this.trafficStart) * 1e6]), values }
+      }
+      prev = now
+      prevT = t
+      let running = 0
+      for (const c of this.clients) if ((await (await this.run.processes(c.host)).status(c.name)).alive) running++
+      if (running === 0) break
+      if (t - this.trafficStart > capMs) {
+        for (const c of this.clients) await (await this.run.processes(c.host)).stop(c.name)
+        break
+      }
+      await sleep(intervalMs, this.ctx.signal)
+    }
+    void combinePipes
+  }
+
+  async collect(): Promise<RunOutput> {
+    const plan = this.plan!
+    const files: Array<{ hostIndex: number; source: string; text: string }> = []
+    for (const c of this.clients) {
+      const r = await this.run.run(c.host, ['cat', '--', c.out], { check: false, logOutput: false, maxCapture: 256 << 20 })
+      files.push({ hostIndex: c.hostIndex, source: plan.hosts[c.hostIndex].name, text: r.stdout.toString('utf8') })
+    }
+    const ipToHost = new Map(plan.hosts.map((x) => [x.ip, x.index]))
+    const out = collectAgentFlows(files, (ip) => ipToHost.get(ip))
+    return {
+      flows: out.flows,
+      counters: { flowsFinished: out.finished, flowsUnfinished: out.unfinished, flowsFailed: out.failed, agentLineErrors: out.lineErrors.length },
+      facts: { ...this.facts },
+    }
+  }
+
+  async teardown(): Promise<void> {
+    this.tornDown ??= this.doTeardown()
+    return this.tornDown
+  }
+
+  private async doTeardown(): Promise<void> {
+    const problems: string[] = []
+    try {
+      for (const h of this.ctx.testbed!.hosts) {
+        if (!this.run.touched.has(h.id)) continue
+        const p = await teardownHost(this.run, h, h.role === 'sde' && this.settings.target === 'model' ? this.prefix : null, { keepRunDir: this.o.keepRunDir })
+        if (p) problems.push(p)
+      }
+    } finally {
+      this.run.close()
+    }
+    if (problems.length) throw new Error(`teardown left things behind: ${problems.join(' | ')}`)
+  }
+}
+
+export class TofinoDriver implements TargetDriver {
+  readonly kind = 'tofino' as const
+  readonly maxParallelRuns = 1
+
+  constructor(private readonly o: TofinoDriverOptions) {}
+
+  async check(): Promise<TargetFacts> {
+    return { target: 'tofino' }
+  }
+
+  open(ctx: RunContext): TofinoSession {
+    return new TofinoSession(ctx, this.o)
+  }
+}
