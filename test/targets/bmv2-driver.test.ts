@@ -237,9 +237,10 @@ describe('BMv2 driver: cancel', () => {
       for await (const _ of session.telemetry()) void _
     })
     const marker = join(runDirBase, session.run.key)
-    for (let i = 0; i < 400 && processesMatching(`${marker}/p4lab_agent.py client`).length < 4; i++) await new Promise((r) => setTimeout(r, 50))
+    // Cancel as soon as clients run (they fail their flows after a 10 s connect timeout and exit, so do not wait long).
+    for (let i = 0; i < 600 && processesMatching(`${marker}/p4lab_agent.py client`).length === 0; i++) await new Promise((r) => setTimeout(r, 50))
     expect(processesMatching(`${marker}/p4lab_agent.py server`)).toHaveLength(4)
-    expect(processesMatching(`${marker}/p4lab_agent.py client`)).toHaveLength(4)
+    expect(processesMatching(`${marker}/p4lab_agent.py client`).length).toBeGreaterThan(0)
     abort.abort()
     await expect(traffic).rejects.toBeInstanceOf(CancelledError)
     await session.teardown()
