@@ -48,7 +48,7 @@ export const DEFAULT_HOST_QUEUE_PACKETS = 20
 export const DCTCP_K_AT_10G = 65
 
 /** Forwarding schemes the simulator implements (one file each under routing/). */
-export type SchemeName = 'ecmp' | 'rps' | 'conga' | 'conga-prime' | 'hula' | 'dhlb'
+export type SchemeName = 'ecmp' | 'rps' | 'conga' | 'conga-prime' | 'floodgate' | 'hula' | 'dhlb'
 
 export interface TransportConfig {
   /** 'dctcp': ECN-capable senders, switches mark CE at the threshold, cwnd × (1 − α/2) per window. */

@@ -18,7 +18,7 @@ export type ParseResult = { ok: true; spec: ExperimentSpec } | { ok: false; erro
  * The schemes an experiment file may name: those the embedded simulator implements
  * (SchemeName in src-main/sim/types.ts). Adding a scheme is this one line.
  */
-export const SCHEMES: readonly SchemeName[] = ['ecmp', 'rps', 'conga', 'conga-prime', 'hula', 'dhlb']
+export const SCHEMES: readonly SchemeName[] = ['ecmp', 'rps', 'conga', 'conga-prime', 'floodgate', 'hula', 'dhlb']
 
 export type TopologyKind = Topology['kind']
 export const TOPOLOGY_KINDS: readonly TopologyKind[] = ['leaf-spine', 'fat-tree', 'three-tier']

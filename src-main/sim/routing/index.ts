@@ -5,6 +5,7 @@ import type { SchemeName } from '../types'
 import { CongaStage } from './conga'
 import { CongaPrimeStage } from './conga-prime'
 import { EcmpStage } from './ecmp'
+import { FloodgateStage } from './floodgate'
 import { RpsStage } from './rps'
 import { HulaStage } from './hula'
 import { DhlbStage } from './dhlb'
@@ -15,6 +16,7 @@ export const SCHEMES: Record<SchemeName, StageFactory> = {
   rps: (env) => new RpsStage(env),
   conga: (env) => new CongaStage(env),
   'conga-prime': (env) => new CongaPrimeStage(env),
+  floodgate: (env) => new FloodgateStage(env),
   hula: (env) => new HulaStage(env),
   dhlb: (env) => new DhlbStage(env),
 }
