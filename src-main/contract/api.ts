@@ -3,6 +3,7 @@ import type { EventName, MethodName } from './names'
 import {
   Experiment,
   ExperimentSummary,
+  FabricGraph,
   P4Target,
   PipelineArtifact,
   PipelineProgram,
@@ -10,6 +11,8 @@ import {
   PipelineSource,
   ProgramName,
   Run,
+  RunEvent,
+  RunFlows,
   RunStatus,
   SeriesBatch,
   SeriesDef,
@@ -53,6 +56,15 @@ export const methods = {
     req: z.object({ id: Id, kinds: z.array(z.string()).optional() }).strict(),
     res: z.object({ defs: z.array(SeriesDef), batch: SeriesBatch }),
   },
+  /** The fabric graph of the run's experiment topology, for the fabric view. */
+  'runs.fabric': { req: z.object({ id: Id }).strict(), res: FabricGraph },
+  /** The run's stored events, oldest first; `kinds` keeps those kinds (a name ending in '.' is a prefix); `limit` keeps the newest. */
+  'runs.events': {
+    req: z.object({ id: Id, kinds: z.array(z.string()).optional(), limit: z.number().int().positive().max(100_000).optional() }).strict(),
+    res: z.array(RunEvent),
+  },
+  /** The run's flows, in columns (one entry per flow, in flow order). */
+  'runs.flows': { req: z.object({ id: Id }).strict(), res: RunFlows },
   'testbeds.list': { req: Empty, res: z.array(Testbed) },
   'testbeds.get': { req: z.object({ name: z.string() }).strict(), res: Testbed },
   'testbeds.create': { req: z.object({ testbed: TestbedInput }).strict(), res: Testbed },

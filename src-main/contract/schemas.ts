@@ -107,6 +107,61 @@ export const SeriesBatch = z.object({
 })
 export type SeriesBatch = z.infer<typeof SeriesBatch>
 
+/** A node of a run's fabric graph (src-main/topology), as the fabric view draws it. */
+export const FabricNode = z.object({
+  name: z.string(),
+  role: z.enum(['host', 'tor', 'agg', 'spine']),
+  /** Tier: host 0, ToR 1, aggregation 2, spine 3 (2 in a leaf-spine). */
+  level: z.number().int(),
+  /** Pod of a ToR, aggregation switch or host; -1 for spines and in leaf-spines. */
+  pod: z.number().int(),
+})
+export type FabricNode = z.infer<typeof FabricNode>
+
+/** A link, upper node first; `aPort`/`bPort` are each end's port numbers (as in link.util{switch,port}). */
+export const FabricLink = z.object({
+  name: z.string(),
+  a: z.string(),
+  aPort: z.number().int(),
+  b: z.string(),
+  bPort: z.number().int(),
+  bps: z.number(),
+})
+export type FabricLink = z.infer<typeof FabricLink>
+
+/** The fabric a run ran on, built from its experiment's topology (links removed before the run are absent). */
+export const FabricGraph = z.object({
+  kind: z.enum(['leaf-spine', 'fat-tree', 'three-tier']),
+  nodes: z.array(FabricNode),
+  links: z.array(FabricLink),
+  /** Host names in host-index order (flows name hosts by index). */
+  hosts: z.array(z.string()),
+  /** Drop-tail capacity of a switch output queue, in packets. */
+  queuePackets: z.number().int(),
+})
+export type FabricGraph = z.infer<typeof FabricGraph>
+
+/** One stored event of a run: a status change, a step, a scheme's event, an INT report... */
+export const RunEvent = z.object({
+  id: z.number().int(),
+  /** Sim or wire time of the event when it has one. */
+  tNs: z.number().nullable(),
+  at: z.string(),
+  kind: z.string(),
+  detail: z.unknown(),
+})
+export type RunEvent = z.infer<typeof RunEvent>
+
+/** A run's flows, column by column: src/dst are host indices; finishNs is -1 for an unfinished flow. */
+export const RunFlows = z.object({
+  src: z.array(z.number().int()),
+  dst: z.array(z.number().int()),
+  sizeBytes: z.array(z.number()),
+  startNs: z.array(z.number()),
+  finishNs: z.array(z.number()),
+})
+export type RunFlows = z.infer<typeof RunFlows>
+
 // ---- Testbeds (DESIGN §2, §4): where runs go, and the hosts p4lab reaches over SSH. ----
 
 /** Names people type in experiment files and on the command line. */

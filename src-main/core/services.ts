@@ -4,6 +4,7 @@
 import { dirname, isAbsolute, join } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers, Run } from '../contract'
 import { EventBus } from './bus'
+import { fabricHandlers } from './handlers/fabric'
 import { pipelineHandlers } from './handlers/pipelines'
 import { testbedHandlers } from './handlers/testbeds'
 import { CoreError, notFound } from './errors'
@@ -185,6 +186,7 @@ export class Core {
         const { defs, t, values } = store.readSamples(id, kinds)
         return { defs, batch: { t, values } }
       },
+      ...fabricHandlers(store),
       ...testbedHandlers(this.testbeds),
       ...pipelineHandlers({
         store,
