@@ -94,6 +94,9 @@ export function entityLabel(entity: Record<string, string | number>): string {
  * One drawn line: a raw column, or the mean or max of several at each instant. It catches up
  * incrementally, and keeps a running sum as its score for picking the busiest lines.
  */
+/** Computes a derived line's value at sample j from its source columns (e.g. a rate as a share). */
+export type LineOp = 'mean' | 'max' | ((cols: readonly GrowingColumn<Float32Array>[], j: number, series: RunSeries) => number)
+
 export class Line {
   private readonly out: GrowingColumn<Float32Array> | null
   private done = 0
@@ -102,17 +105,20 @@ export class Line {
   constructor(
     readonly label: string,
     private readonly srcs: readonly number[],
-    private readonly op: 'mean' | 'max',
+    private readonly op: LineOp,
   ) {
-    this.out = srcs.length === 1 ? null : new GrowingColumn(f32)
+    this.out = srcs.length === 1 && typeof op !== 'function' ? null : new GrowingColumn(f32)
   }
 
   catchUp(series: RunSeries): void {
     const n = series.length
     const cols = this.srcs.map((i) => series.cols[i])
+    const op = this.op
     for (let j = this.done; j < n; j++) {
       let v: number
-      if (cols.length === 1) {
+      if (typeof op === 'function') {
+        v = op(cols, j, series)
+      } else if (cols.length === 1) {
         v = cols[0].at(j)
       } else {
         let acc = this.op === 'max' ? -Infinity : 0
@@ -221,78 +227,132 @@ export function queueChartModel(series: RunSeries): ChartModel {
   return new ChartModel(series, [], candidates, MAX_LINES)
 }
 
+export type DownsampleMode = 'minmax' | 'mean'
+
+/** First index i in [lo, hi) with x[i] >= v (hi when none): x is sorted ascending. */
+export function lowerBound(x: ArrayLike<number>, v: number, lo = 0, hi = x.length): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (x[mid] < v) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** First index i in [lo, hi) with x[i] > v (hi when none). */
+export function upperBound(x: ArrayLike<number>, v: number, lo = 0, hi = x.length): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (x[mid] <= v) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /**
- * Min/max decimation for drawing: at most 2 points per bucket, keeping each line's extremes
- * in the order they occurred, so spikes survive. Data that already fits is returned as is.
+ * Samples [lo, hi) of each line reduced to `buckets` equal runs of samples, for drawing at
+ * one bucket per pixel. 'minmax' keeps each bucket's extremes in the order they occurred
+ * (2 points per bucket), so a one-sample spike survives at any zoom; 'mean' keeps one
+ * averaged point per bucket, the honest picture of utilization (min/max turns a busy port
+ * into a 0/100% square wave). Samples are evenly spaced in time, so equal runs of samples
+ * are equal spans of time. A range that already fits is returned as views, uncopied.
+ * Non-finite values are skipped (a bucket of them only yields NaN, a gap).
+ */
+export function downsampleRange(
+  x: ArrayLike<number>,
+  ys: readonly ArrayLike<number>[],
+  lo: number,
+  hi: number,
+  buckets: number,
+  mode: DownsampleMode,
+): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
+  const n = hi - lo
+  const perBucket = mode === 'minmax' ? 2 : 1
+  if (buckets < 1 || n <= buckets * perBucket) {
+    const cut = (a: ArrayLike<number>) => (ArrayBuffer.isView(a) ? (a as Float64Array).subarray(lo, hi) : Array.prototype.slice.call(a, lo, hi))
+    return { x: cut(x), ys: ys.map(cut) }
+  }
+  const bounds = new Int32Array(buckets + 1)
+  for (let b = 0; b <= buckets; b++) bounds[b] = lo + Math.floor((b * n) / buckets)
+  const size = buckets * perBucket
+  const outX = new Float64Array(size)
+  for (let b = 0; b < buckets; b++) {
+    const a = bounds[b]
+    const z = bounds[b + 1] - 1
+    if (mode === 'mean') {
+      outX[b] = (x[a] + x[z]) / 2
+    } else {
+      outX[2 * b] = x[a]
+      outX[2 * b + 1] = x[z]
+    }
+  }
+  const outYs = ys.map((y) => {
+    const out = new Float64Array(size)
+    for (let b = 0; b < buckets; b++) {
+      const a = bounds[b]
+      const e = bounds[b + 1]
+      if (mode === 'mean') {
+        let sum = 0
+        let count = 0
+        for (let j = a; j < e; j++) {
+          const v = y[j]
+          if (v === v && v !== Infinity && v !== -Infinity) {
+            sum += v
+            count++
+          }
+        }
+        out[b] = count === 0 ? NaN : sum / count
+      } else {
+        let min = Infinity
+        let max = -Infinity
+        let iMin = -1
+        let iMax = -1
+        for (let j = a; j < e; j++) {
+          const v = y[j]
+          if (v < min) {
+            min = v
+            iMin = j
+          }
+          if (v > max) {
+            max = v
+            iMax = j
+          }
+        }
+        if (iMin < 0) {
+          out[2 * b] = out[2 * b + 1] = NaN
+        } else if (iMin <= iMax) {
+          out[2 * b] = min
+          out[2 * b + 1] = max
+        } else {
+          out[2 * b] = max
+          out[2 * b + 1] = min
+        }
+      }
+    }
+    return out
+  })
+  return { x: outX, ys: outYs }
+}
+
+/**
+ * Min/max decimation of a whole series: at most 2 points per bucket, each line's extremes in
+ * the order they occurred. Data that already fits is returned as is.
  */
 export function downsampleMinMax(
   x: ArrayLike<number>,
   ys: readonly ArrayLike<number>[],
   buckets: number,
 ): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
-  const n = x.length
-  if (buckets < 1 || n <= buckets * 2) return { x, ys: [...ys] }
-  const outX = new Float64Array(buckets * 2)
-  const outYs = ys.map(() => new Float64Array(buckets * 2))
-  let k = 0
-  for (let b = 0; b < buckets; b++) {
-    const lo = Math.floor((b * n) / buckets)
-    const hi = Math.floor(((b + 1) * n) / buckets) // exclusive
-    if (hi <= lo) continue
-    const single = hi - lo === 1
-    outX[k] = x[lo]
-    if (!single) outX[k + 1] = x[hi - 1]
-    ys.forEach((y, s) => {
-      let iMin = lo
-      let iMax = lo
-      for (let j = lo + 1; j < hi; j++) {
-        if (y[j] < y[iMin]) iMin = j
-        if (y[j] > y[iMax]) iMax = j
-      }
-      const out = outYs[s]
-      if (single) {
-        out[k] = y[lo]
-      } else {
-        out[k] = iMin <= iMax ? y[iMin] : y[iMax]
-        out[k + 1] = iMin <= iMax ? y[iMax] : y[iMin]
-      }
-    })
-    k += single ? 1 : 2
-  }
-  return { x: outX.subarray(0, k), ys: outYs.map((y) => y.subarray(0, k)) }
+  if (buckets < 1 || x.length <= buckets * 2) return { x, ys: [...ys] }
+  return downsampleRange(x, ys, 0, x.length, buckets, 'minmax')
 }
 
-/**
- * Averages each line over `buckets` equal runs of samples, for drawing. Utilization over an
- * interval is the mean of its sub-interval utilizations, so this is the honest way to show a
- * port sampled every 100 µs at a few pixels per millisecond (min/max would turn a busy port
- * into a 0/100% square wave). Data that already fits is returned as is.
- */
+/** Averages each line over `buckets` equal runs of samples (see downsampleRange). */
 export function downsampleMean(
   x: ArrayLike<number>,
   ys: readonly ArrayLike<number>[],
   buckets: number,
 ): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
-  const n = x.length
-  if (buckets < 1 || n <= buckets) return { x, ys: [...ys] }
-  const outX = new Float64Array(buckets)
-  const outYs = ys.map(() => new Float64Array(buckets))
-  for (let b = 0; b < buckets; b++) {
-    const lo = Math.floor((b * n) / buckets)
-    const hi = Math.floor(((b + 1) * n) / buckets)
-    outX[b] = (x[lo] + x[hi - 1]) / 2
-    ys.forEach((y, s) => {
-      let sum = 0
-      let count = 0
-      for (let j = lo; j < hi; j++) {
-        const v = y[j]
-        if (Number.isFinite(v)) {
-          sum += v
-          count++
-        }
-      }
-      outYs[s][b] = count === 0 ? NaN : sum / count
-    })
-  }
-  return { x: outX, ys: outYs }
+  if (buckets < 1 || x.length <= buckets) return { x, ys: [...ys] }
+  return downsampleRange(x, ys, 0, x.length, buckets, 'mean')
 }

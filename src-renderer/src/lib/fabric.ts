@@ -1,0 +1,221 @@
+// The fabric view's model: where each node sits, which series colour each edge and node,
+// and the colour scales. Pure (no DOM, no Cytoscape), tested in node.
+import type { SeriesDefLike } from './series'
+import { maxStatOf, statOf, windowRange, type StatMode } from './window'
+
+/** The parts of the contract's FabricGraph this module needs. */
+export interface FabricGraphLike {
+  kind: string
+  nodes: ReadonlyArray<{ name: string; role: 'host' | 'tor' | 'agg' | 'spine'; level: number; pod: number }>
+  links: ReadonlyArray<{ name: string; a: string; aPort: number; b: string; bPort: number; bps: number }>
+  hosts: readonly string[]
+  queuePackets: number
+}
+
+export interface FabricNodeModel {
+  id: string
+  label: string
+  role: 'tor' | 'agg' | 'spine' | 'hosts'
+  x: number
+  y: number
+  /** queue.depth columns of the switch's ports (empty for a host group). */
+  queueCols: number[]
+}
+
+export interface FabricEdgeModel {
+  /** "spine0-agg1:down" (upper → lower) or ":up"; a ToR's host ports are one edge "tor0:hosts". */
+  id: string
+  link: string
+  source: string
+  target: string
+  dir: 'down' | 'up'
+  /** link.util columns averaged for this edge (one for a fabric link direction). */
+  utilCols: number[]
+  /** The egress port(s) it measures, as "switch:port". */
+  ports: string[]
+  bps: number
+}
+
+export interface FabricModel {
+  nodes: FabricNodeModel[]
+  edges: FabricEdgeModel[]
+  queuePackets: number
+  /** "switch:port" → the node on the other end (a host group for a ToR's host ports). */
+  peers: Map<string, string>
+  /** Switch names with their ports' series, for the switch picker. */
+  switches: string[]
+}
+
+const byName = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
+const portKey = (sw: string | number, port: string | number) => `${sw}:${port}`
+
+/** Column index of each {switch, port} series of a kind: "leaf0:3" → column. */
+export function portColumns(defs: readonly SeriesDefLike[], kind: string): Map<string, number> {
+  const out = new Map<string, number>()
+  defs.forEach((d, i) => {
+    if (d.kind === kind && d.entity.switch !== undefined && d.entity.port !== undefined) out.set(portKey(d.entity.switch, d.entity.port), i)
+  })
+  return out
+}
+
+const X_GAP = 110
+const Y_GAP = 120
+
+/**
+ * The fabric, drawn by tier: spines on top, then aggregation switches, ToRs, and one node per
+ * ToR for its hosts (collapsed: a fabric of 1000 servers stays readable). Nodes of a tier
+ * are ordered by pod, then name, and centred over the widest tier.
+ */
+export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDefLike[]): FabricModel {
+  const util = portColumns(defs, 'link.util')
+  const queue = portColumns(defs, 'queue.depth')
+  const switches = graph.nodes.filter((n) => n.role !== 'host')
+  const maxLevel = Math.max(1, ...switches.map((n) => n.level))
+  const tiers = new Map<number, Array<(typeof switches)[number]>>()
+  for (const n of switches) {
+    const list = tiers.get(n.level) ?? []
+    list.push(n)
+    tiers.set(n.level, list)
+  }
+  for (const list of tiers.values()) list.sort((a, b) => a.pod - b.pod || byName(a.name, b.name))
+  const widest = Math.max(...[...tiers.values()].map((l) => l.length))
+  const width = (widest - 1) * X_GAP
+  const nodes: FabricNodeModel[] = []
+  const pos = new Map<string, { x: number; y: number }>()
+  for (const [level, list] of [...tiers].sort((a, b) => b[0] - a[0])) {
+    // Pods get a small gap between them so they read as groups.
+    const podGaps = list.reduce((g, n, i) => g + (i > 0 && n.pod !== list[i - 1].pod ? 1 : 0), 0)
+    const gap = list.length > 1 ? Math.min(X_GAP * 2.2, Math.max(X_GAP * 0.8, width / (list.length - 1 + podGaps * 0.4))) : 0
+    const span = (list.length - 1 + podGaps * 0.4) * gap
+    let x = -span / 2
+    list.forEach((n, i) => {
+      if (i > 0) x += gap * (n.pod !== list[i - 1].pod ? 1.4 : 1)
+      const p = { x, y: (maxLevel - level) * Y_GAP }
+      pos.set(n.name, p)
+      const cols: number[] = []
+      for (const [k, c] of queue) if (k.startsWith(`${n.name}:`)) cols.push(c)
+      nodes.push({ id: n.name, label: n.name, role: n.role as 'tor' | 'agg' | 'spine', x: p.x, y: p.y, queueCols: cols })
+    })
+  }
+  const hostSet = new Set(graph.hosts)
+  const edges: FabricEdgeModel[] = []
+  const peers = new Map<string, string>()
+  const hostPorts = new Map<string, { cols: number[]; ports: string[]; bps: number; count: number }>()
+  for (const l of graph.links) {
+    if (hostSet.has(l.b)) {
+      const tor = l.a
+      const g = hostPorts.get(tor) ?? { cols: [], ports: [], bps: l.bps, count: 0 }
+      const c = util.get(portKey(tor, l.aPort))
+      if (c !== undefined) g.cols.push(c)
+      g.ports.push(portKey(tor, l.aPort))
+      g.count++
+      hostPorts.set(tor, g)
+      peers.set(portKey(tor, l.aPort), l.b)
+      continue
+    }
+    peers.set(portKey(l.a, l.aPort), l.b)
+    peers.set(portKey(l.b, l.bPort), l.a)
+    const down = util.get(portKey(l.a, l.aPort))
+    const up = util.get(portKey(l.b, l.bPort))
+    edges.push({ id: `${l.name}:down`, link: l.name, source: l.a, target: l.b, dir: 'down', utilCols: down === undefined ? [] : [down], ports: [portKey(l.a, l.aPort)], bps: l.bps })
+    edges.push({ id: `${l.name}:up`, link: l.name, source: l.b, target: l.a, dir: 'up', utilCols: up === undefined ? [] : [up], ports: [portKey(l.b, l.bPort)], bps: l.bps })
+  }
+  for (const [tor, g] of [...hostPorts].sort((a, b) => byName(a[0], b[0]))) {
+    const p = pos.get(tor)
+    if (!p) continue
+    const id = `${tor}:hosts`
+    nodes.push({ id, label: `${g.count} hosts`, role: 'hosts', x: p.x, y: p.y + Y_GAP * 0.75, queueCols: [] })
+    edges.push({ id, link: id, source: tor, target: id, dir: 'down', utilCols: g.cols, ports: g.ports, bps: g.bps })
+  }
+  return {
+    nodes,
+    edges,
+    queuePackets: graph.queuePackets,
+    peers,
+    switches: switches.map((n) => n.name).sort(byName),
+  }
+}
+
+/** What one frame of the fabric view shows: each edge's utilization and each node's deepest queue. */
+export interface FabricFrame {
+  tMs: number
+  edgeUtil: Float32Array
+  nodeQueue: Float32Array
+}
+
+/**
+ * Evaluates every edge and node at cursor tMs over the window: an edge is the mean of its
+ * ports' statistic (one port for a fabric link direction), a node the max over its ports.
+ */
+export function evaluateFabric(
+  model: FabricModel,
+  xMs: ArrayLike<number>,
+  n: number,
+  cols: ReadonlyArray<ArrayLike<number>>,
+  tMs: number,
+  windowMs: number,
+  mode: StatMode,
+): FabricFrame {
+  const [lo, hi] = windowRange(xMs, n, tMs, windowMs)
+  const edgeUtil = new Float32Array(model.edges.length)
+  model.edges.forEach((e, i) => {
+    let sum = 0
+    let count = 0
+    for (const c of e.utilCols) {
+      const v = statOf(cols[c], lo, hi, mode)
+      if (Number.isFinite(v)) {
+        sum += v
+        count++
+      }
+    }
+    edgeUtil[i] = count === 0 ? NaN : sum / count
+  })
+  const nodeQueue = new Float32Array(model.nodes.length)
+  model.nodes.forEach((nd, i) => {
+    nodeQueue[i] = nd.queueCols.length === 0 ? NaN : maxStatOf(nd.queueCols.map((c) => cols[c]), lo, hi, mode)
+  })
+  return { tMs, edgeUtil, nodeQueue }
+}
+
+type Rgb = [number, number, number]
+const hex = (c: Rgb) => '#' + c.map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')
+function ramp(stops: ReadonlyArray<[number, Rgb]>, v: number): string {
+  if (!Number.isFinite(v)) return '#4a4d52'
+  const t = Math.min(1, Math.max(0, v))
+  for (let i = 1; i < stops.length; i++) {
+    const [t1, c1] = stops[i]
+    if (t <= t1) {
+      const [t0, c0] = stops[i - 1]
+      const f = t1 === t0 ? 0 : (t - t0) / (t1 - t0)
+      return hex([0, 1, 2].map((k) => c0[k] + (c1[k] - c0[k]) * f) as Rgb)
+    }
+  }
+  return hex(stops[stops.length - 1][1])
+}
+
+/** Idle slate → teal → yellow → orange → red, readable on the dark background. */
+const UTIL_STOPS: ReadonlyArray<[number, Rgb]> = [
+  [0, [70, 78, 92]],
+  [0.15, [38, 139, 150]],
+  [0.45, [108, 186, 96]],
+  [0.7, [226, 192, 70]],
+  [0.88, [238, 124, 48]],
+  [1, [241, 76, 76]],
+]
+/** Queue fill (share of the buffer): the same scale, reaching red at a third of the buffer. */
+const QUEUE_STOPS: ReadonlyArray<[number, Rgb]> = [
+  [0, [52, 58, 68]],
+  [0.02, [38, 110, 130]],
+  [0.1, [108, 186, 96]],
+  [0.2, [226, 192, 70]],
+  [0.3, [238, 124, 48]],
+  [0.4, [241, 76, 76]],
+]
+
+export const utilColor = (u: number): string => ramp(UTIL_STOPS, u)
+export const queueColor = (packets: number, queuePackets: number): string =>
+  ramp(QUEUE_STOPS, queuePackets > 0 ? packets / queuePackets : NaN)
+/** Edge width in px: a hairline idle, 9 px saturated. */
+export const utilWidth = (u: number): number => (Number.isFinite(u) ? 1.5 + 7.5 * Math.min(1, Math.max(0, u)) : 1)
+export const UTIL_LEGEND = UTIL_STOPS.map(([t]) => ({ t, color: utilColor(t) }))
+export const QUEUE_LEGEND = QUEUE_STOPS.map(([t]) => t)
