@@ -114,3 +114,17 @@ export function describeCounters(counters: Record<string, number> | null | undef
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`
 }
+
+/** Bytes in decimal units, 3 significant digits: 1460 → "1.46 KB"; negative (unbounded) → "∞". */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || Number.isNaN(n)) return DASH
+  if (n < 0 || n === Infinity) return '∞'
+  const units = ['B', 'KB', 'MB', 'GB', 'TB']
+  let i = 0
+  let v = n
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000
+    i++
+  }
+  return i === 0 ? `${Math.round(v)} B` : `${sig3(v)} ${units[i]}`
+}
