@@ -2,6 +2,9 @@
 // one file under commands/; this file only dispatches.
 import { defaultDbPath, packageVersion } from '../core/paths'
 import { fail, UsageError, type Command } from './common'
+import { compareCommand } from './commands/compare'
+import { exportCommand } from './commands/export'
+import { importCommand } from './commands/import'
 import { listCommand } from './commands/list'
 import { p4Command } from './commands/p4'
 import { runCommand } from './commands/run'
@@ -9,7 +12,7 @@ import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
 import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, serveCommand, p4Command, testbedCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

@@ -1,6 +1,8 @@
 import { z } from 'zod'
 import type { EventName, MethodName } from './names'
 import {
+  CompareMetric,
+  CompareResult,
   Experiment,
   ExperimentSummary,
   FabricGraph,
@@ -17,6 +19,7 @@ import {
   SeriesBatch,
   SeriesDef,
   SpecError,
+  SweepMatrix,
   Template,
   Testbed,
   TestbedCheck,
@@ -112,6 +115,52 @@ export const methods = {
   'pipelines.saveVariant': {
     req: z.object({ experimentId: Id, scheme: ProgramName, target: P4Target, path: z.string(), text: z.string().max(4_000_000) }).strict(),
     res: PipelineSource,
+  },
+  /** The run matrix (scheme × load × seed × params) with every cell's latest status. */
+  'sweeps.matrix': { req: z.object({ experimentId: Id }).strict(), res: SweepMatrix },
+  /** Queues a new run for every failed, cancelled or interrupted cell. */
+  'sweeps.rerunFailed': { req: z.object({ experimentId: Id }).strict(), res: z.object({ runIds: z.array(z.number().int()) }) },
+  /** Queues every cell without a done run that is not running now; done cells are never run twice. */
+  'sweeps.resume': {
+    req: z.object({ experimentId: Id }).strict(),
+    res: z.object({ runIds: z.array(z.number().int()), done: z.number().int(), cells: z.number().int() }),
+  },
+  /** Runs an (imported) experiment again, every cell, with its seeds and pipeline, on the sim or a testbed. */
+  'experiments.runAgain': {
+    req: z.object({ id: Id, testbed: TestbedName.optional() }).strict(),
+    res: z.object({ experimentId: z.number().int(), runIds: z.array(z.number().int()) }),
+  },
+  /** A metric against a parameter across experiments (and pinned runs), filtered by a query. */
+  'compare.query': {
+    req: z
+      .object({
+        experimentIds: z.array(Id).min(1).max(100),
+        runIds: z.array(Id).optional(),
+        query: z.string().max(4000).optional(),
+        metric: CompareMetric.optional(),
+        by: z.string().max(200).optional(),
+        baseline: z.string().max(100).optional(),
+        band: z.enum(['minmax', 'ci95']).optional(),
+        cdf: z.enum(['fct', 'queue']).optional(),
+      })
+      .strict(),
+    res: CompareResult,
+  },
+  /** Writes an experiment as a .tar.gz archive at `file` (a path on the machine running the core). */
+  'archive.export': {
+    req: z.object({ experimentId: Id, file: z.string().min(1).max(4096) }).strict(),
+    res: z.object({ file: z.string(), bytes: z.number().int(), files: z.number().int(), runs: z.number().int() }),
+  },
+  /** Imports an archive into this database (new ids); a refused archive is an error naming the file and why. */
+  'archive.import': {
+    req: z.object({ file: z.string().min(1).max(4096) }).strict(),
+    res: z.object({
+      experimentId: z.number().int(),
+      name: z.string(),
+      runIds: z.record(z.string(), z.number().int()),
+      files: z.number().int(),
+      compareMatches: z.boolean().nullable(),
+    }),
   },
 } as const satisfies Record<MethodName, { req: z.ZodType; res: z.ZodType }>
 

@@ -30,6 +30,13 @@ export const METHOD_NAMES = [
   'pipelines.build',
   'pipelines.variant',
   'pipelines.saveVariant',
+  'sweeps.matrix',
+  'sweeps.rerunFailed',
+  'sweeps.resume',
+  'experiments.runAgain',
+  'compare.query',
+  'archive.export',
+  'archive.import',
 ] as const
 
 export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry'] as const

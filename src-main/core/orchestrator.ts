@@ -66,13 +66,18 @@ export class Orchestrator {
   }
 
   /** Creates the runs of an experiment (queued) and schedules them. */
-  enqueue(experimentId: number, spec: ExperimentSpec, cells: Array<{ scheme: string; load: number; seed: number }>): RunRow[] {
+  enqueue(
+    experimentId: number,
+    spec: ExperimentSpec,
+    cells: Array<{ scheme: string; load: number; seed: number; params?: Record<string, unknown> }>,
+  ): RunRow[] {
     const { store } = this.deps
     const runs = store.createRuns(
       experimentId,
       spec.testbed,
       this.owner,
-      cells.map((c) => ({ ...c, params: {} })),
+      // A resumed or re-run cell keeps the params of the cell it repeats.
+      cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })),
     )
     for (const run of runs) {
       let resolve!: () => void

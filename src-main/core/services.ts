@@ -5,7 +5,10 @@ import { dirname, isAbsolute, join } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers, Run } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
+import { archiveHandlers } from './handlers/archive'
+import { compareHandlers } from './handlers/compare'
 import { pipelineHandlers } from './handlers/pipelines'
+import { sweepHandlers } from './handlers/sweeps'
 import { testbedHandlers } from './handlers/testbeds'
 import { CoreError, notFound } from './errors'
 import { Orchestrator } from './orchestrator'
@@ -67,6 +70,11 @@ export class Core {
       baseDir: opts.defaultBaseDir,
     })
     this.handlers = this.makeHandlers()
+  }
+
+  /** <userData> of the database: artifacts/, variants/ and imports/ live beside it. */
+  dataDir(): string {
+    return this.opts.store.file === ':memory:' ? userDataDir() : dirname(this.opts.store.file)
   }
 
   /** Call once at start-up: runs a dead process left behind become 'interrupted'. */
@@ -195,6 +203,15 @@ export class Core {
         workloadsDir: this.opts.workloadsDir,
         parseExperiment: (yaml, file) => this.parseOrThrow(yaml, file),
       }),
+      ...sweepHandlers({
+        store,
+        orchestrator: this.orchestrator,
+        parse: (yaml, file) => this.parseOrThrow(yaml, file),
+        notRunnable: (testbed) => (this.opts.drivers[testbed] ? null : this.testbeds.notRunnable(testbed)),
+        dataDir: this.dataDir(),
+      }),
+      ...compareHandlers({ store }),
+      ...archiveHandlers({ store, dataDir: this.dataDir(), p4Dir: join(packageRoot(), 'p4') }),
     }
   }
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
+import { sweepService } from '../../core/handlers/sweeps'
 import { parseExperiment } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
 import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
@@ -14,7 +15,32 @@ function parseParallel(text: string | undefined): number | undefined {
   return n
 }
 
-async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string): Promise<number> {
+type RunMode = 'all' | 'resume' | 'rerun-failed'
+
+/**
+ * --resume: every cell with no done run (never run, failed, cancelled, or interrupted by a
+ * killed process) runs; done cells never run again. --rerun-failed: only cells whose latest
+ * run failed, was cancelled or interrupted. Both work on the experiment with this file's text.
+ */
+function continueSweep(core: ReturnType<typeof openCore>, experimentId: number, mode: Exclude<RunMode, 'all'>) {
+  const sweeps = sweepService({
+    store: core.opts.store,
+    orchestrator: core.orchestrator,
+    parse: (yaml, file) => core.parseOrThrow(yaml, file),
+    notRunnable: (tb) => (core.opts.drivers[tb] ? null : core.testbeds.notRunnable(tb)),
+    dataDir: core.dataDir(),
+  })
+  if (mode === 'rerun-failed') {
+    const r = sweeps.rerunFailed(experimentId)
+    process.stderr.write(`p4lab: re-running ${r.runs.length} failed, cancelled or interrupted cell(s) of ${r.cells}\n`)
+    return r.runs
+  }
+  const r = sweeps.resume(experimentId)
+  process.stderr.write(`p4lab: resuming: ${r.done} of ${r.cells} cell(s) already done, ${r.runs.length} to run\n`)
+  return r.runs
+}
+
+async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string, mode: RunMode = 'all'): Promise<number> {
   const path = resolve(file)
   let yaml: string
   try {
@@ -44,7 +70,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   }
   const store = core.opts.store
   const exp = core.findOrCreateExperiment(yaml, path)
-  const runs = core.runExperiment(exp.id)
+  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
   const ids = runs.map((r) => r.id)
   process.on('SIGINT', () => {
     process.stderr.write('\np4lab: cancelling...\n')
@@ -74,13 +100,16 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
 export const runCommand: Command = {
   name: 'run',
   usage: [
-    'run FILE [--db PATH] [--json] [--parallel N] [--testbed NAME]',
+    'run FILE [--db PATH] [--json] [--parallel N] [--testbed NAME] [--resume | --rerun-failed]',
     '    run every cell of an experiment file on its target',
     '    (sim runs in parallel, one per core unless --parallel; --testbed overrides the file\'s testbed)',
+    '    --resume runs only the cells with no done run (an interrupted sweep); --rerun-failed only failed/cancelled/interrupted ones',
   ],
   run(argv) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' }, testbed: { type: 'string' } } })
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' }, testbed: { type: 'string' }, resume: { type: 'boolean', default: false }, 'rerun-failed': { type: 'boolean', default: false } } })
     if (positionals.length !== 1) throw new UsageError('run takes one experiment file')
-    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel), values.testbed)
+    if (values.resume && values['rerun-failed']) throw new UsageError('give --resume or --rerun-failed, not both')
+    const mode: RunMode = values.resume ? 'resume' : values['rerun-failed'] ? 'rerun-failed' : 'all'
+    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel), values.testbed, mode)
   },
 }

@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util'
+import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompareTable, isMetric, METRICS } from '../../core/compare'
+import type { Store } from '../../core/store'
+import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+
+/** An experiment named on the command line: its id, or its name (the newest with that name). */
+export function resolveExperiment(store: Store, text: string): number {
+  if (/^\d+$/.test(text)) {
+    const id = Number(text)
+    if (store.getExperiment(id)) return id
+    fail(`experiment ${id} does not exist in ${store.file}`, 1)
+  }
+  const found = store.listExperiments().find((e) => e.name === text)
+  if (!found) fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
+  return found.id
+}
+
+function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: string; by?: string; baseline?: string; band?: string; where?: string; cdf?: string }): number {
+  const metric = v.metric ?? 'mean'
+  if (!isMetric(metric)) throw new UsageError(`--metric: unknown metric '${metric}'; expected one of ${METRICS.join(', ')}`)
+  if (v.band !== undefined && v.band !== 'minmax' && v.band !== 'ci95') throw new UsageError(`--band: expected minmax or ci95, got '${v.band}'`)
+  if (v.cdf !== undefined && v.cdf !== 'fct' && v.cdf !== 'queue') throw new UsageError(`--cdf: expected fct or queue, got '${v.cdf}'`)
+  const core = openCore(v.db)
+  const store = core.opts.store
+  try {
+    const experimentIds = names.map((n) => resolveExperiment(store, n))
+    const result = compareRuns(store, {
+      experimentIds,
+      metric,
+      ...(v.by !== undefined ? { by: v.by } : {}),
+      ...(v.baseline !== undefined ? { baseline: v.baseline } : {}),
+      ...(v.band !== undefined ? { band: v.band as 'minmax' | 'ci95' } : {}),
+      ...(v.where !== undefined ? { query: v.where } : {}),
+      ...(v.cdf !== undefined ? { cdf: v.cdf as 'fct' | 'queue' } : {}),
+    })
+    process.stdout.write(v.json ? formatCompareJson(result) : formatCompareTable(result))
+    return 0
+  } catch (err) {
+    if (err instanceof QueryError) {
+      process.stderr.write(`p4lab: --where: ${err.message}\n${err.pointer()}\n`)
+      return 2
+    }
+    if (err instanceof CompareError) {
+      process.stderr.write(`p4lab: ${err.message}\n`)
+      return 2
+    }
+    throw err
+  } finally {
+    store.close()
+  }
+}
+
+export const compareCommand: Command = {
+  name: 'compare',
+  usage: [
+    'compare EXPERIMENT... [--metric M] [--by FIELD] [--baseline SCHEME] [--band ci95|minmax] [--where QUERY] [--cdf fct|queue] [--db PATH] [--json]',
+    '    a metric (mean, p50, p99, small.mean, large.p99, probeOverhead, ...) against a parameter (default load),',
+    '    one line per scheme with the mean and a band across seeds; EXPERIMENT is a name or an id',
+    "    (--where 'scheme = hula and load >= 0.5', 'status != failed', 'tag:paper')",
+  ],
+  run(argv) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ...COMMON_OPTIONS,
+        metric: { type: 'string' },
+        by: { type: 'string' },
+        baseline: { type: 'string' },
+        band: { type: 'string' },
+        where: { type: 'string' },
+        cdf: { type: 'string' },
+      },
+    })
+    if (positionals.length === 0) throw new UsageError('compare takes at least one experiment (a name or an id)')
+    return cmdCompare(positionals, values)
+  },
+}

@@ -1,0 +1,34 @@
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { exportExperiment } from '../../core/archive'
+import { packageRoot } from '../../core/paths'
+import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { resolveExperiment } from './compare'
+
+async function cmdExport(name: string, out: string, db: string | undefined, json: boolean): Promise<number> {
+  const core = openCore(db)
+  const store = core.opts.store
+  try {
+    const experimentId = resolveExperiment(store, name)
+    const r = await exportExperiment({ store, experimentId, out: resolve(out), dataDir: core.dataDir(), p4Dir: join(packageRoot(), 'p4') })
+    if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n')
+    else process.stdout.write(`wrote ${r.file}: ${r.runs} runs, ${r.files} files, ${r.bytes} bytes\n`)
+    return 0
+  } finally {
+    store.close()
+  }
+}
+
+export const exportCommand: Command = {
+  name: 'export',
+  usage: [
+    'export EXPERIMENT -o FILE.tar.gz [--db PATH] [--json]',
+    '    write an experiment (YAML, testbed without secrets, P4, runs as SQLite and CSV, logs, README) as one archive',
+  ],
+  run(argv) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, output: { type: 'string', short: 'o' } } })
+    if (positionals.length !== 1) throw new UsageError('export takes one experiment (a name or an id)')
+    if (!values.output) throw new UsageError('export needs -o FILE.tar.gz')
+    return cmdExport(positionals[0], values.output, values.db, values.json)
+  },
+}

@@ -1,0 +1,40 @@
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ArchiveRefusedError, importArchive } from '../../core/archive'
+import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+
+async function cmdImport(file: string, db: string | undefined, json: boolean): Promise<number> {
+  const core = openCore(db)
+  const store = core.opts.store
+  try {
+    const r = await importArchive({ file: resolve(file), store, dataDir: core.dataDir() })
+    if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n')
+    else {
+      const runs = Object.keys(r.runIds).length
+      process.stdout.write(`imported ${r.name} as experiment ${r.experimentId} (${runs} runs, ${r.files} files) into ${store.file}\n`)
+      if (r.compareMatches === false) process.stdout.write('warning: the comparison recomputed here differs from the one in the archive\n')
+    }
+    return 0
+  } catch (err) {
+    if (err instanceof ArchiveRefusedError) {
+      process.stderr.write(`p4lab: ${file}: ${err.message}\n`)
+      return 1
+    }
+    throw err
+  } finally {
+    store.close()
+  }
+}
+
+export const importCommand: Command = {
+  name: 'import',
+  usage: [
+    'import FILE [--db PATH] [--json]',
+    '    import an archive written by p4lab export (every file checked against its manifest first; new ids)',
+  ],
+  run(argv) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
+    if (positionals.length !== 1) throw new UsageError('import takes one archive file')
+    return cmdImport(positionals[0], values.db, values.json)
+  },
+}

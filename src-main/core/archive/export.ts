@@ -1,0 +1,199 @@
+// `p4lab export`: one experiment as a self-contained tar.gz (layout in docs/ARCHITECTURE.md).
+// Files are staged in a private temporary directory, hashed into manifest.json, packed, and
+// the archive is renamed into place only when complete. Secrets are never read: testbeds
+// are described from their rows (no key file paths), and the SecretStore is not touched.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { arch, platform, release, tmpdir } from 'node:os'
+import { basename, dirname, join, relative, sep } from 'node:path'
+import Database from 'better-sqlite3'
+import { create } from 'tar'
+import { TERMINAL_STATUSES } from '../../contract/schemas'
+import { compareRuns, formatCompareJson, formatCompareTable } from '../compare'
+import { collectSources } from '../p4build/sources'
+import { readVariant } from '../p4build/programs'
+import { renderPipeline } from '../p4build/render'
+import { packageVersion } from '../paths'
+import type { ExperimentSpec } from '../spec'
+import type { RunRow, Store } from '../store'
+import { SCHEMA_VERSION } from '../store/migrations'
+import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, sha256File, type Manifest } from './manifest'
+import { archiveReadme } from './readme'
+import { writeSubset } from './subset'
+import { runLogs, writeCsvTables } from './tables'
+
+export interface ExportOptions {
+  store: Store
+  experimentId: number
+  /** The .tar.gz to write. */
+  out: string
+  /** <userData>: artifacts/ and variants/ live here. */
+  dataDir: string
+  /** The shipped P4 programs (p4/). */
+  p4Dir: string
+  now?: () => Date
+}
+
+export interface ExportResult {
+  file: string
+  bytes: number
+  files: number
+  runs: number
+}
+
+function walk(dir: string, root = dir): string[] {
+  const out: string[] = []
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    if (e.isDirectory()) out.push(...walk(p, root))
+    else if (e.isFile()) out.push(relative(root, p).split(sep).join('/'))
+  }
+  return out.sort()
+}
+
+function put(root: string, path: string, data: string | Buffer): void {
+  const abs = join(root, ...path.split('/'))
+  mkdirSync(dirname(abs), { recursive: true })
+  writeFileSync(abs, data)
+}
+
+/** Facts every run on a target shares (tool versions, artifact, mapping); per-run ones are in runs.csv. */
+function sharedFacts(runs: RunRow[]): Record<string, Record<string, string | number | boolean>> {
+  const out: Record<string, Record<string, string | number | boolean>> = {}
+  for (const target of [...new Set(runs.map((r) => r.target))].sort()) {
+    const facts = runs.filter((r) => r.target === target && r.facts).map((r) => r.facts!)
+    const common: Record<string, string | number | boolean> = {}
+    if (facts.length > 0) {
+      for (const [k, v] of Object.entries(facts[0])) {
+        if ((typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') && facts.every((f) => f[k] === v)) common[k] = v
+      }
+    }
+    out[target] = common
+  }
+  return out
+}
+
+function sqliteVersion(): string {
+  const db = new Database(':memory:')
+  try {
+    return (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v
+  } finally {
+    db.close()
+  }
+}
+
+export async function exportExperiment(o: ExportOptions): Promise<ExportResult> {
+  const { store } = o
+  const exp = store.getExperiment(o.experimentId)
+  if (!exp) throw new Error(`experiment ${o.experimentId} does not exist`)
+  if (store.file === ':memory:') throw new Error('cannot export from an in-memory database')
+  const spec = exp.spec as ExperimentSpec
+  const runs = store.listRuns({ experimentId: exp.id }).filter((r) => TERMINAL_STATUSES.includes(r.status))
+  const notes: string[] = []
+  const inFlight = store.listRuns({ experimentId: exp.id }).length - runs.length
+  if (inFlight > 0) notes.push(`${inFlight} run(s) still queued or running at export time are left out`)
+
+  const stage = mkdtempSync(join(tmpdir(), 'p4lab-export-'))
+  try {
+    put(stage, 'experiment/experiment.yaml', exp.yaml)
+    put(stage, 'experiment/spec.json', JSON.stringify(spec, null, 2) + '\n')
+    const wfile = (spec.workload as { file?: string }).file
+    if (wfile && existsSync(wfile) && statSync(wfile).isFile()) cpSync(wfile, join(stage, 'experiment', 'workload', basename(wfile)))
+
+    // Testbeds, described without anything secret or local (key file paths stay home).
+    const targets = [...new Set(runs.map((r) => r.target))].sort()
+    const kinds = new Map<string, 'sim' | 'bmv2' | 'tofino'>()
+    for (const name of targets) {
+      const tb = store.getTestbed(name)
+      kinds.set(name, tb?.kind ?? 'sim')
+      const description = tb
+        ? {
+            name: tb.name,
+            kind: tb.kind,
+            settings: tb.settings,
+            hosts: tb.hosts.map((h) => ({ name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, role: h.role, hostKey: h.hostKey })),
+          }
+        : { name, kind: 'sim' }
+      put(stage, `testbed/${name}.json`, JSON.stringify(description, null, 2) + '\n')
+    }
+
+    // What P4 runs built from: sources (the experiment's variant, else the shipped program),
+    // compiled outputs, and the control-plane files rendered for that topology.
+    const artifactKeys = new Set<string>()
+    const programs = new Map<string, { kind: 'bmv2' | 'tofino'; scheme: string; program: string }>()
+    for (const r of runs) {
+      const kind = kinds.get(r.target)
+      if (kind !== 'bmv2' && kind !== 'tofino') continue
+      const facts = r.facts ?? {}
+      if (typeof facts.artifact === 'string' && /^[0-9a-f]{64}$/.test(facts.artifact)) artifactKeys.add(facts.artifact)
+      if (typeof facts.program === 'string') programs.set(`${kind}:${r.scheme}`, { kind, scheme: r.scheme, program: facts.program })
+    }
+    for (const { kind, scheme, program } of programs.values()) {
+      const name = basename(program, '.p4')
+      const variant = readVariant(o.dataDir, exp.id, { scheme: name, target: kind })
+      if (variant) cpSync(variant.dir, join(stage, 'p4', 'variants', `${kind}-${name}`), { recursive: true })
+      else if (existsSync(join(o.p4Dir, program))) {
+        for (const f of collectSources(join(o.p4Dir, program)).files) put(stage, `p4/${f.path}`, f.text)
+      }
+      try {
+        for (const sw of renderPipeline(spec.topology, scheme, kind, spec.params).switches) put(stage, `controlplane/${kind}-${scheme}/${sw.fileName}`, sw.text)
+      } catch (err) {
+        notes.push(`control-plane files for ${scheme} on ${kind} could not be rendered: ${(err as Error).message}`)
+      }
+    }
+    for (const key of [...artifactKeys].sort()) {
+      const dir = join(o.dataDir, 'artifacts', key)
+      if (existsSync(dir)) cpSync(dir, join(stage, 'artifacts', key), { recursive: true })
+      else notes.push(`artifact ${key} is not in ${join(o.dataDir, 'artifacts')}; its outputs are not in the archive`)
+    }
+
+    // The data: SQLite subset, CSV and per-run logs.
+    mkdirSync(join(stage, 'data'))
+    const subset = join(stage, 'data', 'p4lab.sqlite')
+    writeSubset(store.file, subset, { experimentId: exp.id, artifactKeys: [...artifactKeys] })
+    writeCsvTables(subset, join(stage, 'data'))
+    for (const [runId, text] of runLogs(subset)) put(stage, `logs/run-${runId}.log`, text)
+
+    // The comparison as p4lab prints it, so a reader (and import) can check the numbers.
+    let compareText: string | null = null
+    if (runs.some((r) => r.status === 'done')) {
+      const result = compareRuns(store, { experimentIds: [exp.id] })
+      compareText = formatCompareTable(result)
+      put(stage, 'compare/mean-by-load.txt', compareText)
+      put(stage, 'compare/mean-by-load.json', formatCompareJson(result))
+    }
+
+    const head: Omit<Manifest, 'files'> = {
+      format: ARCHIVE_FORMAT,
+      formatVersion: ARCHIVE_FORMAT_VERSION,
+      p4labVersion: packageVersion(),
+      schemaVersion: SCHEMA_VERSION,
+      createdAt: (o.now ?? (() => new Date()))().toISOString(),
+      experiment: {
+        name: exp.name,
+        runs: runs.length,
+        schemes: [...spec.schemes],
+        loads: [...spec.workload.loads],
+        seeds: [...spec.seeds],
+        targets,
+      },
+      tools: { node: process.versions.node, sqlite: sqliteVersion(), os: `${platform()} ${release()} ${arch()}` },
+      targets: sharedFacts(runs),
+      notes,
+    }
+    put(stage, 'README.md', archiveReadme(head, spec, runs, compareText, [...walk(stage), 'README.md', MANIFEST].sort()))
+    const files = walk(stage).map((path) => {
+      const abs = join(stage, ...path.split('/'))
+      return { path, sha256: sha256File(abs), bytes: statSync(abs).size }
+    })
+    const manifest: Manifest = { ...head, files }
+    put(stage, MANIFEST, JSON.stringify(manifest, null, 2) + '\n')
+
+    mkdirSync(dirname(o.out), { recursive: true })
+    const partial = `${o.out}.partial-${process.pid}`
+    await create({ gzip: true, file: partial, cwd: stage, portable: true, noDirRecurse: true }, [MANIFEST, ...files.map((f) => f.path)])
+    renameSync(partial, o.out)
+    return { file: o.out, bytes: statSync(o.out).size, files: files.length + 1, runs: runs.length }
+  } finally {
+    rmSync(stage, { recursive: true, force: true })
+  }
+}

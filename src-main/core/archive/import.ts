@@ -1,0 +1,111 @@
+// `p4lab import`: an untrusted archive is extracted into a fresh private temporary
+// directory with strict filters (extract.ts), every file is checked against manifest.json,
+// and only then is anything written: the database rows (new ids, one transaction), then
+// the experiment's files, artifacts and P4 variants under the user data directory.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { compareRuns, formatCompareTable } from '../compare'
+import type { Store } from '../store'
+import { ArchiveRefusedError } from './entries'
+import { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
+import { MANIFEST, parseManifest, sha256File, type Manifest } from './manifest'
+import { checkSubset, importSubset } from './subset'
+
+export interface ImportOptions {
+  file: string
+  /** The database to import into (its file is written through a second connection). */
+  store: Store
+  /** <userData> of that database: imports/, artifacts/ and variants/ go here. */
+  dataDir: string
+  limits?: ExtractLimits
+}
+
+export interface ImportResult {
+  experimentId: number
+  name: string
+  /** Archive run id → new run id. */
+  runIds: Record<string, number>
+  files: number
+  /** The compare table recomputed from the imported rows equals the one in the archive (null: none in it). */
+  compareMatches: boolean | null
+}
+
+const SUBSET = 'data/p4lab.sqlite'
+const YAML = 'experiment/experiment.yaml'
+
+/** Checks the extracted files against the manifest: nothing missing, nothing extra, every hash equal. */
+export function verifyAgainstManifest(dir: string, extracted: string[]): Manifest {
+  if (!extracted.includes(MANIFEST)) throw new ArchiveRefusedError(MANIFEST, 'missing; every p4lab archive starts with one')
+  const manifest = parseManifest(readFileSync(join(dir, MANIFEST), 'utf8'))
+  const listed = new Map(manifest.files.map((f) => [f.path, f]))
+  for (const path of extracted) {
+    if (path !== MANIFEST && !listed.has(path)) throw new ArchiveRefusedError(path, 'is in the archive but not in manifest.json')
+  }
+  const present = new Set(extracted)
+  for (const f of manifest.files) {
+    if (!present.has(f.path)) throw new ArchiveRefusedError(f.path, 'is listed in manifest.json but missing from the archive')
+    const abs = join(dir, ...f.path.split('/'))
+    const size = statSync(abs).size
+    const hash = sha256File(abs)
+    if (hash !== f.sha256 || size !== f.bytes) {
+      throw new ArchiveRefusedError(f.path, `has sha256 ${hash} (${size} bytes) but manifest.json says ${f.sha256} (${f.bytes} bytes): the file was changed after export`)
+    }
+  }
+  for (const required of [SUBSET, YAML]) if (!listed.has(required)) throw new ArchiveRefusedError(required, 'missing; a p4lab archive always has it')
+  return manifest
+}
+
+export async function importArchive(o: ImportOptions): Promise<ImportResult> {
+  if (o.store.file === ':memory:') throw new Error('cannot import into an in-memory database')
+  if (!existsSync(o.file)) throw new ArchiveRefusedError(null, `${o.file} does not exist`)
+  const tmp = mkdtempSync(join(tmpdir(), 'p4lab-import-'))
+  try {
+    const extracted = await extractSafely(o.file, tmp, o.limits ?? DEFAULT_LIMITS)
+    const manifest = verifyAgainstManifest(tmp, extracted)
+    checkSubset(join(tmp, ...SUBSET.split('/')), SUBSET)
+
+    // Verified: now write. The rows first, in one transaction; then the files that go with them.
+    const importsDir = join(o.dataDir, 'imports')
+    const ids = importSubset(o.store.file, join(tmp, ...SUBSET.split('/')), (id) => join(importsDir, String(id), 'experiment.yaml'))
+    const home = join(importsDir, String(ids.experimentId))
+    mkdirSync(home, { recursive: true })
+    cpSync(join(tmp, 'experiment'), home, { recursive: true })
+    for (const f of [MANIFEST, 'README.md']) if (existsSync(join(tmp, f))) cpSync(join(tmp, f), join(home, f))
+
+    const has = (prefix: string) => manifest.files.some((f) => f.path.startsWith(prefix))
+    if (has('artifacts/')) {
+      for (const key of new Set(manifest.files.filter((f) => f.path.startsWith('artifacts/')).map((f) => f.path.split('/')[1]))) {
+        const dest = join(o.dataDir, 'artifacts', key)
+        if (/^[0-9a-f]{64}$/.test(key) && !existsSync(dest)) cpSync(join(tmp, 'artifacts', key), dest, { recursive: true })
+      }
+    }
+    if (has('p4/variants/')) {
+      for (const name of new Set(manifest.files.filter((f) => f.path.startsWith('p4/variants/')).map((f) => f.path.split('/')[2]))) {
+        const dest = join(o.dataDir, 'variants', String(ids.experimentId), name)
+        cpSync(join(tmp, 'p4', 'variants', name), dest, { recursive: true })
+        const info = join(dest, 'variant.json')
+        if (existsSync(info)) {
+          const v = JSON.parse(readFileSync(info, 'utf8')) as Record<string, unknown>
+          writeFileSync(info, JSON.stringify({ ...v, experimentId: ids.experimentId }, null, 2) + '\n')
+        }
+      }
+    }
+
+    let compareMatches: boolean | null = null
+    const saved = join(tmp, 'compare', 'mean-by-load.txt')
+    if (existsSync(saved)) {
+      const now = formatCompareTable(compareRuns(o.store, { experimentIds: [ids.experimentId] }))
+      compareMatches = now === readFileSync(saved, 'utf8')
+    }
+    return {
+      experimentId: ids.experimentId,
+      name: manifest.experiment.name,
+      runIds: Object.fromEntries([...ids.runs].map(([a, b]) => [String(a), b])),
+      files: manifest.files.length + 1,
+      compareMatches,
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}

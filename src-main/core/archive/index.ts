@@ -1,0 +1,6 @@
+// Result archives (issue 7, item 4): export an experiment as one tar.gz, import one safely.
+export { ArchiveRefusedError, badEntryPath } from './entries'
+export { exportExperiment, type ExportOptions, type ExportResult } from './export'
+export { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
+export { importArchive, verifyAgainstManifest, type ImportOptions, type ImportResult } from './import'
+export { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, Manifest, parseManifest } from './manifest'

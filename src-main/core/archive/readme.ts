@@ -1,0 +1,68 @@
+// README.md of an archive: what was run, where, what came out, and how to read the files
+// without p4lab.
+import type { ExperimentSpec } from '../spec'
+import type { RunRow } from '../store'
+import type { Manifest } from './manifest'
+
+function ms(ns: number | null | undefined): string {
+  return ns === null || ns === undefined ? '-' : `${Number((ns / 1e6).toPrecision(4))} ms`
+}
+
+export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, runs: RunRow[], compareText: string | null, files: string[]): string {
+  const byStatus = new Map<string, number>()
+  for (const r of runs) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1)
+  const done = runs.filter((r) => r.status === 'done')
+  const lines = [
+    `# ${m.experiment.name}: p4lab result archive`,
+    '',
+    spec.description ? `${spec.description}\n` : '',
+    `Written by p4lab ${m.p4labVersion} on ${m.createdAt}. Every file's sha256 is in \`manifest.json\`.`,
+    '',
+    '## What was run',
+    '',
+    `- Topology: ${spec.topology.kind} (${JSON.stringify(spec.topology)})`,
+    `- Schemes: ${spec.schemes.join(', ')}`,
+    `- Workload: ${spec.workload.kind}${'flows' in spec.workload && spec.workload.flows ? `, ${spec.workload.flows} flows per run` : ''}, loads ${spec.workload.loads.join(', ')}`,
+    `- Seeds: ${spec.seeds.join(', ')}`,
+    `- Scheme parameters: ${Object.keys(spec.params).length ? Object.entries(spec.params).map(([k, v]) => `${k}=${v}`).join(', ') : 'defaults'}`,
+    `- Transport: ${spec.transport.kind}; stop after ${spec.stopAfterNs / 1e9} s`,
+    `- Targets: ${m.experiment.targets.join(', ') || '-'}`,
+    `- Runs: ${runs.length} (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ') || 'none'})`,
+    '',
+    'The experiment file is `experiment/experiment.yaml`; `experiment/spec.json` is the same after',
+    'validation, with every unit normalised (rates in bit/s, sizes in bytes, times in ns).',
+    '',
+    '## Results',
+    '',
+    'Flow completion times (FCT) per run; small flows are under 100 KB, large over 10 MB; percentiles are nearest-rank.',
+    '',
+    '| scheme | load | seed | target | flows finished | mean FCT | p99 FCT |',
+    '|---|---|---|---|---|---|---|',
+    ...done.map((r) => `| ${r.scheme} | ${r.load} | ${r.seed} | ${r.target} | ${r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-'} | ${ms(r.stats?.meanNs)} | ${ms(r.stats?.p99Ns)} |`),
+    '',
+  ]
+  if (compareText) lines.push('Mean FCT by scheme and load across seeds (`compare/mean-by-load.txt`):', '', '```', compareText.trimEnd(), '```', '')
+  lines.push(
+    '## Files',
+    '',
+    '- `manifest.json`: format version, p4lab version, tool versions, target facts, sha256 of every file.',
+    '- `data/p4lab.sqlite`: the runs, flows, series, samples, events and logs as a SQLite database (p4lab\'s own schema; open it with `sqlite3`).',
+    '- `data/*.csv`: the same as CSV. `runs.csv` has one row per run (tags, start and finish times, duration, FCT statistics,',
+    '  counters and target facts as JSON); `flows.csv` every flow (sizes in bytes, times in ns; empty finish = unfinished);',
+    '  `series.csv` the telemetry series (kind, entity, unit) and `samples.csv` their samples (t in ns); `events.csv` the run events.',
+    '- `logs/run-<id>.log`: each run\'s log (orchestrator steps, target output).',
+    '- `testbed/<name>.json`: the testbed each run went to, without secrets (no passwords, passphrases or key files).',
+    '- `p4/`, `artifacts/`, `controlplane/`: the P4 sources, compiled outputs and per-switch control-plane files, when runs used a P4 target.',
+    '- `compare/`: the comparison p4lab printed at export (`p4lab compare`), as text and JSON.',
+    '',
+    'To reproduce: `p4lab import <archive>`, then "Run again" in the app (or `p4lab run experiment/experiment.yaml`).',
+    '',
+    '<details><summary>All files</summary>',
+    '',
+    ...files.map((f) => `- ${f}`),
+    '',
+    '</details>',
+    '',
+  )
+  return lines.join('\n')
+}

@@ -1,0 +1,155 @@
+// The archive's SQLite file: one experiment with its finished runs, their flows, series,
+// samples, events and logs, and the artifacts rows they built from, in the same schema as
+// p4lab's own database (migrations included), so `sqlite3` opens it and import copies it.
+//
+// Both directions work on a second connection beside the Store's (WAL lets them share the
+// file) and copy set-wise with ATTACH, in one transaction: a sweep's samples are millions of rows.
+import Database from 'better-sqlite3'
+import { TERMINAL_STATUSES } from '../../contract/schemas'
+import { SCHEMA_VERSION, migrate } from '../store/migrations'
+import { ArchiveRefusedError } from './entries'
+
+type DB = Database.Database
+
+function columns(db: DB, schema: string, table: string): string[] {
+  return (db.prepare(`PRAGMA ${schema}.table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name)
+}
+
+/** Columns both databases have, in the destination's order. */
+function shared(db: DB, table: string): string[] {
+  const src = new Set(columns(db, 'src', table))
+  return columns(db, 'main', table).filter((c) => src.has(c))
+}
+
+function withAttached<T>(db: DB, file: string, fn: () => T): T {
+  db.prepare('ATTACH DATABASE ? AS src').run(file)
+  try {
+    return fn()
+  } finally {
+    db.prepare('DETACH DATABASE src').run()
+  }
+}
+
+export interface SubsetSelection {
+  experimentId: number
+  artifactKeys: string[]
+}
+
+/** Writes the subset of `sourceFile` into a new SQLite file `out`. Returns the run ids it holds. */
+export function writeSubset(sourceFile: string, out: string, sel: SubsetSelection): number[] {
+  const db = new Database(out)
+  try {
+    db.pragma('journal_mode = DELETE')
+    migrate(db, out)
+    return withAttached(db, sourceFile, () =>
+      db.transaction(() => {
+        // The migrations add the built-in sim testbed; the archive's testbeds are described in testbed/.
+        db.exec('DELETE FROM main.testbeds')
+        const copy = (table: string, where: string, ...args: unknown[]) => {
+          const cols = shared(db, table).join(', ')
+          db.prepare(`INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM src.${table} WHERE ${where}`).run(...args)
+        }
+        copy('experiments', 'id = ?', sel.experimentId)
+        const terminal = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ')
+        copy('runs', `experiment_id = ? AND status IN (${terminal})`, sel.experimentId)
+        const inRuns = 'run_id IN (SELECT id FROM main.runs)'
+        copy('flows', inRuns)
+        copy('series', inRuns)
+        copy('samples', 'series_id IN (SELECT id FROM main.series)')
+        copy('events', inRuns)
+        copy('logs', inRuns)
+        for (const key of sel.artifactKeys) copy('artifacts', 'hash = ?', key)
+        return (db.prepare('SELECT id FROM main.runs ORDER BY id').all() as Array<{ id: number }>).map((r) => r.id)
+      })(),
+    )
+  } finally {
+    db.close()
+  }
+}
+
+/** Opens an archive's subset, checks it holds one experiment and brings its schema up to date. */
+export function checkSubset(file: string, name: string): { runs: number } {
+  let db: DB
+  try {
+    db = new Database(file, { fileMustExist: true })
+  } catch (err) {
+    throw new ArchiveRefusedError(name, `not a SQLite database (${(err as Error).message})`)
+  }
+  try {
+    const version = db.pragma('user_version', { simple: true }) as number
+    if (version > SCHEMA_VERSION) {
+      throw new ArchiveRefusedError(name, `written by a newer p4lab (schema ${version}, this one reads up to ${SCHEMA_VERSION}); upgrade p4lab`)
+    }
+    try {
+      migrate(db, file)
+    } catch (err) {
+      throw new ArchiveRefusedError(name, `not a p4lab database (${(err as Error).message})`)
+    }
+    const exps = (db.prepare('SELECT COUNT(*) AS n FROM experiments').get() as { n: number }).n
+    if (exps !== 1) throw new ArchiveRefusedError(name, `holds ${exps} experiments; an archive holds exactly one`)
+    return { runs: (db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n }
+  } catch (err) {
+    if (err instanceof ArchiveRefusedError) throw err
+    throw new ArchiveRefusedError(name, `unreadable (${(err as Error).message})`)
+  } finally {
+    db.close()
+  }
+}
+
+export interface ImportedIds {
+  experimentId: number
+  /** Archive run id → new run id. */
+  runs: Map<number, number>
+}
+
+/**
+ * Copies the subset into the database at `targetFile` with new ids (runs and series shifted
+ * past the target's largest, so their order is kept; events and logs numbered anew), all in
+ * one transaction. `experimentFile(id)` becomes the experiment's file (where import puts its YAML).
+ */
+export function importSubset(targetFile: string, subsetFile: string, experimentFile: (experimentId: number) => string | null): ImportedIds {
+  const db = new Database(targetFile)
+  try {
+    db.pragma('busy_timeout = 5000')
+    db.pragma('foreign_keys = ON')
+    return withAttached(db, subsetFile, () =>
+      db
+        .transaction((): ImportedIds => {
+          const expCols = shared(db, 'experiments').filter((c) => c !== 'id' && c !== 'file')
+          const { lastInsertRowid } = db
+            .prepare(`INSERT INTO main.experiments (${expCols.join(', ')}) SELECT ${expCols.join(', ')} FROM src.experiments`)
+            .run()
+          const experimentId = Number(lastInsertRowid)
+          db.prepare('UPDATE main.experiments SET file = ? WHERE id = ?').run(experimentFile(experimentId), experimentId)
+
+          const offset = (table: string) => {
+            const { hi } = db.prepare(`SELECT COALESCE(MAX(id), 0) AS hi FROM main.${table}`).get() as { hi: number }
+            const { lo } = db.prepare(`SELECT COALESCE(MIN(id), 1) AS lo FROM src.${table}`).get() as { lo: number }
+            return hi + 1 - lo
+          }
+          const runShift = offset('runs')
+          const seriesShift = offset('series')
+          const insert = (table: string, replaced: Record<string, string>, omit: string[] = [], order = '') => {
+            const list = shared(db, table).filter((c) => !omit.includes(c))
+            const from = list.map((c) => replaced[c] ?? c).join(', ')
+            db.prepare(`INSERT INTO main.${table} (${list.join(', ')}) SELECT ${from} FROM src.${table} ${order}`).run()
+          }
+          insert('runs', { id: `id + ${runShift}`, experiment_id: String(experimentId) }, [], 'ORDER BY id')
+          insert('flows', { run_id: `run_id + ${runShift}` })
+          insert('series', { id: `id + ${seriesShift}`, run_id: `run_id + ${runShift}` }, [], 'ORDER BY id')
+          insert('samples', { series_id: `series_id + ${seriesShift}` })
+          insert('events', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')
+          insert('logs', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')
+          const acols = shared(db, 'artifacts').filter((c) => c !== 'id')
+          db.prepare(`INSERT OR IGNORE INTO main.artifacts (${acols.join(', ')}) SELECT ${acols.join(', ')} FROM src.artifacts ORDER BY id`).run()
+
+          const runs = new Map<number, number>()
+          for (const r of db.prepare('SELECT id FROM src.runs ORDER BY id').all() as Array<{ id: number }>) runs.set(r.id, r.id + runShift)
+          return { experimentId, runs }
+        })
+        .immediate(),
+    )
+  } finally {
+    db.close()
+  }
+}

@@ -1,0 +1,80 @@
+// The archive's CSV files, read from its SQLite subset so the two always agree. runs.csv
+// carries the experiment's tags, the start and finish times and the duration of each run.
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { writeCsv, type CsvValue } from './csv'
+
+export const CSV_FILES = ['runs.csv', 'flows.csv', 'series.csv', 'samples.csv', 'events.csv'] as const
+
+interface RunCsvRecord {
+  id: number
+  experiment: string
+  tags: string
+  target: string
+  scheme: string
+  load: number
+  seed: number
+  params: string
+  status: string
+  created_at: string
+  started_at: string | null
+  finished_at: string | null
+  error: string | null
+  stats: string | null
+  counters: string | null
+  facts: string | null
+}
+
+function durationSeconds(start: string | null, end: string | null): number | null {
+  if (!start || !end) return null
+  const ms = Date.parse(end) - Date.parse(start)
+  return Number.isFinite(ms) ? ms / 1000 : null
+}
+
+/** Writes data/*.csv from the subset file. */
+export function writeCsvTables(subsetFile: string, dir: string): void {
+  const db = new Database(subsetFile, { readonly: true })
+  try {
+    const runs = db
+      .prepare(
+        `SELECT r.id, e.name AS experiment, e.tags, r.target, r.scheme, r.load, r.seed, r.params, r.status,
+                r.created_at, r.started_at, r.finished_at, r.error, r.stats, r.counters, r.facts
+         FROM runs r JOIN experiments e ON e.id = r.experiment_id ORDER BY r.id`,
+      )
+      .all() as RunCsvRecord[]
+    const statKeys = ['flows', 'finished', 'meanNs', 'p50Ns', 'p99Ns', 'smallMeanNs', 'largeMeanNs']
+    writeCsv(
+      join(dir, 'runs.csv'),
+      ['run', 'experiment', 'tags', 'target', 'scheme', 'load', 'seed', 'params', 'status', 'created_at', 'started_at', 'finished_at', 'duration_s', 'error',
+        'flows', 'finished', 'mean_fct_ns', 'p50_fct_ns', 'p99_fct_ns', 'small_mean_fct_ns', 'large_mean_fct_ns', 'counters', 'facts'],
+      runs.map((r): CsvValue[] => {
+        const stats = r.stats ? (JSON.parse(r.stats) as Record<string, number | null>) : {}
+        const tags = (JSON.parse(r.tags) as string[]).join(';')
+        return [r.id, r.experiment, tags, r.target, r.scheme, r.load, r.seed, r.params, r.status, r.created_at, r.started_at, r.finished_at,
+          durationSeconds(r.started_at, r.finished_at), r.error, ...statKeys.map((k) => stats[k] ?? null), r.counters, r.facts]
+      }),
+    )
+    const rows = (sql: string) => db.prepare(sql).raw(true).iterate() as IterableIterator<CsvValue[]>
+    writeCsv(join(dir, 'flows.csv'), ['run', 'flow', 'src', 'dst', 'size_bytes', 'start_ns', 'finish_ns', 'fct_ns'],
+      rows('SELECT run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns FROM flows ORDER BY run_id, id'))
+    writeCsv(join(dir, 'series.csv'), ['series', 'run', 'kind', 'entity', 'unit'], rows('SELECT id, run_id, kind, entity, unit FROM series ORDER BY id'))
+    writeCsv(join(dir, 'samples.csv'), ['series', 't_ns', 'value'], rows('SELECT series_id, t_ns, value FROM samples ORDER BY series_id, t_ns'))
+    writeCsv(join(dir, 'events.csv'), ['run', 'event', 't_ns', 'at', 'kind', 'detail'], rows('SELECT run_id, id, t_ns, at, kind, detail FROM events ORDER BY run_id, id'))
+  } finally {
+    db.close()
+  }
+}
+
+/** One text file per run: `at  source  line`. */
+export function runLogs(subsetFile: string): Map<number, string> {
+  const db = new Database(subsetFile, { readonly: true })
+  try {
+    const out = new Map<number, string>()
+    for (const r of db.prepare('SELECT run_id, source, at, line FROM logs ORDER BY run_id, id').all() as Array<{ run_id: number; source: string; at: string; line: string }>) {
+      out.set(r.run_id, (out.get(r.run_id) ?? '') + `${r.at}  ${r.source}  ${r.line}\n`)
+    }
+    return out
+  } finally {
+    db.close()
+  }
+}

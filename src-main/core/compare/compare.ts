@@ -1,0 +1,207 @@
+// Compare runs across experiments: a metric against a parameter (load by default), one
+// line per scheme (and per experiment, target or varied parameter when those differ), with
+// the mean and a band across seeds; optionally normalised to a baseline scheme.
+//
+// The output depends only on what the runs hold (names, cells, results), never on ids or
+// wall-clock times, so an exported and re-imported experiment compares to the same bytes.
+import type { Store } from '../store'
+import { band, type BandKind } from './band'
+import { LARGE_FLOW_BYTES, SMALL_FLOW_BYTES } from '../stats'
+import { FCT_METRICS, cdfPoints, metricUnit, queueDepthSamples, type MetricName } from './metrics'
+import { QueryError, checkFields, matches, parseQuery } from './query'
+import { diffOnly, knownFields, loadRecords, type FieldValue, type RunRecord } from './records'
+
+export interface CompareOptions {
+  experimentIds: number[]
+  /** Pinned runs: when given, only these (of the experiments above) are compared. */
+  runIds?: number[]
+  query?: string
+  metric?: MetricName
+  /** The x axis: any field (default load). */
+  by?: string
+  /** A scheme: every value is divided by that scheme's value of the same cell (same x, seed, line). */
+  baseline?: string
+  band?: BandKind
+  /** Also give CDF points per line and x: of FCT (all flows) or of queue depth samples. */
+  cdf?: 'fct' | 'queue'
+}
+
+export interface CompareRow {
+  /** The line's key: scheme, and experiment/target/parameters when they vary. */
+  line: Record<string, FieldValue>
+  x: FieldValue
+  n: number
+  mean: number
+  lo: number
+  hi: number
+  sd: number
+  /** Per-run values in seed order, and those seeds. */
+  values: number[]
+  seeds: number[]
+}
+
+export interface CompareResult {
+  experiments: string[]
+  metric: MetricName
+  unit: 'ns' | 'ratio' | 'bps' | 'count'
+  by: string
+  band: BandKind
+  baseline: string | null
+  query: string
+  lineKeys: string[]
+  rows: CompareRow[]
+  /** Runs the query matched, and of those the ones left out (not done, no value, no baseline). */
+  matched: number
+  excluded: number
+  differences: Array<{ field: string; values: FieldValue[] }>
+  cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]> }>
+}
+
+export class CompareError extends Error {}
+
+const NOT_LINE_KEYS = new Set(['id', 'status', 'seed', 'hash.program', 'hash.topology', 'hash.config'])
+
+function cmp(a: FieldValue, b: FieldValue): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b
+  const sa = a === null ? '' : String(a)
+  const sb = b === null ? '' : String(b)
+  return sa < sb ? -1 : sa > sb ? 1 : 0
+}
+
+/** The latest finished run per cell, so a cell re-run after a failure counts once. */
+function latestPerCell(records: RunRecord[]): RunRecord[] {
+  const byCell = new Map<string, RunRecord>()
+  for (const r of records) {
+    const key = JSON.stringify([r.fields.experiment, r.experiment.id, r.run.target, r.run.scheme, r.run.load, r.run.seed, r.run.params])
+    const prev = byCell.get(key)
+    const better = !prev || Number(r.run.status === 'done') >= Number(prev.run.status === 'done')
+    if (better) byCell.set(key, r)
+  }
+  const kept = new Set(byCell.values())
+  return records.filter((r) => kept.has(r))
+}
+
+export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
+  const metric = opts.metric ?? 'mean'
+  const by = opts.by ?? 'load'
+  const bandKind = opts.band ?? 'ci95'
+  const query = opts.query?.trim() ?? ''
+  let records = loadRecords(store, opts.experimentIds)
+  const known = knownFields(records)
+  if (!known.has(by)) throw new CompareError(`--by: unknown field '${by}'; known fields: ${[...known].sort().join(', ')}`)
+  const tree = parseQuery(query)
+  checkFields(tree, known, query)
+  if (opts.runIds) {
+    const pinned = new Set(opts.runIds)
+    records = records.filter((r) => pinned.has(r.run.id))
+  }
+  records = records.filter((r) => matches(tree, r))
+  const matched = records.length
+  const cells = latestPerCell(records)
+
+  // Line keys: scheme always; experiment, target and parameters only when they vary.
+  const varies = (f: string) => new Set(cells.map((r) => JSON.stringify(r.get(f) ?? null))).size > 1
+  const candidates = ['experiment', 'target', 'scheme', ...[...known].filter((f) => cells.some((r) => r.paramNames.includes(f))).sort()]
+  const lineKeys = candidates.filter((f) => f !== by && !NOT_LINE_KEYS.has(f) && (f === 'scheme' || varies(f)))
+
+  const schemeOrder: string[] = []
+  const experimentOrder: string[] = []
+  for (const id of opts.experimentIds) {
+    const e = store.getExperiment(id)!
+    if (!experimentOrder.includes(e.name)) experimentOrder.push(e.name)
+    for (const s of ((e.spec as { schemes?: string[] })?.schemes ?? [])) if (!schemeOrder.includes(s)) schemeOrder.push(s)
+  }
+  const orderOf = (field: string, v: FieldValue, other: FieldValue) => {
+    const list = field === 'scheme' ? schemeOrder : field === 'experiment' ? experimentOrder : null
+    if (list) return (list.indexOf(String(v)) - list.indexOf(String(other))) || cmp(v, other)
+    return cmp(v, other)
+  }
+
+  const lineOf = (r: RunRecord) => Object.fromEntries(lineKeys.map((k) => [k, r.get(k) ?? null])) as Record<string, FieldValue>
+  const baseKey = (r: RunRecord, scheme: FieldValue) =>
+    JSON.stringify([...lineKeys.map((k) => (k === 'scheme' ? scheme : (r.get(k) ?? null))), r.get(by) ?? null, r.run.seed])
+
+  let baselineValues: Map<string, number> | undefined
+  if (opts.baseline !== undefined) {
+    if (!cells.some((r) => r.run.scheme === opts.baseline)) {
+      throw new CompareError(`--baseline: no run of scheme '${opts.baseline}' among the runs compared`)
+    }
+    baselineValues = new Map()
+    for (const r of cells) {
+      if (r.run.scheme !== opts.baseline) continue
+      const v = r.metric(metric)
+      if (v !== null && v !== 0) baselineValues.set(baseKey(r, r.run.scheme), v)
+    }
+  }
+
+  const groups = new Map<string, { line: Record<string, FieldValue>; x: FieldValue; items: Array<{ seed: number; v: number; r: RunRecord }> }>()
+  let excluded = matched - cells.length
+  for (const r of cells) {
+    let v = r.metric(metric)
+    if (v !== null && baselineValues) {
+      const base = baselineValues.get(baseKey(r, opts.baseline!))
+      v = base === undefined ? null : v / base
+    }
+    if (v === null) {
+      excluded++
+      continue
+    }
+    const line = lineOf(r)
+    const x = r.get(by) ?? null
+    const key = JSON.stringify([line, x])
+    let g = groups.get(key)
+    if (!g) groups.set(key, (g = { line, x, items: [] }))
+    g.items.push({ seed: r.run.seed, v, r })
+  }
+
+  const sorted = [...groups.values()].sort((a, b) => {
+    for (const k of lineKeys) {
+      const d = orderOf(k, a.line[k], b.line[k])
+      if (d !== 0) return d
+    }
+    return cmp(a.x, b.x)
+  })
+  const rows: CompareRow[] = sorted.map((g) => {
+    const items = [...g.items].sort((a, b) => a.seed - b.seed)
+    const values = items.map((i) => i.v)
+    const b = band(values, bandKind)!
+    return { line: g.line, x: g.x, n: b.n, mean: b.mean, lo: b.lo, hi: b.hi, sd: b.sd, values, seeds: items.map((i) => i.seed) }
+  })
+
+  const result: CompareResult = {
+    experiments: experimentOrder,
+    metric,
+    unit: baselineValues ? 'ratio' : metricUnit(metric),
+    by,
+    band: bandKind,
+    baseline: opts.baseline ?? null,
+    query,
+    lineKeys,
+    rows,
+    matched,
+    excluded,
+    differences: diffOnly(cells),
+  }
+  if (opts.cdf) {
+    result.cdfs = sorted.map((g) => {
+      const runs = [...g.items].sort((a, b) => a.seed - b.seed).map((i) => i.r)
+      let pooled: Float64Array
+      if (opts.cdf === 'fct') {
+        const cls = FCT_METRICS.includes(metric as (typeof FCT_METRICS)[number]) && metric.includes('.') ? (metric.split('.')[0] as 'small' | 'large') : 'all'
+        pooled = Float64Array.from(runs.flatMap((r) => r.listFlows().filter((f) => f.fctNs !== null && inClass(f.sizeBytes, cls)).map((f) => f.fctNs!)))
+      } else {
+        pooled = Float64Array.from(runs.flatMap((r) => [...queueDepthSamples(store, r.run.id)]))
+      }
+      return { line: g.line, x: g.x, points: cdfPoints(pooled) }
+    })
+  }
+  return result
+}
+
+function inClass(size: number, cls: 'all' | 'small' | 'large'): boolean {
+  if (cls === 'small') return size < SMALL_FLOW_BYTES
+  if (cls === 'large') return size > LARGE_FLOW_BYTES
+  return true
+}
+
+export { QueryError }

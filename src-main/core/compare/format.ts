@@ -1,0 +1,70 @@
+// compare's plain-text table: one line per line key × x, the mean and the band across
+// seeds. Numbers are shown with four significant digits in a unit chosen per value, so the
+// text is a pure function of the result (byte-identical after an archive round trip).
+import type { CompareResult } from './compare'
+import type { FieldValue } from './records'
+
+function sig(v: number, digits = 4): string {
+  if (!Number.isFinite(v)) return '-'
+  if (v === 0) return '0'
+  return String(Number(v.toPrecision(digits)))
+}
+
+export function formatValue(v: number, unit: CompareResult['unit']): string {
+  if (!Number.isFinite(v)) return '-'
+  if (unit === 'ns') {
+    const abs = Math.abs(v)
+    if (abs >= 1e9) return `${sig(v / 1e9)} s`
+    if (abs >= 1e6) return `${sig(v / 1e6)} ms`
+    if (abs >= 1e3) return `${sig(v / 1e3)} us`
+    return `${sig(v)} ns`
+  }
+  if (unit === 'bps') {
+    const abs = Math.abs(v)
+    if (abs >= 1e9) return `${sig(v / 1e9)} Gbps`
+    if (abs >= 1e6) return `${sig(v / 1e6)} Mbps`
+    return `${sig(v)} bps`
+  }
+  return sig(v)
+}
+
+function cell(v: FieldValue): string {
+  return v === null ? '-' : String(v)
+}
+
+const BAND_NAMES = { minmax: 'min..max across seeds', ci95: '95% CI of the mean across seeds (Student t)' }
+
+export function formatCompareTable(r: CompareResult): string {
+  const header = [...r.lineKeys, r.by, 'seeds', 'mean', 'lo', 'hi']
+  const rows = r.rows.map((row) => [
+    ...r.lineKeys.map((k) => cell(row.line[k])),
+    cell(row.x),
+    String(row.n),
+    formatValue(row.mean, r.unit),
+    formatValue(row.lo, r.unit),
+    formatValue(row.hi, r.unit),
+  ])
+  const width = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
+  const textCols = r.lineKeys.length
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < textCols ? c.padEnd(width[i]) : c.padStart(width[i]))).join('  ').trimEnd()
+  const what = r.baseline ? `${r.metric} FCT normalised to ${r.baseline}` : r.metric
+  const out = [
+    `experiments: ${r.experiments.join(', ')}`,
+    `metric: ${what}; band: ${BAND_NAMES[r.band]}${r.query ? `; where: ${r.query}` : ''}`,
+    `runs: ${r.matched} matched, ${r.excluded} left out (not done, superseded, or no value)`,
+    '',
+    line(header),
+    line(width.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+  ]
+  if (r.differences.length > 0) {
+    out.push('', `parameters that differ: ${r.differences.map((d) => d.field).join(', ')}`)
+  }
+  return out.join('\n') + '\n'
+}
+
+/** JSON with a fixed key order and a trailing newline, for `p4lab compare --json`. */
+export function formatCompareJson(r: CompareResult): string {
+  return JSON.stringify(r, null, 2) + '\n'
+}

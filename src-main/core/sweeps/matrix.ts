@@ -1,0 +1,94 @@
+// A sweep as a whole: the run matrix of an experiment (scheme × load × seed × params) with
+// the status of every cell, where a cell's status is that of its latest run. Which cells a
+// resume or a re-run repeats is decided here, from the database alone, so it is the same
+// whether the process that ran them is this one, a finished one or one killed mid-sweep.
+import { TERMINAL_STATUSES, type RunStatus } from '../../contract/schemas'
+import { canonicalJson } from '../p4build/key'
+import { expandRuns, type ExperimentSpec } from '../spec'
+import type { RunRow, Store } from '../store'
+
+export type CellStatus = RunStatus | 'pending'
+
+export interface SweepCell {
+  scheme: string
+  load: number
+  seed: number
+  params: Record<string, unknown>
+  /** The latest run's status; 'pending' when the cell has never run. */
+  status: CellStatus
+  /** The latest run of the cell. */
+  runId: number | null
+  /** How many runs the cell has had. */
+  runs: number
+  /** The latest run that finished 'done', if any. */
+  doneRunId: number | null
+  /** False for a cell that has runs but is no longer in the experiment's matrix (the file changed). */
+  inSpec: boolean
+}
+
+export interface SweepMatrix {
+  experimentId: number
+  axes: { schemes: string[]; loads: number[]; seeds: number[] }
+  cells: SweepCell[]
+  counts: Record<CellStatus, number>
+}
+
+/** Failed, cancelled and interrupted cells: what "re-run failed cells" repeats. */
+export const RERUN_STATUSES: readonly CellStatus[] = ['failed', 'cancelled', 'interrupted']
+
+export function cellKey(c: { scheme: string; load: number; seed: number; params: Record<string, unknown> }): string {
+  return canonicalJson([c.scheme, c.load, c.seed, c.params])
+}
+
+export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
+  const exp = store.getExperiment(experimentId)
+  if (!exp) throw new Error(`experiment ${experimentId} does not exist`)
+  const spec = exp.spec as ExperimentSpec
+  const cells = new Map<string, SweepCell>()
+  for (const c of expandRuns(spec)) {
+    const cell: SweepCell = { ...c, params: {}, status: 'pending', runId: null, runs: 0, doneRunId: null, inSpec: true }
+    cells.set(cellKey(cell), cell)
+  }
+  // Runs come in id order, so the last one seen is the cell's latest.
+  for (const run of store.listRuns({ experimentId })) {
+    const key = cellKey(run)
+    let cell = cells.get(key)
+    if (!cell) {
+      cell = { scheme: run.scheme, load: run.load, seed: run.seed, params: run.params, status: 'pending', runId: null, runs: 0, doneRunId: null, inSpec: false }
+      cells.set(key, cell)
+    }
+    record(cell, run)
+  }
+  const list = [...cells.values()]
+  const counts = Object.fromEntries(['pending', ...TERMINAL_STATUSES, 'queued', 'deploying', 'running', 'collecting'].map((s) => [s, 0])) as Record<CellStatus, number>
+  for (const c of list) counts[c.status]++
+  return {
+    experimentId,
+    axes: { schemes: [...spec.schemes], loads: [...spec.workload.loads], seeds: [...spec.seeds] },
+    cells: list,
+    counts,
+  }
+}
+
+function record(cell: SweepCell, run: RunRow): void {
+  cell.runs++
+  cell.status = run.status
+  cell.runId = run.id
+  if (run.status === 'done') cell.doneRunId = run.id
+}
+
+const isActive = (s: CellStatus) => s !== 'pending' && !TERMINAL_STATUSES.includes(s)
+
+/** Cells whose latest run failed, was cancelled or was interrupted. */
+export function cellsToRerun(m: SweepMatrix): SweepCell[] {
+  return m.cells.filter((c) => c.inSpec && RERUN_STATUSES.includes(c.status))
+}
+
+/**
+ * Cells with no finished run that nothing is running now: never run, failed, cancelled or
+ * interrupted. A cell with a done run is never repeated; one queued or running in a live
+ * process is left to it.
+ */
+export function cellsToResume(m: SweepMatrix): SweepCell[] {
+  return m.cells.filter((c) => c.inSpec && c.doneRunId === null && !isActive(c.status))
+}
