@@ -46,7 +46,7 @@ describe('schema and migrations', () => {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map(
       (r) => r.name,
     )
-    expect(tables).toEqual(['artifacts', 'events', 'experiments', 'flows', 'hosts', 'logs', 'runs', 'samples', 'series', 'testbeds'])
+    expect(tables).toEqual(['artifacts', 'events', 'experiments', 'flows', 'hosts', 'logs', 'rollups', 'runs', 'samples', 'series', 'testbeds'])
     expect(db.prepare('SELECT name, kind FROM testbeds').all()).toEqual([{ name: 'sim', kind: 'sim' }])
     const hostColumns = (db.prepare('PRAGMA table_info(hosts)').all() as Array<{ name: string }>).map((c) => c.name)
     expect(hostColumns.some((c) => /pass|secret/.test(c))).toBe(false)
@@ -70,7 +70,7 @@ describe('schema and migrations', () => {
     const db = new Database(file)
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`)
     db.close()
-    expect(() => openStore(file)).toThrow(/schema version 2 is newer than this p4lab supports \(1\)/)
+    expect(() => openStore(file)).toThrow(new RegExp(`schema version ${SCHEMA_VERSION + 1} is newer than this p4lab supports \\(${SCHEMA_VERSION}\\)`))
   })
 
   it('enforces foreign keys', () => {

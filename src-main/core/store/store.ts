@@ -7,6 +7,7 @@ import * as experiments from './experiments'
 import * as flows from './flows'
 import { migrate } from './migrations'
 import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
+import * as rollups from './rollups'
 import * as runs from './runs'
 import * as telemetry from './telemetry'
 import * as testbeds from './testbeds'
@@ -128,8 +129,28 @@ export class Store {
     return telemetry.listSeries(this.s, runId)
   }
 
-  readSamples(runId: number, kinds?: string[]): { defs: SeriesRow[]; t: number[]; values: number[][] } {
-    return telemetry.readSamples(this.s, runId, kinds)
+  /** Raw samples, or with opts.pixels a roll-up level chosen by the time range and width (telemetry.ts). */
+  readSamples(runId: number, kinds?: string[], opts?: telemetry.ReadSamplesOptions): telemetry.SamplesRead {
+    return telemetry.readSamples(this.s, runId, kinds, opts)
+  }
+
+  /** Samples as parallel columns (series id, t, value); one transaction unless inside one. */
+  insertSampleRows(seriesId: ArrayLike<number>, tNs: ArrayLike<number>, value: ArrayLike<number>, from?: number, to?: number): void {
+    rollups.insertSampleRows(this.s, seriesId, tNs, value, from, to)
+  }
+
+  /** Replaces roll-up buckets with the state given. */
+  writeRollups(rows: rollups.RollupRows): void {
+    rollups.writeRollups(this.s, rows)
+  }
+
+  /** Recomputes these series' roll-ups from their raw samples. */
+  rebuildRollups(seriesIds: readonly number[], widths?: readonly number[]): void {
+    rollups.rebuildRollups(this.s, seriesIds, widths)
+  }
+
+  readRollups(seriesId: number, widthNs: number, fromNs?: number, toNs?: number): rollups.RollupRead {
+    return rollups.readRollups(this.s, seriesId, widthNs, fromNs, toNs)
   }
 
   addEvent(runId: number, tNs: number | null, kind: string, detail: unknown): void {

@@ -1,3 +1,4 @@
+import { insertSampleFrame, pickRollupWidth, readRollups, rollupWidths, toSql } from './rollups'
 import { fromJson, toJson, type EventRow, type SeriesRow, type StoreContext } from './rows'
 
 // Series, samples, events and logs: everything a run streams while it runs.
@@ -30,18 +31,8 @@ export function insertSamples(
       `insertSamples: expected ${seriesIds.length} series × ${n} instants = ${seriesIds.length * n} values, got ${values.length}`,
     )
   }
-  const insert = s.stmt('INSERT OR REPLACE INTO samples (series_id, t_ns, value) VALUES (?, ?, ?)')
-  s.db.transaction(() => {
-    for (let i = 0; i < seriesIds.length; i++) {
-      const id = seriesIds[i]
-      const base = i * n
-      for (let j = 0; j < n; j++) {
-        const v = values[base + j]
-        // SQLite would store NaN as NULL anyway; say so explicitly.
-        insert.run(id, t[j], Number.isNaN(v) ? null : v)
-      }
-    }
-  })()
+  // Multi-row statements, one transaction (see rollups.ts and bench/ingest.ts).
+  insertSampleFrame(s, seriesIds, t, values)
 }
 
 interface SeriesRecord {
@@ -61,34 +52,98 @@ export function listSeries(s: StoreContext, runId: number): SeriesRow[] {
   )
 }
 
+/** What readSamples may be asked beyond the run and kinds. */
+export interface ReadSamplesOptions {
+  /** Only samples with t in [fromNs, toNs] (default: all). */
+  fromNs?: number
+  toNs?: number
+  /**
+   * The width in pixels the samples will be drawn across. Given, the read picks the coarsest
+   * roll-up level (1 ms / 10 ms / 100 ms) that still has a bucket per pixel over the range
+   * (the run's whole span when no range is given), or raw samples when none is that fine.
+   */
+  pixels?: number
+}
+
+export interface SamplesRead {
+  defs: SeriesRow[]
+  t: number[]
+  /** Raw values, or each bucket's mean when read from a roll-up. */
+  values: number[][]
+  /** 'raw', or the roll-up bucket width in ns (t is then each bucket's start). */
+  level: 'raw' | number
+  /** Each bucket's min and max (roll-ups only). */
+  min?: number[][]
+  max?: number[][]
+}
+
 /**
- * All samples of a run's series (optionally only some kinds), aligned on the union of
- * their instants; a series with no sample at an instant reads NaN there.
+ * A run's samples (optionally only some kinds), aligned on the union of their instants; a
+ * series with no sample at an instant reads NaN there. Without options: every raw sample.
  */
-export function readSamples(
-  s: StoreContext,
-  runId: number,
-  kinds?: string[],
-): { defs: SeriesRow[]; t: number[]; values: number[][] } {
+export function readSamples(s: StoreContext, runId: number, kinds?: string[], opts: ReadSamplesOptions = {}): SamplesRead {
   const wanted = kinds && new Set(kinds)
   const defs = listSeries(s, runId).filter((d) => !wanted || wanted.has(d.kind))
+  const from = opts.fromNs ?? -Infinity
+  const to = opts.toNs ?? Infinity
+  let level: 'raw' | number = 'raw'
+  if (opts.pixels !== undefined && defs.length > 0) {
+    const kept = rollupWidths(s, runId)
+    if (kept.length > 0) {
+      let lo = from
+      let hi = to
+      if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
+        const span = s
+          .stmt(`SELECT min(t_ns) AS lo, max(t_ns) AS hi FROM samples WHERE series_id IN (SELECT id FROM series WHERE run_id = ?)`)
+          .get(runId) as { lo: number | null; hi: number | null }
+        if (!Number.isFinite(lo)) lo = span.lo ?? 0
+        if (!Number.isFinite(hi)) hi = span.hi ?? 0
+      }
+      level = pickRollupWidth(hi - lo, opts.pixels, kept) ?? 'raw'
+    }
+  }
+  if (level !== 'raw') {
+    const width = level
+    const rawRead = s.stmt('SELECT t_ns, value FROM samples WHERE series_id = ? AND t_ns >= ? AND t_ns <= ? AND value IS NOT NULL ORDER BY t_ns').raw(true)
+    const reads = defs.map((d) => {
+      const r = readRollups(s, d.id, width, Number.isFinite(from) ? Math.floor(from / width) * width : from, to)
+      if (r.t.length > 0) return r
+      const rows = rawRead.all(d.id, toSql(from), toSql(to)) as Array<[number, number]>
+      const v = rows.map((x) => x[1])
+      return { t: rows.map((x) => x[0]), count: v.map(() => 1), mean: v, min: v, max: v }
+    })
+    const aligned = align(reads.map((r) => r.t), [reads.map((r) => r.mean), reads.map((r) => r.min), reads.map((r) => r.max)])
+    // A series that keeps no roll-up at this width (sampled more coarsely) is read raw instead.
+    return { defs, t: aligned.t, values: aligned.columns[0], min: aligned.columns[1], max: aligned.columns[2], level }
+  }
   // This SQL text is only ever used raw, so flipping the cached statement is safe.
-  const read = s.stmt('SELECT t_ns, value FROM samples WHERE series_id = ? ORDER BY t_ns').raw(true)
-  const columns = defs.map((d) => read.all(d.id) as Array<[number, number | null]>)
+  const read = s.stmt('SELECT t_ns, value FROM samples WHERE series_id = ? AND t_ns >= ? AND t_ns <= ? ORDER BY t_ns').raw(true)
+  const columns = defs.map((d) => read.all(d.id, toSql(from), toSql(to)) as Array<[number, number | null]>)
+  const aligned = align(
+    columns.map((col) => col.map((r) => r[0])),
+    [columns.map((col) => col.map((r) => r[1] ?? NaN))],
+  )
+  return { defs, t: aligned.t, values: aligned.columns[0], level }
+}
 
-  // Series of one run are sampled together in practice, so the union is usually the
-  // first series' instants; merge only when they differ.
+/** Aligns per-series (t, value...) columns on the union of their instants; gaps read NaN. */
+function align(times: number[][], series: number[][][]): { t: number[]; columns: number[][][] } {
+  // Series of one run are sampled together in practice, so the union is usually the first
+  // series' instants.
   const instants = new Set<number>()
-  for (const col of columns) for (const [tNs] of col) instants.add(tNs)
+  for (const col of times) for (const tNs of col) instants.add(tNs)
   const t = [...instants].sort((a, b) => a - b)
   const index = new Map<number, number>()
   t.forEach((tNs, j) => index.set(tNs, j))
-  const values = columns.map((col) => {
-    const v = new Array<number>(t.length).fill(NaN)
-    for (const [tNs, value] of col) v[index.get(tNs)!] = value ?? NaN
-    return v
-  })
-  return { defs, t, values }
+  const columns = series.map((perSeries) =>
+    perSeries.map((vals, i) => {
+      const v = new Array<number>(t.length).fill(NaN)
+      const ts = times[i]
+      for (let j = 0; j < ts.length; j++) v[index.get(ts[j])!] = vals[j]
+      return v
+    }),
+  )
+  return { t, columns }
 }
 
 export function addEvent(
