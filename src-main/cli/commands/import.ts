@@ -1,28 +1,37 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ArchiveRefusedError, importArchive } from '../../core/archive'
+import { ArchiveRefusedError, commitImport, prepareImport, type PreparedImport } from '../../core/archive'
 import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 async function cmdImport(file: string, db: string | undefined, json: boolean): Promise<number> {
-  const core = openCore(db)
-  const store = core.opts.store
+  // Everything is checked before the database is even opened: a refused archive writes nothing.
+  let prepared: PreparedImport
   try {
-    const r = await importArchive({ file: resolve(file), store, dataDir: core.dataDir() })
-    if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n')
-    else {
-      const runs = Object.keys(r.runIds).length
-      process.stdout.write(`imported ${r.name} as experiment ${r.experimentId} (${runs} runs, ${r.files} files) into ${store.file}\n`)
-      if (r.compareMatches === false) process.stdout.write('warning: the comparison recomputed here differs from the one in the archive\n')
-    }
-    return 0
+    prepared = await prepareImport(resolve(file))
   } catch (err) {
     if (err instanceof ArchiveRefusedError) {
       process.stderr.write(`p4lab: ${file}: ${err.message}\n`)
       return 1
     }
     throw err
+  }
+  try {
+    const core = openCore(db)
+    const store = core.opts.store
+    try {
+      const r = commitImport(prepared, store, core.dataDir())
+      if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n')
+      else {
+        const runs = Object.keys(r.runIds).length
+        process.stdout.write(`imported ${r.name} as experiment ${r.experimentId} (${runs} runs, ${r.files} files) into ${store.file}\n`)
+        if (r.compareMatches === false) process.stdout.write('warning: the comparison recomputed here differs from the one in the archive\n')
+      }
+      return 0
+    } finally {
+      store.close()
+    }
   } finally {
-    store.close()
+    prepared.dispose()
   }
 }
 

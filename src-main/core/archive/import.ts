@@ -56,56 +56,81 @@ export function verifyAgainstManifest(dir: string, extracted: string[]): Manifes
   return manifest
 }
 
-export async function importArchive(o: ImportOptions): Promise<ImportResult> {
-  if (o.store.file === ':memory:') throw new Error('cannot import into an in-memory database')
-  if (!existsSync(o.file)) throw new ArchiveRefusedError(null, `${o.file} does not exist`)
-  const tmp = mkdtempSync(join(tmpdir(), 'p4lab-import-'))
+/** An archive extracted and verified in a private temporary directory; nothing written elsewhere yet. */
+export interface PreparedImport {
+  dir: string
+  manifest: Manifest
+  /** Removes the temporary directory. */
+  dispose(): void
+}
+
+/**
+ * Extracts and verifies an archive (every entry, every hash, the SQLite subset) without
+ * touching any database or the user data directory. Throws ArchiveRefusedError naming the
+ * file and the reason.
+ */
+export async function prepareImport(file: string, limits: ExtractLimits = DEFAULT_LIMITS): Promise<PreparedImport> {
+  if (!existsSync(file)) throw new ArchiveRefusedError(null, `${file} does not exist`)
+  const dir = mkdtempSync(join(tmpdir(), 'p4lab-import-'))
+  const dispose = () => rmSync(dir, { recursive: true, force: true })
   try {
-    const extracted = await extractSafely(o.file, tmp, o.limits ?? DEFAULT_LIMITS)
-    const manifest = verifyAgainstManifest(tmp, extracted)
-    checkSubset(join(tmp, ...SUBSET.split('/')), SUBSET)
+    const extracted = await extractSafely(file, dir, limits)
+    const manifest = verifyAgainstManifest(dir, extracted)
+    checkSubset(join(dir, ...SUBSET.split('/')), SUBSET)
+    return { dir, manifest, dispose }
+  } catch (err) {
+    dispose()
+    throw err
+  }
+}
 
-    // Verified: now write. The rows first, in one transaction; then the files that go with them.
-    const importsDir = join(o.dataDir, 'imports')
-    const ids = importSubset(o.store.file, join(tmp, ...SUBSET.split('/')), (id) => join(importsDir, String(id), 'experiment.yaml'))
-    const home = join(importsDir, String(ids.experimentId))
-    mkdirSync(home, { recursive: true })
-    cpSync(join(tmp, 'experiment'), home, { recursive: true })
-    for (const f of [MANIFEST, 'README.md']) if (existsSync(join(tmp, f))) cpSync(join(tmp, f), join(home, f))
+/** Writes a prepared import: the rows first (one transaction), then the files that go with them. */
+export function commitImport(p: PreparedImport, store: Store, dataDir: string): ImportResult {
+  if (store.file === ':memory:') throw new Error('cannot import into an in-memory database')
+  const { dir: tmp, manifest } = p
+  const importsDir = join(dataDir, 'imports')
+  const ids = importSubset(store.file, join(tmp, ...SUBSET.split('/')), (id) => join(importsDir, String(id), 'experiment.yaml'))
+  const home = join(importsDir, String(ids.experimentId))
+  mkdirSync(home, { recursive: true })
+  cpSync(join(tmp, 'experiment'), home, { recursive: true })
+  for (const f of [MANIFEST, 'README.md']) if (existsSync(join(tmp, f))) cpSync(join(tmp, f), join(home, f))
 
-    const has = (prefix: string) => manifest.files.some((f) => f.path.startsWith(prefix))
-    if (has('artifacts/')) {
-      for (const key of new Set(manifest.files.filter((f) => f.path.startsWith('artifacts/')).map((f) => f.path.split('/')[1]))) {
-        const dest = join(o.dataDir, 'artifacts', key)
-        if (/^[0-9a-f]{64}$/.test(key) && !existsSync(dest)) cpSync(join(tmp, 'artifacts', key), dest, { recursive: true })
-      }
+  const under = (prefix: string, depth: number) =>
+    new Set(manifest.files.filter((f) => f.path.startsWith(prefix)).map((f) => f.path.split('/')[depth]))
+  for (const key of under('artifacts/', 1)) {
+    const dest = join(dataDir, 'artifacts', key)
+    if (/^[0-9a-f]{64}$/.test(key) && !existsSync(dest)) cpSync(join(tmp, 'artifacts', key), dest, { recursive: true })
+  }
+  for (const name of under('p4/variants/', 2)) {
+    const dest = join(dataDir, 'variants', String(ids.experimentId), name)
+    cpSync(join(tmp, 'p4', 'variants', name), dest, { recursive: true })
+    const info = join(dest, 'variant.json')
+    if (existsSync(info)) {
+      const v = JSON.parse(readFileSync(info, 'utf8')) as Record<string, unknown>
+      writeFileSync(info, JSON.stringify({ ...v, experimentId: ids.experimentId }, null, 2) + '\n')
     }
-    if (has('p4/variants/')) {
-      for (const name of new Set(manifest.files.filter((f) => f.path.startsWith('p4/variants/')).map((f) => f.path.split('/')[2]))) {
-        const dest = join(o.dataDir, 'variants', String(ids.experimentId), name)
-        cpSync(join(tmp, 'p4', 'variants', name), dest, { recursive: true })
-        const info = join(dest, 'variant.json')
-        if (existsSync(info)) {
-          const v = JSON.parse(readFileSync(info, 'utf8')) as Record<string, unknown>
-          writeFileSync(info, JSON.stringify({ ...v, experimentId: ids.experimentId }, null, 2) + '\n')
-        }
-      }
-    }
+  }
 
-    let compareMatches: boolean | null = null
-    const saved = join(tmp, 'compare', 'mean-by-load.txt')
-    if (existsSync(saved)) {
-      const now = formatCompareTable(compareRuns(o.store, { experimentIds: [ids.experimentId] }))
-      compareMatches = now === readFileSync(saved, 'utf8')
-    }
-    return {
-      experimentId: ids.experimentId,
-      name: manifest.experiment.name,
-      runIds: Object.fromEntries([...ids.runs].map(([a, b]) => [String(a), b])),
-      files: manifest.files.length + 1,
-      compareMatches,
-    }
+  let compareMatches: boolean | null = null
+  const saved = join(tmp, 'compare', 'mean-by-load.txt')
+  if (existsSync(saved)) {
+    const now = formatCompareTable(compareRuns(store, { experimentIds: [ids.experimentId] }))
+    compareMatches = now === readFileSync(saved, 'utf8')
+  }
+  return {
+    experimentId: ids.experimentId,
+    name: manifest.experiment.name,
+    runIds: Object.fromEntries([...ids.runs].map(([a, b]) => [String(a), b])),
+    files: manifest.files.length + 1,
+    compareMatches,
+  }
+}
+
+export async function importArchive(o: ImportOptions): Promise<ImportResult> {
+  const prepared = await prepareImport(o.file, o.limits)
+  try {
+    return commitImport(prepared, o.store, o.dataDir)
   } finally {
-    rmSync(tmp, { recursive: true, force: true })
+    prepared.dispose()
   }
 }

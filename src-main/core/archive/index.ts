@@ -2,5 +2,5 @@
 export { ArchiveRefusedError, badEntryPath } from './entries'
 export { exportExperiment, type ExportOptions, type ExportResult } from './export'
 export { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
-export { importArchive, verifyAgainstManifest, type ImportOptions, type ImportResult } from './import'
+export { commitImport, importArchive, prepareImport, verifyAgainstManifest, type ImportOptions, type ImportResult, type PreparedImport } from './import'
 export { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, Manifest, parseManifest } from './manifest'

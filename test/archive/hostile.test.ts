@@ -1,0 +1,162 @@
+// Hostile archives are refused, with a non-zero exit and a reason naming the entry, before
+// anything is written outside the private extraction directory, and before the database
+// is even opened. Each case is its own test.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { t as listTar } from 'tar'
+import { ArchiveRefusedError, importArchive, prepareImport } from '../../src-main/core/archive'
+import { openStore } from '../../src-main/core/store'
+import { p4lab } from './cli'
+import { tarGz, type CraftEntry } from './craft'
+
+const TINY = `name: hostile-base
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: [0.3], flows: 20 }
+seeds: [1]
+`
+
+let dir: string
+/** The entries of a genuine archive, to build hostile ones from. */
+let genuine: CraftEntry[]
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'p4lab-hostile-'))
+  writeFileSync(join(dir, 'tiny.yaml'), TINY)
+  expect(p4lab(['run', 'tiny.yaml', '--db', 'a.db'], dir).code).toBe(0)
+  expect(p4lab(['export', 'hostile-base', '--db', 'a.db', '-o', 'good.tar.gz'], dir).code).toBe(0)
+  genuine = []
+  await listTar({
+    file: join(dir, 'good.tar.gz'),
+    onReadEntry: (e) => {
+      const chunks: Buffer[] = []
+      e.on('data', (c: Buffer) => chunks.push(c))
+      e.on('end', () => genuine.push({ path: e.path, data: Buffer.concat(chunks) }))
+    },
+  })
+  expect(genuine.map((e) => e.path)).toContain('manifest.json')
+})
+
+/** A name in the shared temp directory that an escaping entry would create. */
+function escapeName(): string {
+  return `p4lab-escaped-${randomBytes(6).toString('hex')}.txt`
+}
+
+/** Runs `p4lab import` on the archive; checks it was refused naming `entry`, wrote no database, and returns stderr. */
+function refuse(name: string, entries: CraftEntry[], entry: RegExp): string {
+  const file = join(dir, `${name}.tar.gz`)
+  writeFileSync(file, tarGz(entries))
+  const db = join(dir, `${name}.db`)
+  const r = p4lab(['import', file, '--db', db], dir)
+  expect(r.code, r.stdout).toBe(1)
+  expect(r.stderr).toMatch(/archive refused/)
+  expect(r.stderr).toMatch(entry)
+  expect(existsSync(db), 'the database must not even be created').toBe(false)
+  return r.stderr
+}
+
+describe('p4lab import refuses hostile archives', () => {
+  it('accepts the genuine archive (the baseline the hostile ones are made from)', () => {
+    writeFileSync(join(dir, 'rebuilt.tar.gz'), tarGz(genuine))
+    const r = p4lab(['import', join(dir, 'rebuilt.tar.gz'), '--db', join(dir, 'ok.db')], dir)
+    expect(r.code, r.stderr).toBe(0)
+  })
+
+  it("refuses an entry with '..' that would land beside the destination", () => {
+    const name = escapeName()
+    const stderr = refuse('dotdot', [{ path: `../${name}`, data: 'pwned' }, ...genuine], /\.\..*leave the destination/)
+    expect(stderr).toContain(name)
+    expect(existsSync(join(tmpdir(), name))).toBe(false)
+  })
+
+  it("refuses '..' hidden inside a path", () => {
+    const name = escapeName()
+    refuse('dotdot-inner', [...genuine, { path: `data/../../${name}`, data: 'pwned' }], /data\/\.\.\/\.\./)
+    expect(existsSync(join(tmpdir(), name))).toBe(false)
+  })
+
+  it('refuses an absolute path', () => {
+    const target = join(tmpdir(), escapeName())
+    refuse('absolute', [...genuine, { path: target, data: 'pwned' }], /an absolute path/)
+    expect(existsSync(target)).toBe(false)
+  })
+
+  it('refuses a symlink, and so a file written through it', () => {
+    const outside = mkdtempSync(join(tmpdir(), 'p4lab-outside-'))
+    refuse('symlink', [{ path: 'logs', type: '2', linkpath: outside }, { path: 'logs/run-1.log', data: 'pwned' }, ...genuine], /"logs".*a link/)
+    expect(existsSync(join(outside, 'run-1.log'))).toBe(false)
+  })
+
+  it('refuses a hard link', () => {
+    refuse('hardlink', [...genuine, { path: 'data/passwd', type: '1', linkpath: '/etc/passwd' }], /"data\/passwd".*a link/)
+  })
+
+  it('refuses more entries than the limit (counted while streaming)', async () => {
+    const many: CraftEntry[] = Array.from({ length: 50 }, (_, i) => ({ path: `junk/${i}.txt`, data: 'x' }))
+    const file = join(dir, 'many.tar.gz')
+    writeFileSync(file, tarGz([...genuine, ...many]))
+    await expect(prepareImport(file, { maxEntries: 30, maxBytes: 1e9 })).rejects.toThrow(/more than 30 entries/)
+  })
+
+  it('refuses an archive that decompresses past the byte limit (a zip bomb), before writing it all', async () => {
+    const file = join(dir, 'bomb.tar.gz')
+    writeFileSync(file, tarGz([...genuine, { path: 'data/zeros.bin', data: Buffer.alloc(64 * 1024 * 1024) }]))
+    expect(readFileSync(file).length).toBeLessThan(1024 * 1024)
+    const err = await prepareImport(file, { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ArchiveRefusedError)
+    expect((err as Error).message).toMatch(/zeros\.bin.*more than 16777216 bytes|decompresses to more than/)
+  })
+
+  it('refuses an archive with no manifest', () => {
+    refuse('no-manifest', genuine.filter((e) => e.path !== 'manifest.json'), /manifest\.json.*missing/)
+  })
+
+  it('refuses a manifest that is not JSON', () => {
+    refuse('bad-json', genuine.map((e) => (e.path === 'manifest.json' ? { ...e, data: '{ "format": ' } : e)), /manifest\.json.*not valid JSON/)
+  })
+
+  it('refuses a manifest of the wrong shape', () => {
+    const m = JSON.parse(String(genuine.find((e) => e.path === 'manifest.json')!.data))
+    m.files[0].sha256 = 'not-a-hash'
+    refuse('bad-shape', genuine.map((e) => (e.path === 'manifest.json' ? { ...e, data: JSON.stringify(m) } : e)), /manifest\.json.*malformed: files\.0\.sha256/)
+  })
+
+  it('refuses a manifest listing a path outside the archive', () => {
+    const m = JSON.parse(String(genuine.find((e) => e.path === 'manifest.json')!.data))
+    m.files.push({ path: '../../etc/passwd', sha256: '0'.repeat(64), bytes: 1 })
+    refuse('manifest-path', genuine.map((e) => (e.path === 'manifest.json' ? { ...e, data: JSON.stringify(m) } : e)), /manifest\.json.*malformed/)
+  })
+
+  it('refuses a changed file, naming it', () => {
+    const changed = genuine.map((e) => (e.path === 'data/runs.csv' ? { ...e, data: String(e.data).replace('done', 'DONE') } : e))
+    refuse('changed', changed, /"data\/runs\.csv".*sha256.*changed after export/)
+  })
+
+  it('refuses a file the manifest does not list', () => {
+    refuse('extra', [...genuine, { path: 'data/extra.csv', data: 'a,b\r\n' }], /"data\/extra\.csv".*not in manifest\.json/)
+  })
+
+  it('refuses a file that is not gzip', () => {
+    const file = join(dir, 'plain.tar.gz')
+    writeFileSync(file, 'just text')
+    const r = p4lab(['import', file, '--db', join(dir, 'plain.db')], dir)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/not a gzip file/)
+  })
+
+  it('writes nothing to the target database when the core API refuses', async () => {
+    const file = join(dir, 'api.tar.gz')
+    writeFileSync(file, tarGz([{ path: '../x', data: 'x' }]))
+    const store = openStore(join(dir, 'api.db'))
+    try {
+      await expect(importArchive({ file, store, dataDir: dir })).rejects.toBeInstanceOf(ArchiveRefusedError)
+      expect(store.listExperiments()).toHaveLength(0)
+    } finally {
+      store.close()
+    }
+  })
+})
