@@ -1,0 +1,97 @@
+// The seed papers' claims (from PARAMETERS.md), each with how to measure it on a
+// template's runs and when it counts as holding. `why` says what we know about where our
+// setting differs from the paper's, for the reader of docs/results.md.
+import type { Results } from './reproduce'
+
+export interface Measure {
+  unit: 'x' | '%' | 'ms' | 'ratio'
+  value(r: Results): number
+  holds(v: number): boolean
+}
+
+export interface Claim {
+  claim: string
+  seed: string
+  measure: Measure
+  why?: string
+}
+
+const atLeast = (x: number) => (v: number) => v >= x
+/** "A is k× better than B" on a lower-is-better statistic: B's figure over A's. */
+const better = (a: string, b: string, load: number | undefined, stat: 'meanNs' | 'p99Ns' | 'smallMeanNs' | 'largeMeanNs', claimed: number): Measure => ({
+  unit: 'x',
+  value: (r) => r.fct(b, load, stat) / r.fct(a, load, stat),
+  holds: atLeast(claimed),
+})
+
+const HULA_WHY =
+  'With NewReno, 250-packet drop-tail queues and destinations uniform over other racks, most loss is at the ' +
+  'ToR ports facing the receivers, which no load balancer can relieve; a run of ECMP on a 400G (uncongestable) ' +
+  'fabric gives almost the same mean FCT as HULA, so the fabric leaves little to gain. The queue-level claim ' +
+  '(Fig. 8), which isolates the fabric bottleneck, is the one that reproduces.'
+
+export const CLAIMS: Record<string, Claim[]> = {
+  'hula-fig5a-websearch': [
+    { claim: 'HULA vs ECMP, mean FCT at 70 % load', seed: '3.7×', measure: better('hula', 'ecmp', 0.7, 'meanNs', 3.7), why: HULA_WHY },
+    { claim: 'HULA vs CONGA′, mean FCT at 70 % load', seed: '2.7×', measure: better('hula', 'conga-prime', 0.7, 'meanNs', 2.7) },
+    { claim: 'HULA vs CONGA′, mean FCT at 50 % load', seed: '1.6×', measure: better('hula', 'conga-prime', 0.5, 'meanNs', 1.6) },
+    { claim: 'HULA vs CONGA′, mean FCT at 90 % load', seed: '3×', measure: better('hula', 'conga-prime', 0.9, 'meanNs', 3) },
+    { claim: 'ranking at 70 %: HULA < CONGA′ < ECMP (mean FCT)', seed: 'holds', measure: {
+      unit: 'ratio',
+      value: (r) => (r.fct('hula', 0.7, 'meanNs') < r.fct('conga-prime', 0.7, 'meanNs') && r.fct('conga-prime', 0.7, 'meanNs') < r.fct('ecmp', 0.7, 'meanNs') ? 1 : 0),
+      holds: (v) => v === 1,
+    } },
+  ],
+  'hula-fig5b-datamining': [
+    { claim: 'HULA vs ECMP, mean FCT at 80 % load', seed: '1.35×', measure: better('hula', 'ecmp', 0.8, 'meanNs', 1.35), why: HULA_WHY },
+  ],
+  'hula-fig6-asymmetric': [
+    { claim: 'HULA vs ECMP, mean FCT at 60 %, S2–A4 removed', seed: '8×', measure: better('hula', 'ecmp', 0.6, 'meanNs', 8), why: HULA_WHY },
+    { claim: 'CONGA′ vs ECMP, mean FCT', seed: '3×', measure: better('conga-prime', 'ecmp', 0.6, 'meanNs', 3) },
+    { claim: 'HULA vs ECMP, flows < 100 KB', seed: '10×', measure: better('hula', 'ecmp', 0.6, 'smallMeanNs', 10) },
+    { claim: 'HULA vs ECMP, flows > 10 MB', seed: '4×', measure: better('hula', 'ecmp', 0.6, 'largeMeanNs', 4) },
+    { claim: 'HULA vs ECMP, p99 FCT', seed: '10×', measure: better('hula', 'ecmp', 0.6, 'p99Ns', 10) },
+    { claim: 'HULA vs CONGA′, p99 FCT', seed: '3×', measure: better('hula', 'conga-prime', 0.6, 'p99Ns', 3) },
+  ],
+  'hula-fig8-queues': [
+    { claim: 'p95 bottleneck queue, ECMP over HULA', seed: '19×', measure: { unit: 'x', value: (r) => r.queueP95('ecmp', 'ecmp') / Math.max(1, r.queueP95('hula', 'ecmp')), holds: atLeast(19) },
+      why: 'The bottleneck is the port deepest at p95 under ECMP; a p95 of 0 for HULA is counted as 1 packet.' },
+    { claim: 'p95 bottleneck queue, CONGA′ over HULA', seed: '8×', measure: { unit: 'x', value: (r) => r.queueP95('conga-prime', 'ecmp') / Math.max(1, r.queueP95('hula', 'ecmp')), holds: atLeast(8) } },
+  ],
+  'hula-fig9-failure': [
+    { claim: 'HULA moves best hops off a failed link', seed: 'within 1 ms', measure: { unit: 'ms', value: (r) => r.hulaRecoveryNs(), holds: (v) => v <= 1e6 },
+      why: 'Measured from the hula.bestHop series (sampled every 100 µs) of the switches at the two ends of the failed link.' },
+    { claim: 'HULA vs ECMP, mean FCT with the failure', seed: 'better', measure: better('hula', 'ecmp', undefined, 'meanNs', 1) },
+  ],
+  'dhlb-fig4-probe-overhead': [
+    { claim: 'probe bytes, HULA over DHLB at 10 % load', seed: 'DHLB lower at low load', measure: {
+      unit: 'x', value: (r) => r.counter('hula', 0.1, 'controlBytes') / r.counter('hula', 0.1, 'simTimeNs') / (r.counter('dhlb', 0.1, 'controlBytes') / r.counter('dhlb', 0.1, 'simTimeNs')), holds: atLeast(1) },
+      why: 'Probe bytes per simulated second, from the runs\' control-packet counters.' },
+    { claim: 'probe bytes, HULA over DHLB at 90 % load', seed: '(DHLB adapts its period)', measure: {
+      unit: 'x', value: (r) => r.counter('hula', 0.9, 'controlBytes') / r.counter('hula', 0.9, 'simTimeNs') / (r.counter('dhlb', 0.9, 'controlBytes') / r.counter('dhlb', 0.9, 'simTimeNs')), holds: atLeast(1) } },
+  ],
+  'dhlb-fig5-fct': [
+    { claim: 'DHLB vs HULA, mean FCT at 90 % load', seed: '≈1.07× (7 % better)', measure: better('dhlb', 'hula', 0.9, 'meanNs', 1.07),
+      why: 'DHLB\'s fabric as a k=4 fat-tree at 100M/200M: its fabric has twice the capacity the hosts can use, so mean load on fabric links stays low.' },
+  ],
+  'conga-asymmetric-leafspine': [
+    { claim: 'CONGA vs ECMP, mean FCT at 30 %, one slow link', seed: '≈5× (with a link failure)', measure: better('conga', 'ecmp', 0.3, 'meanNs', 5),
+      why: 'One link per leaf-spine pair here, so the asymmetry is a slowed link (40G → 10G) rather than one failed link of two in parallel.' },
+    { claim: 'CONGA vs ECMP, mean FCT at 50 %', seed: '≈5×', measure: better('conga', 'ecmp', 0.5, 'meanNs', 5) },
+  ],
+  'floodgate-incast-mix': [
+    { claim: 'non-incast flows, ECMP over Floodgate, mean FCT', seed: 'lower with Floodgate', measure: {
+      unit: 'x', value: (r) => r.flowMean('ecmp', (s) => s !== incastBytes(r), 'mean') / r.flowMean('floodgate', (s) => s !== incastBytes(r), 'mean'), holds: (v) => v > 1 },
+      why: 'The paper\'s gain comes from lossless (PFC) networks where incast pauses block other flows; with drop-tail queues and DCTCP, incast barely blocks other flows to begin with.' },
+    { claim: 'non-incast flows, ECMP over Floodgate, p99 FCT', seed: 'lower with Floodgate', measure: {
+      unit: 'x', value: (r) => r.flowMean('ecmp', (s) => s !== incastBytes(r), 'p99') / r.flowMean('floodgate', (s) => s !== incastBytes(r), 'p99'), holds: (v) => v > 1 } },
+    { claim: 'credit bytes as a share of delivered bytes', seed: '0.175 %', measure: {
+      unit: '%', value: (r) => r.counter('floodgate', undefined, 'controlBytes') / r.counter('floodgate', undefined, 'payloadBytesDelivered'), holds: (v) => v <= 0.00175 * 1.5 },
+      why: 'Credits here are per destination and mostly sent on the byte count, so they cost more than one timer-driven credit per 10 µs.' },
+  ],
+}
+
+function incastBytes(r: Results): number {
+  const w = r.spec.workload
+  return w.kind === 'incast' ? w.incast.flowBytes : -1
+}
