@@ -125,7 +125,8 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
     if (!p) continue
     const id = `${tor}:hosts`
     nodes.push({ id, label: `${g.count} hosts`, role: 'hosts', x: p.x, y: p.y + Y_GAP * 0.75, queueCols: [] })
-    edges.push({ id, link: id, source: tor, target: id, dir: 'down', utilCols: g.cols, ports: g.ports, bps: g.bps })
+    // Only the ToR's side is measured: hosts are not switches, their NIC queues have no series.
+    edges.push({ id: `${id}:down`, link: id, source: tor, target: id, dir: 'down', utilCols: g.cols, ports: g.ports, bps: g.bps })
   }
   return {
     nodes,

@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest'
+import { buildFabricModel, evaluateFabric, utilColor } from '../../src-renderer/src/lib/fabric'
+import type { SeriesDefLike } from '../../src-renderer/src/lib/series'
+import {
+  activeFlows,
+  busiestPorts,
+  congaTable,
+  dhlbTable,
+  fabricCapacityBps,
+  floodgateTable,
+  heatmapGrid,
+  hulaTable,
+  portTable,
+  probeShare,
+  queueCdf,
+  topFlows,
+} from '../../src-renderer/src/lib/tables'
+import { statOf, valueAt, windowRange } from '../../src-renderer/src/lib/window'
+
+const def = (kind: string, entity: Record<string, string | number>, unit = 'x'): SeriesDefLike => ({ kind, entity, unit })
+
+describe('switch tables from series', () => {
+  const peers = new Map([
+    ['tor0:8', 'agg0'],
+    ['tor0:9', 'agg1'],
+  ])
+  const defs = [
+    def('hula.bestHop', { switch: 'tor0', dstTor: 'tor2' }, 'port'),
+    def('hula.pathUtil', { switch: 'tor0', dstTor: 'tor2' }, 'ratio'),
+    def('hula.bestHop', { switch: 'tor0', dstTor: 'tor10' }, 'port'),
+    def('hula.pathUtil', { switch: 'tor0', dstTor: 'tor10' }, 'ratio'),
+    def('hula.bestHop', { switch: 'tor1', dstTor: 'tor2' }, 'port'),
+    def('hula.bestHop', { switch: 'tor0', dstTor: 'tor1' }, 'port'),
+  ]
+  const values = [9, 0.5, 8, 0.25, 3, -1]
+
+  it("HULA: one row per destination ToR, best hop's port and neighbour, path util; -1 is no hop yet", () => {
+    const rows = hulaTable(defs, 'tor0', (i) => values[i], peers)
+    expect(rows).toEqual([
+      { dstTor: 'tor1', bestHop: null, via: null, pathUtil: NaN },
+      { dstTor: 'tor2', bestHop: 9, via: 'agg1', pathUtil: 0.5 },
+      { dstTor: 'tor10', bestHop: 8, via: 'agg0', pathUtil: 0.25 },
+    ])
+  })
+
+  it('CONGA: destination leaves × uplinks, the least congested marked', () => {
+    const d = [
+      def('conga.metric', { leaf: 'leaf0', dstLeaf: 'leaf1', uplink: 0 }),
+      def('conga.metric', { leaf: 'leaf0', dstLeaf: 'leaf1', uplink: 1 }),
+      def('conga.metric', { leaf: 'leaf0', dstLeaf: 'leaf2', uplink: 1 }),
+      def('conga.metric', { leaf: 'leaf1', dstLeaf: 'leaf0', uplink: 0 }),
+    ]
+    const v = [5, 2, 7, 1]
+    const t = congaTable(d, 'leaf0', (i) => v[i])
+    expect(t.cols).toEqual([0, 1])
+    expect(t.rows[0]).toEqual({ key: 'leaf1', cells: [5, 2], best: 1 })
+    expect(t.rows[1].key).toBe('leaf2')
+    expect(t.rows[1].cells[0]).toBeNaN()
+    expect(t.rows[1].best).toBe(1)
+  })
+
+  it('DHLB: destination ToRs × candidate ports', () => {
+    const d = [
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor3', port: 3 }),
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor3', port: 2 }),
+    ]
+    const t = dhlbTable(d, 'agg0', (i) => [1, 0][i])
+    expect(t.cols).toEqual([2, 3])
+    expect(t.rows).toEqual([{ key: 'tor3', cells: [0, 1], best: 0 }])
+  })
+
+  it('Floodgate: window and VOQ per destination', () => {
+    const d = [
+      def('floodgate.window', { switch: 'tor0', dst: 'h3' }),
+      def('floodgate.voq', { switch: 'tor0', dst: 'h3' }),
+      def('floodgate.window', { switch: 'tor1', dst: 'h3' }),
+    ]
+    expect(floodgateTable(d, 'tor0', (i) => [30000, 4, 1][i])).toEqual([{ dst: 'h3', window: 30000, voq: 4 }])
+  })
+
+  it('ports: util, queue and drops per port with the peer', () => {
+    const d = [def('link.util', { switch: 'tor0', port: 9 }), def('queue.depth', { switch: 'tor0', port: 9 }), def('drops', { switch: 'tor0', port: 9 })]
+    expect(portTable(d, 'tor0', (i) => [0.4, 12, 1][i], peers)).toEqual([{ port: 9, peer: 'agg1', util: 0.4, depth: 12, drops: 1 }])
+  })
+})
+
+describe('window statistics', () => {
+  const x = Float64Array.from([0.1, 0.2, 0.3, 0.4, 0.5])
+  const col = Float32Array.from([1, 2, NaN, 4, 10])
+
+  it('windows end at the cursor and keep at least the last sample', () => {
+    expect(windowRange(x, 5, 0.45, 0.2)).toEqual([2, 4])
+    expect(windowRange(x, 5, 0.45, 0.001)).toEqual([3, 4])
+    expect(windowRange(x, 5, 0.05, 1)).toEqual([0, 0])
+    expect(windowRange(x, 5, 9, Infinity)).toEqual([0, 5])
+  })
+
+  it('last, mean and p95 skip NaN', () => {
+    expect(statOf(col, 0, 3, 'last')).toBe(2)
+    expect(statOf(col, 0, 4, 'mean')).toBeCloseTo(7 / 3)
+    expect(statOf(col, 0, 5, 'p95')).toBe(10)
+    expect(statOf(Float32Array.from({ length: 100 }, (_, i) => i + 1), 0, 100, 'p95')).toBe(95)
+    expect(statOf(col, 2, 3, 'mean')).toBeNaN()
+  })
+
+  it('valueAt reads the last sample at or before the cursor', () => {
+    expect(valueAt(x, 5, col, 0.25)).toBe(2)
+    expect(valueAt(x, 5, col, 0.05)).toBeNaN()
+  })
+})
+
+describe('fabric model', () => {
+  const graph = {
+    kind: 'leaf-spine',
+    nodes: [
+      { name: 'spine0', role: 'spine' as const, level: 2, pod: -1 },
+      { name: 'leaf0', role: 'tor' as const, level: 1, pod: -1 },
+      { name: 'leaf1', role: 'tor' as const, level: 1, pod: -1 },
+      { name: 'h0', role: 'host' as const, level: 0, pod: -1 },
+      { name: 'h1', role: 'host' as const, level: 0, pod: -1 },
+    ],
+    links: [
+      { name: 'spine0-leaf0', a: 'spine0', aPort: 0, b: 'leaf0', bPort: 1, bps: 40e9 },
+      { name: 'spine0-leaf1', a: 'spine0', aPort: 1, b: 'leaf1', bPort: 1, bps: 40e9 },
+      { name: 'leaf0-h0', a: 'leaf0', aPort: 0, b: 'h0', bPort: 0, bps: 10e9 },
+      { name: 'leaf1-h1', a: 'leaf1', aPort: 0, b: 'h1', bPort: 0, bps: 10e9 },
+    ],
+    hosts: ['h0', 'h1'],
+    queuePackets: 100,
+  }
+  const defs = [
+    def('link.util', { switch: 'spine0', port: 0 }),
+    def('link.util', { switch: 'leaf0', port: 1 }),
+    def('queue.depth', { switch: 'leaf0', port: 0 }),
+    def('queue.depth', { switch: 'leaf0', port: 1 }),
+    def('link.util', { switch: 'leaf0', port: 0 }),
+  ]
+
+  it('two edges per fabric link (one per direction), one per ToR for its hosts; spines above ToRs', () => {
+    const m = buildFabricModel(graph, defs)
+    const e = Object.fromEntries(m.edges.map((x) => [x.id, x]))
+    expect(Object.keys(e).sort()).toEqual(['leaf0:hosts:down', 'leaf1:hosts:down', 'spine0-leaf0:down', 'spine0-leaf0:up', 'spine0-leaf1:down', 'spine0-leaf1:up'])
+    expect(e['spine0-leaf0:down']).toMatchObject({ source: 'spine0', target: 'leaf0', utilCols: [0] })
+    expect(e['spine0-leaf0:up']).toMatchObject({ source: 'leaf0', target: 'spine0', utilCols: [1] })
+    expect(e['leaf0:hosts:down'].utilCols).toEqual([4])
+    expect(e['spine0-leaf1:down'].utilCols).toEqual([])
+    const y = Object.fromEntries(m.nodes.map((n) => [n.id, n.y]))
+    expect(y.spine0).toBeLessThan(y.leaf0)
+    expect(y.leaf0).toBeLessThan(y['leaf0:hosts'])
+    expect(m.nodes.find((n) => n.id === 'leaf0')!.queueCols.sort()).toEqual([2, 3])
+    expect(m.peers.get('leaf0:1')).toBe('spine0')
+    expect(m.peers.get('leaf0:0')).toBe('h0')
+  })
+
+  it('evaluates edges by their direction and nodes by their deepest queue', () => {
+    const m = buildFabricModel(graph, defs)
+    const x = Float64Array.from([1, 2])
+    const cols = [
+      [0.2, 0.9],
+      [0.1, 0.3],
+      [5, 1],
+      [2, 40],
+      [0.5, 0.5],
+    ]
+    const f = evaluateFabric(m, x, 2, cols, 2, 10, 'last')
+    const util = Object.fromEntries(m.edges.map((e, i) => [e.id, f.edgeUtil[i]]))
+    expect(util['spine0-leaf0:down']).toBeCloseTo(0.9)
+    expect(util['spine0-leaf0:up']).toBeCloseTo(0.3)
+    expect(util['spine0-leaf1:down']).toBeNaN()
+    const q = Object.fromEntries(m.nodes.map((n, i) => [n.id, f.nodeQueue[i]]))
+    expect(q.leaf0).toBe(40)
+    const mean = evaluateFabric(m, x, 2, cols, 2, 10, 'mean')
+    expect(mean.edgeUtil[m.edges.findIndex((e) => e.id === 'spine0-leaf0:down')]).toBeCloseTo(0.55)
+    expect(utilColor(0)).not.toBe(utilColor(1))
+  })
+})
+
+describe('traffic derivations', () => {
+  it('busiest ports by mean link.util', () => {
+    const d = [def('link.util', { switch: 'a', port: 0 }), def('queue.depth', { switch: 'a', port: 0 }), def('link.util', { switch: 'b', port: 1 })]
+    const cols = [[0.1, 0.3], [50, 50], [0.9, 0.7]]
+    expect(busiestPorts(d, cols, 0, 2, 5).map((b) => [b.port, Number(b.util.toFixed(2))])).toEqual([
+      ['b:1', 0.8],
+      ['a:0', 0.2],
+    ])
+  })
+
+  it('probe share: bits over what every switch-link direction carries in the interval', () => {
+    const cap = fabricCapacityBps(
+      [
+        { a: 's', b: 't', bps: 10e9 },
+        { a: 't', b: 'h0', bps: 10e9 },
+      ],
+      ['h0'],
+    )
+    expect(cap).toBe(20e9)
+    // 2500 B per 0.1 ms = 200 Mbit/s of 20 Gbit/s
+    expect(probeShare(2500, 0.1, cap)).toBeCloseTo(0.01)
+    expect(probeShare(2500, 0, cap)).toBeNaN()
+  })
+
+  it('queue CDF: one point per distinct depth, reaching 1', () => {
+    const c = queueCdf([[0, 0, 3], [0, 5, 3]], 0, 3)
+    expect(Array.from(c.x)).toEqual([0, 3, 5])
+    expect(Array.from(c.y)).toEqual([3 / 6, 5 / 6, 1])
+    expect(c.samples).toBe(6)
+  })
+
+  it('heatmap: max per row and bin', () => {
+    const h = heatmapGrid([[1, 2, 3, 4], [0, 0, 9, NaN]], 0, 4, 2)
+    expect(h.bins).toBe(2)
+    expect(Array.from(h.grid)).toEqual([2, 4, 0, 9])
+    expect(h.max).toBe(9)
+  })
+
+  it('flows on the wire at an instant, largest first; top flows with unbounded first', () => {
+    const flows = {
+      src: [0, 1, 2, 3],
+      dst: [1, 2, 3, 0],
+      sizeBytes: [100, 5000, 300, -1],
+      startNs: [0, 10, 20, 0],
+      finishNs: [50, 100, 25, -1],
+    }
+    expect(activeFlows(flows, 30, 10)).toEqual({ ids: [3, 1, 0], total: 3 })
+    expect(activeFlows(flows, 60, 1)).toEqual({ ids: [3], total: 2 })
+    expect(topFlows(flows, 2)).toEqual([3, 1])
+  })
+})
