@@ -7,6 +7,7 @@ import type { RunStatus } from '../contract'
 import { TERMINAL_STATUSES } from '../contract'
 import type { EventBus } from './bus'
 import { fctStats } from './stats'
+import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
 import type { RunRow, Store } from './store'
 import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
@@ -197,6 +198,7 @@ export class Orchestrator {
       const stats = fctStats(out.flows)
       store.transaction(() => {
         store.insertFlows(run.id, out.flows)
+        for (const e of out.events ?? []) store.addEvent(run.id, e.tNs, e.kind, e.detail)
         store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts })
       })
       outcome = { status: 'done', error: null }
@@ -232,42 +234,31 @@ export class Orchestrator {
     return { driver: this.deps.drivers[name], testbed: undefined }
   }
 
-  /** Stores every batch (one transaction each) and forwards coalesced batches to the UI. */
+  /**
+   * Stores every sample through the ingest path (batched transactions, roll-ups, a bounded
+   * queue this loop waits on when the disk falls behind) and forwards coalesced batches to the UI.
+   */
   private async ingest(runId: number, stream: AsyncIterable<TargetMessage>): Promise<void> {
     const { store, bus } = this.deps
-    let seriesIds: number[] = []
-    let pendingT: number[] = []
-    let pendingValues: number[][] = []
-    let lastFlush = 0
-    const flush = () => {
-      if (pendingT.length === 0) return
-      bus.emit('run.telemetry', { runId, batch: { t: pendingT, values: pendingValues } })
-      pendingT = []
-      pendingValues = seriesIds.map(() => [])
-      lastFlush = Date.now()
-    }
-    for await (const msg of stream) {
-      if (msg.type === 'series') {
-        seriesIds = store.defineSeries(runId, msg.defs)
-        pendingValues = seriesIds.map(() => [])
-        bus.emit('run.series', {
-          runId,
-          defs: msg.defs.map((d, i) => ({ id: seriesIds[i], kind: d.kind, entity: d.entity, unit: d.unit })),
-        })
-      } else if (msg.type === 'telemetry') {
-        store.insertSamples(seriesIds, msg.t, msg.values)
-        const n = msg.t.length
-        for (let j = 0; j < n; j++) pendingT.push(msg.t[j])
-        for (let i = 0; i < seriesIds.length; i++) {
-          const row = pendingValues[i]
-          for (let j = 0; j < n; j++) row.push(msg.values[i * n + j])
+    const ingest = new Ingest({ store, runId, uiIntervalMs: UI_FLUSH_MS, onUi: (batch) => bus.emit('run.telemetry', { runId, batch }) })
+    try {
+      for await (const msg of stream) {
+        if (msg.type === 'series') {
+          const seriesIds = ingest.defineSeries(msg.defs)
+          bus.emit('run.series', {
+            runId,
+            defs: msg.defs.map((d, i) => ({ id: seriesIds[i], kind: d.kind, entity: d.entity, unit: d.unit })),
+          })
+        } else if (msg.type === 'telemetry') {
+          ingest.pushFrame(msg.t, msg.values)
+          await ingest.ready()
+        } else {
+          bus.emit('run.progress', { runId, simTimeNs: msg.simTimeNs, flowsDone: msg.flowsDone, flowsTotal: msg.flowsTotal })
         }
-        if (Date.now() - lastFlush >= UI_FLUSH_MS) flush()
-      } else {
-        bus.emit('run.progress', { runId, simTimeNs: msg.simTimeNs, flowsDone: msg.flowsDone, flowsTotal: msg.flowsTotal })
       }
+    } finally {
+      await ingest.close()
     }
-    flush()
   }
 
   private setStatus(job: Job, status: RunStatus, error: string | null = null): void {

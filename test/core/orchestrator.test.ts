@@ -83,6 +83,22 @@ describe('Orchestrator', () => {
     }
   })
 
+  it("stores the fabric's own events (a link going down and up) with the run", async () => {
+    const { core } = fresh()
+    const yaml = TINY_YAML.replace('schemes: [ecmp, rps]', 'schemes: [ecmp]')
+      .replace('load: [0.3, 0.5]', 'load: [0.5]')
+      .concat('failures:\n  - { link: spine0-leaf0, at: 100us, recover: 300us }\n')
+    const exp = core.findOrCreateExperiment(yaml, null)
+    const [run] = core.runExperiment(exp.id)
+    await core.orchestrator.wait([run.id])
+    expect(core.opts.store.getRun(run.id)!.status).toBe('done')
+    const fabric = core.opts.store.listEvents(run.id).filter((e) => e.kind.startsWith('link.'))
+    expect(fabric.map((e) => [e.kind, e.tNs])).toEqual([
+      ['link.down', 100_000],
+      ['link.up', 300_000],
+    ])
+  })
+
   it('cancels a running simulation and a queued run', async () => {
     // One run at a time, so the second waits in the queue.
     const { core } = fresh(1)

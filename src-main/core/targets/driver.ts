@@ -66,6 +66,8 @@ export interface RunOutput {
   flows: SimFlows
   counters: Record<string, number>
   facts: TargetFacts
+  /** What happened in the fabric during the run (link down/up, best-hop changes), in time order. */
+  events?: Array<{ tNs: number; kind: string; detail: string }>
 }
 
 export interface TargetSession {

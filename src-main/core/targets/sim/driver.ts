@@ -143,7 +143,13 @@ class SimSession implements TargetSession {
     return {
       flows: this.result.flows,
       counters,
-      facts: { target: 'sim', engine: 'p4lab-sim v0', wallMs: Math.round(this.wallMs) },
+      facts: {
+        target: 'sim',
+        engine: 'p4lab-sim v0',
+        wallMs: Math.round(this.wallMs),
+        eventsDropped: this.result.eventsDropped,
+      },
+      events: this.result.events,
     }
   }
 
