@@ -307,7 +307,6 @@ function readHop(b: Uint8Array, v: DataView, off: number, bitmap: number, source
     } else {
       hop['Checksum Complement'] = v.getUint32(o)
     }
-    o += 4
   }
   return hop
 }

@@ -110,14 +110,14 @@ export function rebuildRollups(s: StoreContext, seriesIds: readonly number[], wi
   const del = s.stmt('DELETE FROM rollups WHERE series_id = ? AND width_ns = ?')
   const ins = s.stmt(
     `INSERT INTO rollups (series_id, width_ns, t_ns, count, sum, min, max)
-       SELECT series_id, ?2, (t_ns / ?2) * ?2 AS b, count(value), sum(value), min(value), max(value)
-         FROM samples WHERE series_id = ?1 AND value IS NOT NULL GROUP BY b`,
+       SELECT series_id, CAST(@w AS INTEGER), (t_ns / CAST(@w AS INTEGER)) * CAST(@w AS INTEGER) AS b, count(value), sum(value), min(value), max(value)
+         FROM samples WHERE series_id = @id AND value IS NOT NULL GROUP BY b`,
   )
   s.db.transaction(() => {
     for (const id of seriesIds) {
       for (const w of widths) {
         del.run(id, w)
-        ins.run(id, w)
+        ins.run({ id, w })
       }
     }
   })()

@@ -1,0 +1,416 @@
+// The one path telemetry takes into the store: the orchestrator (sim and testbed runs), the INT
+// collector and pollers push samples here.
+//
+// - Batched writes: samples queue in memory and are written one transaction per batch
+//   (batchSamples samples, or whatever is queued when flushIntervalMs passes), together with
+//   the roll-up buckets those samples touched.
+// - Back-pressure, not loss: the queue is bounded. When it holds maxQueuedSamples, `full` is
+//   true and `ready()` returns a promise that resolves once the writer has caught up; a
+//   producer that awaits it is slowed to the disk's pace. A producer that ignores it still
+//   cannot grow memory without bound: a push past twice the bound writes synchronously before
+//   returning (the source is slowed by blocking instead). Nothing is dropped on the way to
+//   the store.
+// - The UI: frames are coalesced and handed to onUi at most every uiIntervalMs. If more than
+//   uiMaxValues values pile up between two hand-offs (a UI that cannot keep up with a fast
+//   source), the pending UI batch is thinned by keeping every other instant. That is the only
+//   thing ever dropped, and only from the live view: the store has every sample, and views
+//   read roll-ups from it (readSamples with pixels).
+// - Roll-ups: per series, buckets of 1 ms / 10 ms / 100 ms with count, sum, min, max, kept
+//   incrementally as samples arrive and written (replaced) with each batch, so a live run's
+//   roll-ups are current to the last batch. A series whose samples arrive out of time order or
+//   repeat an instant is marked and rebuilt from its raw samples at close(). For frame data
+//   sampled at an interval of a level's width or more, that level would repeat the raw
+//   samples, so it is not kept (readSamples then reads raw samples for it).
+import type { Store } from '../store'
+import { ROLLUP_WIDTHS_NS } from '../store'
+import type { SeriesDef } from './vocabulary'
+
+export interface IngestOptions {
+  store: Store
+  runId: number
+  /** Samples per transaction. */
+  batchSamples?: number
+  /** The queue bound: `full` (and ready() waits) at this many queued samples. */
+  maxQueuedSamples?: number
+  /** A partial batch is written after this long. */
+  flushIntervalMs?: number
+  /** Coalesced frames for live views, at most every uiIntervalMs. */
+  onUi?: (batch: { t: number[]; values: number[][] }) => void
+  uiIntervalMs?: number
+  uiMaxValues?: number
+  /** Roll-up widths (ns). */
+  widths?: readonly number[]
+  /** Test hook: runs before each batch is written (a slow disk). */
+  beforeWrite?: () => void
+}
+
+export interface IngestStats {
+  samples: number
+  batches: number
+  rollupRows: number
+  /** Times a producer had to wait in ready(), and for how long in total. */
+  waits: number
+  waitedMs: number
+  /** Pushes past twice the bound, written synchronously. */
+  forcedWrites: number
+  maxQueued: number
+  uiBatches: number
+  /** Instants thinned out of live UI batches (never from the store). */
+  uiThinned: number
+  rebuiltSeries: number
+}
+
+interface Chunk {
+  /** Frame: shared instants, series-major values over `ids` (indexes into this.seriesIds). */
+  kind: 'frame' | 'points'
+  ids: ArrayLike<number>
+  t: ArrayLike<number>
+  values: ArrayLike<number>
+  /** Samples not yet written (points: from offset; frames are written whole). */
+  offset: number
+  size: number
+}
+
+/** Roll-up state of one series at one width: the open bucket. */
+interface Bucket {
+  start: number
+  count: number
+  sum: number
+  min: number
+  max: number
+  /** Written since it last changed? */
+  clean: boolean
+}
+
+export class Ingest {
+  readonly stats: IngestStats = { samples: 0, batches: 0, rollupRows: 0, waits: 0, waitedMs: 0, forcedWrites: 0, maxQueued: 0, uiBatches: 0, uiThinned: 0, rebuiltSeries: 0 }
+  private readonly store: Store
+  private readonly batchSamples: number
+  private readonly maxQueued: number
+  private readonly flushIntervalMs: number
+  private readonly widths: readonly number[]
+  /** Every series defined through this ingest, in order; frames refer to a prefix of it by default. */
+  private readonly seriesIds: number[] = []
+  private readonly queue: Chunk[] = []
+  private queued = 0
+  /** Per series: the last instant seen, whether it must be rebuilt, and its open buckets (one per width; null when that width is not kept). */
+  private lastT: number[] = []
+  private dirty: boolean[] = []
+  private buckets: Array<Array<Bucket | null>> = []
+  private waiters: Array<() => void> = []
+  private scheduled: ReturnType<typeof setImmediate> | null = null
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private closed = false
+  // UI coalescing (frames of the series defined first)
+  private uiT: number[] = []
+  private uiValues: number[][] = []
+  private uiLast = 0
+  private finishedRows = { seriesId: [] as number[], widthNs: [] as number[], tNs: [] as number[], count: [] as number[], sum: [] as number[], min: [] as number[], max: [] as number[] }
+
+  constructor(private readonly opts: IngestOptions) {
+    this.store = opts.store
+    this.batchSamples = opts.batchSamples ?? 65_536
+    this.maxQueued = opts.maxQueuedSamples ?? 1_048_576
+    this.flushIntervalMs = opts.flushIntervalMs ?? 100
+    this.widths = opts.widths ?? ROLLUP_WIDTHS_NS
+  }
+
+  /** Defines series of the run and returns their store ids. Frames pushed later cover the series defined by the first call. */
+  defineSeries(defs: SeriesDef[]): number[] {
+    const ids = this.store.defineSeries(this.opts.runId, defs)
+    for (const id of ids) {
+      this.seriesIds.push(id)
+      this.lastT.push(-Infinity)
+      this.dirty.push(false)
+      this.buckets.push(this.widths.map(() => ({ start: NaN, count: 0, sum: 0, min: Infinity, max: -Infinity, clean: true })))
+    }
+    if (this.uiValues.length === 0) this.uiValues = ids.map(() => [])
+    return ids
+  }
+
+  /** True while the queue holds maxQueuedSamples or more: the producer should await ready(). */
+  get full(): boolean {
+    return this.queued >= this.maxQueued
+  }
+
+  /** Resolves when there is room in the queue (at once when there is). */
+  ready(): Promise<void> {
+    if (!this.full) return Promise.resolve()
+    this.stats.waits++
+    const t0 = Date.now()
+    this.schedule(true)
+    return new Promise((resolve) => this.waiters.push(() => {
+      this.stats.waitedMs += Date.now() - t0
+      resolve()
+    }))
+  }
+
+  /**
+   * Samples at shared instants, series-major over the first frame series (values[i * t.length + j]
+   * is series i at t[j]), as the simulator emits them. The arrays are kept until written: do not
+   * reuse them.
+   */
+  pushFrame(t: ArrayLike<number>, values: ArrayLike<number>, series?: ArrayLike<number>): void {
+    const idx = series ?? this.frameIndex(values.length / Math.max(1, t.length))
+    if (values.length !== idx.length * t.length) {
+      throw new Error(`Ingest.pushFrame: ${idx.length} series × ${t.length} instants = ${idx.length * t.length} values expected, got ${values.length}`)
+    }
+    if (t.length === 0) return
+    this.rollFrame(idx, t, values)
+    this.enqueue({ kind: 'frame', ids: idx, t, values, offset: 0, size: values.length })
+    if (series === undefined) this.uiFrame(idx, t, values)
+  }
+
+  /**
+   * Irregular samples: series[i] (an index into the ids defineSeries returned, in definition
+   * order across calls) at t[i] is values[i].
+   */
+  pushPoints(series: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
+    const n = series.length
+    if (t.length !== n || values.length !== n) throw new Error('Ingest.pushPoints: series, t and values must have one entry per sample')
+    if (n === 0) return
+    for (let i = 0; i < n; i++) this.roll(series[i], t[i], values[i])
+    this.enqueue({ kind: 'points', ids: series, t, values, offset: 0, size: n })
+  }
+
+  /** Store id of the series at this index (definition order). */
+  seriesId(index: number): number {
+    return this.seriesIds[index]
+  }
+
+  /** Writes everything queued now, one transaction per batch. */
+  flush(): void {
+    while (this.queued > 0) this.writeBatch()
+    this.flushUi(true)
+  }
+
+  /** Writes everything, the open roll-up buckets, rebuilds series marked dirty, and stops the timers. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.scheduled) clearImmediate(this.scheduled)
+    if (this.timer) clearTimeout(this.timer)
+    this.scheduled = null
+    this.timer = null
+    this.flush()
+    this.writeRollupsNow()
+    const dirty = this.seriesIds.filter((_, i) => this.dirty[i])
+    if (dirty.length > 0) {
+      this.store.rebuildRollups(dirty, this.widths)
+      this.stats.rebuiltSeries += dirty.length
+    }
+    this.wake()
+  }
+
+  // ---- internals ----
+
+  private frameIndex(nSeries: number): number[] {
+    if (!Number.isInteger(nSeries) || nSeries > this.seriesIds.length) {
+      throw new Error(`Ingest.pushFrame: ${nSeries} series per instant, but ${this.seriesIds.length} are defined`)
+    }
+    return Array.from({ length: nSeries }, (_, i) => i)
+  }
+
+  private enqueue(c: Chunk): void {
+    if (this.closed) throw new Error('Ingest: push after close()')
+    this.queue.push(c)
+    this.queued += c.size
+    this.stats.samples += c.size
+    if (this.queued > this.stats.maxQueued) this.stats.maxQueued = this.queued
+    if (this.queued >= 2 * this.maxQueued) {
+      // The producer is not waiting for ready(): slow it down by writing now.
+      this.stats.forcedWrites++
+      while (this.queued >= this.maxQueued) this.writeBatch()
+    }
+    this.schedule(this.queued >= this.batchSamples)
+  }
+
+  private schedule(now: boolean): void {
+    if (this.closed) return
+    if (now) {
+      if (!this.scheduled) this.scheduled = setImmediate(() => this.drain())
+    } else if (!this.timer && !this.scheduled) {
+      this.timer = setTimeout(() => {
+        this.timer = null
+        this.drain()
+      }, this.flushIntervalMs)
+    }
+  }
+
+  /** Writes one batch per turn of the event loop, so sockets and timers run between batches. */
+  private drain(): void {
+    this.scheduled = null
+    if (this.timer) {
+      clearTimeout(this.timer)
+      this.timer = null
+    }
+    if (this.queued > 0) this.writeBatch()
+    this.flushUi(false)
+    if (this.queued >= this.batchSamples || (this.waiters.length > 0 && this.queued > 0)) this.schedule(true)
+    else if (this.queued > 0) this.schedule(false)
+    if (!this.full) this.wake()
+  }
+
+  private wake(): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+
+  /** Up to batchSamples queued samples and the roll-ups touched so far, in one transaction. */
+  private writeBatch(): void {
+    this.opts.beforeWrite?.()
+    let budget = this.batchSamples
+    this.store.transaction(() => {
+      while (budget > 0 && this.queue.length > 0) {
+        const c = this.queue[0]
+        if (c.kind === 'frame') {
+          const ids = Array.from(c.ids, (i) => this.seriesIds[i])
+          this.store.insertSamples(ids, c.t, c.values)
+          budget -= c.size
+          this.queued -= c.size
+          this.queue.shift()
+        } else {
+          const take = Math.min(budget, c.size - c.offset)
+          const ids = new Float64Array(take)
+          for (let k = 0; k < take; k++) ids[k] = this.seriesIds[c.ids[c.offset + k]]
+          const t = sliceOf(c.t, c.offset, c.offset + take)
+          const v = sliceOf(c.values, c.offset, c.offset + take)
+          this.store.insertSampleRows(ids, t, v)
+          c.offset += take
+          budget -= take
+          this.queued -= take
+          if (c.offset === c.size) this.queue.shift()
+        }
+      }
+      this.writeRollupsNow()
+    })
+    this.stats.batches++
+  }
+
+  /** Finished buckets, and the open ones that changed since they were last written (their whole state so far). */
+  private writeRollupsNow(): void {
+    const r = this.finishedRows
+    for (let i = 0; i < this.seriesIds.length; i++) {
+      const bs = this.buckets[i]
+      for (let w = 0; w < bs.length; w++) {
+        const b = bs[w]
+        if (!b || b.clean || b.count === 0) continue
+        r.seriesId.push(this.seriesIds[i])
+        r.widthNs.push(this.widths[w])
+        r.tNs.push(b.start)
+        r.count.push(b.count)
+        r.sum.push(b.sum)
+        r.min.push(b.min)
+        r.max.push(b.max)
+        b.clean = true
+      }
+    }
+    const n = r.seriesId.length
+    if (n === 0) return
+    this.store.writeRollups({ ...r, length: n })
+    this.stats.rollupRows += n
+    this.finishedRows = { seriesId: [], widthNs: [], tNs: [], count: [], sum: [], min: [], max: [] }
+  }
+
+  private rollFrame(idx: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
+    const n = t.length
+    // A level no finer than the sampling interval would only copy the raw samples: not kept.
+    if (n > 1) {
+      let dt = Infinity
+      for (let j = 1; j < n; j++) dt = Math.min(dt, t[j] - t[j - 1])
+      for (let i = 0; i < idx.length; i++) {
+        const bs = this.buckets[idx[i]]
+        for (let w = 0; w < bs.length; w++) if (bs[w] && this.widths[w] <= dt) bs[w] = null
+      }
+    }
+    for (let i = 0; i < idx.length; i++) {
+      const s = idx[i]
+      const base = i * n
+      for (let j = 0; j < n; j++) this.roll(s, t[j], values[base + j])
+    }
+  }
+
+  private roll(s: number, t: number, v: number): void {
+    if (t <= this.lastT[s]) {
+      // Out of order or a repeated instant: the incremental state no longer matches the raw
+      // samples (a repeat replaces a stored sample). Rebuilt from raw at close().
+      this.dirty[s] = true
+      return
+    }
+    this.lastT[s] = t
+    if (this.dirty[s] || Number.isNaN(v)) return
+    const bs = this.buckets[s]
+    for (let w = 0; w < bs.length; w++) {
+      const b = bs[w]
+      if (!b) continue
+      const width = this.widths[w]
+      const start = t - (t % width)
+      if (start !== b.start) {
+        if (b.count > 0 && !b.clean) this.finish(s, w, b)
+        b.start = start
+        b.count = 0
+        b.sum = 0
+        b.min = Infinity
+        b.max = -Infinity
+      }
+      b.count++
+      b.sum += v
+      if (v < b.min) b.min = v
+      if (v > b.max) b.max = v
+      b.clean = false
+    }
+  }
+
+  private finish(s: number, w: number, b: Bucket): void {
+    const r = this.finishedRows
+    r.seriesId.push(this.seriesIds[s])
+    r.widthNs.push(this.widths[w])
+    r.tNs.push(b.start)
+    r.count.push(b.count)
+    r.sum.push(b.sum)
+    r.min.push(b.min)
+    r.max.push(b.max)
+  }
+
+  private uiFrame(idx: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
+    if (!this.opts.onUi) return
+    const n = t.length
+    // Live views follow the series defined first (the run's own); others are store-only.
+    if (idx.length !== this.uiValues.length) return
+    for (let j = 0; j < n; j++) this.uiT.push(t[j])
+    for (let i = 0; i < idx.length; i++) {
+      const row = this.uiValues[idx[i]]
+      for (let j = 0; j < n; j++) row.push(values[i * n + j])
+    }
+    const cap = this.opts.uiMaxValues ?? 500_000
+    if (this.uiT.length * Math.max(1, this.uiValues.length) > cap) this.thinUi()
+    this.flushUi(false)
+  }
+
+  /** Keeps every other pending instant (the live view only; the store has them all). */
+  private thinUi(): void {
+    const keep = (a: number[]) => a.filter((_, j) => j % 2 === 1)
+    this.stats.uiThinned += this.uiT.length - Math.floor(this.uiT.length / 2)
+    this.uiT = keep(this.uiT)
+    this.uiValues = this.uiValues.map(keep)
+  }
+
+  private flushUi(force: boolean): void {
+    if (!this.opts.onUi || this.uiT.length === 0) return
+    const now = Date.now()
+    if (!force && now - this.uiLast < (this.opts.uiIntervalMs ?? 100)) return
+    this.opts.onUi({ t: this.uiT, values: this.uiValues })
+    this.stats.uiBatches++
+    this.uiT = []
+    this.uiValues = this.uiValues.map(() => [])
+    this.uiLast = now
+  }
+}
+
+function sliceOf(a: ArrayLike<number>, from: number, to: number): ArrayLike<number> {
+  if (from === 0 && to === a.length) return a
+  if (a instanceof Float64Array) return a.subarray(from, to)
+  if (Array.isArray(a)) return a.slice(from, to)
+  return Array.prototype.slice.call(a, from, to) as number[]
+}

@@ -1,0 +1,217 @@
+// The ingest path: every sample reaches the store, roll-ups agree with the raw samples, and a
+// slow disk slows the producer instead of growing memory.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Ingest } from '../../src-main/core/telemetry/ingest'
+import { openStore, ROLLUP_WIDTHS_NS, type Store } from '../../src-main/core/store'
+import type { Core } from '../../src-main/core'
+import { tempCore } from '../helpers/core'
+
+const stores: Store[] = []
+const cores: Core[] = []
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close()
+  for (const c of cores.splice(0)) {
+    c.orchestrator.cancelAll()
+    c.opts.store.close()
+  }
+})
+
+function freshRun(): { store: Store; runId: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'p4lab-ingest-'))
+  const store = openStore(join(dir, 'p4lab.db'))
+  stores.push(store)
+  const exp = store.createExperiment({ name: 'x', yaml: 'x', spec: {}, file: null, tags: [] })
+  const [run] = store.createRuns(exp.id, 'sim', 'test:1', [{ scheme: 'ecmp', load: 0.5, seed: 1, params: {} }])
+  return { store, runId: run.id }
+}
+
+function rng(seed: number) {
+  let s = seed
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
+}
+
+/**
+ * For every series and kept width: the raw samples' count, mean, min and max per bucket equal
+ * the roll-up's. Returns the number of buckets compared.
+ */
+function expectRollupsAgree(store: Store, runId: number): number {
+  const raw = store.readSamples(runId)
+  let compared = 0
+  raw.defs.forEach((d, i) => {
+    for (const w of ROLLUP_WIDTHS_NS) {
+      const r = store.readRollups(d.id, w)
+      if (r.t.length === 0) continue
+      const acc = new Map<number, { n: number; sum: number; min: number; max: number }>()
+      raw.t.forEach((t, j) => {
+        const v = raw.values[i][j]
+        if (Number.isNaN(v)) return
+        const b = Math.floor(t / w) * w
+        const a = acc.get(b) ?? { n: 0, sum: 0, min: Infinity, max: -Infinity }
+        a.n++
+        a.sum += v
+        a.min = Math.min(a.min, v)
+        a.max = Math.max(a.max, v)
+        acc.set(b, a)
+      })
+      expect(r.t, `${d.kind} ${JSON.stringify(d.entity)} @${w}`).toEqual([...acc.keys()].sort((a, b) => a - b))
+      r.t.forEach((t, k) => {
+        const a = acc.get(t)!
+        expect(r.count[k]).toBe(a.n)
+        expect(r.mean[k]).toBeCloseTo(a.sum / a.n, 9)
+        expect(r.min[k]).toBe(a.min)
+        expect(r.max[k]).toBe(a.max)
+        compared++
+      })
+    }
+  })
+  return compared
+}
+
+describe('Ingest', () => {
+  it('frames at 100 µs for 1 s: every sample stored, roll-ups at 1/10/100 ms agree with the raw samples', async () => {
+    const { store, runId } = freshRun()
+    const ui: number[] = []
+    const ingest = new Ingest({ store, runId, batchSamples: 5000, onUi: (b) => ui.push(b.t.length), uiIntervalMs: 0 })
+    ingest.defineSeries([
+      { kind: 'link.util', entity: { switch: 's1', port: 0 }, unit: 'ratio' },
+      { kind: 'queue.depth', entity: { switch: 's1', port: 0 }, unit: 'packets' },
+      { kind: 'tcp.retransmits', entity: {}, unit: 'count' },
+    ])
+    const r = rng(7)
+    const step = 100_000
+    for (let batch = 0; batch < 100; batch++) {
+      const t = new Float64Array(100)
+      const v = new Float64Array(300)
+      for (let j = 0; j < 100; j++) t[j] = (batch * 100 + j) * step
+      for (let k = 0; k < 300; k++) v[k] = r() < 0.02 ? NaN : Math.round(r() * 1000) / 7
+      ingest.pushFrame(t, v)
+      await ingest.ready()
+    }
+    await ingest.close()
+    expect(ingest.stats.samples).toBe(30_000)
+    const raw = store.readSamples(runId)
+    expect(raw.t).toHaveLength(10_000)
+    expect(raw.level).toBe('raw')
+    const buckets = expectRollupsAgree(store, runId)
+    expect(buckets).toBe(3 * (1000 + 100 + 10))
+    expect(ui.reduce((a, b) => a + b, 0)).toBe(10_000)
+  })
+
+  it('points out of order and repeated instants: the series is rebuilt from raw at close, and agrees', async () => {
+    const { store, runId } = freshRun()
+    const ingest = new Ingest({ store, runId, batchSamples: 1000 })
+    ingest.defineSeries([{ kind: 'int.hopLatency', entity: { switch: '1' }, unit: 'ns' }, { kind: 'int.hopLatency', entity: { switch: '2' }, unit: 'ns' }])
+    const r = rng(3)
+    const s: number[] = []
+    const t: number[] = []
+    const v: number[] = []
+    for (let k = 0; k < 20_000; k++) {
+      s.push(k % 2)
+      // series 0 in order; series 1 jittered (out of order) and with repeats
+      t.push(k % 2 === 0 ? k * 50_000 : Math.max(0, Math.round(k * 50_000 + (r() - 0.5) * 4e6)) - (k % 2 === 1 && k % 7 === 0 ? 0 : 0))
+      v.push(r() * 100)
+    }
+    t[3] = t[1] // a repeated instant on series 1
+    ingest.pushPoints(s, t, v)
+    await ingest.close()
+    expect(ingest.stats.rebuiltSeries).toBe(1)
+    expect(expectRollupsAgree(store, runId)).toBeGreaterThan(1000)
+  })
+
+  it('a slow disk: the producer waits in ready(), the queue stays bounded, nothing is lost', async () => {
+    const { store, runId } = freshRun()
+    const slow = () => {
+      const until = Date.now() + 3
+      while (Date.now() < until) {
+        /* a disk that takes 3 ms a batch */
+      }
+    }
+    const ingest = new Ingest({ store, runId, batchSamples: 2000, maxQueuedSamples: 4000, beforeWrite: slow })
+    ingest.defineSeries(Array.from({ length: 10 }, (_, i) => ({ kind: 'link.util', entity: { switch: 's', port: i }, unit: 'ratio' })))
+    for (let b = 0; b < 200; b++) {
+      const t = Float64Array.from({ length: 100 }, (_, j) => (b * 100 + j) * 1000)
+      ingest.pushFrame(t, new Float64Array(1000).fill(0.5))
+      await ingest.ready()
+    }
+    await ingest.close()
+    expect(ingest.stats.waits).toBeGreaterThan(0)
+    expect(ingest.stats.forcedWrites).toBe(0)
+    expect(ingest.stats.maxQueued).toBeLessThanOrEqual(4000 + 1000)
+    expect(store.readSamples(runId).t).toHaveLength(20_000)
+  })
+
+  it('a producer that ignores ready() is slowed by synchronous writes, never past twice the bound', async () => {
+    const { store, runId } = freshRun()
+    const ingest = new Ingest({ store, runId, batchSamples: 1000, maxQueuedSamples: 3000 })
+    ingest.defineSeries([{ kind: 'link.util', entity: { switch: 's', port: 0 }, unit: 'ratio' }])
+    for (let k = 0; k < 100; k++) ingest.pushPoints(new Array(500).fill(0), Array.from({ length: 500 }, (_, j) => k * 500 + j), new Array(500).fill(k))
+    expect(ingest.stats.forcedWrites).toBeGreaterThan(0)
+    expect(ingest.stats.maxQueued).toBeLessThan(2 * 3000 + 500)
+    await ingest.close()
+    expect(store.readSamples(runId).t).toHaveLength(50_000)
+  })
+
+  it('a UI that falls behind gets thinned batches; the store keeps every sample', async () => {
+    const { store, runId } = freshRun()
+    const seen: number[] = []
+    const ingest = new Ingest({ store, runId, onUi: (b) => seen.push(b.t.length), uiIntervalMs: 60_000, uiMaxValues: 1000 })
+    ingest.defineSeries([{ kind: 'link.util', entity: { switch: 's', port: 0 }, unit: 'ratio' }, { kind: 'link.util', entity: { switch: 's', port: 1 }, unit: 'ratio' }])
+    for (let b = 0; b < 50; b++) ingest.pushFrame(Float64Array.from({ length: 100 }, (_, j) => b * 100 + j), new Float64Array(200).fill(b))
+    await ingest.close()
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.reduce((a, b) => a + b, 0)).toBeLessThan(5000)
+    expect(ingest.stats.uiThinned).toBeGreaterThan(0)
+    expect(store.readSamples(runId).t).toHaveLength(5000)
+  })
+
+  it('readSamples picks raw or a roll-up level by the range and the pixel width', async () => {
+    const { store, runId } = freshRun()
+    const ingest = new Ingest({ store, runId })
+    ingest.defineSeries([{ kind: 'queue.depth', entity: { switch: 's', port: 0 }, unit: 'packets' }])
+    const n = 20_000 // 2 s at 100 µs
+    ingest.pushFrame(Float64Array.from({ length: n }, (_, j) => j * 100_000), Float64Array.from({ length: n }, (_, j) => j % 37))
+    await ingest.close()
+    expect(store.readSamples(runId, undefined, { pixels: 5000 }).level).toBe('raw') // 0.4 ms a pixel
+    const ten = store.readSamples(runId, undefined, { pixels: 150 }) // 13 ms a pixel
+    expect(ten.level).toBe(10_000_000)
+    expect(ten.t).toHaveLength(200)
+    expect(ten.max![0][0]).toBe(36)
+    expect(ten.min![0][0]).toBe(0)
+    expect(store.readSamples(runId, undefined, { pixels: 10 }).level).toBe(100_000_000)
+    const zoomed = store.readSamples(runId, undefined, { fromNs: 1e9, toNs: 1.01e9, pixels: 800 }) // 12.5 µs a pixel
+    expect(zoomed.level).toBe('raw')
+    expect(zoomed.t).toHaveLength(101)
+    const mid = store.readSamples(runId, undefined, { fromNs: 0.5e9, toNs: 1e9, pixels: 300 }) // 1.7 ms a pixel
+    expect(mid.level).toBe(1_000_000)
+    expect(mid.t[0]).toBe(0.5e9)
+  })
+})
+
+describe('a sim run with telemetry', () => {
+  it('leaves raw samples and roll-ups that agree', async () => {
+    const t = tempCore(1)
+    cores.push(t.core)
+    const yaml = `name: rollups
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [hula]
+workload: { kind: web-search, load: [0.6], flows: 60 }
+telemetry: { interval: 100us }
+seeds: [1]
+`
+    const exp = t.core.findOrCreateExperiment(yaml, null)
+    const [run] = t.core.runExperiment(exp.id)
+    await t.core.orchestrator.wait([run.id])
+    const store = t.core.opts.store
+    expect(store.getRun(run.id)?.status).toBe('done')
+    const raw = store.readSamples(run.id)
+    expect(raw.t.length).toBeGreaterThan(20)
+    expect(expectRollupsAgree(store, run.id)).toBeGreaterThan(100)
+  })
+})
