@@ -51,15 +51,13 @@ describe('p4lab run --resume after SIGKILL', () => {
     })
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
     // Watch the database until some cells are done, then kill without warning.
-    let before: RunRecord[] = []
     for (let i = 0; i < 1200; i++) {
-      before = readRuns(db)
-      if (before.filter((r) => r.status === 'done').length >= 3) break
+      if (readRuns(db).filter((r) => r.status === 'done').length >= 3) break
       await new Promise((r) => setTimeout(r, 50))
     }
     child.kill('SIGKILL')
     await exited
-    before = readRuns(db)
+    const before = readRuns(db)
     const doneBefore = before.filter((r) => r.status === 'done')
     const cutOff = before.filter((r) => r.status !== 'done')
     expect(before).toHaveLength(12)

@@ -46,7 +46,7 @@ type Token =
   | { t: '(' | ')' | 'tag:'; pos: number }
   | { t: 'end'; pos: number }
 
-const WORD = /[A-Za-z0-9_.\-]/
+const WORD = /[A-Za-z0-9_.-]/
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
 
 function describe(tok: Token): string {
