@@ -142,6 +142,8 @@ export const methods = {
         baseline: z.string().max(100).optional(),
         band: z.enum(['minmax', 'ci95']).optional(),
         cdf: z.enum(['fct', 'queue']).optional(),
+        /** The fields that make a line; default scheme (+ experiment, target, parameters where they vary). */
+        lines: z.array(z.string().max(200)).max(20).optional(),
       })
       .strict(),
     res: CompareResult,

@@ -151,3 +151,18 @@ describe('compareRuns', () => {
     expect(a.get('hash.topology')).toMatch(/^[0-9a-f]{64}$/)
   })
 })
+
+describe('group by any parameter', () => {
+  it('groups all runs by one field when the lines are given as none', () => {
+    const { store, id } = storeWith(MEANS)
+    const r = compareRuns(store, { experimentIds: [id], lines: [], by: 'seed', band: 'minmax' })
+    expect(r.lineKeys).toEqual([])
+    // seed 1: 1000, 4000, 2000, 8000; seed 2: 2000, 4000, 2000, 4000; seed 3: 3000, 6000, 5000 (hula 0.6 failed)
+    expect(r.rows.map((x) => [x.x, x.n, x.mean, x.lo, x.hi])).toEqual([
+      [1, 4, 3750, 1000, 8000],
+      [2, 4, 3000, 2000, 4000],
+      [3, 3, 14000 / 3, 3000, 6000],
+    ])
+    expect(() => compareRuns(store, { experimentIds: [id], lines: ['nope'] })).toThrow(/lines: unknown field 'nope'/)
+  })
+})

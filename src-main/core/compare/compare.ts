@@ -24,6 +24,11 @@ export interface CompareOptions {
   band?: BandKind
   /** Also give CDF points per line and x: of FCT (all flows) or of queue depth samples. */
   cdf?: 'fct' | 'queue'
+  /**
+   * The fields that make a line (group by any parameter: `lines: []` and `by: 'flowletGapNs'`).
+   * Default: scheme, plus experiment, target and parameters where they vary.
+   */
+  lines?: string[]
 }
 
 export interface CompareRow {
@@ -102,7 +107,10 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
   // Line keys: scheme always; experiment, target and parameters only when they vary.
   const varies = (f: string) => new Set(cells.map((r) => JSON.stringify(r.get(f) ?? null))).size > 1
   const candidates = ['experiment', 'target', 'scheme', ...[...known].filter((f) => cells.some((r) => r.paramNames.includes(f))).sort()]
-  const lineKeys = candidates.filter((f) => f !== by && !NOT_LINE_KEYS.has(f) && (f === 'scheme' || varies(f)))
+  for (const f of opts.lines ?? []) {
+    if (!known.has(f)) throw new CompareError(`lines: unknown field '${f}'; known fields: ${[...known].sort().join(', ')}`)
+  }
+  const lineKeys = opts.lines ?? candidates.filter((f) => f !== by && !NOT_LINE_KEYS.has(f) && (f === 'scheme' || varies(f)))
 
   const schemeOrder: string[] = []
   const experimentOrder: string[] = []
