@@ -5,6 +5,7 @@ import { fail, UsageError, type Command } from './common'
 import { compareCommand } from './commands/compare'
 import { exportCommand } from './commands/export'
 import { importCommand } from './commands/import'
+import { intCommand } from './commands/int'
 import { listCommand } from './commands/list'
 import { p4Command } from './commands/p4'
 import { runCommand } from './commands/run'
@@ -12,7 +13,7 @@ import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
 import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

@@ -173,6 +173,11 @@ export class Ingest {
     this.enqueue({ kind: 'points', ids: series, t, values, offset: 0, size: n })
   }
 
+  /** How many series are defined: the index the next defined series gets. */
+  get seriesCount(): number {
+    return this.seriesIds.length
+  }
+
   /** Store id of the series at this index (definition order). */
   seriesId(index: number): number {
     return this.seriesIds[index]

@@ -61,8 +61,8 @@ export const SERIES_KINDS = {
   // INT (the collector; switch = the hop's Switch ID, or the reporting Node ID)
   'int.hopLatency': { entity: ['switch'], units: ['ns'], what: "INT Hop latency of a hop (the device's unit; p4lab's v1model option writes ns)" },
   'int.queue': { entity: ['switch', 'queue'], units: ['packets'], what: 'INT Queue occupancy seen by a hop, per Queue ID (BMv2: packets)' },
-  'int.txUtil': { entity: ['switch', 'port'], units: ['ratio'], what: 'INT Egress port Tx utilization (scaled by the collector to 0..1)' },
-  'int.buffer': { entity: ['switch', 'buffer'], units: ['packets'], what: 'INT Buffer occupancy per Buffer ID' },
+  'int.txUtil': { entity: ['switch', 'port'], units: ['level'], what: "INT Egress port Tx utilization as the device reports it (the spec leaves its scale to the device)" },
+  'int.buffer': { entity: ['switch', 'buffer'], units: ['packets'], what: 'INT Buffer occupancy per Buffer ID (BMv2: packets)' },
   'int.e2eDelay': { entity: ['src', 'dst'], units: ['ns'], what: 'end-to-end delay per flow: sum of hop latencies of a report' },
 } as const satisfies Record<string, SeriesKindDef>
 
