@@ -81,7 +81,8 @@ export function extractSafely(file: string, dest: string, limits: ExtractLimits 
         entry.on('end', () => closeSync(fd))
       } catch (err) {
         entry.resume()
-        refuse(err)
+        // A clash the checks above did not name (a file where a folder is, say) is still a refusal.
+        refuse(err instanceof ArchiveRefusedError ? err : new ArchiveRefusedError(entry.path, (err as Error).message))
       }
     })
     parser.on('error', (err: Error) => refuse(new ArchiveRefusedError(null, `not a valid tar archive: ${err.message}`)))
