@@ -145,7 +145,7 @@ describe('the fabric view in Chromium', () => {
     for (const f of [0.2, 0.4, 0.6]) {
       const target = min + (max - min) * f
       await slider.evaluate((el, v) => {
-        const input = el as HTMLInputElement
+        const input = el as unknown as { value: string; dispatchEvent(e: Event): boolean }
         input.value = String(v)
         input.dispatchEvent(new Event('input', { bubbles: true }))
       }, target)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { downsampleMean, downsampleMinMax, downsampleRange, lowerBound, upperBound } from '../../src-renderer/src/lib/series'
+import { downsampleMean, downsampleMinMax, downsampleRange, lowerBound, MinMaxBlocks, upperBound } from '../../src-renderer/src/lib/series'
 
 const ramp = (n: number) => Float64Array.from({ length: n }, (_, i) => i)
 
@@ -71,6 +71,45 @@ describe('downsampleRange', () => {
     const y = Float32Array.from(x, (v) => Math.sin(v / 10))
     expect(Array.from(downsampleMinMax(x, [y], 50).ys[0])).toEqual(Array.from(downsampleRange(x, [y], 0, 1000, 50, 'minmax').ys[0]))
     expect(Array.from(downsampleMean(x, [y], 50).ys[0])).toEqual(Array.from(downsampleRange(x, [y], 0, 1000, 50, 'mean').ys[0]))
+  })
+})
+
+describe('block summaries', () => {
+  it('give the same points as scanning every sample, for any range and bucket count', () => {
+    let seed = 7
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+    const n = 20_000
+    const x = ramp(n)
+    const y = Float32Array.from({ length: n }, () => (rand() < 0.01 ? NaN : rand() * 100))
+    const blocks = new MinMaxBlocks().update(y, n - 37) // the tail is not summarised yet
+    for (const [lo, hi, buckets] of [
+      [0, n, 300],
+      [0, n, 7],
+      [1234, 17_001, 101],
+      [63, 65, 1],
+      [5000, 5300, 2],
+    ]) {
+      for (const mode of ['minmax', 'mean'] as const) {
+        const plain = downsampleRange(x, [y], lo, hi, buckets, mode)
+        const fast = downsampleRange(x, [y], lo, hi, buckets, mode, [blocks])
+        expect(Array.from(fast.x)).toEqual(Array.from(plain.x))
+        const a = Array.from(fast.ys[0])
+        const b = Array.from(plain.ys[0])
+        expect(a.length).toBe(b.length)
+        // Sums of blocks round differently from one running sum: equal to float precision.
+        a.forEach((v, i) => (mode === 'mean' && Number.isFinite(v) ? expect(v).toBeCloseTo(b[i], 6) : expect(v).toEqual(b[i])))
+      }
+    }
+  })
+
+  it('extend as samples arrive', () => {
+    const y = new Float32Array(300).map((_, i) => i % 50)
+    const b = new MinMaxBlocks().update(y, 100)
+    expect(b.count).toBe(1)
+    b.update(y, 300)
+    expect(b.count).toBe(4)
+    expect(b.max[3]).toBe(49)
+    expect(b.finite[3]).toBe(64)
   })
 })
 

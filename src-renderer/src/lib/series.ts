@@ -249,6 +249,84 @@ export function upperBound(x: ArrayLike<number>, v: number, lo = 0, hi = x.lengt
   return lo
 }
 
+const BLOCK = 64
+
+/**
+ * Min, max (with where they occurred), sum and count of finite values per block of 64
+ * samples of an append-only line, extended as samples arrive. Downsampling a bucket of
+ * thousands of samples then reads its whole blocks' summaries and scans only its two ragged
+ * edges, so a frame costs about the pixel width, not the run's length.
+ */
+export class MinMaxBlocks {
+  count = 0
+  min = new Float32Array(256)
+  max = new Float32Array(256)
+  minIdx = new Int32Array(256)
+  maxIdx = new Int32Array(256)
+  sum = new Float64Array(256)
+  finite = new Int32Array(256)
+
+  /** Summarises the complete blocks of y[0, n) not yet summarised; y's prefix must not change. */
+  update(y: ArrayLike<number>, n: number): this {
+    const full = Math.floor(n / BLOCK)
+    if (full > this.min.length) this.grow(full)
+    for (let b = this.count; b < full; b++) {
+      let mn = Infinity
+      let mx = -Infinity
+      let iMn = -1
+      let iMx = -1
+      let sum = 0
+      let cnt = 0
+      for (let j = b * BLOCK, e = j + BLOCK; j < e; j++) {
+        const v = y[j]
+        if (v < mn) {
+          mn = v
+          iMn = j
+        }
+        if (v > mx) {
+          mx = v
+          iMx = j
+        }
+        if (v === v && v !== Infinity && v !== -Infinity) {
+          sum += v
+          cnt++
+        }
+      }
+      this.min[b] = mn
+      this.max[b] = mx
+      this.minIdx[b] = iMn
+      this.maxIdx[b] = iMx
+      this.sum[b] = sum
+      this.finite[b] = cnt
+    }
+    if (full > this.count) this.count = full
+    return this
+  }
+
+  private grow(need: number): void {
+    let size = this.min.length
+    while (size < need) size *= 2
+    const f32 = (a: Float32Array) => {
+      const b = new Float32Array(size)
+      b.set(a)
+      return b
+    }
+    const i32 = (a: Int32Array) => {
+      const b = new Int32Array(size)
+      b.set(a)
+      return b
+    }
+    this.min = f32(this.min)
+    this.max = f32(this.max)
+    this.minIdx = i32(this.minIdx)
+    this.maxIdx = i32(this.maxIdx)
+    const sum = new Float64Array(size)
+    sum.set(this.sum)
+    this.sum = sum
+    this.finite = i32(this.finite)
+  }
+}
+
 /**
  * Samples [lo, hi) of each line reduced to `buckets` equal runs of samples, for drawing at
  * one bucket per pixel. 'minmax' keeps each bucket's extremes in the order they occurred
@@ -265,6 +343,8 @@ export function downsampleRange(
   hi: number,
   buckets: number,
   mode: DownsampleMode,
+  /** Block summaries of each line (see MinMaxBlocks), or null to scan every sample. */
+  blocks?: ReadonlyArray<MinMaxBlocks | null>,
 ): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
   const n = hi - lo
   const perBucket = mode === 'minmax' ? 2 : 1
@@ -286,15 +366,37 @@ export function downsampleRange(
       outX[2 * b + 1] = x[z]
     }
   }
-  const outYs = ys.map((y) => {
+  const outYs = ys.map((y, s) => {
     const out = new Float64Array(size)
+    const bl = blocks?.[s] ?? null
     for (let b = 0; b < buckets; b++) {
       const a = bounds[b]
       const e = bounds[b + 1]
+      // Whole blocks inside the bucket come from the summaries; [a, a2) and [e2, e) are scanned.
+      let b0 = 0
+      let b1 = 0
+      if (bl !== null) {
+        b0 = Math.ceil(a / BLOCK)
+        b1 = Math.min(Math.floor(e / BLOCK), bl.count)
+        if (b1 <= b0) b0 = b1 = 0
+      }
+      const a2 = b1 > b0 ? b0 * BLOCK : e
+      const e2 = b1 > b0 ? b1 * BLOCK : e
       if (mode === 'mean') {
         let sum = 0
         let count = 0
-        for (let j = a; j < e; j++) {
+        for (let k = b0; k < b1; k++) {
+          sum += bl!.sum[k]
+          count += bl!.finite[k]
+        }
+        for (let j = e2; j < e; j++) {
+          const v = y[j]
+          if (v === v && v !== Infinity && v !== -Infinity) {
+            sum += v
+            count++
+          }
+        }
+        for (let j = a; j < a2; j++) {
           const v = y[j]
           if (v === v && v !== Infinity && v !== -Infinity) {
             sum += v
@@ -307,7 +409,29 @@ export function downsampleRange(
         let max = -Infinity
         let iMin = -1
         let iMax = -1
-        for (let j = a; j < e; j++) {
+        // In index order, so the first occurrence of a tie wins as in a plain scan.
+        for (let j = a; j < a2; j++) {
+          const v = y[j]
+          if (v < min) {
+            min = v
+            iMin = j
+          }
+          if (v > max) {
+            max = v
+            iMax = j
+          }
+        }
+        for (let k = b0; k < b1; k++) {
+          if (bl!.min[k] < min) {
+            min = bl!.min[k]
+            iMin = bl!.minIdx[k]
+          }
+          if (bl!.max[k] > max) {
+            max = bl!.max[k]
+            iMax = bl!.maxIdx[k]
+          }
+        }
+        for (let j = e2; j < e; j++) {
           const v = y[j]
           if (v < min) {
             min = v
@@ -321,11 +445,11 @@ export function downsampleRange(
         if (iMin < 0) {
           out[2 * b] = out[2 * b + 1] = NaN
         } else if (iMin <= iMax) {
-          out[2 * b] = min
-          out[2 * b + 1] = max
+          out[2 * b] = y[iMin]
+          out[2 * b + 1] = y[iMax]
         } else {
-          out[2 * b] = max
-          out[2 * b + 1] = min
+          out[2 * b] = y[iMax]
+          out[2 * b + 1] = y[iMin]
         }
       }
     }
