@@ -4,6 +4,6 @@ import { join } from 'node:path'
 import { root, runTs } from '../scripts/run-ts.mjs'
 
 // ui-frame.ts before fig5a.ts: the sweep's worker threads would share the CPU with the browser.
-const ALL = ['sim.ts', 'ui-frame.ts', 'fig5a.ts']
+const ALL = ['sim.ts', 'ingest.ts', 'ui-frame.ts', 'fig5a.ts']
 const chosen = process.argv[2] ? [process.argv[2]] : ALL
 for (const file of chosen) await runTs(join(root, 'bench', file), process.argv.slice(3))

@@ -96,9 +96,27 @@ export function insertSampleFrame(s: StoreContext, seriesIds: ArrayLike<number>,
 
 /** Writes (replaces) roll-up buckets: each row holds the bucket's whole state so far. */
 export function writeRollups(s: StoreContext, r: RollupRows): void {
-  const one = s.stmt('INSERT OR REPLACE INTO rollups (series_id, width_ns, t_ns, count, sum, min, max) VALUES (?, ?, ?, ?, ?, ?, ?)')
+  const head = 'INSERT OR REPLACE INTO rollups (series_id, width_ns, t_ns, count, sum, min, max) VALUES'
+  const tuple = '(?, ?, ?, ?, ?, ?, ?)'
+  const many = chunked(s, head, tuple, CHUNK)
+  const one = s.stmt(`${head} ${tuple}`)
+  const args = new Array<number>(7 * CHUNK)
   const write = () => {
-    for (let i = 0; i < r.length; i++) one.run(r.seriesId[i], r.widthNs[i], r.tNs[i], r.count[i], r.sum[i], r.min[i], r.max[i])
+    let i = 0
+    for (; i + CHUNK <= r.length; i += CHUNK) {
+      let k = 0
+      for (let j = i; j < i + CHUNK; j++) {
+        args[k++] = r.seriesId[j]
+        args[k++] = r.widthNs[j]
+        args[k++] = r.tNs[j]
+        args[k++] = r.count[j]
+        args[k++] = r.sum[j]
+        args[k++] = r.min[j]
+        args[k++] = r.max[j]
+      }
+      many.run(args)
+    }
+    for (; i < r.length; i++) one.run(r.seriesId[i], r.widthNs[i], r.tNs[i], r.count[i], r.sum[i], r.min[i], r.max[i])
   }
   if (r.length === 0) return
   if (s.db.inTransaction) write()

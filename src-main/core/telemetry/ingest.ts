@@ -277,10 +277,18 @@ export class Ingest {
           this.queue.shift()
         } else {
           const take = Math.min(budget, c.size - c.offset)
+          // Written series by series: rows of one series are neighbours in the samples B-tree,
+          // so this order touches each leaf page once (arrival order, time-major, is ~5× slower).
+          const order = bySeries(c.ids, c.offset, c.offset + take, this.seriesIds.length)
           const ids = new Float64Array(take)
-          for (let k = 0; k < take; k++) ids[k] = this.seriesIds[c.ids[c.offset + k]]
-          const t = sliceOf(c.t, c.offset, c.offset + take)
-          const v = sliceOf(c.values, c.offset, c.offset + take)
+          const t = new Float64Array(take)
+          const v = new Float64Array(take)
+          for (let k = 0; k < take; k++) {
+            const at = order[k]
+            ids[k] = this.seriesIds[c.ids[at]]
+            t[k] = c.t[at]
+            v[k] = c.values[at]
+          }
           this.store.insertSampleRows(ids, t, v)
           c.offset += take
           budget -= take
@@ -313,7 +321,21 @@ export class Ingest {
     }
     const n = r.seriesId.length
     if (n === 0) return
-    this.store.writeRollups({ ...r, length: n })
+    // In key order (series, width, t), so each B-tree leaf is visited once: rows finish in
+    // arrival order, which for a collector interleaves every series.
+    const order = Array.from({ length: n }, (_, k) => k)
+    order.sort((a, b) => r.seriesId[a] - r.seriesId[b] || r.widthNs[a] - r.widthNs[b] || r.tNs[a] - r.tNs[b])
+    const pick = (col: number[]) => order.map((k) => col[k])
+    this.store.writeRollups({
+      seriesId: pick(r.seriesId),
+      widthNs: pick(r.widthNs),
+      tNs: pick(r.tNs),
+      count: pick(r.count),
+      sum: pick(r.sum),
+      min: pick(r.min),
+      max: pick(r.max),
+      length: n,
+    })
     this.stats.rollupRows += n
     this.finishedRows = { seriesId: [], widthNs: [], tNs: [], count: [], sum: [], min: [], max: [] }
   }
@@ -413,9 +435,15 @@ export class Ingest {
   }
 }
 
-function sliceOf(a: ArrayLike<number>, from: number, to: number): ArrayLike<number> {
-  if (from === 0 && to === a.length) return a
-  if (a instanceof Float64Array) return a.subarray(from, to)
-  if (Array.isArray(a)) return a.slice(from, to)
-  return Array.prototype.slice.call(a, from, to) as number[]
+/**
+ * Indexes from..to-1 ordered by series (a counting sort: stable, so each series keeps its
+ * arrival order, which is its time order for a collector's clock).
+ */
+function bySeries(series: ArrayLike<number>, from: number, to: number, nSeries: number): Int32Array {
+  const start = new Int32Array(nSeries + 1)
+  for (let k = from; k < to; k++) start[series[k] + 1]++
+  for (let i = 0; i < nSeries; i++) start[i + 1] += start[i]
+  const out = new Int32Array(to - from)
+  for (let k = from; k < to; k++) out[start[series[k]]++] = k
+  return out
 }
