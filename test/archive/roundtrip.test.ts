@@ -85,3 +85,27 @@ describe('archive round trip (p4lab export / import / compare)', () => {
     expect(Number(row[cols.indexOf('duration_s')])).toBeGreaterThan(0)
   })
 })
+
+describe('archive round trip keeps the telemetry roll-ups', () => {
+  it('imports the roll-up rows of every series with the new series ids', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-rt-rollups-'))
+    writeFileSync(join(dir, 'sweep.yaml'), SWEEP_YAML.replace('seeds: [1, 2]', 'seeds: [1]').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]'))
+    expect(p4lab(['run', 'sweep.yaml', '--db', 'a.db'], dir).code).toBe(0)
+    expect(p4lab(['export', 'rt-sweep', '--db', 'a.db', '-o', 'r.tar.gz'], dir).code).toBe(0)
+    expect(p4lab(['import', 'r.tar.gz', '--db', join(dir, 'b', 'b.db')], dir, join(dir, 'b', 'home')).code).toBe(0)
+    const count = (file: string) => {
+      const db = new Database(file, { readonly: true })
+      try {
+        const hasRollups = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'rollups'").get()
+        if (!hasRollups) return null
+        return db.prepare('SELECT s.kind, COUNT(*) AS n, SUM(r.sum) AS total FROM rollups r JOIN series s ON s.id = r.series_id GROUP BY s.kind ORDER BY s.kind').all()
+      } finally {
+        db.close()
+      }
+    }
+    const a = count(join(dir, 'a.db'))
+    if (a === null) return // a schema without roll-ups
+    expect(a.length).toBeGreaterThan(0)
+    expect(count(join(dir, 'b', 'b.db'))).toEqual(a)
+  })
+})

@@ -56,6 +56,8 @@ export function writeSubset(sourceFile: string, out: string, sel: SubsetSelectio
         copy('flows', inRuns)
         copy('series', inRuns)
         copy('samples', 'series_id IN (SELECT id FROM main.series)')
+        // Derived from samples, but what charts read at coarse zoom: keep them when both schemas have them.
+        if (shared(db, 'rollups').length > 0) copy('rollups', 'series_id IN (SELECT id FROM main.series)')
         copy('events', inRuns)
         copy('logs', inRuns)
         for (const key of sel.artifactKeys) copy('artifacts', 'hash = ?', key)
@@ -138,6 +140,7 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
           insert('flows', { run_id: `run_id + ${runShift}` })
           insert('series', { id: `id + ${seriesShift}`, run_id: `run_id + ${runShift}` }, [], 'ORDER BY id')
           insert('samples', { series_id: `series_id + ${seriesShift}` })
+          if (shared(db, 'rollups').length > 0) insert('rollups', { series_id: `series_id + ${seriesShift}` })
           insert('events', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')
           insert('logs', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')
           const acols = shared(db, 'artifacts').filter((c) => c !== 'id')
