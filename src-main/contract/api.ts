@@ -11,6 +11,7 @@ import {
   PipelineProgram,
   PipelineRender,
   PipelineSource,
+  RunRecords,
   ProgramName,
   Run,
   RunEvent,
@@ -147,6 +148,22 @@ export const methods = {
       })
       .strict(),
     res: CompareResult,
+  },
+  /**
+   * The runs of experiments (or the runs given) with every field the query language knows, filtered by a
+   * query; metrics are those from the stored statistics plus the `metrics` asked for (flow-class
+   * percentiles read the flows). A bad query is an invalid-request naming its column.
+   */
+  'compare.runs': {
+    req: z
+      .object({
+        experimentIds: z.array(Id).min(1).max(100),
+        runIds: z.array(Id).optional(),
+        query: z.string().max(4000).optional(),
+        metrics: z.array(CompareMetric).optional(),
+      })
+      .strict(),
+    res: RunRecords,
   },
   /** Writes an experiment as a .tar.gz archive at `file` (a path on the machine running the core). */
   'archive.export': {

@@ -35,6 +35,7 @@ export const METHOD_NAMES = [
   'sweeps.resume',
   'experiments.runAgain',
   'compare.query',
+  'compare.runs',
   'archive.export',
   'archive.import',
 ] as const

@@ -526,3 +526,22 @@ export const CompareResult = z.object({
   cdfs: z.array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])) })).optional(),
 })
 export type CompareResult = z.infer<typeof CompareResult>
+
+/** A field of the runs table: what a run is (run), what its spec fixes (spec), a scheme parameter, a hash, a metric. */
+export const RunFieldInfo = z.object({
+  name: z.string(),
+  group: z.enum(['run', 'spec', 'param', 'hash', 'metric']),
+})
+export type RunFieldInfo = z.infer<typeof RunFieldInfo>
+
+/** Runs as the runs table and the query language see them: every parameter, hash and metric, by field name. */
+export const RunRecords = z.object({
+  query: z.string(),
+  /** Every field a query may name over these experiments' runs. */
+  fields: z.array(RunFieldInfo),
+  /** The runs the query matched, in experiment order and by id within each. */
+  runs: z.array(z.object({ id: z.number().int(), experimentId: z.number().int(), tags: z.array(z.string()), fields: z.record(z.string(), FieldValue) })),
+  /** "Diff only" over these runs: the parameters (hashes included) that differ, values in the runs' order. */
+  differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
+})
+export type RunRecords = z.infer<typeof RunRecords>
