@@ -68,6 +68,8 @@ class SimSession implements TargetSession {
   private result: SimResult | undefined
   private wallMs = 0
   private queue: FromWorker[] = []
+  /** Telemetry batches the worker has posted and telemetry() has not yet handed on (protocol.ts). */
+  private readonly credits = new Int32Array(new SharedArrayBuffer(4))
   private wake: (() => void) | undefined
   private failure: Error | undefined
   private exited = false
@@ -101,7 +103,7 @@ class SimSession implements TargetSession {
   async startTraffic(): Promise<void> {
     this.throwIfCancelled()
     if (!this.worker || !this.config) throw new Error('startTraffic before deploy')
-    const msg: ToWorker = { type: 'start', config: this.config }
+    const msg: ToWorker = { type: 'start', config: this.config, credits: this.credits.buffer as SharedArrayBuffer }
     this.worker.postMessage(msg)
   }
 
@@ -120,6 +122,10 @@ class SimSession implements TargetSession {
           break
         case 'telemetry':
           yield { type: 'telemetry', t: msg.t, values: msg.values }
+          // The consumer asked for the next message: this one is stored (or queued in the
+          // bounded ingest), so the worker may send another.
+          Atomics.sub(this.credits, 0, 1)
+          Atomics.notify(this.credits, 0)
           break
         case 'progress':
           yield msg

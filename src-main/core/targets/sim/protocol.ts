@@ -1,7 +1,14 @@
 // Messages between the sim driver (main thread) and its worker.
 import type { SimConfig, SimResult, SimSeriesDef } from '../../../sim/types'
 
-export type ToWorker = { type: 'start'; config: SimConfig }
+/**
+ * credits: one Int32 counting telemetry messages posted and not yet consumed; the worker waits
+ * while it is at TELEMETRY_IN_FLIGHT, so a slow store slows the simulation instead of growing
+ * the message queue.
+ */
+export type ToWorker = { type: 'start'; config: SimConfig; credits?: SharedArrayBuffer }
+
+export const TELEMETRY_IN_FLIGHT = 8
 
 export type FromWorker =
   | { type: 'series'; defs: SimSeriesDef[] }

@@ -1,7 +1,7 @@
 // Runs one simulation off the main thread, so the UI bridge and the store stay responsive.
 import { parentPort } from 'node:worker_threads'
 import { runSim } from '../../../sim'
-import type { FromWorker, ToWorker } from './protocol'
+import { TELEMETRY_IN_FLIGHT, type FromWorker, type ToWorker } from './protocol'
 
 const port = parentPort
 if (!port) throw new Error('sim-worker must run in a worker thread')
@@ -13,11 +13,19 @@ function post(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
 port.once('message', (msg: ToWorker) => {
   if (msg.type !== 'start') return
   const t0 = performance.now()
+  const credits = msg.credits ? new Int32Array(msg.credits) : null
   try {
     const result = runSim(msg.config, {
       onSeries: (defs) => post({ type: 'series', defs }),
-      onTelemetry: (t, values) =>
-        post({ type: 'telemetry', t, values }, [t.buffer as ArrayBuffer, values.buffer as ArrayBuffer]),
+      onTelemetry: (t, values) => {
+        if (credits) {
+          // Back-pressure: wait (in short slices, so terminate() still ends the thread) while
+          // the main thread has TELEMETRY_IN_FLIGHT batches it has not consumed.
+          for (let n = Atomics.load(credits, 0); n >= TELEMETRY_IN_FLIGHT; n = Atomics.load(credits, 0)) Atomics.wait(credits, 0, n, 100)
+          Atomics.add(credits, 0, 1)
+        }
+        post({ type: 'telemetry', t, values }, [t.buffer as ArrayBuffer, values.buffer as ArrayBuffer])
+      },
       onProgress: (p) => post({ type: 'progress', ...p }),
     })
     const f = result.flows
