@@ -46,6 +46,9 @@
 #include <core.p4>
 #include <v1model.p4>
 #include "../include/headers.p4"
+#ifdef P4LAB_INT
+#include "../include/int.p4"
+#endif
 
 /* ---- constants ---- */
 const bit<32> MAX_PORTS      = 512;
@@ -74,6 +77,9 @@ struct headers_t {
     ipv4_t     ipv4;
     tcp_t      tcp;
     udp_t      udp;
+#ifdef P4LAB_INT
+    int_report_headers_t intReport;
+#endif
 }
 
 /* ---- metadata ---- */
@@ -95,6 +101,9 @@ struct metadata_t {
     bit<8>  degree3;
     bit<8>  pickRand;
     bit<8>  hopIndex;  // record this switch appended, for Egress; DHLB_MAX_HOPS if none
+#ifdef P4LAB_INT
+    P4LAB_INT_METADATA
+#endif
 }
 
 /* ---- parser ---- */
@@ -368,7 +377,16 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 control Egress(inout headers_t hdr, inout metadata_t meta,
                inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
+#ifdef P4LAB_INT
+#include "../include/int_egress.p4"
+#endif
     apply {
+#ifdef P4LAB_INT
+        if (standard_metadata.instance_type == INT_INSTANCE_EGRESS_CLONE) {
+            intReport.apply();
+            return;
+        }
+#endif
         if (hdr.dhlb.isValid()) {
             bit<16> port = (bit<16>)standard_metadata.egress_port;
             if (meta.hopIndex == 0) { hdr.hop0.egressPort = port; }
@@ -377,6 +395,11 @@ control Egress(inout headers_t hdr, inout metadata_t meta,
             else if (meta.hopIndex == 3) { hdr.hop3.egressPort = port; }
         }
         portTx.count((bit<32>)standard_metadata.egress_port);
+#ifdef P4LAB_INT
+        if (standard_metadata.instance_type == INT_INSTANCE_NORMAL && hdr.ipv4.isValid()) {
+            intWatch.apply();
+        }
+#endif
     }
 }
 
@@ -388,12 +411,22 @@ control MyComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
               hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.fragOffset, hdr.ipv4.ttl,
               hdr.ipv4.protocol, hdr.ipv4.srcAddr, hdr.ipv4.dstAddr },
             hdr.ipv4.hdrChecksum, HashAlgorithm.csum16);
+#ifdef P4LAB_INT
+        update_checksum(hdr.intReport.ipv4.isValid(),
+            { hdr.intReport.ipv4.version, hdr.intReport.ipv4.ihl, hdr.intReport.ipv4.diffserv, hdr.intReport.ipv4.totalLen,
+              hdr.intReport.ipv4.identification, hdr.intReport.ipv4.flags, hdr.intReport.ipv4.fragOffset, hdr.intReport.ipv4.ttl,
+              hdr.intReport.ipv4.protocol, hdr.intReport.ipv4.srcAddr, hdr.intReport.ipv4.dstAddr },
+            hdr.intReport.ipv4.hdrChecksum, HashAlgorithm.csum16);
+#endif
     }
 }
 
 /* ---- deparser ---- */
 control MyDeparser(packet_out pkt, in headers_t hdr) {
     apply {
+#ifdef P4LAB_INT
+        pkt.emit(hdr.intReport);
+#endif
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.dhlb);
         pkt.emit(hdr.hop0);

@@ -17,6 +17,9 @@
 #include <core.p4>
 #include <v1model.p4>
 #include "../include/headers.p4"
+#ifdef P4LAB_INT
+#include "../include/int.p4"
+#endif
 
 /* ---- constants ---- */
 const bit<32> MAX_PORTS    = 512;
@@ -30,6 +33,9 @@ struct headers_t {
     ipv4_t     ipv4;
     tcp_t      tcp;
     udp_t      udp;
+#ifdef P4LAB_INT
+    int_report_headers_t intReport;
+#endif
 }
 
 /* ---- metadata ---- */
@@ -38,6 +44,9 @@ struct metadata_t {
     bit<8>  bucket;
     bit<16> l4Src;
     bit<16> l4Dst;
+#ifdef P4LAB_INT
+    P4LAB_INT_METADATA
+#endif
 }
 
 /* ---- parser ---- */
@@ -131,8 +140,22 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 control Egress(inout headers_t hdr, inout metadata_t meta,
                inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
+#ifdef P4LAB_INT
+#include "../include/int_egress.p4"
+#endif
     apply {
+#ifdef P4LAB_INT
+        if (standard_metadata.instance_type == INT_INSTANCE_EGRESS_CLONE) {
+            intReport.apply();
+            return;
+        }
+#endif
         portTx.count((bit<32>)standard_metadata.egress_port);
+#ifdef P4LAB_INT
+        if (standard_metadata.instance_type == INT_INSTANCE_NORMAL && hdr.ipv4.isValid()) {
+            intWatch.apply();
+        }
+#endif
     }
 }
 
@@ -144,12 +167,22 @@ control MyComputeChecksum(inout headers_t hdr, inout metadata_t meta) {
               hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.fragOffset, hdr.ipv4.ttl,
               hdr.ipv4.protocol, hdr.ipv4.srcAddr, hdr.ipv4.dstAddr },
             hdr.ipv4.hdrChecksum, HashAlgorithm.csum16);
+#ifdef P4LAB_INT
+        update_checksum(hdr.intReport.ipv4.isValid(),
+            { hdr.intReport.ipv4.version, hdr.intReport.ipv4.ihl, hdr.intReport.ipv4.diffserv, hdr.intReport.ipv4.totalLen,
+              hdr.intReport.ipv4.identification, hdr.intReport.ipv4.flags, hdr.intReport.ipv4.fragOffset, hdr.intReport.ipv4.ttl,
+              hdr.intReport.ipv4.protocol, hdr.intReport.ipv4.srcAddr, hdr.intReport.ipv4.dstAddr },
+            hdr.intReport.ipv4.hdrChecksum, HashAlgorithm.csum16);
+#endif
     }
 }
 
 /* ---- deparser ---- */
 control MyDeparser(packet_out pkt, in headers_t hdr) {
     apply {
+#ifdef P4LAB_INT
+        pkt.emit(hdr.intReport);
+#endif
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.tcp);

@@ -2,6 +2,8 @@
 // multicast use. Not a P4 parser: a tokenizer plus a scan of the constructs p4lab's programs use
 // (v1model and TNA), enough to check generated simple_switch_CLI files and bfrt scripts against.
 
+import { preprocess } from './preprocess'
+
 export interface P4Key {
   field: string
   matchKind: string
@@ -54,9 +56,6 @@ export interface P4Declarations {
   usesMulticast: boolean
 }
 
-/** Architecture includes are the compiler's; only the project's own includes are read. */
-const SYSTEM_INCLUDES = new Set(['core.p4', 'v1model.p4', 'tna.p4', 't2na.p4'])
-
 export class P4ReadError extends Error {
   constructor(message: string) {
     super(message)
@@ -72,34 +71,11 @@ export function readDeclarations(
   source: string,
   includes: (path: string, from: string) => string,
   fileName = 'main.p4',
+  /** Names defined for the preprocessor (a build's -D flags): #ifdef blocks follow them. */
+  defines: Iterable<string> = [],
 ): P4Declarations {
-  const text = expandIncludes(source, fileName, includes, new Set())
+  const text = preprocess(source, fileName, includes, defines)
   return scan(tokenize(stripComments(text)))
-}
-
-function expandIncludes(
-  source: string,
-  file: string,
-  includes: (path: string, from: string) => string,
-  seen: Set<string>,
-): string {
-  return source.replace(/^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"][^\n]*$/gm, (_m, open: string, path: string) => {
-    if (open === '<' || SYSTEM_INCLUDES.has(path)) return ''
-    const key = `${file}\u0000${path}`
-    if (seen.has(key)) return ''
-    seen.add(key)
-    return expandIncludes(includes(path, file), joinPath(file, path), includes, seen)
-  })
-}
-
-function joinPath(from: string, rel: string): string {
-  const dir = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
-  const parts: string[] = []
-  for (const p of (dir + rel).split('/')) {
-    if (p === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop()
-    else if (p !== '.' && p !== '') parts.push(p)
-  }
-  return parts.join('/')
 }
 
 function stripComments(text: string): string {
