@@ -44,138 +44,53 @@
 // buffer, so it is never dropped); pause and resume frames are counted, not put on links.
 // The real hosts have no per-destination pause in this simulator's NIC model.
 //
+// Code: the stage is three layers of one object, so per-packet code stays on one `this`:
+// floodgate-voq.ts (VOQs, buffer, PAUSE) ← floodgate-credits.ts (departure rings, credits
+// owed, the credit timer) ← FloodgateStage here (windows, path choice, the entry points);
+// parameters and their defaults in floodgate-params.ts.
+//
 // Differences from p4/v1model/floodgate.p4: that program has no VOQ (it forwards over-window
 // packets and ECN-marks them), credits per destination ToR on a byte count only, on
 // arrival rather than departure; this file does what the paper says: VOQs per destination
 // host, credits on departure, timer or byte count, optional PAUSE.
 
-import { KIND_CREDIT, KIND_DATA, type PacketPool } from '../engine/packets'
+import { KIND_CREDIT, KIND_DATA } from '../engine/packets'
 import { fmix32 } from '../engine/rng'
+import { FloodgateCredits } from './floodgate-credits'
+import { floodgateParams, hopBdpBytes } from './floodgate-params'
 import { PORT_HELD, type ForwardingStage, type StageEnv } from './stage'
 
-/** Most (port × destination) cells we allocate windows for (about 200 MB of state). */
-const MAX_CELLS = 8_000_000
-
-export class FloodgateStage implements ForwardingStage {
+export class FloodgateStage extends FloodgateCredits implements ForwardingStage {
   readonly seesEveryHop = true
-  private readonly env: StageEnv
-  private readonly pkts: PacketPool
-  private readonly H: number
-  private readonly intervalPs: number
-  private readonly creditBytes: number
-  private readonly frameBytes: number
-  private readonly voqBufferBytes: number
-  private readonly pause: boolean
   /** Window size W_g per global port (0 for host-facing ports). */
   readonly windowBytes: Float64Array
-  private readonly pauseTh: Float64Array
   readonly win: Float64Array
-  private readonly voqHead: Int32Array
-  private readonly voqTail: Int32Array
-  readonly voqCount: Int32Array
-  readonly voqBytes: Float64Array
-  private next: Int32Array
-  /** Charged VOQ bytes per switch. */
-  readonly voqBuf: Float64Array
-  private readonly paused: Uint8Array
-  private readonly credAcc: Float64Array
-  private readonly credDirty: Uint8Array
-  private dirty: Int32Array
-  private nDirty = 0
-  private readonly ringMask: number
-  private readonly ringDepart: Float64Array
-  private readonly ringKey: Int32Array
-  private readonly ringBytes: Int32Array
-  private readonly ringHead: Int32Array
-  private readonly ringLen: Int32Array
-  private readonly portListed: Uint8Array
-  private readonly portList: Int32Array
-  private nPorts = 0
-  private readonly portSwitch: Int32Array
-  /** Per global port facing a switch: the peer's global port (where its credits come from). */
-  private readonly peerGlobal: Int32Array
   private readonly salt: Int32Array
-  private readonly timer: number
-  private timerArmed = false
-  /** Bytes accepted onto g for h, and bytes of those that have left the next switch. */
+  /** Bytes accepted onto g for h (those that have left the next switch: departedVia). */
   private readonly sentOn: Float64Array
-  private readonly departedVia: Float64Array
-  /** Per (switch, host): window in use summed over ports, and VOQ packets. */
+  /** Per (switch, host): window in use summed over ports. */
   private readonly inflightSH: Float64Array
-  private readonly voqSH: Int32Array
-  creditPackets = 0
-  creditBytesSent = 0
   voqDrops = 0
-  pauseFrames = 0
-  maxVoqBuf = 0
 
   constructor(env: StageEnv) {
-    this.env = env
-    this.pkts = env.ctx.pkts
-    const prm = env.params
-    const intervalNs = prm.creditIntervalNs ?? 10_000
-    this.creditBytes = prm.creditBytes ?? 10_240
-    const factor = prm.windowBdpFactor ?? 1.5
-    this.frameBytes = prm.creditFrameBytes ?? 64
-    this.voqBufferBytes = prm.voqBufferBytes ?? 20e6
-    this.pause = (prm.pause ?? 0) !== 0
-    for (const [k, v] of [['creditIntervalNs', intervalNs], ['creditBytes', this.creditBytes], ['windowBdpFactor', factor], ['creditFrameBytes', this.frameBytes], ['voqBufferBytes', this.voqBufferBytes]] as const) {
-      if (!(v > 0)) throw new Error(`floodgate: ${k} must be > 0, got ${v}`)
-    }
-    this.intervalPs = intervalNs * 1000
-    const H = (this.H = env.fabric.hosts.length)
+    const prm = floodgateParams(env)
+    super(env, prm)
+    const H = this.H
     const nS = env.nSwitches
     const P = env.portBase[nS]
-    if (P * H > MAX_CELLS) {
-      throw new Error(`floodgate: ${P} switch ports × ${H} destinations = ${P * H} windows, over the ${MAX_CELLS} this simulator allocates; use a smaller fabric`)
-    }
-    this.portSwitch = new Int32Array(P)
-    for (let s = 0; s < nS; s++) for (let g = env.portBase[s]; g < env.portBase[s + 1]; g++) this.portSwitch[g] = s
     this.windowBytes = new Float64Array(P)
-    this.pauseTh = new Float64Array(P)
-    this.peerGlobal = new Int32Array(P).fill(-1)
-    let widestQueue = 1
     for (let g = 0; g < P; g++) {
-      const link = env.links[g]
-      const Bps = link.bps / 8
-      const bdp = Bps * 2 * (link.delayPs / 1e12)
-      const ps = this.pauseTh
-      ps[g] = prm.pauseThresholdBytes ?? factor * bdp
       if (env.peerSwitch[g] < 0) continue
-      this.windowBytes[g] = Math.floor(factor * bdp + Bps * (this.intervalPs / 1e12))
-      this.peerGlobal[g] = env.portBase[env.peerSwitch[g]] + env.peerPort[g]
-      if (Number.isFinite(link.capacity)) widestQueue = Math.max(widestQueue, link.capacity)
+      const Bps = env.links[g].bps / 8
+      this.windowBytes[g] = Math.floor(prm.windowBdpFactor * hopBdpBytes(env, g) + Bps * (this.intervalPs / 1e12))
     }
     const cells = P * H
     this.win = new Float64Array(cells)
     for (let g = 0; g < P; g++) if (this.windowBytes[g] > 0) this.win.fill(this.windowBytes[g], g * H, (g + 1) * H)
-    this.voqHead = new Int32Array(cells).fill(-1)
-    this.voqTail = new Int32Array(cells).fill(-1)
-    this.voqCount = new Int32Array(cells)
-    this.voqBytes = new Float64Array(cells)
-    this.paused = new Uint8Array(cells)
-    this.next = new Int32Array(this.pkts.capacity).fill(-1)
-    this.voqBuf = new Float64Array(nS)
-    this.credAcc = new Float64Array(cells)
-    this.credDirty = new Uint8Array(cells)
-    this.dirty = new Int32Array(1024)
-    let R = 4
-    while (R < widestQueue + 2) R *= 2
-    this.ringMask = R - 1
-    this.ringDepart = new Float64Array(P * R)
-    this.ringKey = new Int32Array(P * R)
-    this.ringBytes = new Int32Array(P * R)
-    this.ringHead = new Int32Array(P)
-    this.ringLen = new Int32Array(P)
-    this.portListed = new Uint8Array(P)
-    this.portList = new Int32Array(P)
     this.sentOn = new Float64Array(cells)
-    this.departedVia = new Float64Array(cells)
     this.inflightSH = new Float64Array(nS * H)
-    this.voqSH = new Int32Array(nS * H)
     this.salt = new Int32Array(nS)
     for (let s = 0; s < nS; s++) this.salt[s] = fmix32(s + 0x51ed27) | 0
-    this.timer = env.addTimer(0)
     this.addTelemetry()
   }
 
@@ -202,33 +117,12 @@ export class FloodgateStage implements ForwardingStage {
       this.forward(s, port, p, gi)
       return PORT_HELD
     }
-    // Held. At a source ToR with PAUSE, what passes the threshold waits at the sender.
-    const atSender = this.pause && gi < 0 && env.switchTor[s] >= 0 && this.voqBytes[k] >= this.pauseTh[gIn]
-    if (!atSender && this.voqBuf[s] + bytes > this.voqBufferBytes) {
+    if (!this.hold(s, gIn, gi, k, h, p, bytes)) {
       const c = env.ctx.counters
       c.drops++
       this.voqDrops++
       pkts.release(p)
       if (gi >= 0) this.owe(gi * H + h, bytes)
-      return PORT_HELD
-    }
-    if (p >= this.next.length) this.growNext()
-    this.next[p] = -1
-    if (this.voqCount[k] === 0) this.voqHead[k] = p
-    else this.next[this.voqTail[k]] = p
-    this.voqTail[k] = p
-    this.voqCount[k]++
-    this.voqBytes[k] += bytes
-    this.voqSH[s * H + h]++
-    pkts.hdr3[p] = gi + 1
-    pkts.hdr2[p] = atSender ? 0 : 1
-    if (!atSender) {
-      const b = (this.voqBuf[s] += bytes)
-      if (b > this.maxVoqBuf) this.maxVoqBuf = b
-    }
-    if (this.pause && gi < 0 && this.paused[k] === 0 && this.voqBytes[k] >= this.pauseTh[gIn]) {
-      this.paused[k] = 1
-      this.pauseFrames++
     }
     return PORT_HELD
   }
@@ -251,28 +145,6 @@ export class FloodgateStage implements ForwardingStage {
     this.releaseVoq(s, g, k)
   }
 
-  onTimer(): void {
-    this.timerArmed = false
-    const now = this.env.ctx.now
-    let n = 0
-    for (let i = 0; i < this.nPorts; i++) {
-      const g = this.portList[i]
-      this.drain(g, now)
-      if (this.ringLen[g] > 0) this.portList[n++] = g
-      else this.portListed[g] = 0
-    }
-    this.nPorts = n
-    n = 0
-    for (let i = 0; i < this.nDirty; i++) {
-      const key = this.dirty[i]
-      if (this.credAcc[key] > 0) this.sendCredit(key)
-      if (this.credAcc[key] > 0) this.dirty[n++] = key
-      else this.credDirty[key] = 0
-    }
-    this.nDirty = n
-    this.arm()
-  }
-
   onLinkChange(s: number, port: number, up: boolean): void {
     const env = this.env
     const g = env.portBase[s] + port
@@ -280,13 +152,7 @@ export class FloodgateStage implements ForwardingStage {
     const H = this.H
     if (!up) {
       // The link dropped what it held: what we sent through it left our buffer.
-      const mask = this.ringMask
-      while (this.ringLen[g] > 0) {
-        const r = g * (mask + 1) + this.ringHead[g]
-        this.owe(this.ringKey[r], this.ringBytes[r])
-        this.ringHead[g] = (this.ringHead[g] + 1) & mask
-        this.ringLen[g]--
-      }
+      this.oweRing(g)
       for (let h = 0; h < H; h++) {
         const k = g * H + h
         while (this.voqCount[k] > 0) {
@@ -355,80 +221,7 @@ export class FloodgateStage implements ForwardingStage {
       this.owe(key, bytes) // dropped: it left our buffer all the same
       return
     }
-    const now = env.ctx.now
-    this.drain(g, now)
-    const mask = this.ringMask
-    const r = g * (mask + 1) + ((this.ringHead[g] + this.ringLen[g]) & mask)
-    this.ringDepart[r] = link.lastTxEndPs
-    this.ringKey[r] = key
-    this.ringBytes[r] = bytes
-    this.ringLen[g]++
-    if (this.portListed[g] === 0) {
-      this.portListed[g] = 1
-      this.portList[this.nPorts++] = g
-    }
-    this.arm()
-  }
-
-  /** Credits every packet port g has finished sending by now. */
-  private drain(g: number, now: number): void {
-    const mask = this.ringMask
-    const row = g * (mask + 1)
-    while (this.ringLen[g] > 0) {
-      const r = row + this.ringHead[g]
-      if (this.ringDepart[r] > now) return
-      this.owe(this.ringKey[r], this.ringBytes[r])
-      this.ringHead[g] = (this.ringHead[g] + 1) & mask
-      this.ringLen[g]--
-    }
-  }
-
-  /** `bytes` for destination key % H left this switch, having come in through port key / H. */
-  private owe(key: number, bytes: number): void {
-    this.departedVia[key] += bytes
-    this.credAcc[key] += bytes
-    if (this.credDirty[key] === 0) {
-      this.credDirty[key] = 1
-      if (this.nDirty === this.dirty.length) {
-        const d = new Int32Array(this.dirty.length * 2)
-        d.set(this.dirty)
-        this.dirty = d
-      }
-      this.dirty[this.nDirty++] = key
-    }
-    if (this.credAcc[key] >= this.creditBytes) this.sendCredit(key)
-    this.arm()
-  }
-
-  private sendCredit(key: number): void {
-    const env = this.env
-    const H = this.H
-    const gi = (key / H) | 0
-    const h = key - gi * H
-    const s = this.portSwitch[gi]
-    if (env.portUp[gi] === 0) {
-      this.credAcc[key] = 0 // the link is down; both ends reset their state when it returns
-      return
-    }
-    const link = env.links[gi]
-    if (link.depth() >= link.capacity) return // never drop a credit: retry at the next sweep
-    const pkts = this.pkts
-    const p = pkts.alloc()
-    pkts.kind[p] = KIND_CREDIT
-    pkts.flags[p] = 0
-    pkts.flow[p] = -1
-    pkts.seq[p] = 0
-    pkts.src[p] = -1
-    pkts.dst[p] = -1
-    pkts.hash[p] = 0
-    pkts.sentPs[p] = env.ctx.now
-    pkts.wireBytes[p] = this.frameBytes
-    pkts.hdr0[p] = h
-    pkts.hdr1[p] = this.credAcc[key]
-    this.credAcc[key] = 0
-    this.creditPackets++
-    this.creditBytesSent += this.frameBytes
-    env.send(s, gi - env.portBase[s], p)
+    this.departs(g, key, bytes)
   }
 
   private releaseVoq(s: number, g: number, k: number): void {
@@ -448,41 +241,6 @@ export class FloodgateStage implements ForwardingStage {
       pkts.hdr3[p] = 0
       this.forward(s, port, p, gi)
     }
-  }
-
-  private popVoq(s: number, k: number): number {
-    const p = this.voqHead[k]
-    const pkts = this.pkts
-    const bytes = pkts.wireBytes[p]
-    this.voqHead[k] = this.next[p]
-    if (--this.voqCount[k] === 0) this.voqTail[k] = -1
-    this.voqBytes[k] -= bytes
-    this.voqSH[s * this.H + (k % this.H)]--
-    if (pkts.hdr2[p] !== 0) this.voqBuf[s] -= bytes
-    if (this.paused[k] !== 0 && this.voqBytes[k] < this.pauseThOf(s)) {
-      this.paused[k] = 0
-      this.pauseFrames++
-    }
-    return p
-  }
-
-  /** The pause threshold at source ToR s: its port 0 faces a host, and all its hosts' links have one rate. */
-  private pauseThOf(s: number): number {
-    return this.pauseTh[this.env.portBase[s]]
-  }
-
-  private arm(): void {
-    if (this.timerArmed) return
-    if (this.nDirty === 0 && this.nPorts === 0) return
-    const T = this.intervalPs
-    this.env.schedule(this.timer, (Math.floor(this.env.ctx.now / T) + 1) * T)
-    this.timerArmed = true
-  }
-
-  private growNext(): void {
-    const n = new Int32Array(this.pkts.capacity).fill(-1)
-    n.set(this.next)
-    this.next = n
   }
 
   private addTelemetry(): void {
