@@ -15,8 +15,6 @@
 //   collect   the agents' JSON lines → flows
 //   teardown  stop every process of the run by group, delete its namespaces and veths, then
 //             verify that nothing with its prefix is left; a leftover is an error in the log.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bmv2Settings } from '../../../contract/schemas'
 import { buildFabric, type FabricSpec } from '../../../topology'
@@ -33,10 +31,8 @@ import {
 import { P4Builder, LocalRunner, SshRunner, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
 import type { Store } from '../../store'
-import { uploadDir } from '../../ssh'
-import { AGENT_FILE, agentClientArgv, agentProbeArgv, agentServerArgv, type AgentWorkload } from '../agent'
+import { AGENT_FILE } from '../agent'
 import {
-  CancelledError,
   type RunContext,
   type RunOutput,
   type RunTestbedHost,
@@ -46,10 +42,12 @@ import {
   type TargetMessage,
   type TargetSession,
 } from '../driver'
+import { startAgentServers, startClients, startProbeSenders } from './agents'
+import { configureSwitches, startSwitches, uploadRunFiles } from './deploy'
 import { planNetns, runPrefix, type NetnsPlan } from './netns'
 import { pollKey, type PollRead } from './output'
-import { RemoteRun, collectAgentFlows, nonce, sleep, splitFlows, teardownHost, type RemoteDeps } from './remote'
-import { bringUpTopology, configureSwitch, pollSwitch, simpleSwitchArgv, waitSwitchReady, type CliTarget } from './steps'
+import { RemoteRun, collectAgentFlows, nonce, sleep, teardownHost, type RemoteDeps } from './remote'
+import { bringUpTopology, pollSwitch, type CliTarget } from './steps'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
   store: Store
@@ -68,12 +66,6 @@ export interface Bmv2DriverOptions extends RemoteDeps {
   /** Keep the run directory on the host after a clean teardown (debugging). */
   keepRunDir?: boolean
 }
-
-const AGENT_PORT = 5001
-const HULA_ETHERTYPE = 0x2345
-const DHLB_ETHERTYPE = 0x2347
-/** PRNG stream of host i's client: 16 + i (streams below 16 are the simulator's own). */
-const CLIENT_STREAM_BASE = 16
 
 interface Built {
   state: ControlPlaneState
@@ -200,52 +192,34 @@ export class Bmv2Session implements TargetSession {
     this.ctx.event?.('deploy', { part: 'run-dir', host: h.name, dir: this.dir, prefix: plan.prefix })
 
     // 1. Files: agent, JSON, command files, workload CDF, run.json, in one folder upload.
-    const stage = mkdtempSync(join(tmpdir(), 'p4lab-bmv2-'))
-    try {
-      copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
-      copyFileSync(b.artifact.files.json, join(stage, `${b.programName}.json`))
-      mkdirSync(join(stage, 'cli'))
-      for (const [sw, cmds] of b.commands) writeFileSync(join(stage, 'cli', `${sw}.cli`), cmds.join('\n') + '\n')
-      const w = this.ctx.plan.spec.workload
-      if ('file' in w) copyFileSync(w.file, join(stage, 'workload.cdf'))
-      writeFileSync(
-        join(stage, 'run.json'),
-        JSON.stringify({ runId: this.ctx.plan.runId, testbed: this.ctx.testbed!.name, experiment: this.ctx.plan.spec.name, scheme: this.ctx.plan.scheme, prefix: plan.prefix }, null, 1),
-      )
-      this.run.throwIfCancelled()
-      const up = await uploadDir(await this.run.host(h), stage, this.dir, { signal: this.ctx.signal })
-      this.ctx.log(h.name, `uploaded ${up.uploaded.length} files to ${this.dir} (${up.skipped.length} unchanged)`)
-    } catch (e) {
-      if (this.ctx.signal.aborted) throw new CancelledError()
-      throw e
-    } finally {
-      rmSync(stage, { recursive: true, force: true })
-    }
+    const w = this.ctx.plan.spec.workload
+    await uploadRunFiles(this.run, h, this.dir, {
+      agentFile: this.o.agentFile,
+      programJson: b.artifact.files.json,
+      programName: b.programName,
+      commands: b.commands,
+      ...('file' in w ? { workloadCdf: w.file } : {}),
+      runJson: { runId: this.ctx.plan.runId, testbed: this.ctx.testbed!.name, experiment: this.ctx.plan.spec.name, scheme: this.ctx.plan.scheme, prefix: plan.prefix },
+    })
 
     // 2. Topology.
     await bringUpTopology(this.run, h, plan)
 
     // 3. One simple_switch per switch, detached, in the switch namespace.
-    await this.run.requireTools(h, ['simple_switch', 'simple_switch_CLI'])
-    const procs = await this.run.processes(h)
-    for (const s of plan.switches) {
-      this.run.throwIfCancelled()
-      const argv = simpleSwitchArgv(s, plan, { json: `${this.dir}/${b.programName}.json`, dir: this.dir })
-      const p = await procs.start(`ss-${s.name}`, ['sh', '-c', 'PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"; exec "$@"', 'p4lab-ss', ...argv])
-      this.ctx.log(h.name, `started simple_switch for ${s.name}: device ${s.deviceId}, thrift ${s.thriftPort} (in ${plan.switchNs}), pid ${p.pid}`)
-    }
-    for (const s of plan.switches) await waitSwitchReady(this.run, h, s.name, `ss-${s.name}`, this.cliTarget(s.thriftPort))
+    await startSwitches(this.run, h, plan, { json: `${this.dir}/${b.programName}.json`, dir: this.dir })
     this.facts.thriftPorts = plan.switches.map((s) => `${s.name}:${s.thriftPort}`).join(' ')
 
     // 4. Configuration: the command file piped into simple_switch_CLI, the transcript parsed.
-    for (const s of plan.switches) {
-      this.run.throwIfCancelled()
-      await configureSwitch(this.run, h, s.name, `${this.dir}/cli/${s.name}.cli`, b.commands.get(s.name) ?? [], this.cliTarget(s.thriftPort))
-    }
+    await configureSwitches(this.run, h, plan, this.dir, b.commands)
     this.ctx.event?.('deploy', { part: 'configured', switches: plan.switches.length })
 
     // 5. Probe senders on one host per ToR (HULA, DHLB): the agent's raw-socket probe mode.
-    await this.startProbes()
+    const scheme = this.ctx.plan.scheme
+    if (scheme === 'hula' || scheme === 'dhlb') {
+      const periodUs = await startProbeSenders(this.run, h, plan, b.state, scheme, this.agentLoc())
+      this.facts.probePeriodUs = periodUs
+      this.ctx.log(h.name, `probe senders started on ${b.state.tors.length} ToR hosts, every ${periodUs} µs`)
+    }
   }
 
   private cliTarget(port: number): CliTarget {
@@ -256,78 +230,19 @@ export class Bmv2Session implements TargetSession {
     return { python: 'python3', agent: `${this.dir}/${AGENT_FILE}` }
   }
 
-  private async startProbes(): Promise<void> {
-    const scheme = this.ctx.plan.scheme
-    if (scheme !== 'hula' && scheme !== 'dhlb') return
-    const b = this.built!
-    const plan = this.plan!
-    const h = this.switchHost
-    const procs = await this.run.processes(h)
-    const periodUs = Math.max(1, (b.state.params.probePeriodNs ?? 200_000) / 1000)
-    for (const tor of b.state.tors) {
-      const host = plan.hosts.find((x) => x.tor === tor.name)
-      if (!host) continue
-      const payloadHex =
-        scheme === 'hula'
-          ? tor.index.toString(16).padStart(6, '0') + '00' // hula_t { torId: 24, minUtil: 8 }
-          : tor.index.toString(16).padStart(4, '0') + '05' + '00' // dhlb_t { originTor: 16, minDegree: 8 = 5, hopCount: 0 }
-      const argv = agentProbeArgv(this.agentLoc(), { iface: 'eth0', ethertype: scheme === 'hula' ? HULA_ETHERTYPE : DHLB_ETHERTYPE, periodUs, payloadHex })
-      await procs.start(`probe-h${host.index}`, ['ip', 'netns', 'exec', host.ns, ...argv])
-    }
-    this.facts.probePeriodUs = periodUs
-    this.ctx.log(h.name, `probe senders started on ${b.state.tors.length} ToR hosts, every ${periodUs} µs`)
-  }
-
   async startTraffic(): Promise<void> {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('startTraffic before deploy')
     const h = this.switchHost
-    const procs = await this.run.processes(h)
     const loc = this.agentLoc()
-    for (const host of plan.hosts) {
-      this.run.throwIfCancelled()
-      await procs.start(`srv-h${host.index}`, ['ip', 'netns', 'exec', host.ns, ...agentServerArgv(loc, { port: AGENT_PORT, bind: host.ip })])
-    }
-    for (const host of plan.hosts) {
-      const deadline = Date.now() + 15_000
-      while (!(await procs.readLog(`srv-h${host.index}`, 4096)).includes('"listening"')) {
-        this.run.throwIfCancelled()
-        const st = await procs.status(`srv-h${host.index}`)
-        if (!st.alive) throw new Error(`the agent server of ${host.name} exited: ${(await procs.readLog(`srv-h${host.index}`, 2048)).trim()}`)
-        if (Date.now() > deadline) throw new Error(`the agent server of ${host.name} did not start listening within 15 s`)
-        await sleep(200, this.ctx.signal)
-      }
-    }
-    // Every client starts at one wall-clock instant of the switch host, 2 s from now.
-    const now = BigInt((await this.run.run(h, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim())
-    const startAtNs = now + 2_000_000_000n
-    const spec = this.ctx.plan.spec
-    const linkBps = spec.topology.hostLinkBps * b.mapping.scale
-    const w = spec.workload
-    const perHost = splitFlows('flows' in w && typeof w.flows === 'number' ? w.flows : plan.hosts.length, plan.hosts.length)
+    await startAgentServers(this.run, h, plan, loc)
     this.clientNames = []
-    for (const host of plan.hosts) {
-      this.run.throwIfCancelled()
-      const dsts = plan.hosts.filter((x) => x.tor !== host.tor).map((x) => ({ host: x.ip, port: AGENT_PORT }))
-      let workload: AgentWorkload
-      if (w.kind === 'long-lived') {
-        workload = { kind: 'long-lived', flows: Math.max(1, perHost[host.index]), ...(w.sizeBytes ? { sizeBytes: w.sizeBytes } : {}), durationS: spec.stopAfterNs / 1e9 }
-      } else if (w.kind === 'incast' || w.kind === 'permutation') {
-        throw new Error(`the bmv2 driver does not run ${w.kind} workloads yet`)
-      } else {
-        if (perHost[host.index] === 0) continue
-        workload = { kind: 'poisson', cdf: `${this.dir}/workload.cdf`, load: this.ctx.plan.load, linkBps, flows: perHost[host.index], stream: CLIENT_STREAM_BASE + host.index }
-      }
-      const name = `cli-h${host.index}`
-      const argv = agentClientArgv(loc, { dsts, out: `${this.dir}/flows-h${host.index}.jsonl`, workload, seed: this.ctx.plan.seed, startAtNs, src: host.ip })
-      await procs.start(name, ['ip', 'netns', 'exec', host.ns, ...argv])
-      this.clientNames.push({ host: host.index, name })
-    }
+    const c = await startClients(this.run, h, plan, { dir: this.dir, rateScale: b.mapping.scale, loc }, this.clientNames)
     this.trafficStart = Date.now() + 2000
-    this.facts.agentLinkBps = linkBps
-    this.facts.flowsPerHost = perHost.join(' ')
-    this.ctx.log(h.name, `traffic: ${this.clientNames.length} clients start at ${startAtNs} (epoch ns), host links at ${linkBps / 1e6} Mbps`)
+    this.facts.agentLinkBps = c.linkBps
+    this.facts.flowsPerHost = c.perHost.join(' ')
+    this.ctx.log(h.name, `traffic: ${this.clientNames.length} clients start at ${c.startAtNs} (epoch ns), host links at ${c.linkBps / 1e6} Mbps`)
   }
 
   /** Reads per switch, and the series they feed. */

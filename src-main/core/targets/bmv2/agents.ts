@@ -1,0 +1,98 @@
+// The deploy and traffic phases start agents on the hosts (probe senders, servers, clients); as functions of the plan they read and run apart from the session that sequences the phases.
+
+import type { ControlPlaneState } from '../../controlplane'
+import { agentClientArgv, agentProbeArgv, agentServerArgv, type AgentLocation, type AgentWorkload } from '../agent'
+import type { RunTestbedHost } from '../driver'
+import type { NetnsPlan } from './netns'
+import { sleep, splitFlows, type RemoteRun } from './remote'
+
+const AGENT_PORT = 5001
+const HULA_ETHERTYPE = 0x2345
+const DHLB_ETHERTYPE = 0x2347
+/** PRNG stream of host i's client: 16 + i (streams below 16 are the simulator's own). */
+const CLIENT_STREAM_BASE = 16
+
+/** HULA or DHLB probe senders (the agent's raw-socket probe mode) on one host per ToR; returns the period in µs. */
+export async function startProbeSenders(run: RemoteRun, h: RunTestbedHost, plan: NetnsPlan, state: ControlPlaneState, scheme: 'hula' | 'dhlb', loc: AgentLocation): Promise<number> {
+  const procs = await run.processes(h)
+  const periodUs = Math.max(1, (state.params.probePeriodNs ?? 200_000) / 1000)
+  for (const tor of state.tors) {
+    const host = plan.hosts.find((x) => x.tor === tor.name)
+    if (!host) continue
+    const payloadHex =
+      scheme === 'hula'
+        ? tor.index.toString(16).padStart(6, '0') + '00' // hula_t { torId: 24, minUtil: 8 }
+        : tor.index.toString(16).padStart(4, '0') + '05' + '00' // dhlb_t { originTor: 16, minDegree: 8 = 5, hopCount: 0 }
+    const argv = agentProbeArgv(loc, { iface: 'eth0', ethertype: scheme === 'hula' ? HULA_ETHERTYPE : DHLB_ETHERTYPE, periodUs, payloadHex })
+    await procs.start(`probe-h${host.index}`, ['ip', 'netns', 'exec', host.ns, ...argv])
+  }
+  return periodUs
+}
+
+/** An agent server in every host namespace; returns once each has said it is listening. */
+export async function startAgentServers(run: RemoteRun, h: RunTestbedHost, plan: NetnsPlan, loc: AgentLocation): Promise<void> {
+  const procs = await run.processes(h)
+  for (const host of plan.hosts) {
+    run.throwIfCancelled()
+    await procs.start(`srv-h${host.index}`, ['ip', 'netns', 'exec', host.ns, ...agentServerArgv(loc, { port: AGENT_PORT, bind: host.ip })])
+  }
+  for (const host of plan.hosts) {
+    const deadline = Date.now() + 15_000
+    while (!(await procs.readLog(`srv-h${host.index}`, 4096)).includes('"listening"')) {
+      run.throwIfCancelled()
+      const st = await procs.status(`srv-h${host.index}`)
+      if (!st.alive) throw new Error(`the agent server of ${host.name} exited: ${(await procs.readLog(`srv-h${host.index}`, 2048)).trim()}`)
+      if (Date.now() > deadline) throw new Error(`the agent server of ${host.name} did not start listening within 15 s`)
+      await sleep(200, run.ctx.signal)
+    }
+  }
+}
+
+export interface ClientsStarted {
+  /** Wall-clock epoch ns of the switch host at which every client starts. */
+  startAtNs: bigint
+  /** The host links' rate the Poisson clients pace their load against (scaled onto BMv2). */
+  linkBps: number
+  /** Flows per host. */
+  perHost: number[]
+}
+
+/**
+ * A client per host (one PRNG stream each), writing `<dir>/flows-h<i>.jsonl`, all starting 2 s
+ * from now on the switch host's clock. `started` gets each client as it starts, so a failure
+ * part-way leaves the ones already running in it.
+ */
+export async function startClients(
+  run: RemoteRun,
+  h: RunTestbedHost,
+  plan: NetnsPlan,
+  o: { dir: string; rateScale: number; loc: AgentLocation },
+  started: Array<{ host: number; name: string }>,
+): Promise<ClientsStarted> {
+  const procs = await run.processes(h)
+  // Every client starts at one wall-clock instant of the switch host, 2 s from now.
+  const now = BigInt((await run.run(h, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim())
+  const startAtNs = now + 2_000_000_000n
+  const spec = run.ctx.plan.spec
+  const linkBps = spec.topology.hostLinkBps * o.rateScale
+  const w = spec.workload
+  const perHost = splitFlows('flows' in w && typeof w.flows === 'number' ? w.flows : plan.hosts.length, plan.hosts.length)
+  for (const host of plan.hosts) {
+    run.throwIfCancelled()
+    const dsts = plan.hosts.filter((x) => x.tor !== host.tor).map((x) => ({ host: x.ip, port: AGENT_PORT }))
+    let workload: AgentWorkload
+    if (w.kind === 'long-lived') {
+      workload = { kind: 'long-lived', flows: Math.max(1, perHost[host.index]), ...(w.sizeBytes ? { sizeBytes: w.sizeBytes } : {}), durationS: spec.stopAfterNs / 1e9 }
+    } else if (w.kind === 'incast' || w.kind === 'permutation') {
+      throw new Error(`the bmv2 driver does not run ${w.kind} workloads yet`)
+    } else {
+      if (perHost[host.index] === 0) continue
+      workload = { kind: 'poisson', cdf: `${o.dir}/workload.cdf`, load: run.ctx.plan.load, linkBps, flows: perHost[host.index], stream: CLIENT_STREAM_BASE + host.index }
+    }
+    const name = `cli-h${host.index}`
+    const argv = agentClientArgv(o.loc, { dsts, out: `${o.dir}/flows-h${host.index}.jsonl`, workload, seed: run.ctx.plan.seed, startAtNs, src: host.ip })
+    await procs.start(name, ['ip', 'netns', 'exec', host.ns, ...argv])
+    started.push({ host: host.index, name })
+  }
+  return { startAtNs, linkBps, perHost }
+}
