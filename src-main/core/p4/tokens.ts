@@ -1,42 +1,10 @@
-// The declaration scan walks tokens; keeping how P4 text becomes tokens (includes, comments, literals, brackets) here lets it read as a scan of constructs only.
-
-/** Architecture includes are the compiler's; only the project's own includes are read. */
-const SYSTEM_INCLUDES = new Set(['core.p4', 'v1model.p4', 'tna.p4', 't2na.p4'])
+// The declaration scan walks tokens; keeping how preprocessed P4 text becomes tokens (comments, literals, brackets) here lets it read as a scan of constructs only.
 
 export class P4ReadError extends Error {
   constructor(message: string) {
     super(message)
     this.name = 'P4ReadError'
   }
-}
-
-/**
- * Inlines the program's own quoted includes (recursively, each once per including file);
- * `includes(path, from)` returns an include's text.
- */
-export function expandIncludes(
-  source: string,
-  file: string,
-  includes: (path: string, from: string) => string,
-  seen: Set<string>,
-): string {
-  return source.replace(/^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"][^\n]*$/gm, (_m, open: string, path: string) => {
-    if (open === '<' || SYSTEM_INCLUDES.has(path)) return ''
-    const key = `${file}\u0000${path}`
-    if (seen.has(key)) return ''
-    seen.add(key)
-    return expandIncludes(includes(path, file), joinPath(file, path), includes, seen)
-  })
-}
-
-function joinPath(from: string, rel: string): string {
-  const dir = from.includes('/') ? from.slice(0, from.lastIndexOf('/') + 1) : ''
-  const parts: string[] = []
-  for (const p of (dir + rel).split('/')) {
-    if (p === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop()
-    else if (p !== '.' && p !== '') parts.push(p)
-  }
-  return parts.join('/')
 }
 
 export function stripComments(text: string): string {
