@@ -104,8 +104,8 @@ describe('plot model', () => {
 
   it('exports the plotted series as CSV with the band, the seeds and their values', () => {
     const rows = parseCsv(plotToCsv(compareToPlot(result(), { id: 'm', title: 'm' })))
-    expect(rows[0]).toEqual(['line', 'load', 'mean mean', 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'])
-    expect(rows[1]).toEqual(['ecmp', '0.3', '11', '10', '12', 'minmax', '2', '0', '1 2', '10 12'])
+    expect(rows[0]).toEqual(['line', 'load', 'metric', 'mean', 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'])
+    expect(rows[1]).toEqual(['ecmp', '0.3', 'mean', '11', '10', '12', 'minmax', '2', '0', '1 2', '10 12'])
     expect(rows.length).toBe(1 + 5)
     expect(rows.some((r) => r[0] === 'rps' && r[1] === '0.5')).toBe(false)
   })

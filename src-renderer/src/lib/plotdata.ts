@@ -195,8 +195,8 @@ export function formatX(plot: PlotData, pos: number): string {
 }
 
 /**
- * The plotted series as CSV. xy plots: one row per line and x with the mean, the band, the
- * runs behind it and their per-seed values; CDFs: one row per line and value with P(X <= value).
+ * The plotted series as CSV. xy plots: one row per line and x with the metric's name, the
+ * mean, the band, the runs behind it and their per-seed values; CDFs: one row per line and value with P(X <= value).
  */
 export function plotToCsv(plot: PlotData): string {
   if (plot.kind === 'cdf') {
@@ -208,10 +208,10 @@ export function plotToCsv(plot: PlotData): string {
   for (const l of plot.lines) {
     plot.xValues.forEach((xv, i) => {
       if (l.mean[i] === null) return
-      rows.push([l.label, xv, l.mean[i], l.lo[i], l.hi[i], plot.band ?? '', l.n[i], l.sd[i], (l.seeds[i] ?? []).join(' '), (l.values[i] ?? []).join(' ')])
+      rows.push([l.label, xv, plot.yLabel, l.mean[i], l.lo[i], l.hi[i], plot.band ?? '', l.n[i], l.sd[i], (l.seeds[i] ?? []).join(' '), (l.values[i] ?? []).join(' ')])
     })
   }
-  return toCsv(['line', plot.xLabel, `${plot.yLabel} mean`, 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'], rows)
+  return toCsv(['line', plot.xLabel, 'metric', 'mean', 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'], rows)
 }
 
 /** Data attribute for tests and tools: the plotted numbers, per line, with the raw x values. */
