@@ -44,7 +44,13 @@ stopAfter: 5s
 interface PlotSummary {
   kind: string
   x: Array<number | string | null>
-  lines: Array<{ label: string; mean: Array<number | null>; lo: Array<number | null>; hi: Array<number | null> }>
+  lines: Array<{ label: string; color: string; mean: Array<number | null>; lo: Array<number | null>; hi: Array<number | null> }>
+}
+
+/** Waits until the compare view has no call in flight and none waiting for its debounce. */
+async function settled(page: Page): Promise<void> {
+  await page.waitForTimeout(50)
+  await expect.poll(() => page.getByTestId('compare-view').getAttribute('data-settled'), { timeout: 30_000 }).toBe('true')
 }
 
 async function plotOf(page: Page, testid: string): Promise<PlotSummary> {
@@ -196,6 +202,7 @@ describe('the compare view in Chromium', () => {
     for (const l of (await plotOf(page, 'plot-fct-cdf')).lines) expect(Math.max(...l.mean.filter((v): v is number => v !== null))).toBe(1)
     // The differences table names what differs across the 18 runs, the program hash included.
     expect(await page.getByTestId('compare-diffs').getAttribute('data-fields')).toBe('scheme,load,seed,hash.program')
+    await settled(page)
     await page.screenshot({ path: join(ARTIFACTS, 'compare-5-view.png') })
 
     // Exports: a real PNG, an SVG with one line per scheme, and a CSV holding the plotted means.
@@ -207,14 +214,14 @@ describe('the compare view in Chromium', () => {
     expect(svg.match(/<polyline class="line"/g)?.length).toBe(3)
     expect(svg.match(/<polygon class="band"/g)?.length).toBe(3)
     const csv = parseCsv((await download(page, 'plot-main-csv', 'compare-mean-fct-vs-load.csv')).toString('utf8'))
-    expect(csv[0].slice(0, 4)).toEqual(['line', 'load', 'metric', 'mean'])
+    expect(csv[0].slice(0, 5)).toEqual(['line', 'load', 'metric', 'unit', 'mean'])
     const plotted = await plotOf(page, 'plot-main')
     expect(csv.length).toBe(1 + 9)
     for (const row of csv.slice(1)) {
       const line = plotted.lines.find((l) => l.label === row[0])!
-      expect(row[2]).toBe('mean FCT')
-      expect(Number(row[3])).toBe(line.mean[LOADS.indexOf(Number(row[1]))])
-      expect(row[9]).toBe('1 2')
+      expect(row.slice(2, 4)).toEqual(['mean FCT', 'ns'])
+      expect(Number(row[4])).toBe(line.mean[LOADS.indexOf(Number(row[1]))])
+      expect(row[10]).toBe('1 2')
     }
     await download(page, 'plot-fct-cdf-png', 'compare-fct-cdf.png')
     // The 95% CI band is wider than min–max with two seeds (t = 12.7).
@@ -224,11 +231,19 @@ describe('the compare view in Chromium', () => {
       return p.lines?.[0] ? p.lines[0].hi[0]! - p.lines[0].lo[0]! : 0
     }, { timeout: 10_000 }).toBeGreaterThan(plotted.lines[0].hi[0]! - plotted.lines[0].lo[0]!)
     await page.getByTestId('compare-band-minmax').click()
+    await settled(page)
     // A query in the compare view filters the lines.
     await page.getByTestId('compare-query').fill('scheme != rps')
     await expect.poll(async () => (await plotOf(page, 'plot-main')).lines?.map((l) => l.label).join(','), { timeout: 10_000 }).toBe('ecmp,conga')
+    await settled(page)
+    // Colours stay with their scheme whatever the filter: conga keeps its colour without rps.
+    const congaColour = (p: PlotSummary) => p.lines.find((l) => l.label === 'conga')?.color
+    expect(congaColour(await plotOf(page, 'plot-main'))).toBe(congaColour(plotted))
+    expect(congaColour(await plotOf(page, 'plot-fct-3'))).toBe(congaColour(plotted))
     await page.screenshot({ path: join(ARTIFACTS, 'compare-6-filtered.png') })
     await page.getByTestId('compare-query').fill('')
+    await expect.poll(async () => (await plotOf(page, 'plot-main')).lines?.length ?? 0, { timeout: 10_000 }).toBe(3)
+    await settled(page)
     await page.locator('.scroll').evaluate((el) => el.scrollTo(0, el.scrollHeight))
     await page.screenshot({ path: join(ARTIFACTS, 'compare-7-distributions.png') })
 
@@ -257,6 +272,7 @@ describe('the compare view in Chromium', () => {
     await expect.poll(() => page.getByTestId('run-row').count(), { timeout: 10_000 }).toBe(18)
     await page.getByTestId('run-again').click()
     await page.getByTestId('run-again-testbed').selectOption('sim')
+    await expect.poll(() => page.getByTestId('sweep-matrix').getAttribute('data-done'), { timeout: 10_000 }).toBe('18')
     await page.screenshot({ path: join(ARTIFACTS, 'compare-10-run-again.png') })
     await page.getByTestId('run-again-go').click()
     // Every cell again, with the archived seeds: 18 new runs, all done in the end.
@@ -276,6 +292,8 @@ describe('the compare view in Chromium', () => {
     } finally {
       dbh.close()
     }
+    await expect.poll(() => page.locator('[data-testid="matrix-cell"][data-status="done"]').count(), { timeout: 10_000 }).toBe(18)
+    await expect.poll(() => page.getByTestId('experiment-item').first().innerText(), { timeout: 10_000 }).toMatch(/36 done/)
     await page.screenshot({ path: join(ARTIFACTS, 'compare-11-ran-again.png') })
     expect(errors).toEqual([])
   }, 600_000)

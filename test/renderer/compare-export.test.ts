@@ -99,13 +99,13 @@ describe('plot model', () => {
     expect(p.lines[0].mean).toEqual([0.5, null, 1])
     // Percentiles sharing a value: the highest probability there.
     expect(p.lines[1].mean).toEqual([null, 0.6, 1])
-    expect(parseCsv(plotToCsv(p))).toEqual([['line', 'FCT', 'probability'], ['ecmp', '10', '0.5'], ['ecmp', '20', '1'], ['rps', '15', '0.6'], ['rps', '20', '1']])
+    expect(parseCsv(plotToCsv(p))).toEqual([['line', 'FCT (ns)', 'probability'], ['ecmp', '10', '0.5'], ['ecmp', '20', '1'], ['rps', '15', '0.6'], ['rps', '20', '1']])
   })
 
   it('exports the plotted series as CSV with the band, the seeds and their values', () => {
     const rows = parseCsv(plotToCsv(compareToPlot(result(), { id: 'm', title: 'm' })))
-    expect(rows[0]).toEqual(['line', 'load', 'metric', 'mean', 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'])
-    expect(rows[1]).toEqual(['ecmp', '0.3', 'mean', '11', '10', '12', 'minmax', '2', '0', '1 2', '10 12'])
+    expect(rows[0]).toEqual(['line', 'load', 'metric', 'unit', 'mean', 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'])
+    expect(rows[1]).toEqual(['ecmp', '0.3', 'mean', 'ns', '11', '10', '12', 'minmax', '2', '0', '1 2', '10 12'])
     expect(rows.length).toBe(1 + 5)
     expect(rows.some((r) => r[0] === 'rps' && r[1] === '0.5')).toBe(false)
   })

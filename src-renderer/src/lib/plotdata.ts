@@ -117,7 +117,8 @@ export function compareToPlot(result: CompareResult, o: CompareToPlot): PlotData
     xUnit: result.by === 'load' ? 'plain' : result.by.endsWith('Ns') ? 'ns' : 'plain',
     yUnit,
     band: result.rows.some((r) => r.n > 1) ? result.band : null,
-    yFrom0: yUnit !== 'ratio',
+    // Normalised values sit around 1: the axis fits them; everything else starts at 0.
+    yFrom0: !result.baseline,
     lines: all,
   }
 }
@@ -195,23 +196,23 @@ export function formatX(plot: PlotData, pos: number): string {
 }
 
 /**
- * The plotted series as CSV. xy plots: one row per line and x with the metric's name, the
- * mean, the band, the runs behind it and their per-seed values; CDFs: one row per line and value with P(X <= value).
+ * The plotted series as CSV. xy plots: one row per line and x with the metric's name and
+ * unit, the mean, the band, the runs behind it and their per-seed values; CDFs: one row per line and value with P(X <= value).
  */
 export function plotToCsv(plot: PlotData): string {
   if (plot.kind === 'cdf') {
     const rows: CsvValue[][] = []
     for (const l of plot.lines) plot.x.forEach((v, i) => l.mean[i] !== null && rows.push([l.label, v, l.mean[i]]))
-    return toCsv(['line', plot.xLabel, 'probability'], rows)
+    return toCsv(['line', `${plot.xLabel} (${plot.xUnit})`, 'probability'], rows)
   }
   const rows: CsvValue[][] = []
   for (const l of plot.lines) {
     plot.xValues.forEach((xv, i) => {
       if (l.mean[i] === null) return
-      rows.push([l.label, xv, plot.yLabel, l.mean[i], l.lo[i], l.hi[i], plot.band ?? '', l.n[i], l.sd[i], (l.seeds[i] ?? []).join(' '), (l.values[i] ?? []).join(' ')])
+      rows.push([l.label, xv, plot.yLabel, plot.yUnit, l.mean[i], l.lo[i], l.hi[i], plot.band ?? '', l.n[i], l.sd[i], (l.seeds[i] ?? []).join(' '), (l.values[i] ?? []).join(' ')])
     })
   }
-  return toCsv(['line', plot.xLabel, 'metric', 'mean', 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'], rows)
+  return toCsv(['line', plot.xLabel, 'metric', 'unit', 'mean', 'lo', 'hi', 'band', 'n', 'sd', 'seeds', 'values'], rows)
 }
 
 /** Data attribute for tests and tools: the plotted numbers, per line, with the raw x values. */
@@ -219,7 +220,7 @@ export function plotSummary(plot: PlotData): string {
   return JSON.stringify({
     kind: plot.kind,
     x: plot.xValues,
-    lines: plot.lines.map((l) => ({ label: l.label, mean: l.mean, lo: l.lo, hi: l.hi })),
+    lines: plot.lines.map((l) => ({ label: l.label, color: l.color, mean: l.mean, lo: l.lo, hi: l.hi })),
   })
 }
 

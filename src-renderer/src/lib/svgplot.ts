@@ -35,6 +35,7 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
 export function yRange(plot: PlotData): [number, number] {
   let lo = Infinity
   let hi = -Infinity
+  let meansNonNegative = true
   for (const l of plot.lines) {
     for (const arr of [l.mean, l.lo, l.hi]) {
       for (const v of arr) {
@@ -43,10 +44,12 @@ export function yRange(plot: PlotData): [number, number] {
         hi = Math.max(hi, v)
       }
     }
+    if (l.mean.some((v) => v !== null && v < 0)) meansNonNegative = false
   }
   if (!Number.isFinite(lo)) return [0, 1]
   if (plot.kind === 'cdf') return [0, 1]
-  if (plot.yFrom0) lo = Math.min(0, lo)
+  // A quantity that cannot go below zero (an FCT): a wide CI band is cut at 0, not the axis stretched.
+  if (plot.yFrom0) lo = meansNonNegative ? 0 : Math.min(0, lo)
   if (hi === lo) return plot.yFrom0 && lo === 0 ? [0, 1] : [lo - Math.abs(lo) * 0.1 || lo - 1, hi + Math.abs(hi) * 0.1 || hi + 1]
   const pad = (hi - lo) * 0.06
   return [plot.yFrom0 && lo >= 0 ? lo : lo - pad, hi + pad]

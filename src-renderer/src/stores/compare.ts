@@ -17,11 +17,11 @@ const idle = <T>(): Fetched<T> => ({ value: null, error: null, loading: false })
 /** seed 002 Figs. 5–8: mean and p99 FCT for all, small (<100 KB) and large (>10 MB) flows. */
 export const FCT_GRID: ReadonlyArray<{ metric: CompareMetric; title: string }> = [
   { metric: 'mean', title: 'Mean FCT · all flows' },
-  { metric: 'small.mean', title: 'Mean FCT · small flows (<100 KB)' },
-  { metric: 'large.mean', title: 'Mean FCT · large flows (>10 MB)' },
+  { metric: 'small.mean', title: 'Mean FCT · <100 KB' },
+  { metric: 'large.mean', title: 'Mean FCT · >10 MB' },
   { metric: 'p99', title: 'p99 FCT · all flows' },
-  { metric: 'small.p99', title: 'p99 FCT · small flows (<100 KB)' },
-  { metric: 'large.p99', title: 'p99 FCT · large flows (>10 MB)' },
+  { metric: 'small.p99', title: 'p99 FCT · <100 KB' },
+  { metric: 'large.p99', title: 'p99 FCT · >10 MB' },
 ]
 
 /**
@@ -56,6 +56,14 @@ export const useCompareStore = defineStore('compare', () => {
   const byTarget = shallowRef<Array<{ target: string; result: Fetched<CompareResult> }>>([])
   const problem = ref<QueryProblem | null>(null)
   const refreshes = ref(0)
+  /** Calls in flight: the view is settled when 0. */
+  const busy = ref(0)
+  /** Line labels in the order first seen: a scheme keeps its colour in every plot, whatever the filter. */
+  const colorOrder = ref<string[]>([])
+  function noteLabels(labels: readonly string[]): void {
+    const add = labels.filter((l) => !colorOrder.value.includes(l))
+    if (add.length) colorOrder.value = [...colorOrder.value, ...add]
+  }
 
   /** Every scheme among the runs, in the experiments' order. */
   const schemes = computed(() => {
@@ -76,6 +84,7 @@ export const useCompareStore = defineStore('compare', () => {
   }
 
   function toggleExperiment(id: number): void {
+    colorOrder.value = []
     experimentIds.value = experimentIds.value.includes(id) ? experimentIds.value.filter((x) => x !== id) : [...experimentIds.value, id]
     if (runIds.value) {
       const keep = new Set((records.value.value?.runs ?? []).filter((r) => experimentIds.value.includes(r.experimentId)).map((r) => r.id))
@@ -99,11 +108,14 @@ export const useCompareStore = defineStore('compare', () => {
   let seq = 0
   async function fetchInto(target: { value: Fetched<CompareResult> }, req: Req<'compare.query'>, my: number): Promise<void> {
     target.value = { ...target.value, loading: true }
+    busy.value++
     try {
       const res = await call('compare.query', req)
       if (my === seq) target.value = { value: res, error: null, loading: false }
     } catch (err) {
       if (my === seq) target.value = { value: null, error: errorMessage(err), loading: false }
+    } finally {
+      busy.value--
     }
   }
 
@@ -119,12 +131,16 @@ export const useCompareStore = defineStore('compare', () => {
       return
     }
     // The runs (for the picker, the schemes and the differences), and whether the query parses.
+    busy.value++
     try {
       const q = query.value.trim()
       const res = await call('compare.runs', { experimentIds: experimentIds.value, ...(runIds.value ? { runIds: runIds.value } : {}), ...(q ? { query: q } : {}) })
       if (my !== seq) return
       records.value = { value: res, error: null, loading: false }
       problem.value = null
+      const schemesSeen: string[] = []
+      for (const r of res.runs) if (!schemesSeen.includes(String(r.fields.scheme))) schemesSeen.push(String(r.fields.scheme))
+      noteLabels(schemesSeen)
     } catch (err) {
       if (my !== seq) return
       const msg = errorMessage(err)
@@ -134,6 +150,8 @@ export const useCompareStore = defineStore('compare', () => {
       }
       records.value = { value: null, error: msg, loading: false }
       return
+    } finally {
+      busy.value--
     }
     const b = base()
     const jobs: Array<Promise<void>> = [
@@ -165,10 +183,14 @@ export const useCompareStore = defineStore('compare', () => {
   }
 
   let timer: ReturnType<typeof setTimeout> | null = null
+  /** A refresh is waiting for its debounce. */
+  const pending = ref(false)
   function schedule(ms = 200): void {
     if (timer) clearTimeout(timer)
+    pending.value = true
     timer = setTimeout(() => {
       timer = null
+      pending.value = false
       void refresh()
     }, ms)
   }
@@ -197,6 +219,10 @@ export const useCompareStore = defineStore('compare', () => {
     byTarget,
     problem,
     refreshes,
+    busy,
+    pending,
+    colorOrder,
+    noteLabels,
     schemes,
     targets,
     effectiveBaseline,
