@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseCsv } from '../../src-renderer/src/lib/csv'
 import { ROOT, startApp, type Started } from '../helpers/start'
 
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
@@ -40,6 +39,39 @@ seeds: [${SEEDS.join(', ')}]
 telemetry: { interval: 200us }
 stopAfter: 5s
 `
+
+/** RFC 4180 rows (quoted fields, doubled quotes, CRLF), enough to read the exported CSV. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = []
+  let row: string[] = []
+  let field = ''
+  let quoted = false
+  const endRow = () => {
+    row.push(field)
+    rows.push(row)
+    row = []
+    field = ''
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"'
+        i++
+      } else if (c === '"') quoted = false
+      else field += c
+    } else if (c === '"') quoted = true
+    else if (c === ',') {
+      row.push(field)
+      field = ''
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++
+      endRow()
+    } else field += c
+  }
+  if (field || row.length) endRow()
+  return rows
+}
 
 interface PlotSummary {
   kind: string
