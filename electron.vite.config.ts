@@ -29,7 +29,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src-renderer'),
-    resolve: { alias: { '@contract': resolve(__dirname, 'src-main/contract') } },
+    resolve: { alias: { '@contract': resolve(__dirname, 'src-main/contract'), '@plots': resolve(__dirname, 'src-main/plots') } },
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
       rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') },

@@ -136,6 +136,16 @@ describe('p4lab import refuses hostile archives', () => {
     refuse('changed', changed, /"data\/runs\.csv".*sha256.*changed after export/)
   })
 
+  it('refuses a changed plot, naming it (plots/ are hashed like every other file)', () => {
+    expect(genuine.map((e) => e.path)).toContain('plots/mean-fct-by-load.svg')
+    const changed = genuine.map((e) => (e.path === 'plots/mean-fct-by-load.svg' ? { ...e, data: String(e.data).replace('Mean FCT', 'Mean FTC') } : e))
+    refuse('changed-plot', changed, /"plots\/mean-fct-by-load\.svg".*sha256.*changed after export/)
+  })
+
+  it('refuses an archive whose plot was removed', () => {
+    refuse('missing-plot', genuine.filter((e) => e.path !== 'plots/p99-fct-by-load.svg'), /"plots\/p99-fct-by-load\.svg".*missing from the archive/)
+  })
+
   it('refuses a file the manifest does not list', () => {
     refuse('extra', [...genuine, { path: 'data/extra.csv', data: 'a,b\r\n' }], /"data\/extra\.csv".*not in manifest\.json/)
   })

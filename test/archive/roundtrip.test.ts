@@ -1,10 +1,12 @@
 // Export an experiment with several runs, import it into a fresh database, and compare:
 // the same bytes, text and JSON. All through the built CLI, real files, real SQLite.
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
+import { x as extractTar } from 'tar'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { SWEEP_YAML, p4lab } from './cli'
 
@@ -58,7 +60,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
     const file = join(dir, 'out', 'rt2.tar.gz')
     expect(p4lab(['export', 'rt-sweep', '--db', 'a.db', '-o', file], dir).code).toBe(0)
     const tar = gunzipSync(readFileSync(file)).toString('latin1')
-    for (const name of ['manifest.json', 'README.md', 'experiment/experiment.yaml', 'experiment/spec.json', 'data/p4lab.sqlite', 'data/runs.csv', 'data/flows.csv', 'data/series.csv', 'data/samples.csv', 'data/events.csv', 'testbed/sim.json', 'compare/mean-by-load.txt']) {
+    for (const name of ['manifest.json', 'README.md', 'experiment/experiment.yaml', 'experiment/spec.json', 'data/p4lab.sqlite', 'data/runs.csv', 'data/flows.csv', 'data/series.csv', 'data/samples.csv', 'data/events.csv', 'testbed/sim.json', 'compare/mean-by-load.txt', 'plots/mean-fct-by-load.svg', 'plots/p99-fct-by-load.svg', 'plots/mean-fct-normalised.svg']) {
       expect(tar, name).toContain(name)
     }
     const extract = join(dir, 'x')
@@ -83,6 +85,107 @@ describe('archive round trip (p4lab export / import / compare)', () => {
     expect(row[cols.indexOf('tags')]).toBe('paper;rt')
     expect(row[cols.indexOf('started_at')]).toMatch(/^\d{4}-\d\d-\d\dT/)
     expect(Number(row[cols.indexOf('duration_s')])).toBeGreaterThan(0)
+  })
+})
+
+/** A small well-formedness check: an SVG document, balanced <svg>, the number of data polylines and bands. */
+function svgShape(svg: string) {
+  const lines = svg.split('\n')
+  const body = svg.replace(/^<\?xml[^>]*\?>\s*/, '')
+  return {
+    startsWithSvg: body.startsWith('<svg'),
+    closed: body.trimEnd().endsWith('</svg>') && (body.match(/<svg\b/g) ?? []).length === 1,
+    title: /<title>([^<]*)<\/title>/.exec(svg)?.[1] ?? null,
+    polylines: lines.filter((l) => l.startsWith('<polyline')).length,
+    bands: lines.filter((l) => l.startsWith('<polygon class="band"')).length,
+    paths: lines.filter((l) => l.startsWith('<path')).length,
+    // Every element line closes itself or is one of the group/document tags.
+    unclosed: lines.filter((l) => l.startsWith('<') && !/\/>$|<\/\w+>$|^<\?xml|^<(svg|g)\b[^>]*>$|^<\/(svg|g)>$/.test(l)),
+    legend: [...svg.matchAll(/<text x="[\d.]+" y="\d+">([^<]+)<\/text>/g)].map((m) => m[1]),
+  }
+}
+
+describe('archive plots (issue 7: "logs, and the plots")', () => {
+  const PLOTS = ['plots/mean-fct-by-load.svg', 'plots/p99-fct-by-load.svg', 'plots/mean-fct-normalised.svg']
+  let dir: string
+  let out: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-plots-'))
+    writeFileSync(join(dir, 'sweep.yaml'), SWEEP_YAML)
+    expect(p4lab(['run', 'sweep.yaml', '--db', 'a.db'], dir).code).toBe(0)
+    expect(p4lab(['export', 'rt-sweep', '--db', 'a.db', '-o', 'p.tar.gz'], dir).code).toBe(0)
+    out = join(dir, 'x')
+    mkdirSync(out)
+    await extractTar({ file: join(dir, 'p.tar.gz'), cwd: out })
+  })
+
+  it('holds the three plots, each a well-formed SVG with one line and one band per scheme', () => {
+    const titles: string[] = []
+    for (const path of PLOTS) {
+      const svg = readFileSync(join(out, path), 'utf8')
+      const shape = svgShape(svg)
+      expect(shape.startsWithSvg, path).toBe(true)
+      expect(shape.closed, path).toBe(true)
+      expect(shape.unclosed, path).toEqual([])
+      // ecmp and rps at two loads each: one unbroken polyline and one band (2 seeds) per scheme.
+      expect(shape.polylines, path).toBe(2)
+      expect(shape.bands, path).toBe(2)
+      expect(shape.paths, path).toBe(0)
+      expect(shape.legend, path).toEqual(['ecmp', 'rps'])
+      expect((svg.match(/<circle /g) ?? []).length, path).toBe(4)
+      titles.push(shape.title!)
+    }
+    expect(titles).toEqual(['Mean FCT vs load', 'p99 FCT vs load', 'Mean FCT normalised to ecmp'])
+    // Each scheme keeps its colour across the plots.
+    const colours = PLOTS.map((p) => [...readFileSync(join(out, p), 'utf8').matchAll(/<polyline [^>]*stroke="([^"]+)"/g)].map((m) => m[1]))
+    expect(colours[1]).toEqual(colours[0])
+    expect(colours[2]).toEqual(colours[0])
+  })
+
+  it('draws the mean plot from the rows of compare/mean-by-load.json', () => {
+    const result = JSON.parse(readFileSync(join(out, 'compare', 'mean-by-load.json'), 'utf8'))
+    const rows = (result.rows ?? result) as Array<{ line: { scheme: string }; x: number; mean: number }>
+    expect(rows).toHaveLength(4)
+    const svg = readFileSync(join(out, 'plots/mean-fct-by-load.svg'), 'utf8')
+    // The y positions of the markers follow the means: the larger mean sits higher (smaller y).
+    const ys = [...svg.matchAll(/<circle cx="[\d.]+" cy="([\d.]+)"/g)].map((m) => Number(m[1]))
+    expect(ys).toHaveLength(rows.length)
+    const order = (v: number[]) => v.map((_, i) => i).sort((a, b) => v[a] - v[b])
+    expect(order(ys)).toEqual(order(rows.map((r) => -r.mean)))
+    // The normalised plot: the baseline scheme is 1 everywhere.
+    const norm = readFileSync(join(out, 'plots/mean-fct-normalised.svg'), 'utf8')
+    const ecmp = /<polyline class="line" data-line="0" points="([^"]+)"/.exec(norm)![1].split(' ').map((p) => p.split(',')[1])
+    expect(new Set(ecmp).size).toBe(1)
+  })
+
+  it('lists every plot in manifest.json with its sha256 and size, and the README points to them', () => {
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { files: Array<{ path: string; sha256: string; bytes: number }> }
+    for (const path of PLOTS) {
+      const f = manifest.files.find((e) => e.path === path)
+      expect(f, path).toBeDefined()
+      const data = readFileSync(join(out, path))
+      expect(f!.sha256).toBe(createHash('sha256').update(data).digest('hex'))
+      expect(f!.bytes).toBe(data.length)
+    }
+    const readme = readFileSync(join(out, 'README.md'), 'utf8')
+    for (const path of PLOTS) expect(readme, path).toContain(path)
+    expect(readme).toMatch(/`plots\/\*\.svg`/)
+  })
+
+  it('imports (every file verified, the plots included) and the plots are the same after export from the imported copy', async () => {
+    const other = join(dir, 'elsewhere')
+    const imp = p4lab(['import', join(dir, 'p.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, join(other, 'home'))
+    expect(imp.code, imp.stderr).toBe(0)
+    const { files, compareMatches } = JSON.parse(imp.stdout) as { files: number; compareMatches: boolean }
+    expect(compareMatches).toBe(true)
+    const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { files: unknown[] }
+    expect(files).toBe(manifest.files.length + 1)
+    const again = p4lab(['export', 'rt-sweep', '--db', join(other, 'b.db'), '-o', join(dir, 'again.tar.gz')], dir, join(other, 'home'))
+    expect(again.code, again.stderr).toBe(0)
+    const out2 = join(dir, 'x2')
+    mkdirSync(out2)
+    await extractTar({ file: join(dir, 'again.tar.gz'), cwd: out2 })
+    for (const path of PLOTS) expect(readFileSync(join(out2, path), 'utf8'), path).toBe(readFileSync(join(out, path), 'utf8'))
   })
 })
 

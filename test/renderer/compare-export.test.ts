@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest'
 import type { CompareResult } from '@contract/index'
 import { csvField, parseCsv, toCsv } from '../../src-renderer/src/lib/csv'
-import { cdfToPlot, cdfXs, compareToPlot, formatUnit, lineLabel, plotSummary, plotToCsv } from '../../src-renderer/src/lib/plotdata'
-import { niceTicks, plotToSvg, xmlEscape, yRange } from '../../src-renderer/src/lib/svgplot'
+import { cdfToPlot, cdfXs, compareToPlot, formatUnit, lineLabel } from '@plots/plotdata'
+import { niceTicks, plotToSvg, xmlEscape, yRange } from '@plots/svg'
+import { plotSummary, plotToCsv } from '../../src-renderer/src/lib/plotdata'
 import { queryProblem } from '../../src-renderer/src/lib/queryerror'
 import { defaultExportPath } from '../../src-renderer/src/stores/archive'
 

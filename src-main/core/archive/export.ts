@@ -17,6 +17,7 @@ import type { ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
 import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, sha256File, type Manifest } from './manifest'
+import { archivePlots, type ArchivePlot } from './plots'
 import { archiveReadme } from './readme'
 import { writeSubset } from './subset'
 import { runLogs, writeCsvTables } from './tables'
@@ -153,13 +154,17 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     writeCsvTables(subset, join(stage, 'data'))
     for (const [runId, text] of runLogs(subset)) put(stage, `logs/run-${runId}.log`, text)
 
-    // The comparison as p4lab prints it, so a reader (and import) can check the numbers.
+    // The comparison as p4lab prints it, so a reader (and import) can check the numbers, and
+    // drawn from the same rows as SVG plots.
     let compareText: string | null = null
+    let plots: ArchivePlot[] = []
     if (runs.some((r) => r.status === 'done')) {
       const result = compareRuns(store, { experimentIds: [exp.id] })
       compareText = formatCompareTable(result)
       put(stage, 'compare/mean-by-load.txt', compareText)
       put(stage, 'compare/mean-by-load.json', formatCompareJson(result))
+      plots = archivePlots(store, exp.id, result, notes)
+      for (const p of plots) put(stage, p.path, p.svg)
     }
 
     const head: Omit<Manifest, 'files'> = {
@@ -180,7 +185,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
       targets: sharedFacts(runs),
       notes,
     }
-    put(stage, 'README.md', archiveReadme(head, spec, runs, compareText, [...walk(stage), 'README.md', MANIFEST].sort()))
+    put(stage, 'README.md', archiveReadme(head, spec, runs, compareText, plots, [...walk(stage), 'README.md', MANIFEST].sort()))
     const files = walk(stage).map((path) => {
       const abs = join(stage, ...path.split('/'))
       return { path, sha256: sha256File(abs), bytes: statSync(abs).size }

@@ -3,12 +3,13 @@
 import type { ExperimentSpec } from '../spec'
 import type { RunRow } from '../store'
 import type { Manifest } from './manifest'
+import type { ArchivePlot } from './plots'
 
 function ms(ns: number | null | undefined): string {
   return ns === null || ns === undefined ? '-' : `${Number((ns / 1e6).toPrecision(4))} ms`
 }
 
-export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, runs: RunRow[], compareText: string | null, files: string[]): string {
+export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, runs: RunRow[], compareText: string | null, plots: ReadonlyArray<Pick<ArchivePlot, 'path' | 'title'>>, files: string[]): string {
   const byStatus = new Map<string, number>()
   for (const r of runs) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1)
   const done = runs.filter((r) => r.status === 'done')
@@ -42,6 +43,7 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
     '',
   ]
   if (compareText) lines.push('Mean FCT by scheme and load across seeds (`compare/mean-by-load.txt`):', '', '```', compareText.trimEnd(), '```', '')
+  if (plots.length > 0) lines.push('Plots (SVG, the band is across seeds):', '', ...plots.map((p) => `- [${p.title}](${p.path})`), '')
   lines.push(
     '## Files',
     '',
@@ -54,6 +56,9 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
     '- `testbed/<name>.json`: the testbed each run went to, without secrets (no passwords, passphrases or key files).',
     '- `p4/`, `artifacts/`, `controlplane/`: the P4 sources, compiled outputs and per-switch control-plane files, when runs used a P4 target.',
     '- `compare/`: the comparison p4lab printed at export (`p4lab compare`), as text and JSON.',
+    '- `plots/*.svg`: that comparison drawn as p4lab\'s compare view draws it: mean FCT vs load per scheme with the band',
+    '  across seeds (`mean-fct-by-load.svg`, the rows of `compare/mean-by-load.*`), p99 FCT vs load (`p99-fct-by-load.svg`)',
+    '  and mean FCT normalised to the first scheme (`mean-fct-normalised.svg`, 1 = that scheme).',
     '',
     'To reproduce: `p4lab import <archive>`, then "Run again" in the app (or `p4lab run experiment/experiment.yaml`).',
     '',

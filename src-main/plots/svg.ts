@@ -1,7 +1,8 @@
-// A small SVG serializer for the compare view's line + band plots: axes with nice ticks, a
-// band per line (its lo..hi as a filled polygon), the mean as a polyline with markers, a
-// title and a legend. Built from the same PlotData the uPlot chart draws, so the SVG holds
-// exactly the plotted numbers. Pure string building: tested in node.
+// A small SVG serializer for line + band plots, shared by the compare view's SVG export and
+// the result archive's plots/: axes with nice ticks, a band per line (its lo..hi as a filled
+// polygon), the mean as a polyline with markers, a title and a legend. Built from the same
+// PlotData the uPlot chart draws, so the SVG holds exactly the plotted numbers. Pure string
+// building: tested in node.
 import { formatUnit, formatX, type PlotData } from './plotdata'
 
 export interface SvgOptions {

@@ -1,0 +1,195 @@
+// Plots as data: lines over a shared x (a parameter, or a CDF's values), each with a mean and
+// optionally a band, built from compare results. The renderer's uPlot chart, its CSV export,
+// the SVG serializer (./svg) and the result archive's plots/ all read this one shape, so they
+// always agree. Pure (no DOM, no Vue, no Node): runs in the renderer and in the core alike.
+import type { CompareResult } from '../contract/schemas'
+import { formatCount, formatLoad, formatNs, sig3 } from './format'
+
+export type FieldValue = string | number | null
+
+export const PALETTE = ['#4fc1ff', '#f28b54', '#89d185', '#d16d9e', '#e2c08d', '#b180d7', '#4ec9b0', '#f14c4c', '#dcdcaa']
+
+export type PlotUnit = 'ns' | 'ratio' | 'bps' | 'count' | 'probability' | 'packets' | 'plain'
+
+export interface PlotLine {
+  label: string
+  color: string
+  /** Per x position; null where the line has no value. */
+  mean: Array<number | null>
+  lo: Array<number | null>
+  hi: Array<number | null>
+  /** Runs (seeds) behind each point, their standard deviation, values and seeds (compare rows only). */
+  n: Array<number | null>
+  sd: Array<number | null>
+  values: Array<number[] | null>
+  seeds: Array<number[] | null>
+}
+
+export interface PlotData {
+  /** File name stem for exports. */
+  id: string
+  title: string
+  kind: 'xy' | 'cdf'
+  xLabel: string
+  yLabel: string
+  /** Plot positions, ascending: the x values, or 0..k-1 for categorical x. */
+  x: number[]
+  /** The x value at each position, as the data has it. */
+  xValues: FieldValue[]
+  /** Labels of categorical positions; null when x is numeric. */
+  xCategories: string[] | null
+  xUnit: PlotUnit
+  yUnit: PlotUnit
+  band: 'minmax' | 'ci95' | null
+  /** Whether the y axis starts at zero. */
+  yFrom0: boolean
+  lines: PlotLine[]
+}
+
+const cmpField = (a: FieldValue, b: FieldValue) =>
+  typeof a === 'number' && typeof b === 'number' ? a - b : String(a ?? '').localeCompare(String(b ?? ''))
+
+/** How a line is named: values of scheme/experiment/target, key=value for parameters. */
+export function lineLabel(line: Record<string, FieldValue>, keys: readonly string[]): string {
+  if (keys.length === 0) return 'all runs'
+  return keys.map((k) => (['scheme', 'experiment', 'target'].includes(k) ? String(line[k] ?? '—') : `${k}=${line[k] ?? '—'}`)).join(' · ')
+}
+
+/** A stable colour per label: the same scheme is the same colour in every plot of a view. */
+export function colorFor(label: string, order: readonly string[]): string {
+  const i = order.indexOf(label)
+  return PALETTE[(i >= 0 ? i : order.length) % PALETTE.length]
+}
+
+export function unitOf(u: CompareResult['unit']): PlotUnit {
+  return u
+}
+
+export interface CompareToPlot {
+  id: string
+  title: string
+  yLabel?: string
+  /** Labels in colour order (so lines keep their colour across plots). */
+  colorOrder?: readonly string[]
+}
+
+/** A compare result as lines: one per line key, the band across seeds (none when every point is one run). */
+export function compareToPlot(result: CompareResult, o: CompareToPlot): PlotData {
+  const xsRaw: FieldValue[] = []
+  for (const r of result.rows) if (!xsRaw.some((v) => v === r.x)) xsRaw.push(r.x)
+  const numeric = xsRaw.every((v) => typeof v === 'number')
+  xsRaw.sort(cmpField)
+  const x = numeric ? (xsRaw as number[]) : xsRaw.map((_, i) => i)
+  const at = new Map(xsRaw.map((v, i) => [JSON.stringify(v), i]))
+  const lines = new Map<string, PlotLine>()
+  const order = o.colorOrder ?? []
+  const empty = <T>() => xsRaw.map(() => null as T | null)
+  for (const r of result.rows) {
+    const label = lineLabel(r.line, result.lineKeys)
+    let l = lines.get(label)
+    if (!l) {
+      l = { label, color: '', mean: empty(), lo: empty(), hi: empty(), n: empty(), sd: empty(), values: empty(), seeds: empty() }
+      lines.set(label, l)
+    }
+    const i = at.get(JSON.stringify(r.x))!
+    l.mean[i] = r.mean
+    l.lo[i] = r.lo
+    l.hi[i] = r.hi
+    l.n[i] = r.n
+    l.sd[i] = r.sd
+    l.values[i] = r.values
+    l.seeds[i] = r.seeds
+  }
+  const all = [...lines.values()]
+  const labels = [...order, ...all.map((l) => l.label).filter((l) => !order.includes(l))]
+  for (const l of all) l.color = colorFor(l.label, labels)
+  const yUnit = unitOf(result.unit)
+  return {
+    id: o.id,
+    title: o.title,
+    kind: 'xy',
+    xLabel: result.by,
+    yLabel: o.yLabel ?? (result.baseline ? `${result.metric} / ${result.baseline}` : result.metric),
+    x,
+    xValues: xsRaw,
+    xCategories: numeric ? null : xsRaw.map((v) => String(v ?? '—')),
+    xUnit: result.by === 'load' ? 'plain' : result.by.endsWith('Ns') ? 'ns' : 'plain',
+    yUnit,
+    band: result.rows.some((r) => r.n > 1) ? result.band : null,
+    // Normalised values sit around 1: the axis fits them; everything else starts at 0.
+    yFrom0: !result.baseline,
+    lines: all,
+  }
+}
+
+/** The x values the result has CDFs at (e.g. the loads). */
+export function cdfXs(result: CompareResult): FieldValue[] {
+  const out: FieldValue[] = []
+  for (const c of result.cdfs ?? []) if (!out.some((v) => v === c.x)) out.push(c.x)
+  return out.sort(cmpField)
+}
+
+/** CDFs (pooled over seeds) at one x, one line per line key: x is the value, y the probability. */
+export function cdfToPlot(result: CompareResult, atX: FieldValue, o: CompareToPlot & { xLabel: string; xUnit: PlotUnit }): PlotData {
+  const cdfs = (result.cdfs ?? []).filter((c) => c.x === atX && c.points.length > 0)
+  const values = [...new Set(cdfs.flatMap((c) => c.points.map((p) => p[0])))].sort((a, b) => a - b)
+  const at = new Map(values.map((v, i) => [v, i]))
+  const order = o.colorOrder ?? []
+  const labels: string[] = []
+  const lines: PlotLine[] = cdfs.map((c) => {
+    const label = lineLabel(c.line, result.lineKeys)
+    labels.push(label)
+    const mean: Array<number | null> = values.map(() => null)
+    // Several percentiles can share a value (a step): keep the highest probability there.
+    for (const [v, p] of c.points) mean[at.get(v)!] = Math.max(mean[at.get(v)!] ?? 0, p)
+    const nul = values.map(() => null)
+    return { label, color: '', mean, lo: [...nul], hi: [...nul], n: [...nul], sd: [...nul], values: [...nul], seeds: [...nul] }
+  })
+  const all = [...order, ...labels.filter((l) => !order.includes(l))]
+  for (const l of lines) l.color = colorFor(l.label, all)
+  return {
+    id: o.id,
+    title: o.title,
+    kind: 'cdf',
+    xLabel: o.xLabel,
+    yLabel: o.yLabel ?? 'CDF',
+    x: values,
+    xValues: values,
+    xCategories: null,
+    xUnit: o.xUnit,
+    yUnit: 'probability',
+    band: null,
+    yFrom0: true,
+    lines,
+  }
+}
+
+/** A value in a unit, for axes, legends and tables. */
+export function formatUnit(v: number | null | undefined, unit: PlotUnit): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—'
+  switch (unit) {
+    case 'ns':
+      return formatNs(v)
+    case 'bps': {
+      const units: Array<[number, string]> = [[1e9, 'Gbps'], [1e6, 'Mbps'], [1e3, 'kbps']]
+      for (const [s, u] of units) if (Math.abs(v) >= s) return `${sig3(v / s)} ${u}`
+      return `${sig3(v)} bps`
+    }
+    case 'count':
+      return Number.isInteger(v) ? formatCount(v) : sig3(v)
+    case 'probability':
+      return `${Number((v * 100).toPrecision(3))}%`
+    case 'ratio':
+      return sig3(v)
+    case 'packets':
+      return sig3(v)
+    default:
+      return Number.isInteger(v) ? String(v) : formatLoad(v)
+  }
+}
+
+/** The x at a position, as text. */
+export function formatX(plot: PlotData, pos: number): string {
+  if (plot.xCategories) return plot.xCategories[Math.round(pos)] ?? ''
+  return formatUnit(pos, plot.xUnit)
+}
