@@ -1,60 +1,16 @@
 // Pure formatting helpers for the tables and charts. No DOM, no Vue: tested in node.
 
+import { formatCount, formatLoad, formatNs, sig3 } from '@plots/format'
+
+// Durations, counts and loads are formatted by the shared plot module, so the app's
+// tables and the SVG plots in archives print the same numbers.
+export { formatCount, formatLoad, formatNs, sig3 }
+
 const DASH = '—'
-const NS_UNITS: Array<[number, string]> = [
-  [1, 'ns'],
-  [1e3, 'µs'],
-  [1e6, 'ms'],
-  [1e9, 's'],
-]
-
-/**
- * A duration in nanoseconds as ns/µs/ms/s with 3 significant digits: 1234 → "1.23 µs",
- * 999_700 → "1.00 ms" (rounding may carry into the next unit).
- */
-export function formatNs(ns: number | null | undefined): string {
-  if (ns === null || ns === undefined || !Number.isFinite(ns)) return DASH
-  const abs = Math.abs(ns)
-  if (abs === 0) return '0 ns'
-  for (let i = NS_UNITS.length - 1; i >= 0; i--) {
-    const [scale, unit] = NS_UNITS[i]
-    if (abs >= scale || i === 0) {
-      const text = sig3(ns / scale)
-      // 999.96 µs rounds to "1.00e+3": carry to the next unit instead.
-      if (Math.abs(Number(text)) >= 1000 && i < NS_UNITS.length - 1) {
-        return `${sig3(ns / NS_UNITS[i + 1][0])} ${NS_UNITS[i + 1][1]}`
-      }
-      return `${text} ${unit}`
-    }
-  }
-  return DASH
-}
-
-/** 3 significant digits without exponent notation for |x| in [0.001, 1e6). */
-export function sig3(x: number): string {
-  if (x === 0) return '0'
-  const abs = Math.abs(x)
-  if (abs >= 1000) return Math.round(x).toString()
-  const text = x.toPrecision(3)
-  return text.includes('e') ? Number(text).toString() : text
-}
 
 /** Sim time for progress lines and chart axes: "12.5 ms". */
 export function formatSimTime(ns: number): string {
   return formatNs(ns)
-}
-
-/** Integer counts with thin grouping: 1234567 → "1 234 567". */
-export function formatCount(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return DASH
-  return Math.round(n)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009')
-}
-
-/** A load as a fraction of the host link: 0.3 → "0.3", 0.25 → "0.25". */
-export function formatLoad(load: number): string {
-  return Number(load.toFixed(3)).toString()
 }
 
 /** A ratio as a percentage: 0.4567 → "45.7%". */
