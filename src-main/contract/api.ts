@@ -15,6 +15,7 @@ import {
   ProgramName,
   Run,
   RunEvent,
+  RunLogLine,
   RunFlows,
   RunStatus,
   SeriesBatch,
@@ -66,6 +67,11 @@ export const methods = {
   'runs.events': {
     req: z.object({ id: Id, kinds: z.array(z.string()).optional(), limit: z.number().int().positive().max(100_000).optional() }).strict(),
     res: z.array(RunEvent),
+  },
+  /** The run's log lines (orchestrator steps, hosts, switches, compilers), oldest first; `limit` keeps the newest. */
+  'runs.logs': {
+    req: z.object({ id: Id, limit: z.number().int().positive().max(100_000).optional() }).strict(),
+    res: z.array(RunLogLine),
   },
   /** The run's flows, in columns (one entry per flow, in flow order). */
   'runs.flows': { req: z.object({ id: Id }).strict(), res: RunFlows },

@@ -15,6 +15,7 @@ export const METHOD_NAMES = [
   'runs.series',
   'runs.fabric',
   'runs.events',
+  'runs.logs',
   'runs.flows',
   'testbeds.list',
   'testbeds.get',

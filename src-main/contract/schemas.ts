@@ -152,6 +152,10 @@ export const RunEvent = z.object({
 })
 export type RunEvent = z.infer<typeof RunEvent>
 
+/** One line of a run's log: `t` is the wall clock (ISO) it was written at; `source` the orchestrator, a host, a switch or a compiler. */
+export const RunLogLine = z.object({ t: z.string(), source: z.string(), line: z.string() })
+export type RunLogLine = z.infer<typeof RunLogLine>
+
 /** A run's flows, column by column: src/dst are host indices; finishNs is -1 for an unfinished flow. */
 export const RunFlows = z.object({
   src: z.array(z.number().int()),

@@ -1,4 +1,4 @@
-// The contract's runs.fabric, runs.events and runs.flows: what the fabric, traffic and INT
+// The contract's runs.fabric, runs.events, runs.logs and runs.flows: what the fabric, traffic and INT
 // views read besides the series.
 import type { FabricGraph, Handlers } from '../../contract'
 import type { Topology } from '../../sim/types'
@@ -7,7 +7,7 @@ import { CoreError, notFound } from '../errors'
 import type { ExperimentSpec } from '../spec'
 import type { Store } from '../store'
 
-type FabricHandlers = Pick<Handlers, 'runs.fabric' | 'runs.events' | 'runs.flows'>
+type FabricHandlers = Pick<Handlers, 'runs.fabric' | 'runs.events' | 'runs.logs' | 'runs.flows'>
 
 /** The fabric graph of a run's experiment: the stored spec's topology, built as the run built it. */
 export function runFabric(store: Store, runId: number): FabricGraph {
@@ -46,6 +46,10 @@ export function fabricHandlers(store: Store): FabricHandlers {
       }
       if (limit !== undefined && rows.length > limit) rows = rows.slice(rows.length - limit)
       return rows.map((e) => ({ id: e.id, tNs: e.tNs, at: e.at, kind: e.kind, detail: e.detail }))
+    },
+    'runs.logs': async ({ id, limit }) => {
+      getRun(id)
+      return store.listLogs(id, { limit }).map((r) => ({ t: r.at, source: r.source, line: r.line }))
     },
     'runs.flows': async ({ id }) => {
       getRun(id)

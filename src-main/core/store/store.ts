@@ -165,6 +165,11 @@ export class Store {
     telemetry.addLog(this.s, runId, source, line)
   }
 
+  /** The run's log lines, oldest first; `limit` keeps the newest. */
+  listLogs(runId: number, opts?: telemetry.ListLogsOptions): telemetry.LogRow[] {
+    return telemetry.listLogs(this.s, runId, opts)
+  }
+
   /** Every testbed with its hosts, by name; the built-in 'sim' included. */
   listTestbeds(): testbeds.TestbedRow[] {
     return testbeds.listTestbeds(this.s)

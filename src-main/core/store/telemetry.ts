@@ -173,3 +173,28 @@ export function listEvents(s: StoreContext, runId: number): EventRow[] {
 export function addLog(s: StoreContext, runId: number, source: string, line: string): void {
   s.stmt('INSERT INTO logs (run_id, source, at, line) VALUES (?, ?, ?, ?)').run(runId, source, s.isoNow(), line)
 }
+
+/** One stored log line of a run. */
+export interface LogRow {
+  id: number
+  at: string
+  source: string
+  line: string
+}
+
+export interface ListLogsOptions {
+  /** Keep only the newest `limit` lines (still returned oldest first). */
+  limit?: number
+}
+
+/** A run's log lines, oldest first (insertion order). */
+export function listLogs(s: StoreContext, runId: number, opts: ListLogsOptions = {}): LogRow[] {
+  if (opts.limit !== undefined) {
+    return (
+      s
+        .stmt('SELECT id, at, source, line FROM logs WHERE run_id = ? ORDER BY id DESC LIMIT ?')
+        .all(runId, opts.limit) as LogRow[]
+    ).reverse()
+  }
+  return s.stmt('SELECT id, at, source, line FROM logs WHERE run_id = ? ORDER BY id').all(runId) as LogRow[]
+}

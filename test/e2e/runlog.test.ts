@@ -1,0 +1,137 @@
+// The run log in the GUI (issue 5: every step of a run shows in its log and in the UI): a
+// run on a BMv2 testbed whose only host refuses connections fails at its first step, and the
+// Log tab shows the failed step, its error on top and the orchestrator's lines; a sim run's
+// status changes show up live.
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { ROOT, startApp, type Started } from '../helpers/start'
+
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+const SPEC = (name: string, testbed: string) => `name: ${name}
+testbed: ${testbed}
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 40Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 30 }
+seeds: [1]
+`
+
+/** One contract call over the app's WebSocket bridge, as the UI makes them. */
+async function contract(url: string, method: string, params: unknown): Promise<any> {
+  const u = new URL(url)
+  const token = new URLSearchParams(u.hash.slice(1)).get('token')!
+  const ws = new WebSocket(`ws://${u.host}/ws?token=${encodeURIComponent(token)}`, { headers: { origin: u.origin } })
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve)
+    ws.once('error', reject)
+  })
+  try {
+    const msg = await new Promise<any>((resolve) => {
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data))
+        if (m.type === 'result' && m.id === 1) resolve(m)
+      })
+      ws.send(JSON.stringify({ type: 'call', id: 1, method, params }))
+    })
+    if (!msg.ok) throw new Error(`${method}: ${msg.error.message}`)
+    return msg.result
+  } finally {
+    ws.close()
+  }
+}
+
+/** A port on 127.0.0.1 where nothing listens (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const srv = createServer()
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+  const port = (srv.address() as { port: number }).port
+  await new Promise<void>((r) => srv.close(() => r()))
+  return port
+}
+
+async function openExperiment(page: Page, id: number): Promise<void> {
+  await page.locator(`[data-testid="experiment-item"][data-experiment-id="${id}"]`).click()
+  await expect.poll(() => page.getByTestId('run-experiment').isEnabled(), { timeout: 10_000 }).toBe(true)
+}
+
+describe('the run log in Chromium', () => {
+  let app: Started
+  let browser: Browser
+  let page: Page
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    const home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-runlog-'))
+    app = await startApp([], { P4LAB_HOME: home })
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    page.on('pageerror', (err) => errors.push(String(err)))
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('shows a testbed run’s failed first step with its error, and a sim run’s status changes live', async () => {
+    const port = await closedPort()
+    await contract(app.url, 'testbeds.create', {
+      testbed: { name: 'nowhere', kind: 'bmv2', hosts: [{ name: 'sw1', address: '127.0.0.1', port, user: 'p4lab', role: 'switch-host' }] },
+    })
+    const bm = await contract(app.url, 'experiments.create', { yaml: SPEC('log-on-nowhere', 'nowhere') })
+    const sim = await contract(app.url, 'experiments.create', { yaml: SPEC('log-on-sim', 'sim') })
+
+    await page.goto(app.url)
+    await openExperiment(page, bm.id)
+    await page.getByTestId('run-experiment').click()
+    const row = page.getByTestId('run-row').first()
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 60_000, interval: 250 }).toBe('failed')
+    const runId = Number(await row.getAttribute('data-run-id'))
+    const run = await contract(app.url, 'runs.get', { id: runId })
+    expect(run.error).toBeTruthy()
+
+    await page.getByTestId('tab-log').click()
+    const log = page.getByTestId('runlog')
+    await expect.poll(() => log.getAttribute('data-loaded-run-id'), { timeout: 10_000 }).toBe(String(runId))
+    // The run's error on top, as stored.
+    await expect.poll(() => page.getByTestId('runlog-error').innerText(), { timeout: 10_000 }).toContain(run.error)
+    // The first step (check) failed, with its error; teardown still ran.
+    const steps = await page.getByTestId('runlog-step').evaluateAll((els) => els.map((e) => [e.getAttribute('data-state'), e.textContent ?? '']))
+    expect(steps.map(([s, t]) => `${/step (\w+)/.exec(t)![1]}:${s}`)).toEqual(['check:started', 'check:failed', 'teardown:started', 'teardown:done'])
+    const failed = page.locator('[data-testid="runlog-step"][data-state="failed"]')
+    expect(await failed.innerText()).toContain('step check: failed')
+    expect((await failed.innerText()).length).toBeGreaterThan('step check: failed'.length + 5)
+    const statuses = await page.getByTestId('runlog-status').evaluateAll((els) => els.map((e) => e.getAttribute('data-state')))
+    expect(statuses).toEqual(['queued', 'deploying', 'failed'])
+    // The orchestrator's lines, and the filter by source.
+    const lines = page.getByTestId('runlog-line')
+    const texts = await lines.allInnerTexts()
+    expect(texts.some((t) => /orchestrator\s+step check: failed: /.test(t))).toBe(true)
+    const sources = await lines.evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute('data-source')))])
+    expect(sources).toContain('orchestrator')
+    await page.getByTestId('runlog-source').selectOption('orchestrator')
+    const filtered = await lines.evaluateAll((els) => els.map((e) => e.getAttribute('data-source')))
+    expect(filtered.length).toBeGreaterThan(0)
+    expect(new Set(filtered)).toEqual(new Set(['orchestrator']))
+    await page.screenshot({ path: join(ARTIFACTS, 'runlog-failed.png') })
+
+    // A sim run: the Log tab open while it runs follows its status to the end.
+    await openExperiment(page, sim.id)
+    await page.getByTestId('tab-log').click()
+    await page.getByTestId('run-experiment').click()
+    await expect
+      .poll(() => page.getByTestId('runlog-status').evaluateAll((els) => els.map((e) => e.getAttribute('data-state'))), { timeout: 120_000, interval: 250 })
+      .toEqual(['queued', 'deploying', 'running', 'collecting', 'done'])
+    await expect.poll(() => page.getByTestId('runlog-error').count()).toBe(0)
+    expect(await page.getByTestId('runlog-step').count()).toBe(0)
+    await page.screenshot({ path: join(ARTIFACTS, 'runlog-sim.png') })
+    expect(errors).toEqual([])
+  }, 240_000)
+})
