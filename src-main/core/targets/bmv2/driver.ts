@@ -46,7 +46,7 @@ import { startAgentServers, startClients, startProbeSenders } from './agents'
 import { configureSwitches, startSwitches, uploadRunFiles } from './deploy'
 import { planNetns, runPrefix, type NetnsPlan } from './netns'
 import { pollKey, type PollRead } from './output'
-import { RemoteRun, collectAgentFlows, nonce, sleep, teardownHost, type RemoteDeps } from './remote'
+import { RemoteRun, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from './remote'
 import { bringUpTopology, pollSwitch, type CliTarget } from './steps'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
@@ -365,18 +365,9 @@ export class Bmv2Session implements TargetSession {
   }
 
   private async doTeardown(): Promise<void> {
-    const tb = this.ctx.testbed!
-    const problems: string[] = []
-    try {
-      for (const h of tb.hosts) {
-        if (!this.run.touched.has(h.id)) continue
-        const p = await teardownHost(this.run, h, h.role === 'switch-host' ? this.prefix : null, { keepRunDir: this.o.keepRunDir })
-        if (p) problems.push(p)
-      }
-    } finally {
-      this.run.close()
-    }
-    if (problems.length) throw new Error(`teardown left things behind: ${problems.join(' | ')}`)
+    await teardownTouchedHosts(this.run, this.ctx.testbed!.hosts, (h) => (h.role === 'switch-host' ? this.prefix : null), {
+      keepRunDir: this.o.keepRunDir,
+    })
   }
 }
 

@@ -298,3 +298,27 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     }
     signal?.addEventListener('abort', done, { once: true })
   })
+
+/**
+ * Tears down every host the run touched, then closes the run's connections. Whatever a
+ * host could not clean up is collected, so one stuck host does not hide another's state.
+ * `prefixOf` gives the interface/namespace prefix to remove on hosts that carried the fabric.
+ */
+export async function teardownTouchedHosts(
+  run: RemoteRun,
+  hosts: readonly RunTestbedHost[],
+  prefixOf: (h: RunTestbedHost) => string | null,
+  opts: { keepRunDir?: boolean } = {},
+): Promise<void> {
+  const problems: string[] = []
+  try {
+    for (const h of hosts) {
+      if (!run.touched.has(h.id)) continue
+      const p = await teardownHost(run, h, prefixOf(h), opts)
+      if (p) problems.push(p)
+    }
+  } finally {
+    run.close()
+  }
+  if (problems.length) throw new Error(`teardown left things behind: ${problems.join(' | ')}`)
+}

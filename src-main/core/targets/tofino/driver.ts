@@ -40,7 +40,7 @@ import {
   type TargetSession,
 } from '../driver'
 import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../bmv2/netns'
-import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, splitFlows, teardownHost, type RemoteDeps } from '../bmv2/remote'
+import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../bmv2/remote'
 import { bfrtPollKey, bfrtPollScript, combinePipes, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead } from './output'
 
 export interface TofinoDriverOptions extends RemoteDeps {
@@ -415,17 +415,8 @@ export class TofinoSession implements TargetSession {
   }
 
   private async doTeardown(): Promise<void> {
-    const problems: string[] = []
-    try {
-      for (const h of this.ctx.testbed!.hosts) {
-        if (!this.run.touched.has(h.id)) continue
-        const p = await teardownHost(this.run, h, h.role === 'sde' && this.settings.target === 'model' ? this.prefix : null, { keepRunDir: this.o.keepRunDir })
-        if (p) problems.push(p)
-      }
-    } finally {
-      this.run.close()
-    }
-    if (problems.length) throw new Error(`teardown left things behind: ${problems.join(' | ')}`)
+    const fabricPrefix = (h: { role: string }) => (h.role === 'sde' && this.settings.target === 'model' ? this.prefix : null)
+    await teardownTouchedHosts(this.run, this.ctx.testbed!.hosts, fabricPrefix, { keepRunDir: this.o.keepRunDir })
   }
 }
 
