@@ -1,0 +1,85 @@
+import { z } from 'zod'
+import { RunStatus } from './status'
+
+// ---- Sweeps, compare and archives (issue 7). ----
+
+/** A cell of an experiment's run matrix; its status is its latest run's ('pending': never run). */
+export const SweepCell = z.object({
+  scheme: z.string(),
+  load: z.number(),
+  seed: z.number().int(),
+  params: z.record(z.string(), z.unknown()),
+  status: z.union([RunStatus, z.literal('pending')]),
+  runId: z.number().int().nullable(),
+  runs: z.number().int(),
+  doneRunId: z.number().int().nullable(),
+  /** False for a cell with runs that the experiment's matrix no longer has. */
+  inSpec: z.boolean(),
+})
+export type SweepCell = z.infer<typeof SweepCell>
+
+export const SweepMatrix = z.object({
+  experimentId: z.number().int(),
+  axes: z.object({ schemes: z.array(z.string()), loads: z.array(z.number()), seeds: z.array(z.number().int()) }),
+  cells: z.array(SweepCell),
+  counts: z.record(z.string(), z.number().int()),
+})
+export type SweepMatrix = z.infer<typeof SweepMatrix>
+
+export const CompareMetric = z.enum([
+  'mean', 'p50', 'p99', 'small.mean', 'small.p50', 'small.p99', 'large.mean', 'large.p50', 'large.p99',
+  'probeOverhead', 'goodput', 'drops', 'retransmits',
+])
+export type CompareMetric = z.infer<typeof CompareMetric>
+
+const FieldValue = z.union([z.string(), z.number(), z.null()])
+
+/** A metric against a parameter: one row per line (scheme, …) × x, with the mean and band across seeds. */
+export const CompareResult = z.object({
+  experiments: z.array(z.string()),
+  metric: CompareMetric,
+  unit: z.enum(['ns', 'ratio', 'bps', 'count']),
+  by: z.string(),
+  band: z.enum(['minmax', 'ci95']),
+  baseline: z.string().nullable(),
+  query: z.string(),
+  lineKeys: z.array(z.string()),
+  rows: z.array(
+    z.object({
+      line: z.record(z.string(), FieldValue),
+      x: FieldValue,
+      n: z.number().int(),
+      mean: z.number(),
+      lo: z.number(),
+      hi: z.number(),
+      sd: z.number(),
+      values: z.array(z.number()),
+      seeds: z.array(z.number().int()),
+    }),
+  ),
+  matched: z.number().int(),
+  excluded: z.number().int(),
+  /** "Diff only": the parameters (hashes of program, topology and config included) that differ, per run. */
+  differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
+  cdfs: z.array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])) })).optional(),
+})
+export type CompareResult = z.infer<typeof CompareResult>
+
+/** A field of the runs table: what a run is (run), what its spec fixes (spec), a scheme parameter, a hash, a metric. */
+export const RunFieldInfo = z.object({
+  name: z.string(),
+  group: z.enum(['run', 'spec', 'param', 'hash', 'metric']),
+})
+export type RunFieldInfo = z.infer<typeof RunFieldInfo>
+
+/** Runs as the runs table and the query language see them: every parameter, hash and metric, by field name. */
+export const RunRecords = z.object({
+  query: z.string(),
+  /** Every field a query may name over these experiments' runs. */
+  fields: z.array(RunFieldInfo),
+  /** The runs the query matched, in experiment order and by id within each. */
+  runs: z.array(z.object({ id: z.number().int(), experimentId: z.number().int(), tags: z.array(z.string()), fields: z.record(z.string(), FieldValue) })),
+  /** "Diff only" over these runs: the parameters (hashes included) that differ, values in the runs' order. */
+  differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
+})
+export type RunRecords = z.infer<typeof RunRecords>

@@ -1,0 +1,187 @@
+import { z } from 'zod'
+
+// ---- Testbeds (DESIGN §2, §4): where runs go, and the hosts p4lab reaches over SSH. ----
+
+/** Names people type in experiment files and on the command line. */
+const TESTBED_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+const HOST_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
+/** A DNS name (RFC 1123 labels). */
+const DNS_NAME_RE = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/
+/** A login name as useradd accepts it (plus the upper case some sites use). */
+const SSH_USER_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?$/
+
+/** A host name or an IPv4/IPv6 address (no brackets, no port). */
+export function isHostAddress(s: string): boolean {
+  if (z.ipv4().safeParse(s).success || z.ipv6().safeParse(s).success) return true
+  // Dotted digits that are not a valid IPv4 address (999.1.1.1) are a typo, not a name.
+  if (/^[\d.]+$/.test(s)) return false
+  return DNS_NAME_RE.test(s)
+}
+
+export const TestbedKind = z.enum(['sim', 'bmv2', 'tofino'])
+export type TestbedKind = z.infer<typeof TestbedKind>
+export const HostRole = z.enum(['switch-host', 'traffic', 'sde'], {
+  error: "expected a host role: 'switch-host' (BMv2), 'sde' (Tofino) or 'traffic'",
+})
+export type HostRole = z.infer<typeof HostRole>
+export const HostAuthKind = z.enum(['agent', 'key'], { error: "expected 'agent' or 'key'" })
+export type HostAuthKind = z.infer<typeof HostAuthKind>
+
+export const TestbedName = z
+  .string({ error: 'expected a testbed name' })
+  .regex(TESTBED_NAME_RE, 'a testbed name is 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit')
+
+export const Bmv2Settings = z
+  .object({
+    /** How the topology is brought up on the switch host. */
+    bringUp: z.enum(['mininet', 'netns'], { error: "expected 'mininet' or 'netns'" }).default('mininet'),
+    /** The fastest link is scaled down to this (bit/s); BMv2 tops out near 1 Gbps. */
+    rateCeilingBps: z
+      .number({ error: 'expected a rate in bit/s' })
+      .positive('the rate ceiling must be positive')
+      .max(100e9, 'a BMv2 rate ceiling above 100 Gbps cannot be right')
+      .default(1e9),
+  })
+  .strict()
+export type Bmv2Settings = z.infer<typeof Bmv2Settings>
+
+const RemotePath = z
+  .string()
+  .min(1, 'expected a path')
+  .refine((p) => p.startsWith('/') || p.startsWith('~/'), 'expected an absolute path on the host (/… or ~/…)')
+  .refine((p) => !/[\0\n]/.test(p), 'a path cannot hold a newline')
+
+export const TofinoSettings = z
+  .object({
+    /** $SDE on the SDE host; when absent, the host's login environment is used. */
+    sde: RemotePath.optional(),
+    /** $SDE_INSTALL; defaults to $SDE/install. */
+    sdeInstall: RemotePath.optional(),
+    /** tofino-model (run_tofino_model.sh) or a real switch ASIC. */
+    target: z.enum(['model', 'hardware'], { error: "expected 'model' or 'hardware'" }).default('model'),
+  })
+  .strict()
+export type TofinoSettings = z.infer<typeof TofinoSettings>
+
+/** A host as the core reports it. Secrets never appear: only whether one is stored. */
+export const TestbedHost = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  address: z.string(),
+  port: z.number().int(),
+  user: z.string(),
+  auth: HostAuthKind,
+  keyFile: z.string().nullable(),
+  role: HostRole,
+  /** The key p4lab pinned for this host (after the user confirmed it), if any. */
+  hostKey: z.object({ keyType: z.string(), fingerprint: z.string() }).nullable(),
+  /** A passphrase for the key file is held in the secret store. */
+  hasPassphrase: z.boolean(),
+})
+export type TestbedHost = z.infer<typeof TestbedHost>
+
+export const Testbed = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  kind: TestbedKind,
+  settings: z.record(z.string(), z.unknown()),
+  hosts: z.array(TestbedHost),
+  createdAt: z.string(),
+  /** The embedded simulator's testbed: always there, not editable. */
+  builtin: z.boolean(),
+})
+export type Testbed = z.infer<typeof Testbed>
+
+export const TestbedHostInput = z
+  .object({
+    /** An existing host's id, to keep it (and its pinned key and passphrase) across an edit. */
+    id: z.number().int().positive().optional(),
+    name: z
+      .string({ error: 'expected a host name' })
+      .regex(HOST_NAME_RE, 'a host name is 1-64 letters, digits, dots, dashes or underscores'),
+    address: z
+      .string({ error: 'expected an address' })
+      .trim()
+      .refine(isHostAddress, { error: (iss) => `${JSON.stringify(iss.input)} is not a host name or an IP address` }),
+    port: z
+      .number({ error: 'expected a port number' })
+      .int('a port is a whole number')
+      .min(1, 'a port is 1-65535')
+      .max(65535, 'a port is 1-65535')
+      .default(22),
+    user: z.string({ error: 'expected a user name' }).regex(SSH_USER_RE, 'expected a login name (letters, digits, _ . -)'),
+    auth: HostAuthKind.default('agent'),
+    /** Path of the private key on the machine running p4lab (auth 'key'). */
+    keyFile: z.string().trim().min(1, 'expected the path of a private key file').optional(),
+    role: HostRole.optional(),
+    /**
+     * The key file's passphrase: it goes to the secret store, never to the database.
+     * Absent: keep what is stored; null: forget it.
+     */
+    passphrase: z.string().min(1, 'an empty passphrase: leave it out instead').nullable().optional(),
+  })
+  .strict()
+  .superRefine((h, ctx) => {
+    if (h.auth === 'key' && !h.keyFile) ctx.addIssue({ code: 'custom', path: ['keyFile'], message: "auth 'key' needs a key file" })
+    if (h.auth === 'agent' && h.keyFile) ctx.addIssue({ code: 'custom', path: ['keyFile'], message: "a key file is for auth 'key', not 'agent'" })
+    if (h.auth === 'agent' && h.passphrase) ctx.addIssue({ code: 'custom', path: ['passphrase'], message: "a passphrase is for auth 'key'" })
+  })
+export type TestbedHostInput = z.input<typeof TestbedHostInput>
+
+const hostsInput = z.array(TestbedHostInput, { error: 'expected a list of hosts' }).min(1, 'a testbed needs at least one host').max(64)
+
+export const TestbedInput = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ name: TestbedName, kind: z.literal('bmv2'), settings: Bmv2Settings.prefault({}), hosts: hostsInput }).strict(),
+    z.object({ name: TestbedName, kind: z.literal('tofino'), settings: TofinoSettings.prefault({}), hosts: hostsInput }).strict(),
+  ],
+  { error: "expected kind 'bmv2' or 'tofino' ('sim' is built in)" },
+)
+export type TestbedInput = z.input<typeof TestbedInput>
+
+/** One tool looked for on a host. */
+export const ToolCheck = z.object({
+  name: z.string(),
+  /** Needed by the host's role (missing ones make the testbed not ready). */
+  required: z.boolean(),
+  found: z.boolean(),
+  version: z.string().nullable(),
+  /** Where it was found (a path or an environment variable's value). */
+  path: z.string().nullable(),
+  /** The first line of its output, or why it is missing. */
+  detail: z.string().nullable(),
+})
+export type ToolCheck = z.infer<typeof ToolCheck>
+
+export const HostCheckStatus = z.enum(['ok', 'unknown-key', 'changed-key', 'error'])
+export type HostCheckStatus = z.infer<typeof HostCheckStatus>
+
+export const HostCheck = z.object({
+  host: z.string(),
+  address: z.string(),
+  port: z.number().int(),
+  user: z.string(),
+  role: HostRole,
+  status: HostCheckStatus,
+  /** What went wrong (or null when ok). */
+  message: z.string().nullable(),
+  /** The key the server presented (with unknown-key: the one to confirm). */
+  hostKey: z.object({ keyType: z.string(), fingerprint: z.string() }).nullable(),
+  /** With changed-key: the fingerprints p4lab expected. */
+  expected: z.array(z.string()),
+  tools: z.array(ToolCheck),
+  /** Required tools that were not found. */
+  missing: z.array(z.string()),
+})
+export type HostCheck = z.infer<typeof HostCheck>
+
+export const TestbedCheck = z.object({
+  testbed: z.string(),
+  kind: TestbedKind,
+  checkedAt: z.string(),
+  /** Every host reached and every required tool found. */
+  ready: z.boolean(),
+  hosts: z.array(HostCheck),
+})
+export type TestbedCheck = z.infer<typeof TestbedCheck>
