@@ -121,12 +121,21 @@ export class Orchestrator {
 
   /** Starts every queued run whose target has room, in queue order per target. */
   private pump(): void {
+    // One lookup per testbed per pass: a sweep queues many runs on the same testbed.
+    const limits = new Map<string, number>()
+    const limitOf = (testbed: string) => {
+      let limit = limits.get(testbed)
+      if (limit === undefined) {
+        limit = this.driverFor(testbed).driver?.maxParallelRuns ?? Infinity
+        limits.set(testbed, limit)
+      }
+      return limit
+    }
     for (let i = 0; i < this.queue.length; ) {
       const job = this.queue[i]
       const testbed = job.spec.testbed
       const active = this.activePerTestbed.get(testbed) ?? 0
-      const { driver } = this.driverFor(testbed)
-      if (driver && active >= driver.maxParallelRuns) {
+      if (active >= limitOf(testbed)) {
         i++
         continue
       }
