@@ -173,19 +173,43 @@ export async function startSshd(): Promise<Sshd> {
     const c = child
     if (!c || c.exitCode !== null || c.signalCode !== null) return
     const gone = new Promise((r) => c.once('exit', r))
-    c.kill('SIGTERM')
+    c.kill('SIGKILL')
     await gone
   }
 
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig)
+    } catch {
+      /* already gone */
+    }
+  }
+
+  /** Freeze the whole tree under the listener (so nothing forks behind our back), then kill it. */
   const dropConnections = () => {
     if (!child?.pid) return
-    for (const p of descendants(child.pid)) {
-      try {
-        process.kill(p, 'SIGKILL')
-      } catch {
-        /* already gone */
+    const frozen = new Set<number>()
+    for (;;) {
+      const fresh = descendants(child.pid).filter((p) => !frozen.has(p))
+      if (!fresh.length) break
+      for (const p of fresh) {
+        signal(p, 'SIGSTOP')
+        frozen.add(p)
       }
     }
+    for (const p of frozen) signal(p, 'SIGKILL')
+  }
+
+  /**
+   * Stop the listener from accepting (SIGSTOP: it forks no new session), kill every session
+   * it served, then the listener. Dropping the sessions while the listener still ran let a
+   * client reconnect to the old server in between, and that session outlived it.
+   */
+  const shutdown = async () => {
+    const c = child
+    if (c?.pid && c.exitCode === null && c.signalCode === null) signal(c.pid, 'SIGSTOP')
+    dropConnections()
+    await kill()
   }
 
   await launch()
@@ -204,14 +228,12 @@ export async function startSshd(): Promise<Sshd> {
     dropConnections,
     log: () => stderr,
     async restart(opts = {}) {
-      dropConnections()
-      await kill()
+      await shutdown()
       if (opts.newHostKey) keygen(hostKeyPath, '', 'p4lab-test-host-2')
       await launch()
     },
     async stop() {
-      dropConnections()
-      await kill()
+      await shutdown()
       rmSync(dir, { recursive: true, force: true })
     },
   }
