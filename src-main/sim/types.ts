@@ -3,6 +3,7 @@
 // Units: bits per second, bytes, and nanoseconds at the boundary (the engine itself
 // keeps integer picoseconds).
 
+import type { Destinations } from '../topology/destinations'
 import type { FabricSpec, FatTreeSpec, LeafSpineSpec, ThreeTierSpec } from '../topology/types'
 
 /** What the simulator adds to a fabric graph: its buffers. */
@@ -82,6 +83,8 @@ export interface PoissonWorkload {
   load: number
   /** Number of flows to generate. */
   flows: number
+  /** Whom a source sends to: hosts of other racks (default) or of other pods. */
+  destinations?: Destinations
 }
 
 /**

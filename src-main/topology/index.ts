@@ -1,3 +1,4 @@
 export * from './types'
 export { buildFabric } from './build'
 export * from './query'
+export * from './destinations'

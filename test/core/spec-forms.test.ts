@@ -380,6 +380,22 @@ describe('workload kinds', () => {
     ])
   })
 
+  it('takes destinations: other-pods on a fabric with pods, and leaves the default out of the spec', () => {
+    const spec = specOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 100, destinations: other-pods }'))
+    expect(spec.workload).toMatchObject({ kind: 'web-search', destinations: 'other-pods' })
+    expect(simConfigFor({ runId: 1, spec, scheme: 'ecmp', load: 0.5, seed: 1 }).workload).toMatchObject({ kind: 'poisson', destinations: 'other-pods' })
+    // other-racks is the default: written or not, the spec (and so its hash) is the same.
+    expect(specOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 100, destinations: other-racks }'))).toEqual(specOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 100 }')))
+  })
+
+  it('refuses other-pods on a fabric without pods, and an unknown destinations value', () => {
+    const leafSpine = 'name: x\ntopology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 4, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\nworkload: { kind: web-search, load: 0.5, flows: 10, destinations: other-pods }\n'
+    expect(errorsOf(leafSpine)).toEqual(['test.yaml:4:67: workload.destinations: other-pods needs a fabric with at least 2 pods (three-tier or fat-tree); a leaf-spine has none'])
+    expect(errorsOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 10, destinations: elsewhere }'))).toEqual([
+      "test.yaml:12:67: workload.destinations: expected one of other-racks, other-pods, got 'elsewhere'",
+    ])
+  })
+
   it('parses long-lived pairs and random flows, with load 1 for the run matrix', () => {
     const pairs = specOf(hula(SCHEMES_LINE, 'workload: { kind: long-lived, pairs: [[0, 31], [8, 16]], size: 10MB, start: 50us }', 'seeds: [1, 2]'))
     expect(pairs.workload).toEqual({ kind: 'long-lived', loads: [1], pairs: [[0, 31], [8, 16]], sizeBytes: 10_000_000, startNs: 50_000 })

@@ -80,6 +80,30 @@ describe('incast over a Poisson background', () => {
   })
 })
 
+describe('Poisson destinations', () => {
+  const many = { cdf: webSearch, load: 0.5, flows: 2000 }
+  // 3-tier: 2 pods of 2 ToRs of 8 hosts, so pod = floor(host / 16), rack = floor(host / 8).
+  test('other-racks (the default) keeps every flow off its own rack, and reaches the own pod too', () => {
+    const flows = generate({ kind: 'poisson', ...many })
+    expect(generate({ kind: 'poisson', ...many, destinations: 'other-racks' })).toEqual(flows)
+    for (const f of flows) expect(Math.floor(f.dst / 8)).not.toBe(Math.floor(f.src / 8))
+    expect(flows.some((f) => Math.floor(f.dst / 16) === Math.floor(f.src / 16))).toBe(true)
+  })
+
+  test('other-pods sends every flow across pods, to every host of the other pod, with the same arrivals and sizes', () => {
+    const racks = generate({ kind: 'poisson', ...many })
+    const pods = generate({ kind: 'poisson', ...many, destinations: 'other-pods' })
+    for (const f of pods) expect(Math.floor(f.dst / 16)).not.toBe(Math.floor(f.src / 16))
+    expect(new Set(pods.filter((f) => f.src < 16).map((f) => f.dst))).toEqual(new Set(Array.from({ length: 16 }, (_, i) => 16 + i)))
+    // Only the destination draw differs: sources, sizes and instants are the same flows.
+    expect(pods.map(({ src, size, start }) => ({ src, size, start }))).toEqual(racks.map(({ src, size, start }) => ({ src, size, start })))
+  })
+
+  test('other-pods on a leaf-spine is refused, naming the problem', () => {
+    expect(() => generate({ kind: 'poisson', ...bg, destinations: 'other-pods' }, topo())).toThrow(/other-pods needs a fabric with at least 2 pods .* a leaf-spine has none/)
+  })
+})
+
 describe('permutation', () => {
   test('every host sends exactly one flow and receives exactly one, never to itself', () => {
     for (const seed of [1, 2, 3]) {

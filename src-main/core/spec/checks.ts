@@ -1,4 +1,4 @@
-import { buildFabric, distancesTo, type Fabric, type FabricSpec } from '../../topology'
+import { buildFabric, destinationGroups, distancesTo, type Fabric, type FabricSpec } from '../../topology'
 import type { Topology } from '../../sim/types'
 import { formatDuration } from '../units'
 import type { FieldPath } from './locate'
@@ -206,6 +206,13 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
         problems.push({ path: ['workload', 'pairs', i], message: `expected two different hosts, got [${pair[0]}, ${pair[1]}]` })
       }
     })
+  }
+  if (isPlainObject(w) && w.destinations === 'other-pods') {
+    try {
+      destinationGroups(fabric, 'other-pods')
+    } catch (err) {
+      problems.push({ path: ['workload', 'destinations'], message: (err as Error).message.replace(/^destinations: /, '') })
+    }
   }
   if (isPlainObject(w) && w.kind === 'incast' && isPlainObject(w.incast)) {
     const fanIn = w.incast.fanIn

@@ -152,7 +152,7 @@ function normaliseWorkload(w: RawExperiment['workload'], file: string, cdf: Arra
     case 'permutation':
       return { kind: 'permutation', loads: [1], ...optional(w) }
     default:
-      return { kind: w.kind, file, cdf, loads: w.load, flows: w.flows }
+      return { kind: w.kind, file, cdf, loads: w.load, flows: w.flows, ...(w.destinations === 'other-pods' ? { destinations: w.destinations } : {}) }
   }
 }
 

@@ -1,4 +1,5 @@
 import { DEFAULT_HOST_QUEUE_PACKETS } from '../../sim/types'
+import { DESTINATIONS, type Destinations } from '../../topology/destinations'
 import { z } from 'zod'
 import { formatDuration, parseDuration, parseEventRate, parseRate, parseSize } from '../units'
 import { paramsSchema } from './params'
@@ -241,6 +242,8 @@ const poisson = mapping({
   file: cdfFile(),
   load: loads(),
   flows: positiveInt(),
+  // Checked against the fabric (pods) in checks.ts.
+  destinations: z.enum(DESTINATIONS as [Destinations, ...Destinations[]], { error: expected(`one of ${DESTINATIONS.join(', ')}`) }).optional(),
 })
 
 const fanInOne = positiveInt('a fan-in (a positive integer)')

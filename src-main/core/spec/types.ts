@@ -45,6 +45,8 @@ export interface PoissonWorkloadSpec {
   cdf: Array<[number, number]>
   loads: number[]
   flows: number
+  /** Given only when not the default, other-racks (so existing specs hash as before). */
+  destinations?: 'other-pods'
 }
 
 /** Incast events on top of Poisson background traffic; `loads` are the background's. */

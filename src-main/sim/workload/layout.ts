@@ -1,6 +1,7 @@
 // What a workload needs to know of the fabric: how many hosts, which rack each is on,
 // and the host link rate that load is relative to.
 
+import { destinationGroups, type Destinations } from '../../topology/destinations'
 import type { Fabric } from '../../topology/types'
 
 export class HostLayout {
@@ -13,9 +14,10 @@ export class HostLayout {
   private readonly contiguous: boolean
 
   constructor(
-    f: Fabric,
+    readonly fabric: Fabric,
     readonly hostLinkBps: number,
   ) {
+    const f = fabric
     this.hosts = f.hosts.length
     const torIndex = new Map<number, number>()
     f.tors.forEach((node, t) => torIndex.set(node, t))
@@ -43,5 +45,44 @@ export class HostLayout {
 
   racksWithHosts(): number {
     return this.rackHosts.filter((r) => r.length > 0).length
+  }
+}
+
+/**
+ * Random destinations for a source: uniform over the hosts outside its group (its rack, or
+ * its pod; topology/destinations.ts). For `other-racks` it is the layout's own rule, so a
+ * workload draws the very same flows as before the option existed.
+ */
+export class DestinationPicker {
+  private readonly others = new Map<number, Int32Array>()
+  private readonly group: Int32Array | undefined
+
+  constructor(
+    private readonly layout: HostLayout,
+    mode: Destinations = 'other-racks',
+  ) {
+    if (mode !== 'other-racks') this.group = destinationGroups(layout.fabric, mode)
+  }
+
+  /** How many hosts `src` may send to. */
+  count(src: number): number {
+    return this.group ? this.outside(src).length : this.layout.othersCount(src)
+  }
+
+  /** The r-th of them (0 <= r < count(src)), in host order. */
+  pick(src: number, r: number): number {
+    return this.group ? this.outside(src)[r] : this.layout.otherHost(src, r)
+  }
+
+  private outside(src: number): Int32Array {
+    const g = this.group![src]
+    let list = this.others.get(g)
+    if (!list) {
+      const hosts: number[] = []
+      for (let h = 0; h < this.layout.hosts; h++) if (this.group![h] !== g) hosts.push(h)
+      list = Int32Array.from(hosts)
+      this.others.set(g, list)
+    }
+    return list
   }
 }

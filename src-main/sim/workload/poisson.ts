@@ -1,14 +1,14 @@
 // Poisson arrivals: each host is an independent Poisson source at
 // load × hostLinkBps / 8 / meanFlowBytes flows/s; the streams are merged in time order
 // until exactly `flows` flows exist. Destinations are uniform over the hosts of other
-// racks. Arrival times are whole nanoseconds so the reported start times are exact. The
+// racks (or of other pods: `destinations`). Arrival times are whole nanoseconds so the reported start times are exact. The
 // workload has its own PRNG stream, so runs of different schemes with one seed see the
 // very same flows.
 
 import { Rng } from '../engine/rng'
 import type { PoissonWorkload } from '../types'
 import { cdfMean, checkCdf, sampleCdf } from './cdf'
-import type { HostLayout } from './layout'
+import { DestinationPicker, type HostLayout } from './layout'
 import { FlowList } from './list'
 
 export const WORKLOAD_STREAM = 1
@@ -23,6 +23,7 @@ export function poissonFlows(workload: Omit<PoissonWorkload, 'kind'>, layout: Ho
   if (layout.racksWithHosts() < 2) {
     throw new Error('a Poisson workload needs at least 2 racks (leaves) with hosts: destinations are on other racks')
   }
+  const picker = new DestinationPicker(layout, workload.destinations)
   const mean = cdfMean(workload.cdf)
   const perHostRate = (workload.load * layout.hostLinkBps) / 8 / mean
   const meanGapNs = 1e9 / perHostRate
@@ -36,7 +37,7 @@ export function poissonFlows(workload: Omit<PoissonWorkload, 'kind'>, layout: Ho
     let src = 0
     for (let h = 1; h < hosts; h++) if (nextNs[h] < nextNs[src]) src = h
     const size = sampleCdf(workload.cdf, rng.nextFloat())
-    const dst = layout.otherHost(src, rng.nextInt(layout.othersCount(src)))
+    const dst = picker.pick(src, rng.nextInt(picker.count(src)))
     list.add(src, dst, size, nextNs[src] * 1000)
     nextNs[src] += gapNs()
   }

@@ -4,7 +4,7 @@ import type { ControlPlaneState } from '../../controlplane'
 import { agentClientArgv, agentProbeArgv, agentServerArgv, type AgentLocation, type AgentWorkload } from '../agent'
 import type { RunTestbedHost } from '../driver'
 import type { NetnsPlan } from './netns'
-import { sleep, splitFlows, type RemoteRun } from './remote'
+import { destinationRuleOf, sleep, splitFlows, type RemoteRun } from './remote'
 
 const AGENT_PORT = 5001
 const HULA_ETHERTYPE = 0x2345
@@ -77,9 +77,10 @@ export async function startClients(
   const linkBps = spec.topology.hostLinkBps * o.rateScale
   const w = spec.workload
   const perHost = splitFlows('flows' in w && typeof w.flows === 'number' ? w.flows : plan.hosts.length, plan.hosts.length)
+  const isDestination = destinationRuleOf(spec)
   for (const host of plan.hosts) {
     run.throwIfCancelled()
-    const dsts = plan.hosts.filter((x) => x.tor !== host.tor).map((x) => ({ host: x.ip, port: AGENT_PORT }))
+    const dsts = plan.hosts.filter((x) => isDestination(host.index, x.index)).map((x) => ({ host: x.ip, port: AGENT_PORT }))
     let workload: AgentWorkload
     if (w.kind === 'long-lived') {
       workload = { kind: 'long-lived', flows: Math.max(1, perHost[host.index]), ...(w.sizeBytes ? { sizeBytes: w.sizeBytes } : {}), durationS: spec.stopAfterNs / 1e9 }

@@ -4,7 +4,9 @@
 // Every remote command line is built from an argv by cmd()/q() or is a constant script
 // taking its data as positional parameters (shScript).
 import { randomBytes } from 'node:crypto'
+import { buildFabric, destinationRule } from '../../../topology'
 import type { SecretStore } from '../../secrets'
+import type { ExperimentSpec } from '../../spec'
 import { RemoteProcesses, SshPool, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
 import { checkHost } from '../../testbeds/check'
 import { passphraseSecretId } from '../../testbeds/service'
@@ -279,6 +281,16 @@ export async function teardownHost(run: RemoteRun, h: RunTestbedHost, prefix: st
 export function splitFlows(total: number, n: number): number[] {
   const base = Math.floor(total / n)
   return Array.from({ length: n }, (_, i) => base + (i < total % n ? 1 : 0))
+}
+
+/**
+ * Whether fabric host `dst` is a destination of host `src` under the workload's
+ * `destinations` (other racks by default; other pods), by fabric host index: the rule the
+ * simulator draws with, so a testbed's agents pick from the same hosts.
+ */
+export function destinationRuleOf(spec: ExperimentSpec): (src: number, dst: number) => boolean {
+  const w = spec.workload
+  return destinationRule(buildFabric(spec.topology), 'destinations' in w && w.destinations ? w.destinations : 'other-racks')
 }
 
 /** Agent output files → flows, with per-host sources. */

@@ -52,7 +52,7 @@ export function workloadFor(w: ExperimentSpec['workload'], load: number): Worklo
         ...(w.startNs !== undefined ? { startNs: w.startNs } : {}),
       }
     default:
-      return { kind: 'poisson', cdf: w.cdf, load, flows: w.flows }
+      return { kind: 'poisson', cdf: w.cdf, load, flows: w.flows, ...(w.destinations ? { destinations: w.destinations } : {}) }
   }
 }
 

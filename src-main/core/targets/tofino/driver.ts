@@ -40,7 +40,7 @@ import {
   type TargetSession,
 } from '../driver'
 import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../bmv2/netns'
-import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../bmv2/remote'
+import { RemoteRun, WITH_PATH, collectAgentFlows, destinationRuleOf, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../bmv2/remote'
 import { bfrtPollKey, bfrtPollScript, combinePipes, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead } from './output'
 
 export interface TofinoDriverOptions extends RemoteDeps {
@@ -331,9 +331,10 @@ export class TofinoSession implements TargetSession {
     const perHost = splitFlows('flows' in wl && typeof wl.flows === 'number' ? wl.flows : where.length, where.length)
     const first = where[0].host
     const startAtNs = BigInt((await this.run.run(first, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim()) + 3_000_000_000n
+    const isDestination = destinationRuleOf(spec)
     for (const w of where) {
       this.run.throwIfCancelled()
-      const dsts = where.filter((x) => x.tor !== w.tor).map((x) => ({ host: x.ip, port: AGENT_PORT }))
+      const dsts = where.filter((x) => isDestination(w.index, x.index)).map((x) => ({ host: x.ip, port: AGENT_PORT }))
       if (wl.kind !== 'long-lived' && perHost[w.index] === 0) continue
       const workload =
         wl.kind === 'long-lived'

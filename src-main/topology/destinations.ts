@@ -1,0 +1,30 @@
+// Which hosts a source may send to in a random-destination workload. The seed papers draw
+// destinations uniformly over the hosts of other racks (PARAMETERS.md); `other-pods`
+// narrows that to hosts in other pods, so that every flow crosses the spine layer (what an
+// asymmetry between pods, such as HULA's Fig. 6, acts on). The simulator and the real
+// testbeds' traffic agents use this one rule.
+
+import type { Fabric } from './types'
+
+export type Destinations = 'other-racks' | 'other-pods'
+export const DESTINATIONS: readonly Destinations[] = ['other-racks', 'other-pods']
+
+/**
+ * The group of each host (by host index) that destinations must lie outside: its ToR's
+ * node id for `other-racks`, its pod for `other-pods`. Throws, naming the problem, when the
+ * fabric has no pods to tell apart.
+ */
+export function destinationGroups(f: Fabric, mode: Destinations): Int32Array {
+  if (mode === 'other-racks') return Int32Array.from(f.torOfHost)
+  const pods = Int32Array.from(f.torOfHost, (tor) => f.nodes[tor].pod)
+  if (new Set(pods).size < 2 || pods.includes(-1)) {
+    throw new Error(`destinations: other-pods needs a fabric with at least 2 pods (three-tier or fat-tree); a ${f.kind} has ${f.kind === 'leaf-spine' ? 'none' : 'one'}`)
+  }
+  return pods
+}
+
+/** Whether host `dst` is a valid destination of host `src` under `mode`. */
+export function destinationRule(f: Fabric, mode: Destinations): (src: number, dst: number) => boolean {
+  const group = destinationGroups(f, mode)
+  return (src, dst) => group[src] !== group[dst]
+}
