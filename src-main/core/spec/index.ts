@@ -3,6 +3,7 @@ export { KNOWN_PARAMS } from './params'
 export {
   CDF_KINDS,
   DEFAULT_FAN_IN,
+  INT_WATCH,
   SCHEMES,
   TOPOLOGY_KINDS,
   WORKLOAD_KINDS,
@@ -10,6 +11,8 @@ export {
   type ExperimentSpec,
   type FailureSpec,
   type IncastWorkloadSpec,
+  type IntSpec,
+  type IntWatch,
   type LongLivedWorkloadSpec,
   type ParseOptions,
   type ParseResult,
@@ -20,3 +23,4 @@ export {
   type WorkloadSpec,
 } from './types'
 export { parseCdf, type CdfResult } from './workload'
+export { DEFAULT_INT_PORT } from './schema'

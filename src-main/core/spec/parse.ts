@@ -5,8 +5,8 @@ import type { Topology, SchemeName, TransportConfig } from '../../sim/types'
 import type { Fabric } from '../../topology'
 import { canonicalLink, checkAgainstFabric, checkParams, toTopology } from './checks'
 import { formatPath, locate, type FieldPath } from './locate'
-import { experimentSchema, type RawExperiment } from './schema'
-import type { ExperimentSpec, FailureSpec, ParseOptions, ParseResult, WorkloadSpec } from './types'
+import { DEFAULT_INT_PORT, experimentSchema, type RawExperiment } from './schema'
+import type { ExperimentSpec, FailureSpec, IntSpec, IntWatch, ParseOptions, ParseResult, WorkloadSpec } from './types'
 import { loadWorkloadCdf } from './workload'
 
 /**
@@ -116,8 +116,17 @@ function normalise(raw: RawExperiment, fabric: Fabric, cdf: { file?: string; cdf
     failover: raw.failover as 'global' | 'local',
     seeds: raw.seeds,
     telemetryIntervalNs: raw.telemetry.interval,
+    ...intSpec(raw.telemetry.int),
     stopAfterNs: raw.stopAfter,
   }
+}
+
+/** telemetry.int → { int } when on, {} when off or absent. */
+function intSpec(v: RawExperiment['telemetry']['int']): { int?: IntSpec } {
+  if (v === undefined || v === false) return {}
+  if (v === true) return { int: { port: DEFAULT_INT_PORT, watch: 'all' } }
+  const m = v as { port: number; watch: IntWatch }
+  return { int: { port: m.port, watch: m.watch } }
 }
 
 function normaliseWorkload(w: RawExperiment['workload'], file: string, cdf: Array<[number, number]>): WorkloadSpec {

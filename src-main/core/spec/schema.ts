@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { formatDuration, parseDuration, parseEventRate, parseRate, parseSize } from '../units'
 import { paramsSchema } from './params'
 import { describeValue, expected } from './messages'
-import { CDF_KINDS, DEFAULT_FAN_IN, SCHEMES, TOPOLOGY_KINDS, WORKLOAD_KINDS, type CdfKind } from './types'
+import { CDF_KINDS, DEFAULT_FAN_IN, INT_WATCH, SCHEMES, TOPOLOGY_KINDS, WORKLOAD_KINDS, type CdfKind, type IntWatch } from './types'
 
 // The zod schema of an experiment file. Every check carries its own message in the
 // form "expected <what>, got <value>", so an error reads the same whichever rule
@@ -343,7 +343,30 @@ const failures = z.array(failureSchema, { error: expected('a list of { link, at,
 
 export const stopAfterSchema = duration().default(10_000_000_000)
 
-const telemetry = mapping({ interval: duration().default(100_000) }).prefault({})
+/** The UDP port INT reports go to when telemetry.int names none (p4/README.md's example). */
+export const DEFAULT_INT_PORT = 32766
+
+const intWatch = z.enum(INT_WATCH as [IntWatch, ...IntWatch[]], { error: expected(`one of ${INT_WATCH.join(', ')}`) })
+
+/**
+ * telemetry.int: INT postcard reports from the v1model programs (BMv2 testbeds). `true` or a
+ * mapping turns it on (`{}` takes the defaults), `false` leaves it off.
+ */
+const intOption = either((v) =>
+  typeof v === 'boolean'
+    ? z.boolean()
+    : mapping(
+        {
+          port: integer('a UDP port (an integer from 1 to 65535)', 1)
+            .max(65535, { error: expected('a UDP port (an integer from 1 to 65535)') })
+            .default(DEFAULT_INT_PORT),
+          watch: intWatch.default('all'),
+        },
+        'true, false or a mapping { port, watch }',
+      ),
+)
+
+const telemetry = mapping({ interval: duration().default(100_000), int: intOption.optional() }).prefault({})
 
 export function experimentSchema(testbeds: readonly string[]) {
   return mapping(

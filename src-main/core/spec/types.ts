@@ -93,6 +93,20 @@ export interface PermutationWorkloadSpec {
 
 export type WorkloadSpec = PoissonWorkloadSpec | IncastWorkloadSpec | LongLivedWorkloadSpec | PermutationWorkloadSpec
 
+/**
+ * Which egress ports of every switch send an INT postcard per IPv4 data packet: every fabric
+ * and host port (`all`), the switch-to-switch ports only (`fabric`), or the host ports only (`hosts`).
+ */
+export type IntWatch = 'all' | 'fabric' | 'hosts'
+export const INT_WATCH: readonly IntWatch[] = ['all', 'fabric', 'hosts']
+
+/** telemetry.int when it is on: INT-XD postcard reports from the v1model programs to a collector. */
+export interface IntSpec {
+  /** UDP destination port of the reports (the collector's port). */
+  port: number
+  watch: IntWatch
+}
+
 /** A link that goes down during the run, and comes back at recoverNs when that is given. */
 export interface FailureSpec {
   /** Canonical link name of the fabric (upper node first: "spine1-agg3"). */
@@ -123,5 +137,10 @@ export interface ExperimentSpec {
   failover: 'global' | 'local'
   seeds: number[]
   telemetryIntervalNs: number
+  /**
+   * INT postcard reports (telemetry.int), present only when on (so specs without it hash as
+   * before). BMv2 testbeds build with -DP4LAB_INT and collect them; the sim ignores it; Tofino refuses it.
+   */
+  int?: IntSpec
   stopAfterNs: number
 }
