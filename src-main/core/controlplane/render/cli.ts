@@ -19,6 +19,7 @@
 // cliCommandLines(file).
 
 import { switchOf } from '../compute'
+import { intCliCommands, intSwitchPlan, type IntPlan } from '../int'
 import { bmv2QueueMapping, type Bmv2QueueOptions } from '../queues'
 import { programFor, type P4Iface } from '../schemes'
 import type { ControlPlaneState, MatchField, ParamValue, TableEntry } from '../types'
@@ -26,6 +27,11 @@ import type { ControlPlaneState, MatchField, ParamValue, TableEntry } from '../t
 export interface CliOptions extends Bmv2QueueOptions {
   /** BMv2 port number of a fabric port (default: the same number). */
   bmv2Port?: (port: number) => number
+  /**
+   * INT postcards (a program built with -DP4LAB_INT): the mirror session, intWatch entries and
+   * intReport's default for this switch. Absent: no INT command (the default build has no INT tables).
+   */
+  int?: IntPlan
 }
 
 function matchText(m: MatchField): string {
@@ -97,6 +103,15 @@ export function renderCli(state: ControlPlaneState, which: string | number, ifac
   if (prog.mirrors.length > 0) {
     section('Mirror sessions (mirroring_add <session> <egress port>)')
     for (const m of prog.mirrors) out.push(`mirroring_add ${m.session} ${m.port}`)
+  }
+  if (opts.int) {
+    const p = intSwitchPlan(opts.int, sw.name)
+    if (prog.mirrors.some((m) => m.session === p.session)) throw new Error(`${sw.name}: mirror session ${p.session} is the program's own and INT's`)
+    section(
+      `INT postcards (built with -DP4LAB_INT): ports ${p.watch.map(port).join(' ') || '(none)'} report to the collector on port ${p.port}, ` +
+        `UDP ${p.dstIp}:${p.udpPort}, Node ID ${p.nodeId}`,
+    )
+    out.push(...intCliCommands(p, port))
   }
   section(
     `Queues: fabric rates x ${fmtScale(mapping.scale)} (fastest link at most ${mapping.ceilingBps / 1e6} Mbps), in ${mapping.packetBytes}-byte packets per second`,
