@@ -121,7 +121,42 @@ describe('Ingest', () => {
     ingest.pushPoints(s, t, v)
     await ingest.close()
     expect(ingest.stats.rebuiltSeries).toBe(1)
+    // ... and its overlapping chunks rewritten as disjoint ones (series 0's were in order).
+    expect(ingest.stats.compactedSeries).toBe(1)
+    const seriesIds = store.listSeries(runId).map((d) => d.id)
+    expect(store.readSeries(seriesIds[1]).t.length).toBe(new Set(t.filter((_, k) => k % 2 === 1)).size)
     expect(expectRollupsAgree(store, runId)).toBeGreaterThan(1000)
+  })
+
+  it('writes samples with every batch, roll-ups every rollupIntervalMs or rollupPendingRows finished buckets, and everything at close', async () => {
+    const { store, runId } = freshRun()
+    const tick = () => new Promise((r) => setTimeout(r, 20))
+    const frame = (k: number, n = 1000) => {
+      const t = Float64Array.from({ length: n }, (_, j) => (k * 1000 + j) * 100_000) // 100 µs: 10 samples a 1 ms bucket
+      return { t, v: Float64Array.from(t, (x) => (x / 1e5) % 13) }
+    }
+    const ingest = new Ingest({ store, runId, batchSamples: 1000, rollupIntervalMs: 60_000, rollupPendingRows: 250 })
+    const [id] = ingest.defineSeries([{ kind: 'queue.depth', entity: { switch: 's', port: 0 }, unit: 'packets' }])
+    const { t, v } = frame(0)
+    ingest.pushFrame(t, v)
+    await tick()
+    expect(ingest.stats.batches).toBe(1)
+    expect(store.readSeries(id).t.length).toBe(1000)
+    expect(store.readRollups(id, 1_000_000).t).toEqual([]) // 99 finished buckets wait
+    for (let k = 1; k < 3; k++) {
+      const f = frame(k)
+      ingest.pushFrame(f.t, f.v)
+    }
+    await tick()
+    // 299 finished 1 ms buckets > 250: written with the batch, the open ones with their state so far.
+    expect(store.readRollups(id, 1_000_000).t).toHaveLength(300)
+    expect(store.readRollups(id, 100_000_000).count).toEqual([1000, 1000, 1000])
+    const f = frame(3, 500)
+    ingest.pushFrame(f.t, f.v)
+    await ingest.close()
+    expect(store.readRollups(id, 1_000_000).t).toHaveLength(350)
+    expect(expectRollupsAgree(store, runId)).toBe(350 + 35 + 4)
+    expect(ingest.stats.compactedSeries).toBe(0)
   })
 
   it('a slow disk: the producer waits in ready(), the queue stays bounded, nothing is lost', async () => {

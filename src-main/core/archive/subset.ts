@@ -1,9 +1,10 @@
 // The archive's SQLite file: one experiment with its finished runs, their flows, series,
-// samples, events and logs, and the artifacts rows they built from, in the same schema as
-// p4lab's own database (migrations included), so `sqlite3` opens it and import copies it.
+// sample chunks, roll-ups, events and logs, and the artifacts rows they built from, in the
+// same schema as p4lab's own database (migrations included), so `sqlite3` opens it and import
+// copies it.
 //
 // Both directions work on a second connection beside the Store's (WAL lets them share the
-// file) and copy set-wise with ATTACH, in one transaction: a sweep's samples are millions of rows.
+// file) and copy set-wise with ATTACH, in one transaction: a sweep's samples are millions.
 import Database from 'better-sqlite3'
 import { TERMINAL_STATUSES } from '../../contract/schemas'
 import { SCHEMA_VERSION, migrate } from '../store/migrations'
@@ -55,7 +56,7 @@ export function writeSubset(sourceFile: string, out: string, sel: SubsetSelectio
         const inRuns = 'run_id IN (SELECT id FROM main.runs)'
         copy('flows', inRuns)
         copy('series', inRuns)
-        copy('samples', 'series_id IN (SELECT id FROM main.series)')
+        copy('sample_chunks', 'series_id IN (SELECT id FROM main.series)')
         // Derived from samples, but what charts read at coarse zoom: keep them when both schemas have them.
         if (shared(db, 'rollups').length > 0) copy('rollups', 'series_id IN (SELECT id FROM main.series)')
         copy('events', inRuns)
@@ -139,7 +140,8 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
           insert('runs', { id: `id + ${runShift}`, experiment_id: String(experimentId) }, [], 'ORDER BY id')
           insert('flows', { run_id: `run_id + ${runShift}` })
           insert('series', { id: `id + ${seriesShift}`, run_id: `run_id + ${runShift}` }, [], 'ORDER BY id')
-          insert('samples', { series_id: `series_id + ${seriesShift}` })
+          // Renumbered in their order: among chunks that overlap, the later id wins.
+          insert('sample_chunks', { series_id: `series_id + ${seriesShift}` }, ['id'], 'ORDER BY id')
           if (shared(db, 'rollups').length > 0) insert('rollups', { series_id: `series_id + ${seriesShift}` })
           insert('events', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')
           insert('logs', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')

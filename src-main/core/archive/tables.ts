@@ -2,6 +2,7 @@
 // carries the experiment's tags, the start and finish times and the duration of each run.
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { seriesReader } from '../store/samples'
 import { writeCsv, type CsvValue } from './csv'
 
 export const CSV_FILES = ['runs.csv', 'flows.csv', 'series.csv', 'samples.csv', 'events.csv'] as const
@@ -58,10 +59,19 @@ export function writeCsvTables(subsetFile: string, dir: string): void {
     writeCsv(join(dir, 'flows.csv'), ['run', 'flow', 'src', 'dst', 'size_bytes', 'start_ns', 'finish_ns', 'fct_ns'],
       rows('SELECT run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns FROM flows ORDER BY run_id, id'))
     writeCsv(join(dir, 'series.csv'), ['series', 'run', 'kind', 'entity', 'unit'], rows('SELECT id, run_id, kind, entity, unit FROM series ORDER BY id'))
-    writeCsv(join(dir, 'samples.csv'), ['series', 't_ns', 'value'], rows('SELECT series_id, t_ns, value FROM samples ORDER BY series_id, t_ns'))
+    writeCsv(join(dir, 'samples.csv'), ['series', 't_ns', 'value'], sampleRows(db))
     writeCsv(join(dir, 'events.csv'), ['run', 'event', 't_ns', 'at', 'kind', 'detail'], rows('SELECT run_id, id, t_ns, at, kind, detail FROM events ORDER BY run_id, id'))
   } finally {
     db.close()
+  }
+}
+
+/** One line per sample, by series and time: the chunks decoded, an instant written twice read as its last write, NaN empty. */
+function* sampleRows(db: Database.Database): IterableIterator<CsvValue[]> {
+  const read = seriesReader(db)
+  for (const id of db.prepare('SELECT id FROM series ORDER BY id').pluck().all() as number[]) {
+    const { t, v } = read(id)
+    for (let k = 0; k < t.length; k++) yield [id, t[k], Number.isNaN(v[k]) ? null : v[k]]
   }
 }
 

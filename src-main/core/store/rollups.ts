@@ -1,11 +1,11 @@
 import type { Statement } from 'better-sqlite3'
 import type { StoreContext } from './rows'
+import { readSeries, toSql } from './samples'
 
-// Telemetry roll-ups (per series: 1 ms / 10 ms / 100 ms buckets of count, sum, min, max) and
-// the bulk sample writes the ingest path uses. The ingest path (core/telemetry/ingest.ts)
-// keeps the buckets as samples arrive and writes them here; rebuildRollups recomputes them
-// from the raw samples when the incremental state cannot be trusted (samples out of order
-// or replaced).
+// Telemetry roll-ups (per series: 1 ms / 10 ms / 100 ms buckets of count, sum, min, max). The
+// ingest path (core/telemetry/ingest.ts) keeps the buckets as samples arrive and writes them
+// here; rebuildRollups recomputes them from the raw samples (samples.ts) when the incremental
+// state cannot be trusted (samples out of order or replaced).
 
 /** The roll-up levels, bucket widths in ns. */
 export const ROLLUP_WIDTHS_NS = [1_000_000, 10_000_000, 100_000_000] as const
@@ -23,75 +23,13 @@ export interface RollupRows {
 }
 
 /**
- * Rows per multi-row INSERT. Binding 3 × 64 parameters per call costs less than 64 calls
- * (better-sqlite3's per-call overhead dominates a 3-column insert); see bench/ingest.ts.
+ * Rows per multi-row INSERT. Binding 7 × 64 parameters per call costs a little less than 64
+ * calls; what a roll-up row really costs is the B-tree page it dirties (see bench/ingest.ts).
  */
 const CHUNK = 64
 
 function chunked(s: StoreContext, head: string, tuple: string, n: number): Statement {
   return s.stmt(`${head} ${Array.from({ length: n }, () => tuple).join(',')}`)
-}
-
-/**
- * Writes samples given as parallel columns (series id, t, value), in the caller's transaction
- * (or its own). A sample repeated at the same (series, t) replaces the earlier one; NaN is NULL.
- */
-export function insertSampleRows(s: StoreContext, seriesId: ArrayLike<number>, tNs: ArrayLike<number>, value: ArrayLike<number>, from = 0, to = seriesId.length): void {
-  const many = chunked(s, 'INSERT OR REPLACE INTO samples (series_id, t_ns, value) VALUES', '(?, ?, ?)', CHUNK)
-  const one = s.stmt('INSERT OR REPLACE INTO samples (series_id, t_ns, value) VALUES (?, ?, ?)')
-  const args = new Array<number | null>(3 * CHUNK)
-  const write = () => {
-    let i = from
-    for (; i + CHUNK <= to; i += CHUNK) {
-      let k = 0
-      for (let j = i; j < i + CHUNK; j++) {
-        const v = value[j]
-        args[k++] = seriesId[j]
-        args[k++] = tNs[j]
-        args[k++] = Number.isNaN(v) ? null : v
-      }
-      many.run(args)
-    }
-    for (; i < to; i++) {
-      const v = value[i]
-      one.run(seriesId[i], tNs[i], Number.isNaN(v) ? null : v)
-    }
-  }
-  if (s.db.inTransaction) write()
-  else s.db.transaction(write)()
-}
-
-/**
- * Samples of several series at shared instants, series-major (values[i * t.length + j] is
- * seriesIds[i] at t[j]), written with the same multi-row statements.
- */
-export function insertSampleFrame(s: StoreContext, seriesIds: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
-  const n = t.length
-  const total = seriesIds.length * n
-  const many = chunked(s, 'INSERT OR REPLACE INTO samples (series_id, t_ns, value) VALUES', '(?, ?, ?)', CHUNK)
-  const one = s.stmt('INSERT OR REPLACE INTO samples (series_id, t_ns, value) VALUES (?, ?, ?)')
-  const args = new Array<number | null>(3 * CHUNK)
-  const write = () => {
-    let k = 0
-    for (let i = 0; i < seriesIds.length; i++) {
-      const id = seriesIds[i]
-      const base = i * n
-      for (let j = 0; j < n; j++) {
-        const v = values[base + j]
-        args[k++] = id
-        args[k++] = t[j]
-        args[k++] = Number.isNaN(v) ? null : v
-        if (k === 3 * CHUNK) {
-          many.run(args)
-          k = 0
-        }
-      }
-    }
-    for (let r = 0; r < k; r += 3) one.run(args[r], args[r + 1], args[r + 2])
-  }
-  if (total === 0) return
-  if (s.db.inTransaction) write()
-  else s.db.transaction(write)()
 }
 
 /** Writes (replaces) roll-up buckets: each row holds the bucket's whole state so far. */
@@ -126,19 +64,56 @@ export function writeRollups(s: StoreContext, r: RollupRows): void {
 /** Recomputes every roll-up level of these series from their raw samples. */
 export function rebuildRollups(s: StoreContext, seriesIds: readonly number[], widths: readonly number[] = ROLLUP_WIDTHS_NS): void {
   const del = s.stmt('DELETE FROM rollups WHERE series_id = ? AND width_ns = ?')
-  const ins = s.stmt(
-    `INSERT INTO rollups (series_id, width_ns, t_ns, count, sum, min, max)
-       SELECT series_id, CAST(@w AS INTEGER), (t_ns / CAST(@w AS INTEGER)) * CAST(@w AS INTEGER) AS b, count(value), sum(value), min(value), max(value)
-         FROM samples WHERE series_id = @id AND value IS NOT NULL GROUP BY b`,
-  )
   s.db.transaction(() => {
     for (const id of seriesIds) {
+      const { t, v } = readSeries(s, id)
       for (const w of widths) {
         del.run(id, w)
-        ins.run({ id, w })
+        writeRollups(s, bucketsOf(id, w, t, v))
       }
     }
   })()
+}
+
+/** The buckets of width w over samples in time order (NaN samples left out), as rows in key order. */
+export function bucketsOf(seriesId: number, w: number, t: ArrayLike<number>, v: ArrayLike<number>): RollupRows {
+  const r = { seriesId: [] as number[], widthNs: [] as number[], tNs: [] as number[], count: [] as number[], sum: [] as number[], min: [] as number[], max: [] as number[], length: 0 }
+  let start = NaN
+  let count = 0
+  let sum = 0
+  let min = Infinity
+  let max = -Infinity
+  const close = () => {
+    if (count === 0) return
+    r.seriesId.push(seriesId)
+    r.widthNs.push(w)
+    r.tNs.push(start)
+    r.count.push(count)
+    r.sum.push(sum)
+    r.min.push(min)
+    r.max.push(max)
+    r.length++
+  }
+  for (let k = 0; k < t.length; k++) {
+    const x = v[k]
+    if (Number.isNaN(x)) continue
+    // Truncating division, as the ingest path (and SQLite's integer division) buckets.
+    const b = t[k] - (t[k] % w)
+    if (b !== start) {
+      close()
+      start = b
+      count = 0
+      sum = 0
+      min = Infinity
+      max = -Infinity
+    }
+    count++
+    sum += x
+    if (x < min) min = x
+    if (x > max) max = x
+  }
+  close()
+  return r
 }
 
 /** Which roll-up widths a run has (some levels are not kept for series sampled that coarsely). */
@@ -172,11 +147,6 @@ export function readRollups(s: StoreContext, seriesId: number, widthNs: number, 
     out.max.push(mx)
   }
   return out
-}
-
-/** SQLite integers cannot be ±Infinity; clamp to the widest range a t_ns can take. */
-export function toSql(t: number): number {
-  return t === -Infinity ? Number.MIN_SAFE_INTEGER : t === Infinity ? Number.MAX_SAFE_INTEGER : t
 }
 
 /**

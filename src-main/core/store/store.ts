@@ -9,6 +9,7 @@ import { migrate } from './migrations'
 import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
 import * as rollups from './rollups'
 import * as runs from './runs'
+import * as samples from './samples'
 import * as telemetry from './telemetry'
 import * as testbeds from './testbeds'
 
@@ -134,9 +135,19 @@ export class Store {
     return telemetry.readSamples(this.s, runId, kinds, opts)
   }
 
-  /** Samples as parallel columns (series id, t, value); one transaction unless inside one. */
+  /** Samples as parallel columns (series id, t, value), grouped by series; one transaction unless inside one. */
   insertSampleRows(seriesId: ArrayLike<number>, tNs: ArrayLike<number>, value: ArrayLike<number>, from?: number, to?: number): void {
-    rollups.insertSampleRows(this.s, seriesId, tNs, value, from, to)
+    samples.insertSampleRows(this.s, seriesId, tNs, value, from, to)
+  }
+
+  /** One series' raw samples with t in [fromNs, toNs], in time order, an instant written twice read as the last write. */
+  readSeries(seriesId: number, fromNs?: number, toNs?: number): samples.SeriesSamples {
+    return samples.readSeries(this.s, seriesId, fromNs, toNs)
+  }
+
+  /** Rewrites series' sample chunks as disjoint, full chunks (see samples.ts); returns the ids rewritten. */
+  compactSamples(seriesIds: readonly number[], opts?: { force?: boolean }): number[] {
+    return samples.compactSamples(this.s, seriesIds, opts)
   }
 
   /** Replaces roll-up buckets with the state given. */

@@ -1,4 +1,5 @@
-import { insertSampleFrame, pickRollupWidth, readRollups, rollupWidths, toSql } from './rollups'
+import { pickRollupWidth, readRollups, rollupWidths } from './rollups'
+import { insertSampleFrame, readSeries, sampleSpan } from './samples'
 import { fromJson, toJson, type EventRow, type SeriesRow, type StoreContext } from './rows'
 
 // Series, samples, events and logs: everything a run streams while it runs.
@@ -31,7 +32,7 @@ export function insertSamples(
       `insertSamples: expected ${seriesIds.length} series × ${n} instants = ${seriesIds.length * n} values, got ${values.length}`,
     )
   }
-  // Multi-row statements, one transaction (see rollups.ts and bench/ingest.ts).
+  // A chunk per series, one transaction (see samples.ts and bench/ingest.ts).
   insertSampleFrame(s, seriesIds, t, values)
 }
 
@@ -93,9 +94,7 @@ export function readSamples(s: StoreContext, runId: number, kinds?: string[], op
       let lo = from
       let hi = to
       if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
-        const span = s
-          .stmt(`SELECT min(t_ns) AS lo, max(t_ns) AS hi FROM samples WHERE series_id IN (SELECT id FROM series WHERE run_id = ?)`)
-          .get(runId) as { lo: number | null; hi: number | null }
+        const span = sampleSpan(s, runId)
         if (!Number.isFinite(lo)) lo = span.lo ?? 0
         if (!Number.isFinite(hi)) hi = span.hi ?? 0
       }
@@ -104,34 +103,37 @@ export function readSamples(s: StoreContext, runId: number, kinds?: string[], op
   }
   if (level !== 'raw') {
     const width = level
-    const rawRead = s.stmt('SELECT t_ns, value FROM samples WHERE series_id = ? AND t_ns >= ? AND t_ns <= ? AND value IS NOT NULL ORDER BY t_ns').raw(true)
     const reads = defs.map((d) => {
       const r = readRollups(s, d.id, width, Number.isFinite(from) ? Math.floor(from / width) * width : from, to)
       if (r.t.length > 0) return r
-      const rows = rawRead.all(d.id, toSql(from), toSql(to)) as Array<[number, number]>
-      const v = rows.map((x) => x[1])
-      return { t: rows.map((x) => x[0]), count: v.map(() => 1), mean: v, min: v, max: v }
+      const raw = readSeries(s, d.id, from, to)
+      const t: number[] = []
+      const v: number[] = []
+      for (let k = 0; k < raw.t.length; k++) {
+        if (Number.isNaN(raw.v[k])) continue
+        t.push(raw.t[k])
+        v.push(raw.v[k])
+      }
+      return { t, count: v.map(() => 1), mean: v, min: v, max: v }
     })
     const aligned = align(reads.map((r) => r.t), [reads.map((r) => r.mean), reads.map((r) => r.min), reads.map((r) => r.max)])
     // A series that keeps no roll-up at this width (sampled more coarsely) is read raw instead.
     return { defs, t: aligned.t, values: aligned.columns[0], min: aligned.columns[1], max: aligned.columns[2], level }
   }
-  // This SQL text is only ever used raw, so flipping the cached statement is safe.
-  const read = s.stmt('SELECT t_ns, value FROM samples WHERE series_id = ? AND t_ns >= ? AND t_ns <= ? ORDER BY t_ns').raw(true)
-  const columns = defs.map((d) => read.all(d.id, toSql(from), toSql(to)) as Array<[number, number | null]>)
+  const columns = defs.map((d) => readSeries(s, d.id, from, to))
   const aligned = align(
-    columns.map((col) => col.map((r) => r[0])),
-    [columns.map((col) => col.map((r) => r[1] ?? NaN))],
+    columns.map((col) => col.t),
+    [columns.map((col) => col.v)],
   )
   return { defs, t: aligned.t, values: aligned.columns[0], level }
 }
 
 /** Aligns per-series (t, value...) columns on the union of their instants; gaps read NaN. */
-function align(times: number[][], series: number[][][]): { t: number[]; columns: number[][][] } {
+function align(times: ArrayLike<number>[], series: ArrayLike<number>[][]): { t: number[]; columns: number[][][] } {
   // Series of one run are sampled together in practice, so the union is usually the first
   // series' instants.
   const instants = new Set<number>()
-  for (const col of times) for (const tNs of col) instants.add(tNs)
+  for (const col of times) for (let j = 0; j < col.length; j++) instants.add(col[j])
   const t = [...instants].sort((a, b) => a - b)
   const index = new Map<number, number>()
   t.forEach((tNs, j) => index.set(tNs, j))

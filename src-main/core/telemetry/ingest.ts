@@ -16,11 +16,17 @@
 //   thing ever dropped, and only from the live view: the store has every sample, and views
 //   read roll-ups from it (readSamples with pixels).
 // - Roll-ups: per series, buckets of 1 ms / 10 ms / 100 ms with count, sum, min, max, kept
-//   incrementally as samples arrive and written (replaced) with each batch, so a live run's
-//   roll-ups are current to the last batch. A series whose samples arrive out of time order or
-//   repeat an instant is marked and rebuilt from its raw samples at close(). For frame data
-//   sampled at an interval of a level's width or more, that level would repeat the raw
-//   samples, so it is not kept (readSamples then reads raw samples for it).
+//   incrementally as samples arrive. They are written (the open buckets' state so far
+//   replacing it) with the batch after rollupIntervalMs has passed or rollupPendingRows finished
+//   buckets have piled up, and at flush() and close(): a live run's roll-ups lag its raw samples
+//   by about rollupIntervalMs. Not with every batch: each write dirties a B-tree page per series
+//   and level whatever it carries, which at a batch's few rows per series cost more than the
+//   samples (bench/ingest.ts). A series whose samples arrive out of time order or repeat an
+//   instant is marked and rebuilt from its raw samples at close(). For frame data sampled at an
+//   interval of a level's width or more, that level would repeat the raw samples, so it is not
+//   kept (readSamples then reads raw samples for it).
+// - Raw samples are stored in chunks (store/samples.ts): a frame becomes one row per series.
+//   At close(), series whose chunks overlap (out of order) or are small are rewritten.
 import type { Store } from '../store'
 import { ROLLUP_WIDTHS_NS } from '../store'
 import type { SeriesDef } from './vocabulary'
@@ -40,6 +46,10 @@ export interface IngestOptions {
   uiMaxValues?: number
   /** Roll-up widths (ns). */
   widths?: readonly number[]
+  /** Roll-ups are written with the first batch after this long since they last were. */
+  rollupIntervalMs?: number
+  /** ... or once this many finished buckets wait to be written. */
+  rollupPendingRows?: number
   /** Test hook: runs before each batch is written (a slow disk). */
   beforeWrite?: () => void
 }
@@ -58,6 +68,8 @@ export interface IngestStats {
   /** Instants thinned out of live UI batches (never from the store). */
   uiThinned: number
   rebuiltSeries: number
+  /** Series whose sample chunks were rewritten at close (out of order, or small chunks). */
+  compactedSeries: number
 }
 
 interface Chunk {
@@ -82,8 +94,11 @@ interface Bucket {
   clean: boolean
 }
 
+/** Finished buckets of one series at one width not yet written, in time order: (start, count, sum, min, max) each. */
+type Finished = number[]
+
 export class Ingest {
-  readonly stats: IngestStats = { samples: 0, batches: 0, rollupRows: 0, waits: 0, waitedMs: 0, forcedWrites: 0, maxQueued: 0, uiBatches: 0, uiThinned: 0, rebuiltSeries: 0 }
+  readonly stats: IngestStats = { samples: 0, batches: 0, rollupRows: 0, waits: 0, waitedMs: 0, forcedWrites: 0, maxQueued: 0, uiBatches: 0, uiThinned: 0, rebuiltSeries: 0, compactedSeries: 0 }
   private readonly store: Store
   private readonly batchSamples: number
   private readonly maxQueued: number
@@ -97,6 +112,11 @@ export class Ingest {
   private lastT: number[] = []
   private dirty: boolean[] = []
   private buckets: Array<Array<Bucket | null>> = []
+  private finished: Finished[][] = []
+  private pendingRows = 0
+  private rollupsWrittenAt = Date.now()
+  /** Series indexes by store id, and width indexes by width: the key order of the rollups table. */
+  private keyOrder: { series: number[]; widths: number[] } | null = null
   private waiters: Array<() => void> = []
   private scheduled: ReturnType<typeof setImmediate> | null = null
   private timer: ReturnType<typeof setTimeout> | null = null
@@ -105,7 +125,6 @@ export class Ingest {
   private uiT: number[] = []
   private uiValues: number[][] = []
   private uiLast = 0
-  private finishedRows = { seriesId: [] as number[], widthNs: [] as number[], tNs: [] as number[], count: [] as number[], sum: [] as number[], min: [] as number[], max: [] as number[] }
 
   constructor(private readonly opts: IngestOptions) {
     this.store = opts.store
@@ -123,7 +142,9 @@ export class Ingest {
       this.lastT.push(-Infinity)
       this.dirty.push(false)
       this.buckets.push(this.widths.map(() => ({ start: NaN, count: 0, sum: 0, min: Infinity, max: -Infinity, clean: true })))
+      this.finished.push(this.widths.map(() => []))
     }
+    this.keyOrder = null
     if (this.uiValues.length === 0) this.uiValues = ids.map(() => [])
     return ids
   }
@@ -183,9 +204,10 @@ export class Ingest {
     return this.seriesIds[index]
   }
 
-  /** Writes everything queued now, one transaction per batch. */
+  /** Writes everything queued now, one transaction per batch, and the roll-ups. */
   flush(): void {
     while (this.queued > 0) this.writeBatch()
+    this.store.transaction(() => this.writeRollupsNow())
     this.flushUi(true)
   }
 
@@ -198,8 +220,12 @@ export class Ingest {
     this.scheduled = null
     this.timer = null
     this.flush()
-    this.writeRollupsNow()
     const dirty = this.seriesIds.filter((_, i) => this.dirty[i])
+    // A series that arrived out of order or repeated an instant has overlapping chunks (reads
+    // merge them), and a slowly sampled one many small chunks: both are rewritten as disjoint,
+    // full chunks.
+    this.stats.compactedSeries += this.store.compactSamples(dirty, { force: true }).length
+    this.stats.compactedSeries += this.store.compactSamples(this.seriesIds.filter((_, i) => !this.dirty[i])).length
     if (dirty.length > 0) {
       this.store.rebuildRollups(dirty, this.widths)
       this.stats.rebuiltSeries += dirty.length
@@ -296,48 +322,64 @@ export class Ingest {
           if (c.offset === c.size) this.queue.shift()
         }
       }
-      this.writeRollupsNow()
+      if (this.pendingRows >= (this.opts.rollupPendingRows ?? 65_536) || Date.now() - this.rollupsWrittenAt >= (this.opts.rollupIntervalMs ?? 1000)) {
+        this.writeRollupsNow()
+      }
     })
     this.stats.batches++
   }
 
-  /** Finished buckets, and the open ones that changed since they were last written (their whole state so far). */
+  /**
+   * Finished buckets, and the open ones that changed since they were last written (their whole
+   * state so far), in the table's key order (series, width, t), so each B-tree leaf is visited once.
+   */
   private writeRollupsNow(): void {
-    const r = this.finishedRows
-    for (let i = 0; i < this.seriesIds.length; i++) {
-      const bs = this.buckets[i]
-      for (let w = 0; w < bs.length; w++) {
-        const b = bs[w]
+    this.rollupsWrittenAt = Date.now()
+    if (!this.keyOrder) {
+      const byId = (a: number, b: number) => this.seriesIds[a] - this.seriesIds[b]
+      this.keyOrder = {
+        series: Array.from(this.seriesIds, (_, i) => i).sort(byId),
+        widths: Array.from(this.widths, (_, w) => w).sort((a, b) => this.widths[a] - this.widths[b]),
+      }
+    }
+    // Typed columns sized for every finished bucket and every open one.
+    const cap = this.pendingRows + this.seriesIds.length * this.widths.length
+    const col = () => new Float64Array(cap)
+    const r = { seriesId: col(), widthNs: col(), tNs: col(), count: col(), sum: col(), min: col(), max: col(), length: 0 }
+    let k = 0
+    for (const i of this.keyOrder.series) {
+      const id = this.seriesIds[i]
+      for (const w of this.keyOrder.widths) {
+        const width = this.widths[w]
+        const done = this.finished[i][w]
+        for (let d = 0; d < done.length; d += 5, k++) {
+          r.seriesId[k] = id
+          r.widthNs[k] = width
+          r.tNs[k] = done[d]
+          r.count[k] = done[d + 1]
+          r.sum[k] = done[d + 2]
+          r.min[k] = done[d + 3]
+          r.max[k] = done[d + 4]
+        }
+        if (done.length > 0) this.finished[i][w] = []
+        const b = this.buckets[i][w]
         if (!b || b.clean || b.count === 0) continue
-        r.seriesId.push(this.seriesIds[i])
-        r.widthNs.push(this.widths[w])
-        r.tNs.push(b.start)
-        r.count.push(b.count)
-        r.sum.push(b.sum)
-        r.min.push(b.min)
-        r.max.push(b.max)
+        r.seriesId[k] = id
+        r.widthNs[k] = width
+        r.tNs[k] = b.start
+        r.count[k] = b.count
+        r.sum[k] = b.sum
+        r.min[k] = b.min
+        r.max[k] = b.max
+        k++
         b.clean = true
       }
     }
-    const n = r.seriesId.length
-    if (n === 0) return
-    // In key order (series, width, t), so each B-tree leaf is visited once: rows finish in
-    // arrival order, which for a collector interleaves every series.
-    const order = Array.from({ length: n }, (_, k) => k)
-    order.sort((a, b) => r.seriesId[a] - r.seriesId[b] || r.widthNs[a] - r.widthNs[b] || r.tNs[a] - r.tNs[b])
-    const pick = (col: number[]) => order.map((k) => col[k])
-    this.store.writeRollups({
-      seriesId: pick(r.seriesId),
-      widthNs: pick(r.widthNs),
-      tNs: pick(r.tNs),
-      count: pick(r.count),
-      sum: pick(r.sum),
-      min: pick(r.min),
-      max: pick(r.max),
-      length: n,
-    })
-    this.stats.rollupRows += n
-    this.finishedRows = { seriesId: [], widthNs: [], tNs: [], count: [], sum: [], min: [], max: [] }
+    r.length = k
+    this.pendingRows = 0
+    if (r.length === 0) return
+    this.store.writeRollups(r)
+    this.stats.rollupRows += r.length
   }
 
   private rollFrame(idx: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
@@ -351,10 +393,57 @@ export class Ingest {
         for (let w = 0; w < bs.length; w++) if (bs[w] && this.widths[w] <= dt) bs[w] = null
       }
     }
+    let increasing = true
+    for (let j = 1; j < n && increasing; j++) increasing = t[j] > t[j - 1]
     for (let i = 0; i < idx.length; i++) {
       const s = idx[i]
       const base = i * n
-      for (let j = 0; j < n; j++) this.roll(s, t[j], values[base + j])
+      if (!increasing || !(t[0] > this.lastT[s])) {
+        for (let j = 0; j < n; j++) this.roll(s, t[j], values[base + j])
+        continue
+      }
+      // In order: what roll() does sample by sample, a width at a time with the open bucket in locals.
+      this.lastT[s] = t[n - 1]
+      if (this.dirty[s]) continue
+      const bs = this.buckets[s]
+      for (let w = 0; w < bs.length; w++) {
+        const b = bs[w]
+        if (!b) continue
+        const width = this.widths[w]
+        const done = this.finished[s][w]
+        let { start, count, sum, min, max, clean } = b
+        for (let j = 0; j < n; j++) {
+          const v = values[base + j]
+          if (Number.isNaN(v)) continue
+          const tj = t[j]
+          // Same bucket without a floating-point remainder (times are past int32) in the usual case.
+          if (!(tj >= start && tj < start + width)) {
+            const next = tj - (tj % width)
+            if (next !== start) {
+              if (count > 0 && !clean) {
+                done.push(start, count, sum, min, max)
+                this.pendingRows++
+              }
+              start = next
+              count = 0
+              sum = 0
+              min = Infinity
+              max = -Infinity
+            }
+          }
+          count++
+          sum += v
+          if (v < min) min = v
+          if (v > max) max = v
+          clean = false
+        }
+        b.start = start
+        b.count = count
+        b.sum = sum
+        b.min = min
+        b.max = max
+        b.clean = clean
+      }
     }
   }
 
@@ -372,14 +461,19 @@ export class Ingest {
       const b = bs[w]
       if (!b) continue
       const width = this.widths[w]
-      const start = t - (t % width)
-      if (start !== b.start) {
-        if (b.count > 0 && !b.clean) this.finish(s, w, b)
-        b.start = start
-        b.count = 0
-        b.sum = 0
-        b.min = Infinity
-        b.max = -Infinity
+      if (!(t >= b.start && t < b.start + width)) {
+        const start = t - (t % width)
+        if (start !== b.start) {
+          if (b.count > 0 && !b.clean) {
+            this.finished[s][w].push(b.start, b.count, b.sum, b.min, b.max)
+            this.pendingRows++
+          }
+          b.start = start
+          b.count = 0
+          b.sum = 0
+          b.min = Infinity
+          b.max = -Infinity
+        }
       }
       b.count++
       b.sum += v
@@ -387,17 +481,6 @@ export class Ingest {
       if (v > b.max) b.max = v
       b.clean = false
     }
-  }
-
-  private finish(s: number, w: number, b: Bucket): void {
-    const r = this.finishedRows
-    r.seriesId.push(this.seriesIds[s])
-    r.widthNs.push(this.widths[w])
-    r.tNs.push(b.start)
-    r.count.push(b.count)
-    r.sum.push(b.sum)
-    r.min.push(b.min)
-    r.max.push(b.max)
   }
 
   private uiFrame(idx: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
