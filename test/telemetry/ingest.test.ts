@@ -128,6 +128,19 @@ describe('Ingest', () => {
     expect(expectRollupsAgree(store, runId)).toBeGreaterThan(1000)
   })
 
+  it('points from several pushes and frames in one batch keep their arrival order: an instant pushed twice reads as the later push', async () => {
+    const { store, runId } = freshRun()
+    const ingest = new Ingest({ store, runId, batchSamples: 100_000 })
+    ingest.defineSeries([{ kind: 'int.hopLatency', entity: { switch: '1' }, unit: 'ns' }, { kind: 'int.hopLatency', entity: { switch: '2' }, unit: 'ns' }])
+    ingest.pushPoints([0, 1, 0], [10, 10, 20], [1, 2, 3])
+    ingest.pushFrame([20, 30], [4, 5, 6, 7]) // series 0 at 20: 4 replaces the points' 3
+    ingest.pushPoints([1, 0, 1], [30, 30, 40], [9, 8, 10]) // 30: 8 and 9 replace the frame's 5 and 7
+    await ingest.close()
+    expect(ingest.stats.batches).toBe(1)
+    expect(store.readSamples(runId)).toMatchObject({ t: [10, 20, 30, 40], values: [[1, 4, 8, NaN], [2, 6, 9, 10]] })
+    expect(expectRollupsAgree(store, runId)).toBe(2 + 2 + 2)
+  })
+
   it('writes samples with every batch, roll-ups every rollupIntervalMs or rollupPendingRows finished buckets, and everything at close', async () => {
     const { store, runId } = freshRun()
     const tick = () => new Promise((r) => setTimeout(r, 20))
