@@ -32,6 +32,16 @@ const HULA_WHY =
   'fabric gives almost the same mean FCT as HULA, so the fabric leaves little to gain. The queue-level claim ' +
   '(Fig. 8) isolates the fabric bottleneck; see its section.'
 
+/** What the issue asks of the asymmetric template: HULA ahead of ECMP "by a wide margin", taken as at least 2×. */
+const WIDE_MARGIN = 2
+
+const HULA_ASYMMETRIC_WHY =
+  'Destinations are in the other pod (destinations: other-pods): with any other rack as destination, the link ' +
+  'ECMP overloads carries only 80 % at 60 % load and ECMP comes within 5 % of HULA. Across pods ECMP offers it ' +
+  '120 % and never reaches a steady state, so its mean FCT, and the ratio, grow with the length of the run ' +
+  '(10,000 flows here: 2,000 gave 1.3×, 5,000 gave 1.7×, one seed each); the paper\'s 8× is a longer run of ' +
+  'the same overload, or a different one. HULA itself runs the three links left into each pod at 80 %.'
+
 export const CLAIMS: Record<string, Claim[]> = {
   'hula-fig5a-websearch': [
     { claim: 'HULA vs ECMP, mean FCT at 70 % load', seed: '3.7×', measure: better('hula', 'ecmp', 0.7, 'meanNs', 3.7), why: HULA_WHY },
@@ -48,7 +58,8 @@ export const CLAIMS: Record<string, Claim[]> = {
     { claim: 'HULA vs ECMP, mean FCT at 80 % load', seed: '1.35×', measure: better('hula', 'ecmp', 0.8, 'meanNs', 1.35), why: HULA_WHY },
   ],
   'hula-fig6-asymmetric': [
-    { claim: 'HULA vs ECMP, mean FCT at 60 %, S2–A4 removed', seed: '8×', measure: better('hula', 'ecmp', 0.6, 'meanNs', 8), why: HULA_WHY },
+    { claim: 'HULA vs ECMP, mean FCT at 60 %, S2–A4 removed', seed: '8×', measure: better('hula', 'ecmp', 0.6, 'meanNs', 8), why: HULA_ASYMMETRIC_WHY },
+    { claim: 'HULA ahead of ECMP by a wide margin (at least 2×), mean FCT', seed: 'wide margin', measure: better('hula', 'ecmp', 0.6, 'meanNs', WIDE_MARGIN) },
     { claim: 'CONGA′ vs ECMP, mean FCT', seed: '3×', measure: better('conga-prime', 'ecmp', 0.6, 'meanNs', 3) },
     { claim: 'HULA vs ECMP, flows < 100 KB', seed: '10×', measure: better('hula', 'ecmp', 0.6, 'smallMeanNs', 10) },
     { claim: 'HULA vs ECMP, flows > 10 MB', seed: '4×', measure: better('hula', 'ecmp', 0.6, 'largeMeanNs', 4) },

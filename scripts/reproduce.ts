@@ -1,9 +1,10 @@
 // `npm run reproduce [-- --quick] [--only NAME] [--db PATH] [--parallel N]`: runs every
 // seed-paper template on the embedded fabric through the same core as the app, then
 // writes docs/results.md: each claim of the seed beside what we measured, and whether it
-// holds. --quick runs a quarter of the flows and one seed per template.
+// holds. --quick runs a quarter of the flows and one seed per template; --only NAME re-runs one
+// template and replaces its rows and section in the existing page.
 import { availableParallelism, cpus } from 'node:os'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -158,6 +159,8 @@ async function runTemplate(core: Core, name: string): Promise<Results> {
 }
 
 async function main(): Promise<void> {
+  if (values.only && !(values.only in CLAIMS)) throw new Error(`--only ${values.only}: no such template; the templates are ${Object.keys(CLAIMS).join(', ')}`)
+  if (values.only && !existsSync(outFile)) throw new Error(`--only updates ${outFile}, which does not exist yet: run npm run reproduce without --only first`)
   const core = createNodeCore({ dbPath, parallelRuns })
   core.start()
   const started = Date.now()
@@ -197,6 +200,14 @@ async function main(): Promise<void> {
     )
   }
   const total = ((Date.now() - started) / 1000).toFixed(0)
+  if (values.only) {
+    // One template re-run: its rows and section replace theirs in the existing page.
+    const doc = mergeOne(values.only, summary, sections[0] ?? '')
+    writeFileSync(outFile, doc)
+    process.stderr.write(`reproduce: updated ${values.only} in ${outFile} (database ${dbPath}) in ${total} s\n`)
+    core.opts.store.close()
+    return
+  }
   const doc = [
     '# Results: the seed papers\' claims on the embedded fabric',
     '',
@@ -218,6 +229,25 @@ async function main(): Promise<void> {
   writeFileSync(outFile, doc + '\n')
   process.stderr.write(`reproduce: wrote ${outFile} (database ${dbPath}) in ${total} s\n`)
   core.opts.store.close()
+}
+
+/**
+ * The existing results page with one template's summary rows and section replaced by a
+ * fresh run of it alone (its section says so); the whole page when there is none yet.
+ */
+function mergeOne(name: string, summary: string[], section: string): string {
+  const today = new Date().toISOString().slice(0, 10)
+  const fresh = section.replace(/^(## .*\n\n.*?)\.\n/, `$1 (re-run alone with --only on ${today}).\n`)
+  const lines = readFileSync(outFile, 'utf8').split('\n')
+  const rowsAt = lines.findIndex((l) => l.startsWith(`| ${name} | `))
+  const kept = lines.filter((l) => !l.startsWith(`| ${name} | `))
+  if (rowsAt < 0) throw new Error(`${outFile} has no rows for ${name}: run npm run reproduce without --only`)
+  kept.splice(rowsAt, 0, ...summary)
+  const text = kept.join('\n')
+  const start = text.indexOf(`\n## ${name}\n`)
+  if (start < 0) throw new Error(`${outFile} has no section for ${name}: run npm run reproduce without --only`)
+  const next = text.indexOf('\n## ', start + 1)
+  return text.slice(0, start + 1) + fresh + (next < 0 ? '\n' : text.slice(next))
 }
 
 main().catch((err) => {
