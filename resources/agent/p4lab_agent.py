@@ -37,6 +37,18 @@ Modes
       payload, zero-padded to 60 bytes) every T microseconds on IF through an AF_PACKET
       socket (root or CAP_NET_RAW): the probe source of HULA/DHLB on BMv2 ToRs.
 
+  relay --port P [--bind ADDR] [--rcvbuf BYTES]
+      Binds UDP P (default address 0.0.0.0) and relays every datagram it receives to stdout
+      as one line "<arrival epoch ns> <payload in base64>\n", flushed as soon as the socket
+      has nothing more queued: p4lab's INT collector on BMv2 testbeds (the switches' Telemetry
+      Report packets arrive here; p4lab decodes them). The first line is
+      {"listening": "ADDR:PORT", "rcvbuf": BYTES}; on SIGTERM/SIGINT a last line
+      {"summary": {"mode": "relay", "datagrams": N, "bytes": B, "errors": E,
+      "kernel_drops": D, "no_port": U}} follows, where kernel_drops and no_port are the
+      growth of the namespace's UDP RcvbufErrors and NoPorts counters (/proc/net/snmp) while
+      it ran: datagrams the kernel dropped for a full socket buffer, and ones sent to a port
+      nothing listened on (null where /proc/net/snmp cannot be read).
+
 Flow completion time
 --------------------
 FCT is measured at the sender, as application-level generators (the DCTCP/CONGA/HULA
@@ -65,6 +77,7 @@ Exit codes: 0 done or stopped by a signal, 1 a runtime failure (bind, open), 2 b
 """
 
 import argparse
+import base64
 import json
 import math
 import os
@@ -669,6 +682,97 @@ def run_probe(args):
 
 
 # ---------------------------------------------------------------------------------------
+# Relay (the INT collector's socket on a BMv2 testbed)
+
+SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
+RELAY_BATCH = 1024
+
+
+def udp_counters():
+    """This network namespace's UDP counters from /proc/net/snmp, or None."""
+    try:
+        with open("/proc/net/snmp") as f:
+            rows = [line.split() for line in f if line.startswith("Udp:")]
+        if len(rows) < 2:
+            return None
+        return dict(zip(rows[0][1:], (int(v) for v in rows[1][1:])))
+    except (OSError, ValueError):
+        return None
+
+
+def counter_growth(before, after, name):
+    if before is None or after is None or name not in before or name not in after:
+        return None
+    return after[name] - before[name]
+
+
+def run_relay(args):
+    if not (0 <= args.port <= 65535) or args.rcvbuf < 0:
+        raise UsageError("--port must be 0-65535 and --rcvbuf >= 0")
+    sock = socket.socket(socket.AF_INET6 if ":" in args.bind else socket.AF_INET, socket.SOCK_DGRAM)
+    if args.rcvbuf:
+        # FORCE (root) may exceed net.core.rmem_max; otherwise the kernel caps the request there.
+        for opt in (SO_RCVBUFFORCE, socket.SO_RCVBUF):
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, opt, args.rcvbuf)
+                break
+            except OSError:
+                continue
+    try:
+        sock.bind((args.bind, args.port))
+    except OSError as e:
+        print("p4lab_agent relay: cannot bind udp %s:%d: %s" % (args.bind, args.port, e), file=sys.stderr)
+        return 1
+    sock.settimeout(0.2)  # wake up now and then to see STOP
+    before = udp_counters()
+    out = sys.stdout.buffer
+    rcvbuf = sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
+    line = json.dumps({"listening": "%s:%d" % (args.bind, sock.getsockname()[1]), "rcvbuf": rcvbuf}, separators=(",", ":"))
+    out.write(line.encode() + b"\n")
+    out.flush()
+    datagrams = nbytes = errors = 0
+    while not STOP.is_set():
+        try:
+            data = sock.recv(65535)
+        except socket.timeout:
+            continue
+        except OSError:
+            if STOP.is_set():
+                break
+            errors += 1
+            continue
+        batch = [b"%d %s\n" % (time.time_ns(), base64.b64encode(data))]
+        nbytes += len(data)
+        # Whatever else is queued goes out in the same write; the flush follows at once.
+        while len(batch) < RELAY_BATCH:
+            try:
+                data = sock.recv(65535, socket.MSG_DONTWAIT)
+            except (BlockingIOError, InterruptedError, socket.timeout):
+                break
+            except OSError:
+                errors += 1
+                break
+            batch.append(b"%d %s\n" % (time.time_ns(), base64.b64encode(data)))
+            nbytes += len(data)
+        datagrams += len(batch)
+        out.write(b"".join(batch))
+        out.flush()
+    sock.close()
+    after = udp_counters()
+    summary = {
+        "mode": "relay",
+        "datagrams": datagrams,
+        "bytes": nbytes,
+        "errors": errors,
+        "kernel_drops": counter_growth(before, after, "RcvbufErrors"),
+        "no_port": counter_growth(before, after, "NoPorts"),
+    }
+    out.write(json.dumps({"summary": summary}, separators=(",", ":")).encode() + b"\n")
+    out.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
 
 
 class Parser(argparse.ArgumentParser):
@@ -710,6 +814,10 @@ def build_parser():
     r.add_argument("--payload-hex", default="")
     r.add_argument("--dst-mac", default="ff:ff:ff:ff:ff:ff")
     r.add_argument("--count", type=int)
+    y = sub.add_parser("relay")
+    y.add_argument("--port", type=int, required=True)
+    y.add_argument("--bind", default="0.0.0.0")
+    y.add_argument("--rcvbuf", type=int, default=8 << 20)
     return p
 
 
@@ -725,7 +833,9 @@ def main(argv=None):
             return run_client(args)
         if args.mode == "probe":
             return run_probe(args)
-        raise UsageError("give a mode: server, client or probe")
+        if args.mode == "relay":
+            return run_relay(args)
+        raise UsageError("give a mode: server, client, probe or relay")
     except UsageError as e:
         print("p4lab_agent: %s" % e, file=sys.stderr)
         return 2

@@ -192,6 +192,9 @@ export class Orchestrator {
     let outcome: { status: RunStatus; error: string | null }
     try {
       if (!driver || !session) throw new Error(`no driver for testbed '${spec.testbed}'`)
+      if (spec.int && driver.kind === 'sim') {
+        store.addLog(run.id, 'orchestrator', 'telemetry.int is ignored on the sim: INT postcard reports come from the v1model programs on BMv2 testbeds (docs/TESTBEDS.md)')
+      }
       const s = session
       this.setStatus(job, 'deploying')
       if (s.check) await step('check', () => s.check!())
@@ -260,6 +263,9 @@ export class Orchestrator {
           })
         } else if (msg.type === 'telemetry') {
           ingest.pushFrame(msg.t, msg.values)
+          await ingest.ready()
+        } else if (msg.type === 'points') {
+          ingest.pushPoints(msg.series, msg.t, msg.values)
           await ingest.ready()
         } else {
           bus.emit('run.progress', { runId, simTimeNs: msg.simTimeNs, flowsDone: msg.flowsDone, flowsTotal: msg.flowsTotal })

@@ -8,12 +8,15 @@
 //   int.buffer{switch,buffer}     Buffer occupancy per Buffer ID
 //   int.e2eDelay{src,dst}         sum of a report's hop latencies, per inner flow (IP addresses)
 //
-// switch is the hop's Switch ID (a report's own metadata: the reporting Node ID), in decimal.
-// A hop without one (bit 0 not requested) feeds no per-switch series. The all-ones value, which
-// the INT spec reserves for "not available", is skipped.
+// switch is the hop's Switch ID (a report's own metadata: the reporting Node ID), in decimal, or
+// the name `switchName` gives it (a BMv2 run names its switches as its other series do). A hop
+// without one (bit 0 not requested) feeds no per-switch series. The all-ones value, which the
+// INT spec reserves for "not available", is skipped. `e2eDelay: false` leaves int.e2eDelay out
+// (postcards carry one hop each, so their sum is no end-to-end delay).
 //
-// Samples are timed by the collector's clock (ns since start); two samples of one series are at
-// least 1 ns apart, so reports that arrive together are all kept.
+// Samples are timed by the collector's clock (ns since start), or by the arrival time the caller
+// gives receive() (a relay that timestamped the datagram where it arrived); two samples of one
+// series are at least 1 ns apart, so reports that arrive together are all kept.
 //
 // UDP has no flow control. When the store falls behind, ingest blocks in synchronous writes
 // (it never drops), the kernel's socket buffer fills and the kernel drops datagrams. Those
@@ -23,13 +26,20 @@ import { IntDecoder, reportToJson, type DecodeOptions, type IndividualReport, ty
 import type { Ingest } from '../telemetry/ingest'
 import type { SeriesDef } from '../telemetry/vocabulary'
 
+/** Where samples go: an Ingest, or anything that defines series and takes points the same way. */
+export type IntSampleSink = Pick<Ingest, 'seriesCount' | 'defineSeries' | 'pushPoints'>
+
 export interface CollectorOptions {
   port: number
   /** Address to bind; default 0.0.0.0 (switches report from other hosts or namespaces). */
   host?: string
   decode?: DecodeOptions
   /** When given, hops become samples of the run this ingest belongs to. */
-  ingest?: Ingest
+  ingest?: IntSampleSink
+  /** The series' switch name for a Switch ID (default: the ID in decimal; also when this returns undefined). */
+  switchName?: (switchId: number) => string | undefined
+  /** Emit int.e2eDelay per inner flow (default true). */
+  e2eDelay?: boolean
   /** How many decoded reports to keep for the UI (default 100). */
   keepReports?: number
   /** Called for every decoded individual report. */
@@ -113,8 +123,11 @@ export class IntCollector {
     return [...this.kept]
   }
 
-  /** Handles one datagram (the socket calls this; tests may too). */
-  receive(buf: Uint8Array): void {
+  /**
+   * Handles one datagram (the socket calls this; tests and relays may too). `atNs` times its
+   * samples (ns on the run's time axis) instead of the collector's clock.
+   */
+  receive(buf: Uint8Array, atNs?: number): void {
     const r = this.decoder.decode(buf)
     if (!r.ok) {
       this.opts.onMalformed?.(r.reason, buf.length)
@@ -129,7 +142,7 @@ export class IntCollector {
         if (this.kept.length > keep) this.kept.shift()
       }
       this.opts.onReport?.(p, rep)
-      if (this.opts.ingest) this.samplesOf(rep)
+      if (this.opts.ingest) this.samplesOf(rep, atNs ?? this.clock())
     }
     if (this.opts.ingest && this.ps.length > 0) {
       this.opts.ingest.pushPoints(this.ps, this.pt, this.pv)
@@ -151,7 +164,7 @@ export class IntCollector {
     if (gap < SEQ_MOD / 2) this.lostReports += gap
   }
 
-  private samplesOf(rep: IndividualReport): void {
+  private samplesOf(rep: IndividualReport, now: number): void {
     let e2e = 0
     let latencies = 0
     for (const hop of rep.hops) {
@@ -162,21 +175,21 @@ export class IntCollector {
         latencies++
       }
       if (sw === undefined) continue
-      const name = String(sw)
-      if (lat !== undefined && lat !== ALL_ONES_32) this.sample({ kind: 'int.hopLatency', entity: { switch: name }, unit: 'ns' }, lat)
+      const name = this.opts.switchName?.(sw) ?? String(sw)
+      if (lat !== undefined && lat !== ALL_ONES_32) this.sample({ kind: 'int.hopLatency', entity: { switch: name }, unit: 'ns' }, lat, now)
       const q = hop['Queue occupancy']
-      if (q !== undefined && q !== 0xffffff) this.sample({ kind: 'int.queue', entity: { switch: name, queue: hop['Queue ID'] ?? 0 }, unit: 'packets' }, q)
+      if (q !== undefined && q !== 0xffffff) this.sample({ kind: 'int.queue', entity: { switch: name, queue: hop['Queue ID'] ?? 0 }, unit: 'packets' }, q, now)
       const util = hop['Egress port Tx utilization']
       if (util !== undefined && util !== ALL_ONES_32) {
-        this.sample({ kind: 'int.txUtil', entity: { switch: name, port: hop['Level 1 Egress Port ID'] ?? 'all' }, unit: 'level' }, util)
+        this.sample({ kind: 'int.txUtil', entity: { switch: name, port: hop['Level 1 Egress Port ID'] ?? 'all' }, unit: 'level' }, util, now)
       }
       const buf = hop['Buffer occupancy']
-      if (buf !== undefined && buf !== 0xffffff) this.sample({ kind: 'int.buffer', entity: { switch: name, buffer: hop['Buffer ID'] ?? 0 }, unit: 'packets' }, buf)
+      if (buf !== undefined && buf !== 0xffffff) this.sample({ kind: 'int.buffer', entity: { switch: name, buffer: hop['Buffer ID'] ?? 0 }, unit: 'packets' }, buf, now)
     }
-    if (rep.inner && latencies > 0) this.sample({ kind: 'int.e2eDelay', entity: { src: rep.inner.src, dst: rep.inner.dst }, unit: 'ns' }, e2e)
+    if (rep.inner && latencies > 0 && this.opts.e2eDelay !== false) this.sample({ kind: 'int.e2eDelay', entity: { src: rep.inner.src, dst: rep.inner.dst }, unit: 'ns' }, e2e, now)
   }
 
-  private sample(def: SeriesDef, value: number): void {
+  private sample(def: SeriesDef, value: number, now: number): void {
     const ingest = this.opts.ingest!
     const key = `${def.kind}|${JSON.stringify(def.entity)}`
     let index = this.seriesIndex.get(key)
@@ -186,7 +199,7 @@ export class IntCollector {
       this.seriesIndex.set(key, index)
       this.lastT[index] = -1
     }
-    const t = Math.max(this.clock(), this.lastT[index] + 1)
+    const t = Math.max(now, this.lastT[index] + 1)
     this.lastT[index] = t
     this.ps.push(index)
     this.pt.push(t)

@@ -140,6 +140,17 @@ export function agentProbeArgv(loc: AgentLocation, o: AgentProbeOptions): string
   return argv
 }
 
+/** The agent's relay mode: every UDP datagram on `port` as a line on stdout (relay-output.ts reads them). */
+export function agentRelayArgv(loc: AgentLocation, o: { port: number; bind?: string; rcvbufBytes?: number }): string[] {
+  const argv = [...head(loc, 'relay'), '--port', num('port', o.port, (x) => Number.isInteger(x) && x >= 0 && x <= 65535, 'an integer 0-65535')]
+  if (o.bind !== undefined) {
+    if (o.bind === '' || /[\s,]/.test(o.bind)) throw new RangeError(`agent: bad bind address '${o.bind}'`)
+    argv.push('--bind', o.bind)
+  }
+  if (o.rcvbufBytes !== undefined) argv.push('--rcvbuf', int('rcvbufBytes', o.rcvbufBytes, 0))
+  return argv
+}
+
 // iperf3: the alternative generator for throughput runs.
 
 export function iperf3ServerArgv(o: { port: number; bind?: string; oneOff?: boolean }): string[] {

@@ -11,6 +11,7 @@ export {
   AGENT_FILE,
   agentClientArgv,
   agentProbeArgv,
+  agentRelayArgv,
   agentServerArgv,
   iperf3ClientArgv,
   iperf3ServerArgv,

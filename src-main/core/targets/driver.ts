@@ -56,10 +56,16 @@ export interface SeriesSpec {
   unit: string
 }
 
-/** What a target streams while traffic runs. Telemetry values are series-major. */
+/**
+ * What a target streams while traffic runs. Telemetry values are series-major over the first
+ * 'series' message's defs. A later 'series' message adds series; 'points' are irregular samples
+ * (an INT collector's): series[i] is an index in definition order across every 'series' message
+ * of the run (the first message's defs are 0..n-1), at t[i] ns, of value values[i].
+ */
 export type TargetMessage =
   | { type: 'series'; defs: SeriesSpec[] }
   | { type: 'telemetry'; t: Float64Array; values: Float64Array }
+  | { type: 'points'; series: ArrayLike<number>; t: ArrayLike<number>; values: ArrayLike<number> }
   | { type: 'progress'; simTimeNs: number; flowsDone: number; flowsTotal: number }
 
 export interface RunOutput {

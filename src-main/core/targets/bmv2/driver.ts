@@ -2,16 +2,20 @@
 //
 //   check     log in to every host, find the tools (the testbeds' Check), root on the switch host
 //   build     the scheme's v1model program through the artifact cache, compiled on the switch
-//             host (SshRunner) when it has p4c-bm2-ss, else on this machine when it does;
+//             host (SshRunner) when it has p4c-bm2-ss, else on this machine when it does
+//             (with -DP4LAB_INT when the experiment has telemetry.int on: another artifact key);
 //             the control plane rendered per switch (simple_switch_CLI command files) with the
-//             testbed's rate ceiling, and the queue mapping recorded
+//             testbed's rate ceiling (and the INT entries when on), and the queue mapping recorded
 //   deploy    upload the agent, the JSON, the command files and the workload CDF into the run
-//             directory; namespaces and veths (netns.ts); one simple_switch per switch,
-//             detached (RemoteProcesses), in the switch namespace; each configured by piping
-//             its file into simple_switch_CLI, the transcript parsed (any error fails the
-//             step); probe senders (agent probe mode) on one host per ToR for HULA/DHLB
+//             directory; namespaces and veths (netns.ts; with INT, a collector namespace and a
+//             link per switch into it, and the agent's relay listening there: int.ts); one
+//             simple_switch per switch, detached (RemoteProcesses), in the switch namespace; each
+//             configured by piping its file into simple_switch_CLI, the transcript parsed (any
+//             error fails the step); probe senders (agent probe mode) on one host per ToR for HULA/DHLB
 //   traffic   an agent server in every host namespace, then the clients (one PRNG stream per host)
-//   telemetry a poll round per interval: one simple_switch_CLI per switch with every read
+//   telemetry a poll round per interval: one simple_switch_CLI per switch with every read; with
+//             INT, the relay's output read every INT_READ_MS meanwhile, decoded into int.* series
+//             and points; at the end the relay is stopped, read to the end, and its counts logged
 //   collect   the agents' JSON lines → flows
 //   teardown  stop every process of the run by group, delete its namespaces and veths, then
 //             verify that nothing with its prefix is left; a leftover is an error in the log.
@@ -22,11 +26,14 @@ import {
   bmv2QueueMapping,
   cliCommandLines,
   computeControlPlane,
+  intNodeNames,
+  intPlan,
   renderCli,
   schemeModule,
   type Bmv2QueueMapping,
   type ControlPlaneState,
   type CpScheme,
+  type IntPlan,
 } from '../../controlplane'
 import { P4Builder, LocalRunner, SshRunner, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
@@ -44,6 +51,7 @@ import {
 } from '../driver'
 import { startAgentServers, startClients, startProbeSenders } from './agents'
 import { configureSwitches, startSwitches, uploadRunFiles } from './deploy'
+import { IntRelay } from './int'
 import { planNetns, runPrefix, type NetnsPlan } from './netns'
 import { pollKey, type PollRead } from './output'
 import { RemoteRun, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from './remote'
@@ -65,6 +73,10 @@ export interface Bmv2DriverOptions extends RemoteDeps {
   minPollMs?: number
   /** Keep the run directory on the host after a clean teardown (debugging). */
   keepRunDir?: boolean
+  /** ms between reads of the INT relay's output while traffic runs. Default 250. */
+  intReadMs?: number
+  /** ms the INT relay keeps receiving after the traffic ends (reports in flight). Default 1000. */
+  intDrainMs?: number
 }
 
 interface Built {
@@ -74,6 +86,8 @@ interface Built {
   artifact: BuildResult
   /** switch name → command lines (what the CLI is sent). */
   commands: Map<string, string[]>
+  /** With telemetry.int on: every switch's INT configuration. */
+  int?: IntPlan
 }
 
 export class Bmv2Session implements TargetSession {
@@ -87,6 +101,10 @@ export class Bmv2Session implements TargetSession {
   private trafficStart = 0
   private tornDown: Promise<void> | undefined
   private readonly seriesReads = new Map<string, PollRead[]>()
+  /** The INT collector (telemetry.int on), from deploy on. */
+  private intRelay: IntRelay | undefined
+  /** The clients' start on the switch host's clock (epoch ns): INT samples are timed from it. */
+  private trafficStartNs = 0n
 
   constructor(
     readonly ctx: RunContext,
@@ -140,19 +158,29 @@ export class Bmv2Session implements TargetSession {
     const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, plan.spec.params))
     const ceilingBps = this.settings.rateCeilingBps
     const mapping = bmv2QueueMapping(state, { ceilingBps })
+    const intSpec = plan.spec.int
+    const int = intSpec ? intPlan(state, { udpPort: intSpec.port, watch: intSpec.watch }) : undefined
     const commands = new Map<string, string[]>()
-    for (const sw of state.switches) commands.set(sw.name, cliCommandLines(renderCli(state, sw.name, undefined, { ceilingBps })))
+    for (const sw of state.switches) commands.set(sw.name, cliCommandLines(renderCli(state, sw.name, undefined, { ceilingBps, ...(int ? { int } : {}) })))
     const programName = schemeModule(scheme).iface('bmv2').programName
+    // The INT option is a build flag: an INT build and a default one have different artifact keys.
+    const flags = int ? ['-DP4LAB_INT'] : []
 
     this.run.throwIfCancelled()
     const variant = plan.experimentId !== undefined ? readVariant(this.o.dataDir, plan.experimentId, { scheme: programName, target: 'bmv2' }) : null
     const file = variant?.file ?? join(this.o.p4Dir, 'v1model', `${programName}.p4`)
     const runner = await this.compilerRunner()
-    this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with p4c-bm2-ss (${runner.where})`)
+    this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with p4c-bm2-ss${flags.length ? ` ${flags.join(' ')}` : ''} (${runner.where})`)
     const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
-    const artifact = await builder.build({ file, target: 'bmv2', program: variant ? `variant:${programName}` : `p4/v1model/${programName}.p4`, signal: this.ctx.signal })
+    const artifact = await builder.build({ file, target: 'bmv2', flags, program: variant ? `variant:${programName}` : `p4/v1model/${programName}.p4`, signal: this.ctx.signal })
     this.ctx.log('build', `${artifact.hit ? 'cache hit' : 'compiled'}: artifact ${artifact.key.slice(0, 12)} (${artifact.artifact.compiler})`)
-    this.built = { state, mapping, programName, artifact, commands }
+    this.built = { state, mapping, programName, artifact, commands, ...(int ? { int } : {}) }
+    if (int) {
+      this.facts.int = true
+      this.facts.intPort = int.udpPort
+      this.facts.intWatch = int.watch
+      this.ctx.log('build', `INT on: postcards from ${int.watch === 'all' ? 'every port' : int.watch === 'fabric' ? 'the switch-to-switch ports' : 'the host ports'} of every switch to udp ${int.collectorIp}:${int.udpPort}, mirror session ${int.session}; Node ID = switch id`)
+    }
     this.facts.program = `v1model/${programName}.p4`
     this.facts.artifact = artifact.key
     this.facts.compiler = artifact.artifact.compiler
@@ -183,7 +211,7 @@ export class Bmv2Session implements TargetSession {
     const b = this.built
     if (!b) throw new Error('deploy before build')
     const h = this.switchHost
-    const plan = planNetns(b.state, this.prefix)
+    const plan = planNetns(b.state, this.prefix, b.int)
     this.plan = plan
     this.facts.prefix = plan.prefix
     this.facts.runKey = this.run.key
@@ -204,6 +232,13 @@ export class Bmv2Session implements TargetSession {
 
     // 2. Topology.
     await bringUpTopology(this.run, h, plan)
+
+    // 2b. INT: the collector listens before any switch can report.
+    if (b.int && plan.collector) {
+      this.intRelay = new IntRelay(this.run, h, { ns: plan.collector.ns, port: plan.collector.udpPort, loc: this.agentLoc(), names: intNodeNames(b.int) })
+      await this.intRelay.start()
+      this.ctx.event?.('deploy', { part: 'int-collector', ns: plan.collector.ns, port: plan.collector.udpPort, address: this.intRelay.listening?.address })
+    }
 
     // 3. One simple_switch per switch, detached, in the switch namespace.
     await startSwitches(this.run, h, plan, { json: `${this.dir}/${b.programName}.json`, dir: this.dir })
@@ -238,8 +273,11 @@ export class Bmv2Session implements TargetSession {
     const loc = this.agentLoc()
     await startAgentServers(this.run, h, plan, loc)
     this.clientNames = []
+    // startClients reads the switch host's clock first thing: the clients start 2 s after that.
+    const before = Date.now()
     const c = await startClients(this.run, h, plan, { dir: this.dir, rateScale: b.mapping.scale, loc }, this.clientNames)
-    this.trafficStart = Date.now() + 2000
+    this.trafficStart = before + 2000
+    this.trafficStartNs = c.startAtNs
     this.facts.agentLinkBps = c.linkBps
     this.facts.flowsPerHost = c.perHost.join(' ')
     this.ctx.log(h.name, `traffic: ${this.clientNames.length} clients start at ${c.startAtNs} (epoch ns), host links at ${c.linkBps / 1e6} Mbps`)
@@ -287,10 +325,37 @@ export class Bmv2Session implements TargetSession {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('telemetry before deploy')
-    const h = this.switchHost
-    const procs = await this.run.processes(h)
     const { defs, value } = this.seriesPlan()
     yield { type: 'series', defs }
+    // INT series are numbered after the poller's, INT times from the clients' start.
+    const relay = this.intRelay
+    relay?.attach(defs.length, this.trafficStartNs)
+    const intReadMs = this.o.intReadMs ?? 250
+    try {
+      relay?.startReading(intReadMs)
+      yield* this.pollLoop(defs, value, relay, intReadMs)
+      if (relay) {
+        await relay.stop(this.o.intDrainMs ?? 1000)
+        yield* relay.take()
+        this.recordInt(relay)
+      }
+    } finally {
+      // A failed or cancelled run: the reading loop ends here (teardown stops the relay itself).
+      await relay?.halt()
+    }
+  }
+
+  /** Poll rounds until the clients are done; the INT relay's messages are handed on between and during the waits. */
+  private async *pollLoop(
+    defs: SeriesSpec[],
+    value: ReturnType<Bmv2Session['seriesPlan']>['value'],
+    relay: IntRelay | undefined,
+    intReadMs: number,
+  ): AsyncGenerator<TargetMessage> {
+    const b = this.built!
+    const plan = this.plan!
+    const h = this.switchHost
+    const procs = await this.run.processes(h)
     const intervalMs = Math.max(this.o.minPollMs ?? 1000, this.ctx.plan.spec.telemetryIntervalNs / 1e6)
     this.facts.telemetryIntervalMs = intervalMs
     // Wall-clock cap: the experiment's stopAfter stretched by the rate scale, plus a minute.
@@ -333,9 +398,28 @@ export class Bmv2Session implements TargetSession {
         for (const c of this.clientNames) await procs.stop(c.name)
         break
       }
-      await sleep(Math.max(0, intervalMs - (Date.now() - roundStart)), this.ctx.signal)
+      if (!relay) {
+        await sleep(Math.max(0, intervalMs - (Date.now() - roundStart)), this.ctx.signal)
+        continue
+      }
+      // Until the next round, what the INT reading loop made is handed on as it comes.
+      for (;;) {
+        yield* relay.take()
+        const left = roundStart + intervalMs - Date.now()
+        if (left <= 0) break
+        await sleep(Math.min(intReadMs, left), this.ctx.signal)
+        this.run.throwIfCancelled()
+      }
     }
     this.facts.pollErrors = pollErrors
+  }
+
+  /** The INT counts go into the run's facts, an 'int' event and its log. */
+  private recordInt(relay: IntRelay): void {
+    Object.assign(this.facts, relay.facts())
+    const counts = relay.counts
+    this.ctx.event?.('int', { ...counts, malformedReasons: Object.fromEntries(relay.malformedReasons()), relay: relay.summary })
+    this.ctx.log('int', `INT: ${relay.summaryText()}`)
   }
 
   async collect(): Promise<RunOutput> {

@@ -11,10 +11,19 @@
 //   permanent neighbour entry), so the host never ARPs and every packet goes to its ToR;
 // - a veth pair per fabric link: switch ports are `P<switch index><port>` (two base-36
 //   digits each), at most 15 characters (IFNAMSIZ).
+// - with INT on (telemetry.int), one namespace `P col` for the collector (the agent's relay
+//   mode binds the report port there): a veth pair per switch from the switch's collector port
+//   (`P<switch index><port>`, the BMv2 port after its last fabric port) to `P c<switch index>`
+//   in `P col`. The collector address (controlplane/int.ts) sits on `lo` there; each collector
+//   end has the MAC the switch writes as the report's destination, a /32 route and a permanent
+//   neighbour entry for its switch's report source, so reverse-path filtering accepts the
+//   reports and nothing ARPs into a switch; IPv6 is off (no router solicitations into the switches).
 // Deleting the namespaces deletes every veth; the teardown script also deletes any interface
 // whose name starts with P left in the root namespace (a bring-up cut short), and kills what
-// still runs inside the run's namespaces.
-import type { ControlPlaneState } from '../../controlplane'
+// still runs inside the run's namespaces. Everything above, the collector's namespace and
+// links included, is named with P, so the teardown and verify scripts below find it by that
+// prefix alone: there is no per-kind list to keep in step with the plan.
+import type { ControlPlaneState, IntPlan } from '../../controlplane'
 
 /** Linux interface names hold at most 15 characters (IFNAMSIZ 16 with the NUL). */
 export const IFNAMSIZ = 15
@@ -51,6 +60,30 @@ export interface PlannedSwitch {
   thriftPort: number
   /** BMv2 port number → interface name in the switch namespace. */
   ports: Array<{ port: number; ifname: string; facing: string; peer: string }>
+  /** With INT on: the BMv2 port toward the collector and its interface (in the switch namespace). */
+  intPort?: { port: number; ifname: string }
+}
+
+/** One switch's link into the collector namespace. */
+export interface PlannedCollectorLink {
+  switch: string
+  /** The switch end (in the switch namespace). */
+  switchIf: string
+  /** The collector end (in the collector namespace) and its MAC (the reports' destination MAC). */
+  ifname: string
+  mac: string
+  /** The switch's report source address and MAC (a route and a permanent neighbour entry). */
+  switchIp: string
+  switchMac: string
+}
+
+/** The INT collector's side of a run (INT on only). */
+export interface PlannedCollector {
+  ns: string
+  /** The address reports go to (on lo in ns) and their UDP port. */
+  ip: string
+  udpPort: number
+  links: PlannedCollectorLink[]
 }
 
 export interface PlannedHost {
@@ -80,6 +113,8 @@ export interface NetnsPlan {
   switches: PlannedSwitch[]
   hosts: PlannedHost[]
   links: PlannedLink[]
+  /** With INT on: the collector namespace and a link per switch into it. */
+  collector?: PlannedCollector
 }
 
 export function switchIfname(prefix: string, switchIndex: number, port: number): string {
@@ -88,8 +123,14 @@ export function switchIfname(prefix: string, switchIndex: number, port: number):
   return n
 }
 
-/** The namespaces, veths and addresses of a fabric, from its control-plane state. */
-export function planNetns(state: ControlPlaneState, prefix: string): NetnsPlan {
+export function collectorIfname(prefix: string, switchIndex: number): string {
+  const n = `${prefix}c${b36(switchIndex, 2)}`
+  if (n.length > IFNAMSIZ) throw new RangeError(`interface name ${n} is longer than ${IFNAMSIZ} characters`)
+  return n
+}
+
+/** The namespaces, veths and addresses of a fabric, from its control-plane state (and its INT plan when INT is on). */
+export function planNetns(state: ControlPlaneState, prefix: string, int?: IntPlan): NetnsPlan {
   checkPrefix(prefix)
   const switchNs = `${prefix}sw`
   const index = new Map(state.switches.map((s, i) => [s.name, i]))
@@ -123,17 +164,33 @@ export function planNetns(state: ControlPlaneState, prefix: string): NetnsPlan {
     if (!tor || !port) throw new Error(`host ${h.name}: ToR ${h.tor} port ${h.torPort} is not in the control plane`)
     return { index: h.index, name: h.name, ns: hostNs(h.index), ifname: 'eth0', ip: h.ip, mac: h.mac, gatewayMac: port.mac, tor: h.tor, torPort: h.torPort }
   })
-  const names = new Set<string>()
-  for (const s of switches) for (const p of s.ports) {
-    if (names.has(p.ifname)) throw new Error(`interface name ${p.ifname} is used twice`)
-    names.add(p.ifname)
+  let collector: PlannedCollector | undefined
+  if (int) {
+    collector = { ns: `${prefix}col`, ip: int.collectorIp, udpPort: int.udpPort, links: [] }
+    for (const s of switches) {
+      const p = int.switches[s.index]
+      if (!p || p.switch !== s.name) throw new Error(`the INT plan does not match the fabric at switch ${s.name}`)
+      if (s.ports.some((x) => x.port === p.port)) throw new Error(`${s.name}: INT collector port ${p.port} is a fabric port`)
+      s.intPort = { port: p.port, ifname: switchIfname(prefix, s.index, p.port) }
+      collector.links.push({ switch: s.name, switchIf: s.intPort.ifname, ifname: collectorIfname(prefix, s.index), mac: p.dstMac, switchIp: p.srcIp, switchMac: p.srcMac })
+    }
   }
-  return { prefix, switchNs, switches, hosts, links }
+  const names = new Set<string>()
+  for (const n of [...switches.flatMap((s) => [...s.ports.map((p) => p.ifname), ...(s.intPort ? [s.intPort.ifname] : [])]), ...(collector?.links.map((l) => l.ifname) ?? [])]) {
+    if (names.has(n)) throw new Error(`interface name ${n} is used twice`)
+    names.add(n)
+  }
+  return { prefix, switchNs, switches, hosts, links, ...(collector ? { collector } : {}) }
+}
+
+/** Every interface of the switch namespace: the fabric ports, then the collector ports. */
+export function switchNsIfnames(plan: NetnsPlan): string[] {
+  return [...plan.switches.flatMap((s) => s.ports.map((p) => p.ifname)), ...plan.switches.flatMap((s) => (s.intPort ? [s.intPort.ifname] : []))]
 }
 
 /** `ip -batch -` input (root namespace): every namespace of the run. */
 export function namespacesBatch(plan: NetnsPlan): string {
-  return [`netns add ${plan.switchNs}`, ...plan.hosts.map((h) => `netns add ${h.ns}`)].join('\n') + '\n'
+  return [`netns add ${plan.switchNs}`, ...plan.hosts.map((h) => `netns add ${h.ns}`), ...(plan.collector ? [`netns add ${plan.collector.ns}`] : [])].join('\n') + '\n'
 }
 
 /** `ip -n SWITCH_NS -batch -` input: every veth pair, the host ends moved into their namespaces, switch ends up. */
@@ -142,7 +199,23 @@ export function linksBatch(plan: NetnsPlan): string {
   for (const l of plan.links) {
     out.push(l.hostNs ? `link add ${l.a} type veth peer name ${l.b} netns ${l.hostNs}` : `link add ${l.a} type veth peer name ${l.b}`)
   }
-  for (const s of plan.switches) for (const p of s.ports) out.push(`link set dev ${p.ifname} up`)
+  // The collector ends stay down here: collectorBatch brings them up once IPv6 is off there.
+  for (const l of plan.collector?.links ?? []) out.push(`link add ${l.switchIf} type veth peer name ${l.ifname} netns ${plan.collector!.ns}`)
+  for (const n of switchNsIfnames(plan)) out.push(`link set dev ${n} up`)
+  return out.join('\n') + '\n'
+}
+
+/** `ip -n COLLECTOR_NS -batch -` input: the collector address on lo, each collector end's MAC, route and neighbour, up. */
+export function collectorBatch(c: PlannedCollector): string {
+  const out = ['link set lo up', `addr add ${c.ip}/32 dev lo`]
+  for (const l of c.links) {
+    out.push(
+      `link set dev ${l.ifname} address ${l.mac}`,
+      `link set dev ${l.ifname} up`,
+      `route replace ${l.switchIp}/32 dev ${l.ifname}`,
+      `neigh replace ${l.switchIp} lladdr ${l.switchMac} dev ${l.ifname} nud permanent`,
+    )
+  }
   return out.join('\n') + '\n'
 }
 
@@ -162,7 +235,8 @@ export function hostBatch(h: PlannedHost): string {
 
 /** The `-i PORT@IFNAME` arguments of one switch. */
 export function switchInterfaceArgs(s: PlannedSwitch): string[] {
-  return s.ports.flatMap((p) => ['-i', `${p.port}@${p.ifname}`])
+  const ports = s.intPort ? [...s.ports, s.intPort] : s.ports
+  return ports.flatMap((p) => ['-i', `${p.port}@${p.ifname}`])
 }
 
 /**

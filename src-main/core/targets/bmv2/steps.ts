@@ -4,7 +4,7 @@
 // errors), and telemetry poll rounds (one CLI process per switch per round).
 import type { RunTestbedHost } from '../driver'
 import { cliInput, parseCliSession, parsePollRound, pollCommands, type CliCommandResult, type PollRead, type PollRound } from './output'
-import { hostBatch, linksBatch, namespacesBatch, switchInterfaceArgs, type NetnsPlan, type PlannedSwitch } from './netns'
+import { collectorBatch, hostBatch, linksBatch, namespacesBatch, switchInterfaceArgs, switchNsIfnames, type NetnsPlan, type PlannedSwitch } from './netns'
 import { FROM_FILE, PATH_PREFIX, WITH_PATH, sleep, type RemoteRun } from './remote'
 import { CancelledError } from '../driver'
 
@@ -23,17 +23,27 @@ ip -n "$ns" -batch - || exit 1
 if command -v ethtool >/dev/null 2>&1; then for i; do ip netns exec "$ns" ethtool -K "$i" tx off rx off >/dev/null 2>&1; done; fi
 exit 0`
 
+/** The INT collector's namespace: IPv6 off (its links are still down), then its ip batch from stdin. */
+const COLLECTOR_NS_SCRIPT = `${PATH_PREFIX}
+ns=$1
+ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1 || echo "p4lab: could not turn IPv6 off in $ns" >&2
+ip -n "$ns" -batch - || exit 1
+exit 0`
+
 /** Brings up the plan's namespaces and veths on the switch host. Throws on the first failure (teardown cleans up). */
 export async function bringUpTopology(run: RemoteRun, h: RunTestbedHost, plan: NetnsPlan): Promise<void> {
   run.touched.add(h.id)
-  run.ctx.log(h.name, `topology: ${1 + plan.hosts.length} namespaces, ${plan.links.length} veth pairs, prefix ${plan.prefix}`)
+  const c = plan.collector
+  const namespaces = 1 + plan.hosts.length + (c ? 1 : 0)
+  const pairs = plan.links.length + (c?.links.length ?? 0)
+  run.ctx.log(h.name, `topology: ${namespaces} namespaces, ${pairs} veth pairs, prefix ${plan.prefix}${c ? ` (INT collector namespace ${c.ns}, ${c.links.length} of the pairs)` : ''}`)
   await run.script(h, 'p4lab-netns', WITH_PATH, ['ip', '-batch', '-'], { stdin: namespacesBatch(plan) })
-  const ifs = plan.switches.flatMap((s) => s.ports.map((p) => p.ifname))
-  await run.script(h, 'p4lab-links', SWITCH_NS_SCRIPT, [plan.switchNs, ...ifs], { stdin: linksBatch(plan) })
+  await run.script(h, 'p4lab-links', SWITCH_NS_SCRIPT, [plan.switchNs, ...switchNsIfnames(plan)], { stdin: linksBatch(plan) })
   for (const host of plan.hosts) {
     await run.script(h, 'p4lab-host', HOST_NS_SCRIPT, [host.ns], { stdin: hostBatch(host) })
   }
-  run.ctx.event?.('deploy', { part: 'topology', prefix: plan.prefix, namespaces: 1 + plan.hosts.length, links: plan.links.length })
+  if (c) await run.script(h, 'p4lab-collector', COLLECTOR_NS_SCRIPT, [c.ns], { stdin: collectorBatch(c) })
+  run.ctx.event?.('deploy', { part: 'topology', prefix: plan.prefix, namespaces, links: pairs, ...(c ? { collectorNs: c.ns } : {}) })
 }
 
 /** `ip netns exec NS` (or nothing, for a CLI reached without a namespace). */

@@ -179,6 +179,9 @@ export class TofinoSession implements TargetSession {
     void state
     const w = this.ctx.plan.spec.workload
     if (w.kind === 'incast' || w.kind === 'permutation') throw new Error(`the tofino driver does not run ${w.kind} workloads yet`)
+    if (this.ctx.plan.spec.int) {
+      throw new Error('telemetry.int: INT postcards exist only in the v1model programs (BMv2 testbeds); the TNA programs have no INT option yet. Remove telemetry.int to run on Tofino')
+    }
     const first = this.placements[0]
     if (!first) throw new Error('build before check: no SDE host placed')
     const { plan } = this.ctx
