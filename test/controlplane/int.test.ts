@@ -9,6 +9,7 @@ import { buildFabric, type FabricSpec } from '../../src-main/topology'
 import { readDeclarations } from '../../src-main/core/p4/declarations'
 import { CP_SCHEMES, cliCommandLines, computeControlPlane, intNodeNames, intPlan, renderCli, schemeModule, type ControlPlaneState } from '../../src-main/core/controlplane'
 import { checkCli } from '../../src-main/core/controlplane/check'
+import { readTopologyYaml, renderPipeline } from '../../src-main/core/p4build'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const RATES = { hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000 }
@@ -111,4 +112,29 @@ describe('INT commands against the v1model programs', () => {
       })
     }
   }
+})
+
+describe('INT in the rendered pipeline files (p4lab p4 render, archives)', () => {
+  it('an experiment file with telemetry.int renders its BMv2 files with the INT entries, its Tofino ones without', () => {
+    const yaml = `name: x
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 40Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 10 }
+telemetry: { int: { port: 9555, watch: fabric } }
+`
+    const input = readTopologyYaml(yaml, 'x.yaml', join(ROOT, 'resources/workloads'))
+    expect(input.int).toEqual({ port: 9555, watch: 'fabric' })
+    const bmv2 = renderPipeline(input.topology, 'ecmp', 'bmv2', input.params, { int: input.int })
+    const leaf0 = bmv2.switches.find((s) => s.name === 'leaf0')!.deployText.split('\n')
+    expect(leaf0.filter((l) => /Egress\.int|mirroring_add/.test(l))).toEqual([
+      'mirroring_add 500 4',
+      'table_add Egress.intWatch Egress.intPostcard 2 => 500',
+      'table_add Egress.intWatch Egress.intPostcard 3 => 500',
+      'table_set_default Egress.intReport Egress.intEncap 02:53:00:00:00:04 02:c0:00:00:00:01 10.255.0.1 10.255.255.254 9555 0',
+    ])
+    const plain = renderPipeline(input.topology, 'ecmp', 'bmv2', input.params)
+    expect(plain.switches.every((s) => !s.text.includes('Egress.int'))).toBe(true)
+    const tofino = renderPipeline(input.topology, 'ecmp', 'tofino', input.params, { int: input.int })
+    expect(tofino.switches.every((s) => !/int(Watch|Report)/.test(s.text))).toBe(true)
+  })
 })

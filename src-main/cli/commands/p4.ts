@@ -52,7 +52,7 @@ function cmdRender(argv: string[]): number {
   let rendered
   try {
     const input = readTopologyYaml(text, values.topology, workloadsDir())
-    rendered = renderPipeline(input.topology, values.scheme, t, input.params)
+    rendered = renderPipeline(input.topology, values.scheme, t, input.params, input.int ? { int: input.int } : {})
   } catch (e) {
     if (e instanceof TopologyInputError) {
       fail(e.errors.map((x) => `${x.file}:${x.line}:${x.column}: ${x.path}: ${x.message}`).join('\n'))

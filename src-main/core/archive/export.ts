@@ -136,7 +136,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
         for (const f of collectSources(join(o.p4Dir, program)).files) put(stage, `p4/${f.path}`, f.text)
       }
       try {
-        for (const sw of renderPipeline(spec.topology, scheme, kind, spec.params).switches) put(stage, `controlplane/${kind}-${scheme}/${sw.fileName}`, sw.text)
+        for (const sw of renderPipeline(spec.topology, scheme, kind, spec.params, spec.int ? { int: spec.int } : {}).switches) put(stage, `controlplane/${kind}-${scheme}/${sw.fileName}`, sw.text)
       } catch (err) {
         notes.push(`control-plane files for ${scheme} on ${kind} could not be rendered: ${(err as Error).message}`)
       }

@@ -17,6 +17,7 @@ import {
   bmv2QueueMapping,
   cliCommandLines,
   computeControlPlane,
+  intPlan,
   renderBfrt,
   renderCli,
   schemeModule,
@@ -26,7 +27,7 @@ import {
   type CpTarget,
   type SchemeParams,
 } from '../controlplane'
-import { parseExperiment } from '../spec'
+import { parseExperiment, type IntSpec } from '../spec'
 import { toTopology } from '../spec/checks'
 import { formatPath, locate } from '../spec/locate'
 import { normaliseParams } from '../spec/params'
@@ -47,6 +48,8 @@ export interface TopologyInput {
   params: Record<string, number>
   /** 'experiment' or 'topology': what the file was. */
   kind: 'experiment' | 'topology'
+  /** An experiment's telemetry.int, when on (BMv2 files then carry the INT entries). */
+  int?: IntSpec
 }
 
 /** Reads an experiment file or a topology-only file. Throws TopologyInputError. */
@@ -73,7 +76,7 @@ export function readTopologyYaml(text: string, file: string, workloadsDir: strin
     const testbeds = typeof obj.testbed === 'string' ? ['sim', obj.testbed] : ['sim']
     const parsed = parseExperiment(text, { file, baseDir: isAbsolute(file) ? dirname(file) : resolve(dirname(file)), workloadsDir, testbeds })
     if (!parsed.ok) throw new TopologyInputError(parsed.errors)
-    return { topology: parsed.spec.topology, params: parsed.spec.params, kind: 'experiment' }
+    return { topology: parsed.spec.topology, params: parsed.spec.params, kind: 'experiment', ...(parsed.spec.int ? { int: parsed.spec.int } : {}) }
   }
   const prefix = 'topology' in obj ? ['topology'] : []
   const topoRaw = 'topology' in obj ? obj.topology : obj
@@ -145,13 +148,18 @@ export interface RenderedPipeline {
   state: ControlPlaneState
 }
 
-export function renderPipeline(topology: Topology, scheme: string, target: CpTarget, params: Record<string, number> = {}): RenderedPipeline {
+/**
+ * Every switch's file for a target. `opts.int` (an experiment's telemetry.int) adds the INT
+ * entries to BMv2 files, as a BMv2 run with INT on deploys them (the TNA programs have no INT).
+ */
+export function renderPipeline(topology: Topology, scheme: string, target: CpTarget, params: Record<string, number> = {}, opts: { int?: IntSpec } = {}): RenderedPipeline {
   if (!isCpScheme(scheme)) throw new Error(`unknown scheme '${scheme}'; expected one of ${CP_SCHEMES.join(', ')}`)
   const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, params))
   const mod = schemeModule(scheme)
   const program = `${target === 'bmv2' ? 'v1model' : 'tna'}/${mod.iface(target).programName}.p4`
+  const int = target === 'bmv2' && opts.int ? intPlan(state, { udpPort: opts.int.port, watch: opts.int.watch }) : undefined
   const switches = state.switches.map((sw) => {
-    const text = target === 'bmv2' ? renderCli(state, sw.name) : renderBfrt(state, sw.name)
+    const text = target === 'bmv2' ? renderCli(state, sw.name, undefined, int ? { int } : {}) : renderBfrt(state, sw.name)
     return {
       name: sw.name,
       role: sw.role,
