@@ -37,13 +37,22 @@ tail -c +"$n" -- "$f" | head -c "$m"`
 /** Samples made and not yet taken past which the reading loop waits (the consumer is behind). */
 const MAX_PENDING_SAMPLES = 1 << 20
 
-/** Collects the collector's series and points as telemetry messages, indexed after the poller's series. */
+/**
+ * Collects the collector's series and points as telemetry messages, indexed after the poller's
+ * series. Points are gathered into one message until the next series or take(), so a message
+ * carries many reports rather than one each; a 'series' message always precedes the points that
+ * use it.
+ */
 class MessageSink implements IntSampleSink {
-  readonly out: TargetMessage[] = []
+  private readonly out: TargetMessage[] = []
+  private series: number[] = []
+  private t: number[] = []
+  private values: number[] = []
   pendingSamples = 0
   constructor(public seriesCount: number) {}
 
   defineSeries(defs: SeriesDef[]): number[] {
+    this.flush()
     const ids = defs.map((_, i) => this.seriesCount + i)
     this.seriesCount += defs.length
     this.out.push({ type: 'series', defs: defs.map((d) => ({ kind: d.kind, entity: { ...d.entity }, unit: d.unit })) })
@@ -51,8 +60,27 @@ class MessageSink implements IntSampleSink {
   }
 
   pushPoints(series: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
-    this.out.push({ type: 'points', series, t, values })
+    for (let i = 0; i < series.length; i++) {
+      this.series.push(series[i])
+      this.t.push(t[i])
+      this.values.push(values[i])
+    }
     this.pendingSamples += series.length
+  }
+
+  private flush(): void {
+    if (this.series.length === 0) return
+    // New arrays each time: the ingest keeps the ones it is given until they are written.
+    this.out.push({ type: 'points', series: this.series, t: this.t, values: this.values })
+    this.series = []
+    this.t = []
+    this.values = []
+  }
+
+  take(): TargetMessage[] {
+    this.flush()
+    this.pendingSamples = 0
+    return this.out.splice(0)
   }
 }
 
@@ -132,9 +160,8 @@ export class IntRelay {
     for (;;) {
       this.run.throwIfCancelled()
       const text = await procs.readLog(this.name, 4096)
-      const first = text.split('\n')[0]
-      const parsed = parseRelayLine(first)
-      if (parsed.kind === 'listening') {
+      const parsed = text.split('\n').map(parseRelayLine).find((l) => l.kind === 'listening')
+      if (parsed?.kind === 'listening') {
         this.listening = { address: parsed.address, rcvbuf: parsed.rcvbuf }
         this.log(`relay listening on ${parsed.address} in ${this.o.ns} (socket buffer ${parsed.rcvbuf ?? '?'} bytes)`)
         return
@@ -179,9 +206,7 @@ export class IntRelay {
   /** The messages made since the last call (series before the points that use them). Throws what broke the reading loop. */
   take(): TargetMessage[] {
     if (this.loopError) throw this.loopError
-    if (!this.sink) return []
-    this.sink.pendingSamples = 0
-    return this.sink.out.splice(0)
+    return this.sink ? this.sink.take() : []
   }
 
   /** Reads every `periodMs` (sooner while a read comes back full) until halt() or stop(); take() hands out what it made. */
@@ -214,6 +239,10 @@ export class IntRelay {
    * was cut at INT_READ_LIMIT (more is waiting). A failed read is logged and repeated next time.
    */
   async read(): Promise<boolean> {
+    return (await this.readOnce()) === 'full'
+  }
+
+  private async readOnce(): Promise<'full' | 'done' | 'failed'> {
     if (!this.collector) throw new Error('IntRelay.read before attach')
     const procs = await this.procs()
     const host = await this.run.host(this.h)
@@ -230,12 +259,12 @@ export class IntRelay {
       this.readErrors++
       this.lastReadError = (e as Error).message
       if (this.readErrors <= 3) this.log(`reading the relay's output failed (read again from byte ${this.offset}): ${this.lastReadError}`)
-      return false
+      return 'failed'
     }
     const { lines, bytes } = completeLines(out, INT_READ_LIMIT)
     this.offset += bytes
     for (const line of lines) this.handle(line)
-    return out.length >= INT_READ_LIMIT
+    return out.length >= INT_READ_LIMIT ? 'full' : 'done'
   }
 
   /** Decodes one line of the relay's output. */
@@ -273,7 +302,20 @@ export class IntRelay {
     if (st.signalled === 'none') this.log('the relay had exited before the end of the traffic')
     else if (st.signalled === 'KILL') this.log('the relay did not stop on TERM and was killed: its own counts are missing')
     if (this.collector) {
-      for (let i = 0; i < 1000 && (await this.read()); i++) void i
+      // To the end of the file; a failed read is tried again (three times) before the rest is given up.
+      let failures = 0
+      for (;;) {
+        const r = await this.readOnce()
+        if (r === 'done') break
+        if (r === 'failed') {
+          if (++failures >= 3) {
+            this.log(`the end of the relay's output could not be read (from byte ${this.offset}): ${this.lastReadError}`)
+            break
+          }
+          await sleep(500, this.run.ctx.signal)
+          this.run.throwIfCancelled()
+        }
+      }
     }
     if (!this.summary) this.log('the relay wrote no summary line (it did not end on TERM)')
   }
