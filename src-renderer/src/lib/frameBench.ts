@@ -1,10 +1,13 @@
 // The browser half of bench/ui-frame.ts (not part of the app bundle; it lives here to be
 // compiled with the renderer's DOM types): the chart's per-frame work (SeriesChart.render) on a
-// synthetic run of 1M samples per line: downsample the visible range to the pixel width,
-// then setData + setScale in one synchronous uPlot commit, timed with performance.now().
+// synthetic run of 1M samples per line, with the app's code: ChartFrames downsamples the
+// visible range to the pixel width, then setData + setScale in one synchronous uPlot commit
+// with the app's chart options, timed with performance.now().
 import uPlot from 'uplot'
-import { downsampleRange, lowerBound, MinMaxBlocks, upperBound, type DownsampleMode } from './series'
-
+import { MinMaxBlocks } from './blockIndex'
+import { ChartFrames } from './chartFrame'
+import { chartOptions } from './chartOptions'
+import type { DownsampleMode } from './downsample'
 
 export interface Scenario {
   points: number
@@ -14,7 +17,7 @@ export interface Scenario {
   mode: DownsampleMode
   /** Share of the run visible (1: all of it); the view pans a little every frame. */
   visible: number
-  /** Use block summaries (as the app does); false scans every sample each frame. */
+  /** Use block indexes (as the app does); false scans every sample each frame. */
   blocks: boolean
 }
 
@@ -32,19 +35,17 @@ export async function runScenario(s: Scenario): Promise<{ times: number[]; inter
     }
     return y
   })
-  // The app extends these as samples arrive; here they are built once, timed apart.
+  // The app extends the block indexes as samples arrive; the frames below build them in their
+  // first (untimed) frame. Building them at once is timed apart, on copies.
   const tb = performance.now()
-  const bl = s.blocks ? ys.map((y) => new MinMaxBlocks().update(y, s.points)) : undefined
+  if (s.blocks) for (const y of ys) new MinMaxBlocks().update(y, s.points)
   const blocksMs = performance.now() - tb
+  const frames = new ChartFrames({ index: s.blocks })
   const host = document.createElement('div')
   document.body.append(host)
-  const opts: uPlot.Options = {
-    width: s.width,
-    height: 240,
-    legend: { show: false },
-    scales: { x: { time: false, auto: false }, y: { range: [0, 1] } },
-    series: [{}, ...ys.map((_, i) => ({ stroke: `hsl(${i * 40}, 70%, 60%)`, width: 1.25, points: { show: false } }))],
-  }
+  // As the link-utilization chart: the mean over all links pinned first, then the busiest ports.
+  const labels = ys.map((_, i) => (s.lines > 1 && i === 0 ? 'mean (all links)' : `leaf${i}:1`))
+  const opts = chartOptions({ width: s.width, height: 240, labels, pinned: s.lines > 1 ? 1 : 0, range: (max) => [0, Math.max(1, max)] })
   const u = new uPlot(opts, [new Float64Array(0), ...ys.map(() => new Float64Array(0))] as uPlot.AlignedData, host)
   const times: number[] = []
   const intervals: number[] = []
@@ -58,16 +59,14 @@ export async function runScenario(s: Scenario): Promise<{ times: number[]; inter
     const t0 = performance.now()
     const width = span * s.visible
     const min = s.visible >= 1 ? x[0] : x[0] + ((span - width) * f) / s.frames
-    const max = min + width
-    const lo = Math.max(0, lowerBound(x, min) - 1)
-    const hi = Math.min(s.points, upperBound(x, max) + 1)
-    const ds = downsampleRange(x, ys, lo, hi, s.width, s.mode, bl)
+    const view = s.visible >= 1 ? null : { min, max: min + width }
+    const frame = frames.next({ x, ys, keys: ys, n: s.points, view, width: s.width, mode: s.mode })
     u.batch(() => {
-      u.setData([ds.x, ...ds.ys] as uPlot.AlignedData, false)
-      u.setScale('x', { min, max })
+      u.setData(frame.data, false)
+      u.setScale('x', { min: frame.min, max: frame.max })
     })
     times.push(performance.now() - t0)
-    drawn = ds.x.length
+    drawn = frame.data[0].length
   }
   u.destroy()
   host.remove()
