@@ -5,7 +5,8 @@
 // - the old layout (a row per sample) written as single-row and 64-row INSERTs, for comparison;
 // - the chunk layout (store/samples.ts) through Store.insertSamples alone;
 // - the ingest path without roll-ups, with them (the target row), with them written with every
-//   batch as before, with foreign keys off, with bigger batches, and as points (the collector);
+//   batch for every series as before, with foreign keys off, with bigger batches, and as points
+//   (the collector);
 // - the ingest path's own JavaScript (roll-up computation, queue) with the store stubbed out.
 // Sizes are the database file after close; the target row also splits it by table (dbstat).
 // Target: 1M samples/s. `npm run bench -- ingest.ts` runs only this one.
@@ -118,7 +119,7 @@ async function viaIngest(data: Data, r: IngestRun): Promise<Row> {
   const cpuMs = cpuSince(c0)
   const s = ingest.stats
   const { bytes, tables } = done(f, r.split)
-  let note = `${s.batches} transactions, ${fmt(s.rollupRows)} roll-up rows, ${s.waits} waits in ready()`
+  let note = `${s.batches} transactions (longest ${fmt(s.maxBatchMs)} ms), ${fmt(s.rollupRows)} roll-up rows, ${s.waits} waits in ready()`
   if (tables) {
     const per = (names: string[]) => fmt(names.reduce((a, n) => a + (tables[n] ?? 0), 0) / s.samples, 1)
     note += `; B/sample: chunks ${per(['sample_chunks', 'sample_chunks_by_series'])}, roll-ups ${per(['rollups'])}`
@@ -258,7 +259,7 @@ async function main(): Promise<void> {
   rows.push(storeOnly(data))
   rows.push(await viaIngest(data, { what: 'Ingest.pushFrame, no roll-ups, 64k-sample batches', opts: { widths: [] } }))
   rows.push(await viaIngest(data, { what: TARGET, split: true }))
-  rows.push(await viaIngest(data, { what: '  … roll-ups written with every batch (as before)', opts: { rollupPendingRows: 0 } }))
+  rows.push(await viaIngest(data, { what: '  … roll-ups of every series with every batch (as before)', opts: { rollupTurns: 1 } }))
   rows.push(await viaIngest(data, { what: '  … foreign_keys=OFF', noForeignKeys: true }))
   rows.push(await viaIngest(data, { what: '  … 256k-sample batches', opts: { batchSamples: 262_144 } }))
   rows.push(await viaPoints(data))

@@ -141,34 +141,37 @@ describe('Ingest', () => {
     expect(expectRollupsAgree(store, runId)).toBe(2 + 2 + 2)
   })
 
-  it('writes samples with every batch, roll-ups every rollupIntervalMs or rollupPendingRows finished buckets, and everything at close', async () => {
+  it('writes samples with every batch, a turn of the series\' roll-ups with each batch, all of them once the source pauses, and everything at close', async () => {
     const { store, runId } = freshRun()
-    const tick = () => new Promise((r) => setTimeout(r, 20))
-    const frame = (k: number, n = 1000) => {
-      const t = Float64Array.from({ length: n }, (_, j) => (k * 1000 + j) * 100_000) // 100 µs: 10 samples a 1 ms bucket
-      return { t, v: Float64Array.from(t, (x) => (x / 1e5) % 13) }
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+    const frame = (k: number, n = 500) => {
+      const t = Float64Array.from({ length: n }, (_, j) => (k * 500 + j) * 100_000) // 100 µs: 10 samples a 1 ms bucket
+      return { t, v: Float64Array.from({ length: 2 * n }, (_, j) => j % 13) }
     }
-    const ingest = new Ingest({ store, runId, batchSamples: 1000, rollupIntervalMs: 60_000, rollupPendingRows: 250 })
-    const [id] = ingest.defineSeries([{ kind: 'queue.depth', entity: { switch: 's', port: 0 }, unit: 'packets' }])
-    const { t, v } = frame(0)
-    ingest.pushFrame(t, v)
-    await tick()
+    const ingest = new Ingest({ store, runId, batchSamples: 1000, rollupTurns: 2, flushIntervalMs: 300 })
+    const [a, b] = ingest.defineSeries([
+      { kind: 'queue.depth', entity: { switch: 's', port: 0 }, unit: 'packets' },
+      { kind: 'queue.depth', entity: { switch: 's', port: 1 }, unit: 'packets' },
+    ])
+    const ms1 = (id: number) => store.readRollups(id, 1_000_000).t.length
+    let f = frame(0)
+    ingest.pushFrame(f.t, f.v) // a batch: series a's turn
+    await sleep(20)
     expect(ingest.stats.batches).toBe(1)
-    expect(store.readSeries(id).t.length).toBe(1000)
-    expect(store.readRollups(id, 1_000_000).t).toEqual([]) // 99 finished buckets wait
-    for (let k = 1; k < 3; k++) {
-      const f = frame(k)
-      ingest.pushFrame(f.t, f.v)
-    }
-    await tick()
-    // 299 finished 1 ms buckets > 250: written with the batch, the open ones with their state so far.
-    expect(store.readRollups(id, 1_000_000).t).toHaveLength(300)
-    expect(store.readRollups(id, 100_000_000).count).toEqual([1000, 1000, 1000])
-    const f = frame(3, 500)
+    expect([store.readSeries(a).t.length, store.readSeries(b).t.length]).toEqual([500, 500])
+    expect([ms1(a), ms1(b)]).toEqual([50, 0]) // 49 finished 1 ms buckets and the open one
+    f = frame(1)
+    ingest.pushFrame(f.t, f.v) // series b's turn
+    await sleep(20)
+    expect([ms1(a), ms1(b)]).toEqual([50, 100])
+    await sleep(400) // the source paused: everything written
+    expect([ms1(a), ms1(b)]).toEqual([100, 100])
+    expect(store.readRollups(a, 10_000_000).count).toEqual(new Array(10).fill(100))
+    f = frame(2, 250)
     ingest.pushFrame(f.t, f.v)
     await ingest.close()
-    expect(store.readRollups(id, 1_000_000).t).toHaveLength(350)
-    expect(expectRollupsAgree(store, runId)).toBe(350 + 35 + 4)
+    expect([ms1(a), ms1(b)]).toEqual([125, 125])
+    expect(expectRollupsAgree(store, runId)).toBe(2 * (125 + 13 + 2))
     expect(ingest.stats.compactedSeries).toBe(0)
   })
 

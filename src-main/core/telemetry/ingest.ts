@@ -16,15 +16,17 @@
 //   thing ever dropped, and only from the live view: the store has every sample, and views
 //   read roll-ups from it (readSamples with pixels).
 // - Roll-ups: per series, buckets of 1 ms / 10 ms / 100 ms with count, sum, min, max, kept
-//   incrementally as samples arrive. They are written (the open buckets' state so far
-//   replacing it) with the batch after rollupIntervalMs has passed or rollupPendingRows finished
-//   buckets have piled up, and at flush() and close(): a live run's roll-ups lag its raw samples
-//   by about rollupIntervalMs. Not with every batch: each write dirties a B-tree page per series
-//   and level whatever it carries, which at a batch's few rows per series cost more than the
-//   samples (bench/ingest.ts). A series whose samples arrive out of time order or repeat an
-//   instant is marked and rebuilt from its raw samples at close(). For frame data sampled at an
-//   interval of a level's width or more, that level would repeat the raw samples, so it is not
-//   kept (readSamples then reads raw samples for it).
+//   incrementally as samples arrive. Each batch writes those of one in rollupTurns of the
+//   series, in turn (finished buckets, and the open ones' state so far), so a series' roll-ups
+//   are written every rollupTurns batches; all of them once the queue has been empty for
+//   flushIntervalMs, at flush() and at close(). A live run's roll-ups thus lag its raw samples by
+//   up to rollupTurns batches, or flushIntervalMs when it pauses. Not every series with every
+//   batch: a write dirties a B-tree page per series and level whatever it carries, which at a
+//   batch's few rows per series cost more than the samples; not all of them every N batches
+//   either, which stalls that batch (bench/ingest.ts). A series whose samples arrive out of time
+//   order or repeat an instant is marked and rebuilt from its raw samples at close(). For frame
+//   data sampled at an interval of a level's width or more, that level would repeat the raw
+//   samples, so it is not kept (readSamples then reads raw samples for it).
 // - Raw samples are stored in chunks (store/samples.ts): a frame becomes one row per series.
 //   At close(), series whose chunks overlap (out of order) or are small are rewritten.
 import type { Store } from '../store'
@@ -46,10 +48,8 @@ export interface IngestOptions {
   uiMaxValues?: number
   /** Roll-up widths (ns). */
   widths?: readonly number[]
-  /** Roll-ups are written with the first batch after this long since they last were. */
-  rollupIntervalMs?: number
-  /** ... or once this many finished buckets wait to be written. */
-  rollupPendingRows?: number
+  /** Each batch writes the roll-ups of one in this many series, in turn (1: all, every batch). */
+  rollupTurns?: number
   /** Test hook: runs before each batch is written (a slow disk). */
   beforeWrite?: () => void
 }
@@ -57,6 +57,8 @@ export interface IngestOptions {
 export interface IngestStats {
   samples: number
   batches: number
+  /** The longest batch (its transaction), in ms: how long a write holds the event loop. */
+  maxBatchMs: number
   rollupRows: number
   /** Times a producer had to wait in ready(), and for how long in total. */
   waits: number
@@ -98,7 +100,7 @@ interface Bucket {
 type Finished = number[]
 
 export class Ingest {
-  readonly stats: IngestStats = { samples: 0, batches: 0, rollupRows: 0, waits: 0, waitedMs: 0, forcedWrites: 0, maxQueued: 0, uiBatches: 0, uiThinned: 0, rebuiltSeries: 0, compactedSeries: 0 }
+  readonly stats: IngestStats = { samples: 0, batches: 0, maxBatchMs: 0, rollupRows: 0, waits: 0, waitedMs: 0, forcedWrites: 0, maxQueued: 0, uiBatches: 0, uiThinned: 0, rebuiltSeries: 0, compactedSeries: 0 }
   private readonly store: Store
   private readonly batchSamples: number
   private readonly maxQueued: number
@@ -113,8 +115,10 @@ export class Ingest {
   private dirty: boolean[] = []
   private buckets: Array<Array<Bucket | null>> = []
   private finished: Finished[][] = []
-  private pendingRows = 0
-  private rollupsWrittenAt = Date.now()
+  /** Batches written, for whose turn it is to write roll-ups. */
+  private rollupTurn = 0
+  /** Writes every roll-up once the queue has stayed empty for flushIntervalMs. */
+  private idleTimer: ReturnType<typeof setTimeout> | null = null
   /** Series indexes by store id, and width indexes by width: the key order of the rollups table. */
   private keyOrder: { series: number[]; widths: number[] } | null = null
   private waiters: Array<() => void> = []
@@ -217,8 +221,10 @@ export class Ingest {
     this.closed = true
     if (this.scheduled) clearImmediate(this.scheduled)
     if (this.timer) clearTimeout(this.timer)
+    if (this.idleTimer) clearTimeout(this.idleTimer)
     this.scheduled = null
     this.timer = null
+    this.idleTimer = null
     this.flush()
     const dirty = this.seriesIds.filter((_, i) => this.dirty[i])
     // A series that arrived out of order or repeated an instant has overlapping chunks (reads
@@ -279,7 +285,18 @@ export class Ingest {
     this.flushUi(false)
     if (this.queued >= this.batchSamples || (this.waiters.length > 0 && this.queued > 0)) this.schedule(true)
     else if (this.queued > 0) this.schedule(false)
+    else this.scheduleIdleRollups()
     if (!this.full) this.wake()
+  }
+
+  /** The source paused: catch every series' roll-ups up then, unless samples arrive first. */
+  private scheduleIdleRollups(): void {
+    if (this.closed || this.idleTimer) return
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null
+      if (this.closed || this.queued > 0) return
+      this.store.transaction(() => this.writeRollupsNow())
+    }, this.flushIntervalMs)
   }
 
   private wake(): void {
@@ -291,6 +308,7 @@ export class Ingest {
   /** Up to batchSamples queued samples and the roll-ups touched so far, in one transaction. */
   private writeBatch(): void {
     this.opts.beforeWrite?.()
+    const t0 = performance.now()
     let budget = this.batchSamples
     this.store.transaction(() => {
       // Points taken so far, from one push or more: written together, so each series gets one
@@ -319,11 +337,11 @@ export class Ingest {
         }
       }
       writePoints()
-      if (this.pendingRows >= (this.opts.rollupPendingRows ?? 65_536) || Date.now() - this.rollupsWrittenAt >= (this.opts.rollupIntervalMs ?? 1000)) {
-        this.writeRollupsNow()
-      }
+      const turns = Math.max(1, this.opts.rollupTurns ?? 16)
+      this.writeRollupsNow(turns, this.rollupTurn++ % turns)
     })
     this.stats.batches++
+    this.stats.maxBatchMs = Math.max(this.stats.maxBatchMs, performance.now() - t0)
   }
 
   /**
@@ -362,10 +380,10 @@ export class Ingest {
 
   /**
    * Finished buckets, and the open ones that changed since they were last written (their whole
-   * state so far), in the table's key order (series, width, t), so each B-tree leaf is visited once.
+   * state so far), in the table's key order (series, width, t), so each B-tree leaf is visited
+   * once: of every series, or (with turns) of every turns-th in key order from the turn-th.
    */
-  private writeRollupsNow(): void {
-    this.rollupsWrittenAt = Date.now()
+  private writeRollupsNow(turns = 1, turn = 0): void {
     if (!this.keyOrder) {
       const byId = (a: number, b: number) => this.seriesIds[a] - this.seriesIds[b]
       this.keyOrder = {
@@ -373,12 +391,14 @@ export class Ingest {
         widths: Array.from(this.widths, (_, w) => w).sort((a, b) => this.widths[a] - this.widths[b]),
       }
     }
-    // Typed columns sized for every finished bucket and every open one.
-    const cap = this.pendingRows + this.seriesIds.length * this.widths.length
+    const series = turns === 1 ? this.keyOrder.series : this.keyOrder.series.filter((_, p) => p % turns === turn)
+    // Typed columns sized for the finished buckets and every open one.
+    let cap = 0
+    for (const i of series) for (const done of this.finished[i]) cap += done.length / 5 + 1
     const col = () => new Float64Array(cap)
     const r = { seriesId: col(), widthNs: col(), tNs: col(), count: col(), sum: col(), min: col(), max: col(), length: 0 }
     let k = 0
-    for (const i of this.keyOrder.series) {
+    for (const i of series) {
       const id = this.seriesIds[i]
       for (const w of this.keyOrder.widths) {
         const width = this.widths[w]
@@ -407,7 +427,6 @@ export class Ingest {
       }
     }
     r.length = k
-    this.pendingRows = 0
     if (r.length === 0) return
     this.store.writeRollups(r)
     this.stats.rollupRows += r.length
@@ -451,10 +470,7 @@ export class Ingest {
           if (!(tj >= start && tj < start + width)) {
             const next = tj - (tj % width)
             if (next !== start) {
-              if (count > 0 && !clean) {
-                done.push(start, count, sum, min, max)
-                this.pendingRows++
-              }
+              if (count > 0 && !clean) done.push(start, count, sum, min, max)
               start = next
               count = 0
               sum = 0
@@ -495,10 +511,7 @@ export class Ingest {
       if (!(t >= b.start && t < b.start + width)) {
         const start = t - (t % width)
         if (start !== b.start) {
-          if (b.count > 0 && !b.clean) {
-            this.finished[s][w].push(b.start, b.count, b.sum, b.min, b.max)
-            this.pendingRows++
-          }
+          if (b.count > 0 && !b.clean) this.finished[s][w].push(b.start, b.count, b.sum, b.min, b.max)
           b.start = start
           b.count = 0
           b.sum = 0
