@@ -175,6 +175,31 @@ describe('Ingest', () => {
     expect(ingest.stats.compactedSeries).toBe(0)
   })
 
+  it('a roll-up write that fails while the source pauses loses nothing: the buckets stay pending for close()', async () => {
+    const { store, runId } = freshRun()
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+    const ingest = new Ingest({ store, runId, batchSamples: 1000, rollupTurns: 4, flushIntervalMs: 50 })
+    ingest.defineSeries([
+      { kind: 'queue.depth', entity: { switch: 's', port: 0 }, unit: 'packets' },
+      { kind: 'queue.depth', entity: { switch: 's', port: 1 }, unit: 'packets' },
+    ])
+    ingest.pushFrame(Float64Array.from({ length: 500 }, (_, j) => j * 100_000), Float64Array.from({ length: 1000 }, (_, j) => j % 7))
+    await sleep(10)
+    expect(ingest.stats.batches).toBe(1)
+    const patched = store as unknown as { writeRollups: Store['writeRollups'] }
+    const write = patched.writeRollups
+    let failed = 0
+    patched.writeRollups = () => {
+      failed++
+      throw new Error('SQLITE_BUSY: database is locked')
+    }
+    await sleep(200)
+    expect(failed).toBe(1)
+    patched.writeRollups = write
+    await ingest.close()
+    expect(expectRollupsAgree(store, runId)).toBe(2 * (50 + 5 + 1))
+  })
+
   it('a slow disk: the producer waits in ready(), the queue stays bounded, nothing is lost', async () => {
     const { store, runId } = freshRun()
     const slow = () => {

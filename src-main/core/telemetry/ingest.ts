@@ -295,7 +295,12 @@ export class Ingest {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null
       if (this.closed || this.queued > 0) return
-      this.store.transaction(() => this.writeRollupsNow())
+      try {
+        this.store.transaction(() => this.writeRollupsNow())
+      } catch {
+        // A catch-up only (the database busy, say): the roll-ups stay pending for the next
+        // batch or close(), which report an error that persists.
+      }
     }, this.flushIntervalMs)
   }
 
@@ -412,7 +417,6 @@ export class Ingest {
           r.min[k] = done[d + 3]
           r.max[k] = done[d + 4]
         }
-        if (done.length > 0) this.finished[i][w] = []
         const b = this.buckets[i][w]
         if (!b || b.clean || b.count === 0) continue
         r.seriesId[k] = id
@@ -423,12 +427,19 @@ export class Ingest {
         r.min[k] = b.min
         r.max[k] = b.max
         k++
-        b.clean = true
       }
     }
     r.length = k
     if (r.length === 0) return
     this.store.writeRollups(r)
+    // Written: only now are they no longer pending (a failed write leaves them for the next).
+    for (const i of series) {
+      for (let w = 0; w < this.widths.length; w++) {
+        if (this.finished[i][w].length > 0) this.finished[i][w] = []
+        const b = this.buckets[i][w]
+        if (b) b.clean = true
+      }
+    }
     this.stats.rollupRows += r.length
   }
 
