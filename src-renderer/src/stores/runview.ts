@@ -94,7 +94,7 @@ export const useRunViewStore = defineStore('runView', () => {
   function needEvents(force = false): void {
     const id = runId.value
     if (id === null || (!force && events.value.runId === id && (events.value.value || events.value.loading))) return
-    void fetchInto(events, id, () => call('runs.events', { id, kinds: ['int.'], limit: 200 }))
+    void fetchInto(events, id, () => call('runs.events', { id, kinds: ['int.report'], limit: 200 }))
   }
 
   function selectSwitch(name: string): void {

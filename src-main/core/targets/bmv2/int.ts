@@ -14,7 +14,7 @@
 // Sample times: the relay's arrival time (the switch host's clock) minus the instant the traffic
 // clients start (also the switch host's clock), so INT samples share the poller's time axis.
 import { IntCollector, type IntSampleSink } from '../../int/collector'
-import type { IndividualReport, TelemetryReportPacket } from '../../int/decode'
+import { reportToJson, type IndividualReport, type TelemetryReportPacket } from '../../int/decode'
 import { shScript, type RemoteProcesses } from '../../ssh'
 import type { SeriesDef } from '../../telemetry/vocabulary'
 import { agentRelayArgv, type AgentLocation } from '../agent'
@@ -33,6 +33,9 @@ const READ_SCRIPT = `f=$1; n=$2; m=$3
 case $f in /*) ;; *) f=$HOME/$f ;; esac
 [ -e "$f" ] || exit 0
 tail -c +"$n" -- "$f" | head -c "$m"`
+
+/** Decoded reports kept as `int.report` events per wall-clock second, at most. */
+export const REPORT_EVENTS_PER_S = 10
 
 /** Samples made and not yet taken past which the reading loop waits (the consumer is behind). */
 const MAX_PENDING_SAMPLES = 1 << 20
@@ -150,6 +153,24 @@ export class IntRelay {
     return this.run.processes(this.h)
   }
 
+  private reportSecond = 0
+  private reportsThisSecond = 0
+
+  /**
+   * Some decoded reports, as `int.report` events (the JSON line `p4lab int listen --json` prints), for
+   * the INT view's table of raw reports: at most REPORT_EVENTS_PER_S per wall-clock second, so
+   * a busy fabric does not turn every report into a row.
+   */
+  private keepReport(p: TelemetryReportPacket, r: IndividualReport): void {
+    const second = Math.floor(Date.now() / 1000)
+    if (second !== this.reportSecond) {
+      this.reportSecond = second
+      this.reportsThisSecond = 0
+    }
+    if (this.reportsThisSecond++ >= REPORT_EVENTS_PER_S) return
+    this.run.ctx.event?.('int.report', reportToJson(p, r))
+  }
+
   /** Starts the relay in the collector namespace; returns once it listens (or throws with its output). */
   async start(timeoutMs = 15_000): Promise<void> {
     const procs = await this.procs()
@@ -187,7 +208,7 @@ export class IntRelay {
       // Postcards carry one hop: a report's sum of hop latencies is not an end-to-end delay.
       e2eDelay: false,
       switchName: (id) => this.o.names.get(id),
-      onReport: (p: TelemetryReportPacket, _r: IndividualReport) => {
+      onReport: (p: TelemetryReportPacket, r: IndividualReport) => {
         const name = this.o.names.get(p['Node ID'])
         if (name === undefined) {
           this.unknownNode++
@@ -195,6 +216,7 @@ export class IntRelay {
           return
         }
         this.perSwitch.set(name, (this.perSwitch.get(name) ?? 0) + 1)
+        this.keepReport(p, r)
       },
       onMalformed: (reason, bytes) => {
         const n = this.collector?.decoder.counts.malformed ?? 0
