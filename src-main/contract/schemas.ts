@@ -90,10 +90,15 @@ export const SeriesDef = z.object({
 })
 export type SeriesDef = z.infer<typeof SeriesDef>
 
-/** Samples of many series at shared instants: values[i][j] is series defs[i] at t[j]. */
+/**
+ * Samples of many series at shared instants: values[i][j] is series defs[i] at t[j], or null
+ * where that series has no sample at t[j] (NaN in the store; series sampled at their own
+ * instants, such as INT's, leave such gaps). JSON has no NaN, and a NaN is not a number to zod
+ * either, so the core sends null on both transports (core/wire.ts).
+ */
 export const SeriesBatch = z.object({
   t: z.array(z.number()),
-  values: z.array(z.array(z.number())),
+  values: z.array(z.array(z.number().nullable())),
 })
 export type SeriesBatch = z.infer<typeof SeriesBatch>
 

@@ -11,6 +11,7 @@ import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
 import type { RunRow, Store } from './store'
 import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
+import { toWireBatch } from './wire'
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -252,7 +253,7 @@ export class Orchestrator {
    */
   private async ingest(runId: number, stream: AsyncIterable<TargetMessage>): Promise<void> {
     const { store, bus } = this.deps
-    const ingest = new Ingest({ store, runId, uiIntervalMs: UI_FLUSH_MS, onUi: (batch) => bus.emit('run.telemetry', { runId, batch }) })
+    const ingest = new Ingest({ store, runId, uiIntervalMs: UI_FLUSH_MS, onUi: (batch) => bus.emit('run.telemetry', { runId, batch: toWireBatch(batch) }) })
     try {
       for await (const msg of stream) {
         if (msg.type === 'series') {

@@ -20,6 +20,7 @@ import type { ExperimentRow, RunRow, Store } from './store'
 import type { TargetDriver } from './targets/driver'
 import { TestbedService } from './testbeds'
 import { listTemplates } from './templates'
+import { toWireBatch } from './wire'
 
 export interface CoreOptions {
   store: Store
@@ -192,7 +193,7 @@ export class Core {
       'runs.series': async ({ id, kinds }) => {
         getRun(id)
         const { defs, t, values } = store.readSamples(id, kinds)
-        return { defs, batch: { t, values } }
+        return { defs, batch: toWireBatch({ t, values }) }
       },
       ...fabricHandlers(store),
       ...testbedHandlers(this.testbeds),

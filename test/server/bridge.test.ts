@@ -3,6 +3,7 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { methods } from '../../src-main/contract'
 import { startServer, type BridgeServer } from '../../src-main/server/server'
 import type { Core } from '../../src-main/core'
 import { ROOT } from '../helpers/start'
@@ -81,6 +82,26 @@ describe('WebSocket bridge', () => {
     expect(invalid.ok).toBe(false)
     expect(invalid.error.code).toBe('invalid-spec')
     expect(invalid.error.specErrors.length).toBeGreaterThan(0)
+    c.ws.close()
+  })
+
+  it('sends series sampled at their own instants with null where one has no sample, as the contract says', async () => {
+    const store = core.opts.store
+    const yaml = TINY_YAML.replace('name: tiny', 'name: gaps')
+    const exp = store.createExperiment({ name: 'gaps', yaml, spec: core.parseOrThrow(yaml, 'gaps.yaml'), file: null, tags: [] })
+    const [run] = store.createRuns(exp.id, 'sim', 'test:1', [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }])
+    const [a, b] = store.defineSeries(run.id, [
+      { kind: 'int.hopLatency', entity: { switch: 'a' }, unit: 'ns' },
+      { kind: 'int.hopLatency', entity: { switch: 'b' }, unit: 'ns' },
+    ])
+    store.insertSamples([a], [1000, 3000], [5, 7])
+    store.insertSamples([b], [2000], [9])
+    const c = new Client(await connect(`${wsUrl}?token=${server.token}`))
+    const stored = await c.call('runs.series', { id: run.id })
+    expect(stored.ok).toBe(true)
+    expect(stored.result.batch).toEqual({ t: [1000, 2000, 3000], values: [[5, null, 7], [null, 9, null]] })
+    // What the renderer's client checks every answer against.
+    expect(methods['runs.series'].res.safeParse(stored.result).success).toBe(true)
     c.ws.close()
   })
 

@@ -11,7 +11,8 @@ export interface SeriesDefLike {
 
 export interface BatchLike {
   t: readonly number[]
-  values: readonly (readonly number[])[]
+  /** null: that series has no sample at that instant (read as NaN). */
+  values: readonly (readonly (number | null)[])[]
 }
 
 type FloatArray = Float32Array | Float64Array
