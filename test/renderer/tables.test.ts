@@ -15,7 +15,7 @@ import {
   queueCdf,
   topFlows,
 } from '../../src-renderer/src/lib/tables'
-import { statOf, valueAt, windowRange } from '../../src-renderer/src/lib/window'
+import { lastValueAt, statOf, valueAt, windowRange } from '../../src-renderer/src/lib/window'
 
 const def = (kind: string, entity: Record<string, string | number>, unit = 'x'): SeriesDefLike => ({ kind, entity, unit })
 
@@ -106,6 +106,14 @@ describe('window statistics', () => {
   it('valueAt reads the last sample at or before the cursor', () => {
     expect(valueAt(x, 5, col, 0.25)).toBe(2)
     expect(valueAt(x, 5, col, 0.05)).toBeNaN()
+  })
+
+  it('lastValueAt skips the gaps of a series sampled at its own instants', () => {
+    const gappy = Float32Array.from([3, NaN, 5, NaN, NaN])
+    expect(valueAt(x, 5, gappy, 10)).toBeNaN()
+    expect(lastValueAt(x, 5, gappy, 10)).toBe(5)
+    expect(lastValueAt(x, 5, gappy, 0.15)).toBe(3)
+    expect(lastValueAt(x, 5, Float32Array.from([NaN, NaN, NaN, NaN, NaN]), 10)).toBeNaN()
   })
 })
 
