@@ -233,7 +233,8 @@ async function main(): Promise<void> {
 
 /**
  * The existing results page with one template's summary rows and section replaced by a
- * fresh run of it alone (its section says so); the whole page when there is none yet.
+ * fresh run of it alone (its section says so). Throws when the page lacks either: the page
+ * comes from a full run first.
  */
 function mergeOne(name: string, summary: string[], section: string): string {
   const today = new Date().toISOString().slice(0, 10)

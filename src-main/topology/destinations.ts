@@ -9,6 +9,13 @@ import type { Fabric } from './types'
 export type Destinations = 'other-racks' | 'other-pods'
 export const DESTINATIONS: readonly Destinations[] = ['other-racks', 'other-pods']
 
+/** Why `other-pods` cannot be used on this fabric (it has fewer than 2 pods), or undefined. */
+export function otherPodsProblem(f: Fabric): string | undefined {
+  const pods = new Set(f.torOfHost.map((tor) => f.nodes[tor].pod))
+  if (pods.size >= 2 && !pods.has(-1)) return undefined
+  return `other-pods needs a fabric with at least 2 pods (three-tier or fat-tree); a ${f.kind} has ${f.kind === 'leaf-spine' ? 'none' : 'one'}`
+}
+
 /**
  * The group of each host (by host index) that destinations must lie outside: its ToR's
  * node id for `other-racks`, its pod for `other-pods`. Throws, naming the problem, when the
@@ -16,11 +23,9 @@ export const DESTINATIONS: readonly Destinations[] = ['other-racks', 'other-pods
  */
 export function destinationGroups(f: Fabric, mode: Destinations): Int32Array {
   if (mode === 'other-racks') return Int32Array.from(f.torOfHost)
-  const pods = Int32Array.from(f.torOfHost, (tor) => f.nodes[tor].pod)
-  if (new Set(pods).size < 2 || pods.includes(-1)) {
-    throw new Error(`destinations: other-pods needs a fabric with at least 2 pods (three-tier or fat-tree); a ${f.kind} has ${f.kind === 'leaf-spine' ? 'none' : 'one'}`)
-  }
-  return pods
+  const problem = otherPodsProblem(f)
+  if (problem) throw new Error(`destinations: ${problem}`)
+  return Int32Array.from(f.torOfHost, (tor) => f.nodes[tor].pod)
 }
 
 /** Whether host `dst` is a valid destination of host `src` under `mode`. */

@@ -3,7 +3,9 @@
 import { describe, expect, test } from 'vitest'
 import { runSim, type IncastWorkload, type SimResult } from '../../src-main/sim'
 import { Rng } from '../../src-main/sim/engine/rng'
+import { DestinationPicker, HostLayout } from '../../src-main/sim/workload/layout'
 import { derangement } from '../../src-main/sim/workload/longlived'
+import { buildFabric } from '../../src-main/topology'
 import { config, FAT_TREE, THREE_TIER, topo, webSearch } from './helpers'
 
 const bg = { cdf: webSearch, load: 0.3, flows: 60 }
@@ -97,6 +99,17 @@ describe('Poisson destinations', () => {
     expect(new Set(pods.filter((f) => f.src < 16).map((f) => f.dst))).toEqual(new Set(Array.from({ length: 16 }, (_, i) => 16 + i)))
     // Only the destination draw differs: sources, sizes and instants are the same flows.
     expect(pods.map(({ src, size, start }) => ({ src, size, start }))).toEqual(racks.map(({ src, size, start }) => ({ src, size, start })))
+  })
+
+  test("other-racks picks exactly the hosts HostLayout.otherHost counts, in its order (so flows drawn before the option stay the same)", () => {
+    for (const t of [THREE_TIER, FAT_TREE, topo()]) {
+      const layout = new HostLayout(buildFabric(t), 10e9)
+      const picker = new DestinationPicker(layout)
+      for (let src = 0; src < layout.hosts; src++) {
+        expect(picker.count(src)).toBe(layout.othersCount(src))
+        for (let r = 0; r < picker.count(src); r++) expect(picker.pick(src, r)).toBe(layout.otherHost(src, r))
+      }
+    }
   })
 
   test('other-pods on a leaf-spine is refused, naming the problem', () => {

@@ -1,4 +1,4 @@
-import { buildFabric, destinationGroups, distancesTo, type Fabric, type FabricSpec } from '../../topology'
+import { buildFabric, distancesTo, otherPodsProblem, type Fabric, type FabricSpec } from '../../topology'
 import type { Topology } from '../../sim/types'
 import { formatDuration } from '../units'
 import type { FieldPath } from './locate'
@@ -207,13 +207,8 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
       }
     })
   }
-  if (isPlainObject(w) && w.destinations === 'other-pods') {
-    try {
-      destinationGroups(fabric, 'other-pods')
-    } catch (err) {
-      problems.push({ path: ['workload', 'destinations'], message: (err as Error).message.replace(/^destinations: /, '') })
-    }
-  }
+  const podsProblem = isPlainObject(w) && w.destinations === 'other-pods' ? otherPodsProblem(fabric) : undefined
+  if (podsProblem) problems.push({ path: ['workload', 'destinations'], message: podsProblem })
   if (isPlainObject(w) && w.kind === 'incast' && isPlainObject(w.incast)) {
     const fanIn = w.incast.fanIn
     const check = (n: unknown, path: FieldPath) => {

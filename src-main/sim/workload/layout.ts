@@ -17,7 +17,7 @@ export class HostLayout {
     readonly fabric: Fabric,
     readonly hostLinkBps: number,
   ) {
-    const f = fabric
+    const f = fabric // short name for the lines below
     this.hosts = f.hosts.length
     const torIndex = new Map<number, number>()
     f.tors.forEach((node, t) => torIndex.set(node, t))
@@ -50,36 +50,37 @@ export class HostLayout {
 
 /**
  * Random destinations for a source: uniform over the hosts outside its group (its rack, or
- * its pod; topology/destinations.ts). For `other-racks` it is the layout's own rule, so a
- * workload draws the very same flows as before the option existed.
+ * its pod; topology/destinations.ts), in host order. For `other-racks` that is the hosts
+ * HostLayout.otherHost counts, in the same order, so a workload draws the very same flows as
+ * before the option existed.
  */
 export class DestinationPicker {
   private readonly others = new Map<number, Int32Array>()
-  private readonly group: Int32Array | undefined
+  private readonly group: Int32Array
 
   constructor(
     private readonly layout: HostLayout,
     mode: Destinations = 'other-racks',
   ) {
-    if (mode !== 'other-racks') this.group = destinationGroups(layout.fabric, mode)
+    this.group = destinationGroups(layout.fabric, mode)
   }
 
   /** How many hosts `src` may send to. */
   count(src: number): number {
-    return this.group ? this.outside(src).length : this.layout.othersCount(src)
+    return this.outside(src).length
   }
 
   /** The r-th of them (0 <= r < count(src)), in host order. */
   pick(src: number, r: number): number {
-    return this.group ? this.outside(src)[r] : this.layout.otherHost(src, r)
+    return this.outside(src)[r]
   }
 
   private outside(src: number): Int32Array {
-    const g = this.group![src]
+    const g = this.group[src]
     let list = this.others.get(g)
     if (!list) {
       const hosts: number[] = []
-      for (let h = 0; h < this.layout.hosts; h++) if (this.group![h] !== g) hosts.push(h)
+      for (let h = 0; h < this.layout.hosts; h++) if (this.group[h] !== g) hosts.push(h)
       list = Int32Array.from(hosts)
       this.others.set(g, list)
     }

@@ -1,9 +1,9 @@
 // Poisson arrivals: each host is an independent Poisson source at
 // load × hostLinkBps / 8 / meanFlowBytes flows/s; the streams are merged in time order
 // until exactly `flows` flows exist. Destinations are uniform over the hosts of other
-// racks (or of other pods: `destinations`). Arrival times are whole nanoseconds so the reported start times are exact. The
-// workload has its own PRNG stream, so runs of different schemes with one seed see the
-// very same flows.
+// racks (or of other pods: `destinations`). Arrival times are whole nanoseconds so the
+// reported start times are exact. The workload has its own PRNG stream, so runs of
+// different schemes with one seed see the very same flows.
 
 import { Rng } from '../engine/rng'
 import type { PoissonWorkload } from '../types'
