@@ -15,19 +15,15 @@ ip -n "$ns" -batch - || exit 1
 if command -v ethtool >/dev/null 2>&1; then ip netns exec "$ns" ethtool -K eth0 tx off rx off >/dev/null 2>&1 || echo "p4lab: ethtool -K eth0 failed in $ns" >&2; else echo "p4lab: ethtool not found: checksum offloads stay on (TCP through BMv2 may see bad checksums)" >&2; fi
 exit 0`
 
-/** The switch namespace: IPv6 off (no router solicitations into the switches), then the links batch from stdin, then offloads off. */
+/**
+ * The switch namespace: IPv6 off (no router solicitations into the switches), then the links batch from stdin, then
+ * offloads off on the interfaces named after the namespace. The INT collector's namespace too, with no interface named.
+ */
 const SWITCH_NS_SCRIPT = `${PATH_PREFIX}
 ns=$1; shift
 ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1 || echo "p4lab: could not turn IPv6 off in $ns" >&2
 ip -n "$ns" -batch - || exit 1
 if command -v ethtool >/dev/null 2>&1; then for i; do ip netns exec "$ns" ethtool -K "$i" tx off rx off >/dev/null 2>&1; done; fi
-exit 0`
-
-/** The INT collector's namespace: IPv6 off (its links are still down), then its ip batch from stdin. */
-const COLLECTOR_NS_SCRIPT = `${PATH_PREFIX}
-ns=$1
-ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1 || echo "p4lab: could not turn IPv6 off in $ns" >&2
-ip -n "$ns" -batch - || exit 1
 exit 0`
 
 /** Brings up the plan's namespaces and veths on the switch host. Throws on the first failure (teardown cleans up). */
@@ -42,7 +38,7 @@ export async function bringUpTopology(run: RemoteRun, h: RunTestbedHost, plan: N
   for (const host of plan.hosts) {
     await run.script(h, 'p4lab-host', HOST_NS_SCRIPT, [host.ns], { stdin: hostBatch(host) })
   }
-  if (c) await run.script(h, 'p4lab-collector', COLLECTOR_NS_SCRIPT, [c.ns], { stdin: collectorBatch(c) })
+  if (c) await run.script(h, 'p4lab-collector', SWITCH_NS_SCRIPT, [c.ns], { stdin: collectorBatch(c) })
   run.ctx.event?.('deploy', { part: 'topology', prefix: plan.prefix, namespaces, links: pairs, ...(c ? { collectorNs: c.ns } : {}) })
 }
 
