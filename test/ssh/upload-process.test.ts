@@ -104,6 +104,12 @@ describe('detached processes', () => {
     expect(liveInGroup(info.pgid).map((m) => m.pid).sort((a, b) => a - b)).toEqual(s.members)
     expect(await procs.list()).toEqual(['sleeper'])
     expect(await procs.readLog('sleeper')).toBe('up my arg\n')
+    // readLogFrom: a byte range of the log, empty past its end or for a log not written yet.
+    expect((await procs.readLogFrom('sleeper', 3, 2)).toString('utf8')).toBe('my')
+    expect((await procs.readLogFrom('sleeper', 3, 1000)).toString('utf8')).toBe('my arg\n')
+    expect((await procs.readLogFrom('sleeper', 10, 1000)).length).toBe(0)
+    expect((await procs.readLogFrom('nothing-yet', 0, 1000)).length).toBe(0)
+    await expect(procs.readLogFrom('sleeper', -1, 10)).rejects.toThrow(/offset/)
 
     // A second start under the same name is refused while it runs.
     await expect(procs.start('sleeper', ['sleep', '1'])).rejects.toThrow(/already running/)

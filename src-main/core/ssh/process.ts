@@ -135,6 +135,12 @@ cd -- "$d" 2>/dev/null || exit 0
 for f in *.pid; do [ -f "$f" ] && printf '%s\\0' "\${f%.pid}"; done
 exit 0`
 
+// $1 log file, $2 first byte (1-based), $3 bytes at most. Prints that part of the file; nothing when it does not exist yet.
+const READ_FROM_SCRIPT = `f=$1; n=$2; m=$3
+case $f in /*) ;; *) f=$HOME/$f ;; esac
+[ -e "$f" ] || exit 0
+tail -c +"$n" -- "$f" | head -c "$m"`
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 export class RemoteProcesses {
@@ -262,6 +268,23 @@ export class RemoteProcesses {
   async readLog(name: string, maxBytes = 64 * 1024): Promise<string> {
     const r = await this.host.exec(cmd(['tail', '-c', String(Math.max(1, Math.floor(maxBytes))), '--', this.logFile(name)]))
     return r.stdout.toString('utf8')
+  }
+
+  /**
+   * At most `maxBytes` of a process's log from byte `offset` (0-based): empty when the log does not
+   * exist yet or has no more. Unlike readLog, a failed read throws (the caller reads again from
+   * the same offset).
+   */
+  async readLogFrom(name: string, offset: number, maxBytes: number, opts: { signal?: AbortSignal } = {}): Promise<Buffer> {
+    if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+      throw new SshError('usage', `readLogFrom ${name}: offset ${offset} and maxBytes ${maxBytes} must be integers, offset >= 0, maxBytes >= 1`)
+    }
+    const r = await this.host.exec(shScript(READ_FROM_SCRIPT, 'p4lab-read-log', [this.logFile(name), String(offset + 1), String(maxBytes)]), {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      maxCapture: maxBytes + 1,
+    })
+    if (r.code !== 0) throw new SshError('process', `${this.host.label}: cannot read the log of ${name} from byte ${offset}: exit ${r.code ?? r.signal}: ${r.stderr.toString('utf8').trim()}`)
+    return r.stdout
   }
 
   private async signalGroup(pgid: number, sig: 'TERM' | 'KILL', members: number[]): Promise<void> {

@@ -15,7 +15,7 @@
 // clients start (also the switch host's clock), so INT samples share the poller's time axis.
 import { IntCollector, type IntSampleSink } from '../../int/collector'
 import { reportToJson, type IndividualReport, type TelemetryReportPacket } from '../../int/decode'
-import { shScript, type RemoteProcesses } from '../../ssh'
+import type { RemoteProcesses } from '../../ssh'
 import type { SeriesDef } from '../../telemetry/vocabulary'
 import { agentRelayArgv, type AgentLocation } from '../agent'
 import { CancelledError, type RunTestbedHost, type TargetFacts, type TargetMessage } from '../driver'
@@ -27,12 +27,6 @@ export const INT_RELAY_PROCESS = 'int-relay'
 export const INT_READ_LIMIT = 4 << 20
 /** Socket buffer the relay asks for: a burst of reports waits there, not in the switch. */
 const RELAY_RCVBUF = 8 << 20
-
-/** `tail -c +N FILE | head -c M`: the file from byte N (1-based), at most M bytes; nothing when it does not exist yet. */
-const READ_SCRIPT = `f=$1; n=$2; m=$3
-case $f in /*) ;; *) f=$HOME/$f ;; esac
-[ -e "$f" ] || exit 0
-tail -c +"$n" -- "$f" | head -c "$m"`
 
 /** Decoded reports kept as `int.report` events per wall-clock second, at most. */
 export const REPORT_EVENTS_PER_S = 10
@@ -267,15 +261,9 @@ export class IntRelay {
   private async readOnce(): Promise<'full' | 'done' | 'failed'> {
     if (!this.collector) throw new Error('IntRelay.read before attach')
     const procs = await this.procs()
-    const host = await this.run.host(this.h)
     let out: Buffer
     try {
-      const r = await host.exec(shScript(READ_SCRIPT, 'p4lab-int-read', [procs.logFile(this.name), String(this.offset + 1), String(INT_READ_LIMIT)]), {
-        signal: this.run.ctx.signal,
-        maxCapture: INT_READ_LIMIT + 1,
-      })
-      if (r.code !== 0) throw new Error(`exit ${r.code ?? r.signal}: ${r.stderr.toString('utf8').trim()}`)
-      out = r.stdout
+      out = await procs.readLogFrom(this.name, this.offset, INT_READ_LIMIT, { signal: this.run.ctx.signal })
     } catch (e) {
       if (this.run.ctx.signal.aborted) throw new CancelledError()
       this.readErrors++
