@@ -84,76 +84,30 @@ export class MinMaxBlocks {
       const full = below >> (k === 0 ? BASE_SHIFT : FAN_SHIFT)
       if (full === 0) break
       if (k === this.levels.length) this.levels.push(new Level(this.exact))
-      const lv = this.levels[k]
-      lv.reserve(full)
-      if (k === 0) this.summariseSamples(lv, y, full)
-      else this.summariseBlocks(lv, this.levels[k - 1], full)
+      this.levels[k].reserve(full)
+      this.summarise(y, k, full)
       below = full
     }
     return this
   }
 
-  private summariseSamples(lv: Level, y: ArrayLike<number>, full: number): void {
-    const size = 1 << BASE_SHIFT
+  /**
+   * Summarises blocks [lv.count, full) of level k from the level below (k = 0: the samples),
+   * each block read as a query reads a piece. Leaves the query result fields overwritten.
+   */
+  private summarise(y: ArrayLike<number>, k: number, full: number): void {
+    const lv = this.levels[k]
+    const shift = k === 0 ? BASE_SHIFT : FAN_SHIFT
     for (let b = lv.count; b < full; b++) {
-      let mn = Infinity
-      let mx = -Infinity
-      let iMn = -1
-      let iMx = -1
-      let sum = 0
-      let cnt = 0
-      for (let j = b * size, e = j + size; j < e; j++) {
-        const v = y[j]
-        if (v < mn) {
-          mn = v
-          iMn = j
-        }
-        if (v > mx) {
-          mx = v
-          iMx = j
-        }
-        if (v - v === 0) {
-          sum += v
-          cnt++
-        }
-      }
-      lv.min[b] = mn
-      lv.max[b] = mx
-      lv.minIdx[b] = iMn
-      lv.maxIdx[b] = iMx
-      lv.sum[b] = sum
-      lv.finite[b] = cnt
-    }
-    lv.count = Math.max(lv.count, full)
-  }
-
-  private summariseBlocks(lv: Level, src: Level, full: number): void {
-    const fan = 1 << FAN_SHIFT
-    for (let b = lv.count; b < full; b++) {
-      let mn = Infinity
-      let mx = -Infinity
-      let iMn = -1
-      let iMx = -1
-      let sum = 0
-      let cnt = 0
-      for (let j = b * fan, e = j + fan; j < e; j++) {
-        if (src.min[j] < mn) {
-          mn = src.min[j]
-          iMn = src.minIdx[j]
-        }
-        if (src.max[j] > mx) {
-          mx = src.max[j]
-          iMx = src.maxIdx[j]
-        }
-        sum += src.sum[j]
-        cnt += src.finite[j]
-      }
-      lv.min[b] = mn
-      lv.max[b] = mx
-      lv.minIdx[b] = iMn
-      lv.maxIdx[b] = iMx
-      lv.sum[b] = sum
-      lv.finite[b] = cnt
+      this.reset()
+      this.read(y, k - 1, b << shift, (b + 1) << shift, false)
+      this.read(y, k - 1, b << shift, (b + 1) << shift, true)
+      lv.min[b] = this.min
+      lv.max[b] = this.max
+      lv.minIdx[b] = this.iMin
+      lv.maxIdx[b] = this.iMax
+      lv.sum[b] = this.sum
+      lv.finite[b] = this.finite
     }
     lv.count = Math.max(lv.count, full)
   }
@@ -163,11 +117,7 @@ export class MinMaxBlocks {
    * compared), or with `sums` its sum and count of finite values. y is the indexed line.
    */
   query(y: ArrayLike<number>, a: number, e: number, sums: boolean): void {
-    this.min = Infinity
-    this.max = -Infinity
-    this.iMin = this.iMax = -1
-    this.sum = 0
-    this.finite = 0
+    this.reset()
     const stack = this.stack
     let sp = 0
     let level = -1
@@ -194,6 +144,15 @@ export class MinMaxBlocks {
       level = stack[--sp]
       this.read(y, level, lo, hi, sums)
     }
+  }
+
+  /** Clears the running result. */
+  private reset(): void {
+    this.min = Infinity
+    this.max = -Infinity
+    this.iMin = this.iMax = -1
+    this.sum = 0
+    this.finite = 0
   }
 
   /** Folds entries [lo, hi) of a level (-1: the samples) into the running result. */
