@@ -119,18 +119,16 @@ export function downsampleRange(
   for (let s = 0; s < ys.length; s++) {
     const y = ys[s]
     const out = buf.ys[s]
-    const bl = blocks?.[s] ?? null
-    if (mode === 'mean') {
-      if (bl) meanBlocks(y, bl, bounds, buckets, out)
-      else meanScan(y, bounds, buckets, out)
-    } else {
-      if (bl) minMaxBlocks(y, bl, bounds, buckets, out)
-      else minMaxScan(y, bounds, buckets, out)
-    }
+    const bl = blocks?.[s] ?? SCAN
+    if (mode === 'mean') meanBlocks(y, bl, bounds, buckets, out)
+    else minMaxBlocks(y, bl, bounds, buckets, out)
     outYs.push(buffers ? out.subarray(0, size) : out)
   }
   return { x: buffers ? outX.subarray(0, size) : outX, ys: outYs }
 }
+
+/** A line without an index: an index of no levels, whose queries read every sample. */
+const SCAN = new MinMaxBlocks()
 
 /** A bucket's two points: its min and max in the order they occurred; a gap when it had none. */
 function putMinMax(min: number, max: number, iMin: number, iMax: number, out: Float64Array, b: number): void {
@@ -152,46 +150,10 @@ function minMaxBlocks(y: ArrayLike<number>, bl: MinMaxBlocks, bounds: Int32Array
   }
 }
 
-function minMaxScan(y: ArrayLike<number>, bounds: Int32Array, buckets: number, out: Float64Array): void {
-  for (let b = 0; b < buckets; b++) {
-    let min = Infinity
-    let max = -Infinity
-    let iMin = -1
-    let iMax = -1
-    for (let j = bounds[b], e = bounds[b + 1]; j < e; j++) {
-      const v = y[j]
-      if (v < min) {
-        min = v
-        iMin = j
-      }
-      if (v > max) {
-        max = v
-        iMax = j
-      }
-    }
-    putMinMax(min, max, iMin, iMax, out, b)
-  }
-}
-
 function meanBlocks(y: ArrayLike<number>, bl: MinMaxBlocks, bounds: Int32Array, buckets: number, out: Float64Array): void {
   for (let b = 0; b < buckets; b++) {
     bl.query(y, bounds[b], bounds[b + 1], true)
     out[b] = bl.finite === 0 ? NaN : bl.sum / bl.finite
-  }
-}
-
-function meanScan(y: ArrayLike<number>, bounds: Int32Array, buckets: number, out: Float64Array): void {
-  for (let b = 0; b < buckets; b++) {
-    let sum = 0
-    let count = 0
-    for (let j = bounds[b], e = bounds[b + 1]; j < e; j++) {
-      const v = y[j]
-      if (v - v === 0) {
-        sum += v
-        count++
-      }
-    }
-    out[b] = count === 0 ? NaN : sum / count
   }
 }
 
