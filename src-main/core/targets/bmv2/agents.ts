@@ -37,14 +37,39 @@ export async function startAgentServers(run: RemoteRun, h: RunTestbedHost, plan:
     await procs.start(`srv-h${host.index}`, ['ip', 'netns', 'exec', host.ns, ...agentServerArgv(loc, { port: AGENT_PORT, bind: host.ip })])
   }
   for (const host of plan.hosts) {
-    const deadline = Date.now() + 15_000
-    while (!(await procs.readLog(`srv-h${host.index}`, 4096)).includes('"listening"')) {
-      run.throwIfCancelled()
-      const st = await procs.status(`srv-h${host.index}`)
-      if (!st.alive) throw new Error(`the agent server of ${host.name} exited: ${(await procs.readLog(`srv-h${host.index}`, 2048)).trim()}`)
-      if (Date.now() > deadline) throw new Error(`the agent server of ${host.name} did not start listening within 15 s`)
-      await sleep(200, run.ctx.signal)
-    }
+    const name = `srv-h${host.index}`
+    await waitListening(run, h, name, {
+      what: `the agent server of ${host.name}`,
+      timeoutMs: 15_000,
+      pollMs: 200,
+      listening: (log) => (log.includes('"listening"') ? true : undefined),
+      exitDetail: async () => (await procs.readLog(name, 2048)).trim(),
+    })
+  }
+}
+
+/**
+ * Waits until a detached process of the run says it listens: its log's last 4 KiB read every
+ * `pollMs` until `listening` finds it there (what it returns is returned). Throws when the process
+ * exits first (`exitDetail` of that log in the message) or after `timeoutMs`.
+ */
+export async function waitListening<T>(
+  run: RemoteRun,
+  h: RunTestbedHost,
+  name: string,
+  o: { what: string; timeoutMs: number; pollMs: number; listening: (log: string) => T | undefined; exitDetail: (log: string) => string | Promise<string> },
+): Promise<T> {
+  const procs = await run.processes(h)
+  const deadline = Date.now() + o.timeoutMs
+  for (;;) {
+    run.throwIfCancelled()
+    const log = await procs.readLog(name, 4096)
+    const found = o.listening(log)
+    if (found !== undefined) return found
+    const st = await procs.status(name)
+    if (!st.alive) throw new Error(`${o.what} exited: ${await o.exitDetail(log)}`)
+    if (Date.now() > deadline) throw new Error(`${o.what} did not start listening within ${o.timeoutMs / 1000} s`)
+    await sleep(o.pollMs, run.ctx.signal)
   }
 }
 

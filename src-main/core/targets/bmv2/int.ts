@@ -20,6 +20,7 @@ import type { SeriesDef } from '../../telemetry/vocabulary'
 import { agentRelayArgv, type AgentLocation } from '../agent'
 import { CancelledError, type RunTestbedHost, type TargetFacts, type TargetMessage } from '../driver'
 import { completeLines, parseRelayLine, type RelaySummary } from '../relay-output'
+import { waitListening } from './agents'
 import { sleep, type RemoteRun } from './remote'
 
 export const INT_RELAY_PROCESS = 'int-relay'
@@ -171,21 +172,15 @@ export class IntRelay {
     const argv = ['ip', 'netns', 'exec', this.o.ns, ...agentRelayArgv(this.o.loc, { port: this.o.port, bind: '0.0.0.0', rcvbufBytes: RELAY_RCVBUF })]
     const p = await procs.start(this.name, argv)
     this.run.ctx.log(this.h.name, `INT collector: relay on udp port ${this.o.port} in ${this.o.ns}, pid ${p.pid}`)
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      this.run.throwIfCancelled()
-      const text = await procs.readLog(this.name, 4096)
-      const parsed = text.split('\n').map(parseRelayLine).find((l) => l.kind === 'listening')
-      if (parsed?.kind === 'listening') {
-        this.listening = { address: parsed.address, rcvbuf: parsed.rcvbuf }
-        this.log(`relay listening on ${parsed.address} in ${this.o.ns} (socket buffer ${parsed.rcvbuf ?? '?'} bytes)`)
-        return
-      }
-      const st = await procs.status(this.name)
-      if (!st.alive) throw new Error(`the INT relay in ${this.o.ns} exited: ${text.trim().split('\n').slice(-3).join(' / ') || 'no output'}`)
-      if (Date.now() > deadline) throw new Error(`the INT relay in ${this.o.ns} did not start listening within ${timeoutMs / 1000} s`)
-      await sleep(100, this.run.ctx.signal)
-    }
+    const l = await waitListening(this.run, this.h, this.name, {
+      what: `the INT relay in ${this.o.ns}`,
+      timeoutMs,
+      pollMs: 100,
+      listening: (log) => log.split('\n').map(parseRelayLine).find((x) => x.kind === 'listening'),
+      exitDetail: (log) => log.trim().split('\n').slice(-3).join(' / ') || 'no output',
+    })
+    this.listening = { address: l.address, rcvbuf: l.rcvbuf }
+    this.log(`relay listening on ${l.address} in ${this.o.ns} (socket buffer ${l.rcvbuf ?? '?'} bytes)`)
   }
 
   /**
