@@ -15,7 +15,7 @@ import {
   queueCdf,
   topFlows,
 } from '../../src-renderer/src/lib/tables'
-import { lastValueAt, statOf, valueAt, windowRange } from '../../src-renderer/src/lib/window'
+import { statOf, valueAt, windowRange } from '../../src-renderer/src/lib/window'
 
 const def = (kind: string, entity: Record<string, string | number>, unit = 'x'): SeriesDefLike => ({ kind, entity, unit })
 
@@ -108,12 +108,13 @@ describe('window statistics', () => {
     expect(valueAt(x, 5, col, 0.05)).toBeNaN()
   })
 
-  it('lastValueAt skips the gaps of a series sampled at its own instants', () => {
+  it("'last' over the window up to the cursor skips the gaps of a series sampled at its own instants", () => {
     const gappy = Float32Array.from([3, NaN, 5, NaN, NaN])
+    const last = (col: ArrayLike<number>, t: number) => statOf(col, ...windowRange(x, 5, t, Infinity), 'last')
     expect(valueAt(x, 5, gappy, 10)).toBeNaN()
-    expect(lastValueAt(x, 5, gappy, 10)).toBe(5)
-    expect(lastValueAt(x, 5, gappy, 0.15)).toBe(3)
-    expect(lastValueAt(x, 5, Float32Array.from([NaN, NaN, NaN, NaN, NaN]), 10)).toBeNaN()
+    expect(last(gappy, 10)).toBe(5)
+    expect(last(gappy, 0.15)).toBe(3)
+    expect(last(Float32Array.from([NaN, NaN, NaN, NaN, NaN]), 10)).toBeNaN()
   })
 })
 

@@ -76,13 +76,4 @@ export function valueAt(xMs: ArrayLike<number>, n: number, col: ArrayLike<number
   return hi === 0 ? NaN : col[hi - 1]
 }
 
-/**
- * The newest sample at or before tMs that has a value: series sampled at their own instants
- * (INT's) read NaN at the instants of the others, so the value "now" is the last one they had.
- */
-export function lastValueAt(xMs: ArrayLike<number>, n: number, col: ArrayLike<number>, tMs: number): number {
-  for (let j = upperBound(xMs, tMs, 0, n) - 1; j >= 0; j--) if (!Number.isNaN(col[j])) return col[j]
-  return NaN
-}
-
 export { lowerBound, upperBound }
