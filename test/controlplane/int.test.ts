@@ -81,6 +81,12 @@ describe('INT entries in the simple_switch_CLI files', () => {
     expect(new Set(plan.switches.map((s) => s.dstMac)).size).toBe(4)
   })
 
+  it('refuses a BMv2 port map that puts a watched port on the collector port', () => {
+    const plan = intPlan(state, { udpPort: 32766 })
+    // leaf0's collector port is 4; mapping fabric port 3 there collides.
+    expect(() => renderCli(state, 'leaf0', undefined, { int: plan, bmv2Port: (p) => (p === 3 ? 4 : p) })).toThrow(/leaf0: BMv2 port 4 is both a fabric port and the INT collector port/)
+  })
+
   it('refuses a port that is not a UDP port', () => {
     expect(() => intPlan(state, { udpPort: 0 })).toThrow(/not 1-65535/)
     expect(() => intPlan(state, { udpPort: 65536 })).toThrow(/not 1-65535/)

@@ -170,17 +170,17 @@ export function planNetns(state: ControlPlaneState, prefix: string, int?: IntPla
     for (const s of switches) {
       const p = int.switches[s.index]
       if (!p || p.switch !== s.name) throw new Error(`the INT plan does not match the fabric at switch ${s.name}`)
-      if (s.ports.some((x) => x.port === p.port)) throw new Error(`${s.name}: INT collector port ${p.port} is a fabric port`)
       s.intPort = { port: p.port, ifname: switchIfname(prefix, s.index, p.port) }
       collector.links.push({ switch: s.name, switchIf: s.intPort.ifname, ifname: collectorIfname(prefix, s.index), mac: p.dstMac, switchIp: p.srcIp, switchMac: p.srcMac })
     }
   }
+  const plan: NetnsPlan = { prefix, switchNs, switches, hosts, links, ...(collector ? { collector } : {}) }
   const names = new Set<string>()
-  for (const n of [...switches.flatMap((s) => [...s.ports.map((p) => p.ifname), ...(s.intPort ? [s.intPort.ifname] : [])]), ...(collector?.links.map((l) => l.ifname) ?? [])]) {
+  for (const n of [...switchNsIfnames(plan), ...(collector?.links.map((l) => l.ifname) ?? [])]) {
     if (names.has(n)) throw new Error(`interface name ${n} is used twice`)
     names.add(n)
   }
-  return { prefix, switchNs, switches, hosts, links, ...(collector ? { collector } : {}) }
+  return plan
 }
 
 /** Every interface of the switch namespace: the fabric ports, then the collector ports. */
