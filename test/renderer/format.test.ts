@@ -11,14 +11,8 @@ import {
   plural,
   sig3,
 } from '../../src-renderer/src/lib/format'
-import {
-  RunSeries,
-  downsampleMean,
-  downsampleMinMax,
-  entityLabel,
-  queueChartModel,
-  utilChartModel,
-} from '../../src-renderer/src/lib/series'
+import { RunSeries, entityLabel, queueChartModel, utilChartModel } from '../../src-renderer/src/lib/series'
+import { downsampleMean, downsampleMinMax } from '../../src-renderer/src/lib/downsample'
 import { backoffDelayMs } from '../../src-renderer/src/lib/backoff'
 
 describe('formatNs', () => {

@@ -4,8 +4,6 @@
 // length, and with reused buffers allocates nothing. No DOM: tested in node.
 import { MinMaxBlocks } from './blockIndex'
 
-export { MinMaxBlocks }
-
 export type DownsampleMode = 'minmax' | 'mean'
 
 /** First index i in [lo, hi) with x[i] >= v (hi when none): x is sorted ascending. */

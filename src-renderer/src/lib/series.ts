@@ -227,6 +227,3 @@ export function queueChartModel(series: RunSeries): ChartModel {
   const candidates = [...bySwitch].map(([sw, idx]) => new Line(sw, idx, 'max'))
   return new ChartModel(series, [], candidates, MAX_LINES)
 }
-
-// Downsampling moved to downsample.ts and blockIndex.ts; re-exported for existing imports.
-export { downsampleMean, downsampleMinMax, downsampleRange, lowerBound, MinMaxBlocks, upperBound, type DownsampleMode } from './downsample'

@@ -1,7 +1,7 @@
 // Statistics of a series over a window of sim time ending at a cursor: what the fabric view
 // colours by (last / mean / p95) and what the tables show. Pure functions over typed
 // arrays; no DOM, tested in node.
-import { lowerBound, upperBound } from './series'
+import { upperBound } from './downsample'
 
 export type StatMode = 'last' | 'mean' | 'p95'
 export const STAT_MODES: readonly StatMode[] = ['last', 'mean', 'p95']
@@ -76,4 +76,4 @@ export function valueAt(xMs: ArrayLike<number>, n: number, col: ArrayLike<number
   return hi === 0 ? NaN : col[hi - 1]
 }
 
-export { lowerBound, upperBound }
+export { upperBound }
