@@ -9,14 +9,9 @@ export { renderSimRoutes } from './render/sim'
 export { schemeModule, programFor, type P4Iface, type RenderedProgram, type SchemeModule } from './schemes'
 export { ipToInt, macToInt, hostMac, switchPortMac } from './address'
 export {
-  INT_COLLECTOR_IP,
-  INT_MIRROR_SESSION,
-  INT_NAMES,
   intCliCommands,
-  intCollectorMac,
   intNodeNames,
   intPlan,
-  intSwitchIp,
   intSwitchPlan,
   type IntOptions,
   type IntPlan,

@@ -23,13 +23,13 @@ import { hex2, switchPortMac } from './address'
 import type { ControlPlaneState, PortFacing, SwitchState } from './types'
 
 /** Mirror session of the INT clones; far above Floodgate's credit sessions (fabric port + 1). */
-export const INT_MIRROR_SESSION = 500
-export const INT_COLLECTOR_IP = '10.255.255.254'
+const INT_MIRROR_SESSION = 500
+const INT_COLLECTOR_IP = '10.255.255.254'
 /** BMv2 ports are 9 bits and 511 is simple_switch's drop port. */
 const MAX_BMV2_PORT = 510
 
 /** The v1model programs' INT names (include/int_egress.p4, inside Egress), as simple_switch_CLI takes them. */
-export const INT_NAMES = {
+const INT_NAMES = {
   intWatch: 'Egress.intWatch',
   intPostcard: 'Egress.intPostcard',
   intReport: 'Egress.intReport',
@@ -74,11 +74,11 @@ export interface IntPlan {
 const WATCHED: Record<IntWatchPorts, readonly PortFacing[]> = { all: ['host', 'down', 'up'], fabric: ['down', 'up'], hosts: ['host'] }
 
 /** The collector end's MAC of switch `id`'s INT link. */
-export function intCollectorMac(id: number): string {
+function intCollectorMac(id: number): string {
   return ['02', 'c0', hex2(id >> 8), hex2(id & 0xff), '00', '01'].join(':')
 }
 
-export function intSwitchIp(id: number): string {
+function intSwitchIp(id: number): string {
   const n = id + 1
   if (n > 0xfeff) throw new RangeError(`switch id ${id} does not fit the INT address plan (10.255.0.1 .. 10.255.254.255)`)
   return `10.255.${n >> 8}.${n & 0xff}`

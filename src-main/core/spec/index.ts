@@ -23,4 +23,3 @@ export {
   type WorkloadSpec,
 } from './types'
 export { parseCdf, type CdfResult } from './workload'
-export { DEFAULT_INT_PORT } from './schema'

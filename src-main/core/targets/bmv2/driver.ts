@@ -234,10 +234,12 @@ export class Bmv2Session implements TargetSession {
     await bringUpTopology(this.run, h, plan)
 
     // 2b. INT: the collector listens before any switch can report.
-    if (b.int && plan.collector) {
-      this.intRelay = new IntRelay(this.run, h, { ns: plan.collector.ns, port: plan.collector.udpPort, loc: this.agentLoc(), names: intNodeNames(b.int) })
+    // (planNetns made the collector from the INT plan: there is one exactly when b.int is set.)
+    const c = plan.collector
+    if (c) {
+      this.intRelay = new IntRelay(this.run, h, { ns: c.ns, port: c.udpPort, loc: this.agentLoc(), names: intNodeNames(b.int!) })
       await this.intRelay.start()
-      this.ctx.event?.('deploy', { part: 'int-collector', ns: plan.collector.ns, port: plan.collector.udpPort, address: this.intRelay.listening?.address })
+      this.ctx.event?.('deploy', { part: 'int-collector', ns: c.ns, port: c.udpPort, address: this.intRelay.listening?.address })
     }
 
     // 3. One simple_switch per switch, detached, in the switch namespace.

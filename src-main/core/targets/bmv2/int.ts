@@ -23,9 +23,9 @@ import { completeLines, parseRelayLine, type RelaySummary } from '../relay-outpu
 import { waitListening } from './agents'
 import { sleep, type RemoteRun } from './remote'
 
-export const INT_RELAY_PROCESS = 'int-relay'
+const INT_RELAY_PROCESS = 'int-relay'
 /** Bytes of relay output read per request at most (about 25 000 reports). */
-export const INT_READ_LIMIT = 4 << 20
+const INT_READ_LIMIT = 4 << 20
 /** Socket buffer the relay asks for: a burst of reports waits there, not in the switch. */
 const RELAY_RCVBUF = 8 << 20
 
@@ -89,8 +89,6 @@ export interface IntRelayOptions {
   loc: AgentLocation
   /** Node ID → switch name (controlplane intNodeNames). */
   names: ReadonlyMap<number, string>
-  /** Process name (default INT_RELAY_PROCESS). */
-  name?: string
 }
 
 export interface IntRelayCounts {
@@ -114,7 +112,7 @@ export interface IntRelayCounts {
 }
 
 export class IntRelay {
-  readonly name: string
+  readonly name = INT_RELAY_PROCESS
   private offset = 0
   private sink: MessageSink | null = null
   private collector: IntCollector | null = null
@@ -136,9 +134,7 @@ export class IntRelay {
     private readonly run: RemoteRun,
     private readonly h: RunTestbedHost,
     private readonly o: IntRelayOptions,
-  ) {
-    this.name = o.name ?? INT_RELAY_PROCESS
-  }
+  ) {}
 
   private log(line: string): void {
     this.run.ctx.log('int', line)
@@ -249,7 +245,7 @@ export class IntRelay {
    * Reads what the relay wrote since the last read and decodes it. Returns true when the read
    * was cut at INT_READ_LIMIT (more is waiting). A failed read is logged and repeated next time.
    */
-  async read(): Promise<boolean> {
+  private async read(): Promise<boolean> {
     return (await this.readOnce()) === 'full'
   }
 
@@ -273,7 +269,7 @@ export class IntRelay {
   }
 
   /** Decodes one line of the relay's output. */
-  handle(line: string): void {
+  private handle(line: string): void {
     const p = parseRelayLine(line)
     switch (p.kind) {
       case 'datagram':
