@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MinMaxBlocks } from '../../src-renderer/src/lib/blockIndex'
-import { bucketBounds, DownsampleBuffers, downsampleMean, downsampleMinMax, downsampleRange, lowerBound, upperBound } from '../../src-renderer/src/lib/downsample'
+import { bucketBounds, DownsampleBuffers, downsampleRange, lowerBound, upperBound } from '../../src-renderer/src/lib/downsample'
 
 const ramp = (n: number) => Float64Array.from({ length: n }, (_, i) => i)
 
@@ -65,13 +65,6 @@ describe('downsampleRange', () => {
     expect(ds.x[ds.x.length - 1]).toBe(299)
     expect(Math.min(...Array.from(ds.ys[0]))).toBe(100)
     expect(Math.max(...Array.from(ds.ys[0]))).toBe(299)
-  })
-
-  it('the whole-series wrappers agree with the range form', () => {
-    const x = ramp(1000)
-    const y = Float32Array.from(x, (v) => Math.sin(v / 10))
-    expect(Array.from(downsampleMinMax(x, [y], 50).ys[0])).toEqual(Array.from(downsampleRange(x, [y], 0, 1000, 50, 'minmax').ys[0]))
-    expect(Array.from(downsampleMean(x, [y], 50).ys[0])).toEqual(Array.from(downsampleRange(x, [y], 0, 1000, 50, 'mean').ys[0]))
   })
 })
 
