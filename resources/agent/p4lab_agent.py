@@ -706,6 +706,11 @@ def counter_growth(before, after, name):
     return after[name] - before[name]
 
 
+def relay_line(data):
+    """One line of the relay's output: arrival time (epoch ns) and the datagram in base64."""
+    return b"%d %s\n" % (time.time_ns(), base64.b64encode(data))
+
+
 def run_relay(args):
     if not (0 <= args.port <= 65535) or args.rcvbuf < 0:
         raise UsageError("--port must be 0-65535 and --rcvbuf >= 0")
@@ -741,7 +746,7 @@ def run_relay(args):
                 break
             errors += 1
             continue
-        batch = [b"%d %s\n" % (time.time_ns(), base64.b64encode(data))]
+        batch = [relay_line(data)]
         nbytes += len(data)
         # Whatever else is queued goes out in the same write; the flush follows at once.
         while len(batch) < RELAY_BATCH:
@@ -752,7 +757,7 @@ def run_relay(args):
             except OSError:
                 errors += 1
                 break
-            batch.append(b"%d %s\n" % (time.time_ns(), base64.b64encode(data)))
+            batch.append(relay_line(data))
             nbytes += len(data)
         datagrams += len(batch)
         out.write(b"".join(batch))
