@@ -1,7 +1,7 @@
 // A chart's x range under the pointer: drag to zoom (uPlot's selection), wheel to zoom at the
 // pointer, shift-drag, middle-drag or shift-wheel (or a horizontal wheel) to pan, double-click
 // to reset, and a click without a drag to pick the instant under the pointer.
-import { ref } from 'vue'
+import { computed, shallowRef } from 'vue'
 import type uPlot from 'uplot'
 
 export interface XRange {
@@ -17,9 +17,9 @@ export function useChartZoom(opts: {
   /** A click picked this instant (x value). */
   pick: (x: number) => void
 }) {
-  const zoomed = ref(false)
   /** The zoomed x range; null follows all the data. */
-  let view: XRange | null = null
+  const view = shallowRef<XRange | null>(null)
+  const zoomed = computed(() => view.value !== null)
 
   /** Shows `v` (null: all the data) and redraws. */
   function setView(v: XRange | null): void {
@@ -29,8 +29,7 @@ export function useChartZoom(opts: {
 
   /** Sets the range without redrawing (the caller draws next). */
   function clear(v: XRange | null = null): void {
-    view = v
-    zoomed.value = v !== null
+    view.value = v
   }
 
   function currentRange(): XRange | null {
@@ -115,5 +114,5 @@ export function useChartZoom(opts: {
     u.hooks.destroy = [...(u.hooks.destroy ?? []), cleanup]
   }
 
-  return { zoomed, view: () => view, setView, clear, onSelect, bindPointer }
+  return { zoomed, view: () => view.value, setView, clear, onSelect, bindPointer }
 }

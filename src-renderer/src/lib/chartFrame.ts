@@ -4,7 +4,7 @@
 // frame; bench/ui-frame.ts times the same code in Chromium. No DOM beyond Path2D.
 import type uPlot from 'uplot'
 import { MinMaxBlocks } from './blockIndex'
-import { DownsampleBuffers, downsampleRange, lowerBound, upperBound, type DownsampleMode } from './downsample'
+import { DownsampleBuffers, downsampleRange, fits, lowerBound, upperBound, type DownsampleMode } from './downsample'
 
 export interface FrameRequest {
   /** The time axis (ms), ascending. */
@@ -60,7 +60,7 @@ export class ChartFrames {
       return b.update(y, n)
     })
     const ds = downsampleRange(x, r.ys, lo, hi, buckets, mode, index, this.buffers)
-    const binMs = hi - lo > buckets * (mode === 'minmax' ? 2 : 1) ? (x[hi - 1] - x[lo]) / buckets : null
+    const binMs = fits(hi - lo, buckets, mode) ? null : (x[hi - 1] - x[lo]) / buckets
     const data = [ds.x, ...ds.ys.map((y, i) => this.gapsAsNull(y, i))] as uPlot.AlignedData
     return { data, min, max: max > min ? max : min + 1e-3, binMs }
   }

@@ -1,7 +1,8 @@
 // Downsampling of the telemetry lines to the chart's pixel width: binary search on the time
 // axis, and the reduction of a visible range to one bucket per pixel, from each line's block
 // index (blockIndex.ts) when it has one. A frame costs about the pixel width, not the run's
-// length, and with reused buffers allocates nothing. No DOM: tested in node.
+// length, and with reused buffers allocates no sample storage (only the small result: its
+// arrays and typed-array views on the buffers). No DOM: tested in node.
 import { MinMaxBlocks } from './blockIndex'
 
 export type DownsampleMode = 'minmax' | 'mean'
@@ -27,8 +28,8 @@ export function upperBound(x: ArrayLike<number>, v: number, lo = 0, hi = x.lengt
 }
 
 /**
- * Output arrays reused from frame to frame (a frame then allocates nothing); they grow to the
- * largest frame. What downsampleRange returns with them are views, valid until the next call.
+ * Output arrays reused from frame to frame (a frame then allocates only views on them and the
+ * small result object, not the samples); they grow to the largest frame. What downsampleRange returns with them are views, valid until the next call.
  */
 export class DownsampleBuffers {
   bounds = new Int32Array(0)
@@ -43,6 +44,11 @@ export class DownsampleBuffers {
     }
     while (this.ys.length < lines) this.ys.push(new Float64Array(this.x.length))
   }
+}
+
+/** Whether n samples are shown as they are, without downsampling to `buckets`. */
+export function fits(n: number, buckets: number, mode: DownsampleMode): boolean {
+  return buckets < 1 || n <= buckets * (mode === 'minmax' ? 2 : 1)
 }
 
 /** A bucket's edges snap to index blocks of at most this share of the bucket. */
@@ -91,13 +97,11 @@ export function downsampleRange(
   /** Reused output arrays; without them the output is freshly allocated. */
   buffers?: DownsampleBuffers,
 ): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
-  const n = hi - lo
-  const perBucket = mode === 'minmax' ? 2 : 1
-  if (buckets < 1 || n <= buckets * perBucket) {
+  if (fits(hi - lo, buckets, mode)) {
     const cut = (a: ArrayLike<number>) => (ArrayBuffer.isView(a) ? (a as Float64Array).subarray(lo, hi) : Array.prototype.slice.call(a, lo, hi))
     return { x: cut(x), ys: ys.map(cut) }
   }
-  const size = buckets * perBucket
+  const size = buckets * (mode === 'minmax' ? 2 : 1)
   const buf = buffers ?? new DownsampleBuffers()
   buf.reserve(ys.length, buckets, size)
   const bounds = buf.bounds
@@ -120,9 +124,9 @@ export function downsampleRange(
     const bl = blocks?.[s] ?? SCAN
     if (mode === 'mean') meanBlocks(y, bl, bounds, buckets, out)
     else minMaxBlocks(y, bl, bounds, buckets, out)
-    outYs.push(buffers ? out.subarray(0, size) : out)
+    outYs.push(out.subarray(0, size))
   }
-  return { x: buffers ? outX.subarray(0, size) : outX, ys: outYs }
+  return { x: outX.subarray(0, size), ys: outYs }
 }
 
 /** A line without an index: an index of no levels, whose queries read every sample. */
@@ -164,7 +168,7 @@ export function downsampleMinMax(
   ys: readonly ArrayLike<number>[],
   buckets: number,
 ): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
-  if (buckets < 1 || x.length <= buckets * 2) return { x, ys: [...ys] }
+  if (fits(x.length, buckets, 'minmax')) return { x, ys: [...ys] }
   return downsampleRange(x, ys, 0, x.length, buckets, 'minmax')
 }
 
@@ -174,6 +178,6 @@ export function downsampleMean(
   ys: readonly ArrayLike<number>[],
   buckets: number,
 ): { x: ArrayLike<number>; ys: ArrayLike<number>[] } {
-  if (buckets < 1 || x.length <= buckets) return { x, ys: [...ys] }
+  if (fits(x.length, buckets, 'mean')) return { x, ys: [...ys] }
   return downsampleRange(x, ys, 0, x.length, buckets, 'mean')
 }
