@@ -20,7 +20,7 @@ const FABRICS: Record<string, FabricSpec> = {
   'k=4 fat-tree': { kind: 'fat-tree', k: 4, ...RATES },
 }
 
-function intLines(state: ControlPlaneState, sw: string, plan = intPlan(state, { udpPort: 32766 })): string[] {
+function intLines(state: ControlPlaneState, sw: string, plan = intPlan(state, { port: 32766 })): string[] {
   const all = cliCommandLines(renderCli(state, sw, undefined, { int: plan, ceilingBps: 1e9 }))
   return all.filter((l) => l.startsWith('mirroring_add 500') || l.includes('Egress.int'))
 }
@@ -41,7 +41,7 @@ describe('INT entries in the simple_switch_CLI files', () => {
   })
 
   it('a spine: port 2, Node ID 3, the port of the experiment', () => {
-    expect(intLines(state, 'spine1', intPlan(state, { udpPort: 9555 }))).toEqual([
+    expect(intLines(state, 'spine1', intPlan(state, { port: 9555 }))).toEqual([
       'mirroring_add 500 2',
       'table_add Egress.intWatch Egress.intPostcard 0 => 500',
       'table_add Egress.intWatch Egress.intPostcard 1 => 500',
@@ -50,12 +50,12 @@ describe('INT entries in the simple_switch_CLI files', () => {
   })
 
   it('watch: fabric and watch: hosts pick the ports by what they face', () => {
-    const fabric = intLines(state, 'leaf1', intPlan(state, { udpPort: 32766, watch: 'fabric' }))
+    const fabric = intLines(state, 'leaf1', intPlan(state, { port: 32766, watch: 'fabric' }))
     expect(fabric.filter((l) => l.includes('intWatch'))).toEqual(['table_add Egress.intWatch Egress.intPostcard 2 => 500', 'table_add Egress.intWatch Egress.intPostcard 3 => 500'])
-    const hosts = intLines(state, 'leaf1', intPlan(state, { udpPort: 32766, watch: 'hosts' }))
+    const hosts = intLines(state, 'leaf1', intPlan(state, { port: 32766, watch: 'hosts' }))
     expect(hosts.filter((l) => l.includes('intWatch'))).toEqual(['table_add Egress.intWatch Egress.intPostcard 0 => 500', 'table_add Egress.intWatch Egress.intPostcard 1 => 500'])
     // A spine has no host port: it still reports nothing but keeps its session and addresses.
-    const spine = intLines(state, 'spine0', intPlan(state, { udpPort: 32766, watch: 'hosts' }))
+    const spine = intLines(state, 'spine0', intPlan(state, { port: 32766, watch: 'hosts' }))
     expect(spine).toEqual(['mirroring_add 500 2', 'table_set_default Egress.intReport Egress.intEncap 02:53:00:02:00:02 02:c0:00:02:00:01 10.255.0.3 10.255.255.254 32766 2'])
   })
 
@@ -64,13 +64,13 @@ describe('INT entries in the simple_switch_CLI files', () => {
       const text = renderCli(state, sw.name, undefined, { ceilingBps: 1e9 })
       expect(text).not.toMatch(/int(Watch|Report|Encap|Postcard)|mirroring_add 500|INT/)
       // And the option only adds its section.
-      const withInt = cliCommandLines(renderCli(state, sw.name, undefined, { ceilingBps: 1e9, int: intPlan(state, { udpPort: 32766 }) }))
+      const withInt = cliCommandLines(renderCli(state, sw.name, undefined, { ceilingBps: 1e9, int: intPlan(state, { port: 32766 }) }))
       expect(withInt.filter((l) => !intLines(state, sw.name).includes(l))).toEqual(cliCommandLines(text))
     }
   })
 
   it('Node IDs name the switches back, and every switch has its own address', () => {
-    const plan = intPlan(state, { udpPort: 32766 })
+    const plan = intPlan(state, { port: 32766 })
     expect([...intNodeNames(plan)]).toEqual([
       [0, 'leaf0'],
       [1, 'leaf1'],
@@ -82,14 +82,14 @@ describe('INT entries in the simple_switch_CLI files', () => {
   })
 
   it('refuses a BMv2 port map that puts a watched port on the collector port', () => {
-    const plan = intPlan(state, { udpPort: 32766 })
+    const plan = intPlan(state, { port: 32766 })
     // leaf0's collector port is 4; mapping fabric port 3 there collides.
     expect(() => renderCli(state, 'leaf0', undefined, { int: plan, bmv2Port: (p) => (p === 3 ? 4 : p) })).toThrow(/leaf0: BMv2 port 4 is both a fabric port and the INT collector port/)
   })
 
   it('refuses a port that is not a UDP port', () => {
-    expect(() => intPlan(state, { udpPort: 0 })).toThrow(/not 1-65535/)
-    expect(() => intPlan(state, { udpPort: 65536 })).toThrow(/not 1-65535/)
+    expect(() => intPlan(state, { port: 0 })).toThrow(/not 1-65535/)
+    expect(() => intPlan(state, { port: 65536 })).toThrow(/not 1-65535/)
   })
 })
 
@@ -105,7 +105,7 @@ describe('INT commands against the v1model programs', () => {
       if (mod.fabrics && !mod.fabrics.includes(spec.kind)) continue
       it(`${scheme} (${program}.p4), ${fname}: every INT command names what the program declares with -DP4LAB_INT, and not without`, () => {
         const state = computeControlPlane(buildFabric(spec), scheme)
-        const plan = intPlan(state, { udpPort: 32766 })
+        const plan = intPlan(state, { port: 32766 })
         const on = read(program, ['P4LAB_INT'])
         const off = read(program)
         for (const sw of state.switches) {

@@ -129,7 +129,7 @@ function makeSession(yaml: string, dataDir = dir) {
 /** The plan the driver makes for the session (a pure function of the fabric, the prefix and the INT option). */
 function planOf(session: Bmv2Session, ctx: RunContext): NetnsPlan {
   const state = computeControlPlane(buildFabric(ctx.plan.spec.topology), 'ecmp')
-  return planNetns(state, session.prefix, intPlan(state, { udpPort: ctx.plan.spec.int!.port, watch: ctx.plan.spec.int!.watch }))
+  return planNetns(state, session.prefix, intPlan(state, ctx.plan.spec.int!))
 }
 
 function ip(args: string[]): string {

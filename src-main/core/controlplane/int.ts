@@ -39,9 +39,10 @@ const INT_NAMES = {
 
 export type IntWatchPorts = 'all' | 'fabric' | 'hosts'
 
+/** An experiment's telemetry.int (spec IntSpec) as it stands. */
 export interface IntOptions {
   /** UDP destination port of the reports. */
-  udpPort: number
+  port: number
   /** Which egress ports report. Default 'all'. */
   watch?: IntWatchPorts
 }
@@ -103,9 +104,10 @@ function planSwitch(sw: SwitchState, udpPort: number, watch: IntWatchPorts): Int
 
 /** Every switch's INT configuration. */
 export function intPlan(state: ControlPlaneState, opts: IntOptions): IntPlan {
-  if (!Number.isInteger(opts.udpPort) || opts.udpPort < 1 || opts.udpPort > 65535) throw new RangeError(`INT UDP port ${opts.udpPort} is not 1-65535`)
+  const udpPort = opts.port
+  if (!Number.isInteger(udpPort) || udpPort < 1 || udpPort > 65535) throw new RangeError(`INT UDP port ${udpPort} is not 1-65535`)
   const watch = opts.watch ?? 'all'
-  return { udpPort: opts.udpPort, watch, collectorIp: INT_COLLECTOR_IP, session: INT_MIRROR_SESSION, switches: state.switches.map((s) => planSwitch(s, opts.udpPort, watch)) }
+  return { udpPort, watch, collectorIp: INT_COLLECTOR_IP, session: INT_MIRROR_SESSION, switches: state.switches.map((s) => planSwitch(s, udpPort, watch)) }
 }
 
 export function intSwitchPlan(plan: IntPlan, name: string): IntSwitchPlan {

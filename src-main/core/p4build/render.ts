@@ -157,7 +157,7 @@ export function renderPipeline(topology: Topology, scheme: string, target: CpTar
   const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, params))
   const mod = schemeModule(scheme)
   const program = `${target === 'bmv2' ? 'v1model' : 'tna'}/${mod.iface(target).programName}.p4`
-  const int = target === 'bmv2' && opts.int ? intPlan(state, { udpPort: opts.int.port, watch: opts.int.watch }) : undefined
+  const int = target === 'bmv2' && opts.int ? intPlan(state, opts.int) : undefined
   const switches = state.switches.map((sw) => {
     const text = target === 'bmv2' ? renderCli(state, sw.name, undefined, int ? { int } : {}) : renderBfrt(state, sw.name)
     return {

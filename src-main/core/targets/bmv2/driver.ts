@@ -158,8 +158,7 @@ export class Bmv2Session implements TargetSession {
     const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, plan.spec.params))
     const ceilingBps = this.settings.rateCeilingBps
     const mapping = bmv2QueueMapping(state, { ceilingBps })
-    const intSpec = plan.spec.int
-    const int = intSpec ? intPlan(state, { udpPort: intSpec.port, watch: intSpec.watch }) : undefined
+    const int = plan.spec.int ? intPlan(state, plan.spec.int) : undefined
     const commands = new Map<string, string[]>()
     for (const sw of state.switches) commands.set(sw.name, cliCommandLines(renderCli(state, sw.name, undefined, { ceilingBps, ...(int ? { int } : {}) })))
     const programName = schemeModule(scheme).iface('bmv2').programName
