@@ -193,9 +193,6 @@ export class Orchestrator {
     let outcome: { status: RunStatus; error: string | null }
     try {
       if (!driver || !session) throw new Error(`no driver for testbed '${spec.testbed}'`)
-      if (spec.int && driver.kind === 'sim') {
-        store.addLog(run.id, 'orchestrator', 'telemetry.int is ignored on the sim: INT postcard reports come from the v1model programs on BMv2 testbeds (docs/TESTBEDS.md)')
-      }
       const s = session
       this.setStatus(job, 'deploying')
       if (s.check) await step('check', () => s.check!())

@@ -77,6 +77,9 @@ class SimSession implements TargetSession {
   constructor(private readonly ctx: RunContext) {}
 
   async build(): Promise<void> {
+    if (this.ctx.plan.spec.int) {
+      this.ctx.log('sim', 'telemetry.int is ignored on the sim: INT postcard reports come from the v1model programs on BMv2 testbeds (docs/TESTBEDS.md)')
+    }
     const config = simConfigFor(this.ctx.plan)
     // The sim forwards by the control plane's next-hop groups, the same ones the
     // simple_switch_CLI files and bfrt scripts carry. They are shortest-path groups and

@@ -1,0 +1,46 @@
+// The sim driver's session, up to its build step (the worker itself needs the bundle): an
+// experiment with telemetry.int runs on the sim without INT, and the run's log says so.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { workloadsDir } from '../../src-main/core/paths'
+import { parseExperiment } from '../../src-main/core/spec'
+import type { RunContext } from '../../src-main/core/targets/driver'
+import { SimDriver } from '../../src-main/core/targets/sim/driver'
+
+const IGNORED = 'telemetry.int is ignored on the sim: INT postcard reports come from the v1model programs on BMv2 testbeds (docs/TESTBEDS.md)'
+
+const dir = mkdtempSync(join(tmpdir(), 'p4lab-simdrv-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+async function buildLogs(telemetry: string): Promise<string[]> {
+  const yaml = `name: sim-int
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 40Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 20 }
+${telemetry}`
+  const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
+  const logs: string[] = []
+  const ctx: RunContext = {
+    plan: { runId: 1, spec: parsed.spec, scheme: 'ecmp', load: 0.3, seed: 1 },
+    signal: new AbortController().signal,
+    log: (s, l) => logs.push(`${s}: ${l}`),
+  }
+  const s = new SimDriver({ parallelRuns: 1 }).open(ctx)
+  await s.build()
+  await s.teardown()
+  return logs
+}
+
+describe('Sim driver: telemetry.int', () => {
+  it('notes in the run log that the sim ignores telemetry.int', async () => {
+    expect(await buildLogs('telemetry: { int: true }\n')).toContain(`sim: ${IGNORED}`)
+  })
+
+  it('says nothing about INT when the experiment has none', async () => {
+    expect((await buildLogs('')).some((l) => l.includes('telemetry.int'))).toBe(false)
+  })
+})
