@@ -47,8 +47,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function session(tb: RunTestbed) {
-  const parsed = parseExperiment(YAML, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
+function session(tb: RunTestbed, extraYaml = '') {
+  const parsed = parseExperiment(YAML + extraYaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
   const logs: string[] = []
   const abort = new AbortController()
@@ -76,6 +76,16 @@ describe('Tofino driver: check', () => {
   it('needs one sde host per switch of the fabric, and says so', async () => {
     const { s } = session({ name: 'tf', kind: 'tofino', settings: { target: 'model' }, hosts: [sdeHost(1, 'sde1')] })
     await expect(s.check()).rejects.toThrow(/testbed 'tf' has 1 sde host\(s\), and this fabric has 3 switches \(leaf0, leaf1, spine0\): the tofino driver runs one switch per sde host/)
+    await s.teardown()
+  })
+
+  it('refuses telemetry.int at once, before logging into any host', async () => {
+    const hosts = [sdeHost(1, 'sde1'), sdeHost(2, 'sde2'), sdeHost(3, 'sde3')]
+    const { s, logs } = session({ name: 'tf', kind: 'tofino', settings: { target: 'model' }, hosts }, 'telemetry: { int: true }\n')
+    await expect(s.check()).rejects.toThrow(
+      'telemetry.int: INT postcards exist only in the v1model programs (BMv2 testbeds); the TNA programs have no INT option yet. Remove telemetry.int to run on Tofino',
+    )
+    expect(logs.filter((l) => /sde[123]/.test(l))).toEqual([])
     await s.teardown()
   })
 

@@ -144,6 +144,10 @@ export class TofinoSession implements TargetSession {
   }
 
   async check(): Promise<TargetFacts> {
+    // Refused before any host is logged into.
+    if (this.ctx.plan.spec.int) {
+      throw new Error('telemetry.int: INT postcards exist only in the v1model programs (BMv2 testbeds); the TNA programs have no INT option yet. Remove telemetry.int to run on Tofino')
+    }
     const tb = this.ctx.testbed!
     const state = this.computeState()
     const sde = this.sdeHosts()
@@ -179,9 +183,6 @@ export class TofinoSession implements TargetSession {
     void state
     const w = this.ctx.plan.spec.workload
     if (w.kind === 'incast' || w.kind === 'permutation') throw new Error(`the tofino driver does not run ${w.kind} workloads yet`)
-    if (this.ctx.plan.spec.int) {
-      throw new Error('telemetry.int: INT postcards exist only in the v1model programs (BMv2 testbeds); the TNA programs have no INT option yet. Remove telemetry.int to run on Tofino')
-    }
     const first = this.placements[0]
     if (!first) throw new Error('build before check: no SDE host placed')
     const { plan } = this.ctx
