@@ -4,12 +4,13 @@
 // traffic agents, binds the report port and writes one line per datagram (arrival time, base64).
 // This side reads that output back as it grows, by byte offset (complete lines only, so a read
 // that fails or races a write is simply repeated from the same offset: every datagram is
-// decoded exactly once), in a loop of its own every few hundred ms (so neither waits for the
-// other: the poll rounds keep their interval, reports reach the store while a round runs),
-// decodes each with the INT decoder (malformed ones counted, never
-// fatal) and hands it to the IntCollector, whose int.* samples become 'series' and 'points'
-// messages of the run's telemetry stream: the orchestrator puts them through the same ingest
-// as the poller's frames.
+// decoded exactly once), in a loop of its own every few hundred ms (so the poll rounds keep
+// their interval and the relay's output is read and decoded while a round runs), decodes each
+// with the INT decoder (malformed ones counted, never fatal) and hands it to the IntCollector,
+// whose int.* samples become 'series' and 'points' messages of the run's telemetry stream. The
+// messages are handed on between poll rounds (take(), every read period while the poller waits
+// for its next round), not during one: the orchestrator puts them through the same ingest as the
+// poller's frames.
 //
 // Sample times: the relay's arrival time (the switch host's clock) minus the instant the traffic
 // clients start (also the switch host's clock), so INT samples share the poller's time axis.
