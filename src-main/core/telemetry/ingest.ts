@@ -194,7 +194,7 @@ export class Ingest {
     const n = series.length
     if (t.length !== n || values.length !== n) throw new Error('Ingest.pushPoints: series, t and values must have one entry per sample')
     if (n === 0) return
-    for (let i = 0; i < n; i++) this.roll(series[i], t[i], values[i])
+    for (let i = 0; i < n; i++) this.roll(series[i], t, values, 0, i)
     this.enqueue({ kind: 'points', ids: series, t, values, offset: 0, size: n })
   }
 
@@ -460,81 +460,70 @@ export class Ingest {
       const s = idx[i]
       const base = i * n
       if (!increasing || !(t[0] > this.lastT[s])) {
-        for (let j = 0; j < n; j++) this.roll(s, t[j], values[base + j])
+        for (let j = 0; j < n; j++) this.roll(s, t, values, base, j)
         continue
       }
-      // In order: what roll() does sample by sample, a width at a time with the open bucket in locals.
+      // In order: what roll() does sample by sample, over the whole frame at once.
       this.lastT[s] = t[n - 1]
-      if (this.dirty[s]) continue
-      const bs = this.buckets[s]
-      for (let w = 0; w < bs.length; w++) {
-        const b = bs[w]
-        if (!b) continue
-        const width = this.widths[w]
-        const done = this.finished[s][w]
-        let { start, count, sum, min, max, clean } = b
-        for (let j = 0; j < n; j++) {
-          const v = values[base + j]
-          if (Number.isNaN(v)) continue
-          const tj = t[j]
-          // Same bucket without a floating-point remainder (times are past int32) in the usual case.
-          if (!(tj >= start && tj < start + width)) {
-            const next = tj - (tj % width)
-            if (next !== start) {
-              if (count > 0 && !clean) done.push(start, count, sum, min, max)
-              start = next
-              count = 0
-              sum = 0
-              min = Infinity
-              max = -Infinity
-            }
-          }
-          count++
-          sum += v
-          if (v < min) min = v
-          if (v > max) max = v
-          clean = false
-        }
-        b.start = start
-        b.count = count
-        b.sum = sum
-        b.min = min
-        b.max = max
-        b.clean = clean
-      }
+      if (!this.dirty[s]) this.accumulate(s, t, values, base, 0, n)
     }
   }
 
-  private roll(s: number, t: number, v: number): void {
-    if (t <= this.lastT[s]) {
+  /** One sample, t[j] with value values[shift + j], whatever its order. */
+  private roll(s: number, t: ArrayLike<number>, values: ArrayLike<number>, shift: number, j: number): void {
+    const tj = t[j]
+    if (tj <= this.lastT[s]) {
       // Out of order or a repeated instant: the incremental state no longer matches the raw
       // samples (a repeat replaces a stored sample). Rebuilt from raw at close().
       this.dirty[s] = true
       return
     }
-    this.lastT[s] = t
-    if (this.dirty[s] || Number.isNaN(v)) return
+    this.lastT[s] = tj
+    if (!this.dirty[s]) this.accumulate(s, t, values, shift, j, j + 1)
+  }
+
+  /**
+   * Adds samples t[j], values[shift + j] for j in from..to-1 (in time order, after the series'
+   * earlier ones; NaN values left out) to series s's open buckets, a width at a time with the
+   * open bucket in locals: a sample past a bucket finishes it (pending, unless it is already
+   * written and unchanged) and opens the next.
+   */
+  private accumulate(s: number, t: ArrayLike<number>, values: ArrayLike<number>, shift: number, from: number, to: number): void {
     const bs = this.buckets[s]
     for (let w = 0; w < bs.length; w++) {
       const b = bs[w]
       if (!b) continue
       const width = this.widths[w]
-      if (!(t >= b.start && t < b.start + width)) {
-        const start = t - (t % width)
-        if (start !== b.start) {
-          if (b.count > 0 && !b.clean) this.finished[s][w].push(b.start, b.count, b.sum, b.min, b.max)
-          b.start = start
-          b.count = 0
-          b.sum = 0
-          b.min = Infinity
-          b.max = -Infinity
+      const done = this.finished[s][w]
+      let { start, count, sum, min, max, clean } = b
+      for (let j = from; j < to; j++) {
+        const v = values[shift + j]
+        if (Number.isNaN(v)) continue
+        const tj = t[j]
+        // Same bucket without a floating-point remainder (times are past int32) in the usual case.
+        if (!(tj >= start && tj < start + width)) {
+          const next = tj - (tj % width)
+          if (next !== start) {
+            if (count > 0 && !clean) done.push(start, count, sum, min, max)
+            start = next
+            count = 0
+            sum = 0
+            min = Infinity
+            max = -Infinity
+          }
         }
+        count++
+        sum += v
+        if (v < min) min = v
+        if (v > max) max = v
+        clean = false
       }
-      b.count++
-      b.sum += v
-      if (v < b.min) b.min = v
-      if (v > b.max) b.max = v
-      b.clean = false
+      b.start = start
+      b.count = count
+      b.sum = sum
+      b.min = min
+      b.max = max
+      b.clean = clean
     }
   }
 
