@@ -100,7 +100,6 @@ export class Bmv2Session implements TargetSession {
   private clientNames: Array<{ host: number; name: string }> = []
   private trafficStart = 0
   private tornDown: Promise<void> | undefined
-  private readonly seriesReads = new Map<string, PollRead[]>()
   /** The INT collector (telemetry.int on), from deploy on. */
   private intRelay: IntRelay | undefined
   /** The clients' start on the switch host's clock (epoch ns): INT samples are timed from it. */
@@ -285,15 +284,20 @@ export class Bmv2Session implements TargetSession {
   }
 
   /** Reads per switch, and the series they feed. */
-  private seriesPlan(): { defs: SeriesSpec[]; value: Array<(rounds: Map<string, Map<string, number>>, prev: Map<string, Map<string, number>> | null, dtS: number) => number> } {
+  private seriesPlan(): {
+    defs: SeriesSpec[]
+    value: Array<(rounds: Map<string, Map<string, number>>, prev: Map<string, Map<string, number>> | null, dtS: number) => number>
+    reads: Map<string, PollRead[]>
+  } {
     const b = this.built!
+    const reads = new Map<string, PollRead[]>()
     const defs: SeriesSpec[] = []
     const value: Array<(r: Map<string, Map<string, number>>, p: Map<string, Map<string, number>> | null, dtS: number) => number> = []
     const hula = this.ctx.plan.scheme === 'hula'
     for (const sw of b.state.switches) {
-      const reads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
-      if (hula) reads.push({ kind: 'register', name: 'Ingress.bestHop' }, { kind: 'register', name: 'Ingress.pathUtil' })
-      this.seriesReads.set(sw.name, reads)
+      const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
+      if (hula) swReads.push({ kind: 'register', name: 'Ingress.bestHop' }, { kind: 'register', name: 'Ingress.pathUtil' })
+      reads.set(sw.name, swReads)
       for (const p of sw.ports) {
         const scaled = b.mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * b.mapping.scale
         defs.push({ kind: 'link.util', entity: { switch: sw.name, port: p.port }, unit: 'ratio' })
@@ -319,14 +323,14 @@ export class Bmv2Session implements TargetSession {
         }
       }
     }
-    return { defs, value }
+    return { defs, value, reads }
   }
 
   async *telemetry(): AsyncIterable<TargetMessage> {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('telemetry before deploy')
-    const { defs, value } = this.seriesPlan()
+    const { defs, value, reads } = this.seriesPlan()
     yield { type: 'series', defs }
     // INT series are numbered after the poller's, INT times from the clients' start.
     const relay = this.intRelay
@@ -334,7 +338,7 @@ export class Bmv2Session implements TargetSession {
     const intReadMs = this.o.intReadMs ?? 250
     try {
       relay?.startReading(intReadMs)
-      yield* this.pollLoop(defs, value, relay, intReadMs)
+      yield* this.pollLoop(defs, value, reads, relay, intReadMs)
       if (relay) {
         await relay.stop(this.o.intDrainMs ?? 1000)
         yield* relay.take()
@@ -350,6 +354,7 @@ export class Bmv2Session implements TargetSession {
   private async *pollLoop(
     defs: SeriesSpec[],
     value: ReturnType<Bmv2Session['seriesPlan']>['value'],
+    seriesReads: Map<string, PollRead[]>,
     relay: IntRelay | undefined,
     intReadMs: number,
   ): AsyncGenerator<TargetMessage> {
@@ -370,7 +375,7 @@ export class Bmv2Session implements TargetSession {
       const rounds = new Map<string, Map<string, number>>()
       await Promise.all(
         plan.switches.map(async (s) => {
-          const reads = this.seriesReads.get(s.name) ?? []
+          const reads = seriesReads.get(s.name) ?? []
           const r = await pollSwitch(this.run, h, reads, this.cliTarget(s.thriftPort))
           const m = new Map<string, number>()
           for (const [k, v] of r.registers) m.set(k, v)
