@@ -445,17 +445,18 @@ export class Ingest {
 
   private rollFrame(idx: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
     const n = t.length
+    // The smallest step between instants (NaN when a step is NaN: an instant NaN, or ±Infinity twice).
+    let dt = Infinity
+    for (let j = 1; j < n; j++) dt = Math.min(dt, t[j] - t[j - 1])
     // A level no finer than the sampling interval would only copy the raw samples: not kept.
     if (n > 1) {
-      let dt = Infinity
-      for (let j = 1; j < n; j++) dt = Math.min(dt, t[j] - t[j - 1])
       for (let i = 0; i < idx.length; i++) {
         const bs = this.buckets[idx[i]]
         for (let w = 0; w < bs.length; w++) if (bs[w] && this.widths[w] <= dt) bs[w] = null
       }
     }
-    let increasing = true
-    for (let j = 1; j < n && increasing; j++) increasing = t[j] > t[j - 1]
+    // Every t[j] > t[j - 1]: for doubles a - b > 0 exactly when a > b (a NaN step fails both).
+    const increasing = n < 2 || dt > 0
     for (let i = 0; i < idx.length; i++) {
       const s = idx[i]
       const base = i * n
