@@ -200,6 +200,30 @@ describe('Ingest', () => {
     expect(expectRollupsAgree(store, runId)).toBe(2 * (50 + 5 + 1))
   })
 
+  it('writes roll-up rows in the table\'s key order (series, width, t), widths given in any order', async () => {
+    const { store, runId } = freshRun()
+    const patched = store as unknown as { writeRollups: Store['writeRollups'] }
+    const write = patched.writeRollups.bind(store)
+    const calls: number[][][] = []
+    patched.writeRollups = (r) => {
+      calls.push(Array.from({ length: r.length }, (_, k) => [r.seriesId[k], r.widthNs[k], r.tNs[k]]))
+      write(r)
+    }
+    const ingest = new Ingest({ store, runId, batchSamples: 1000, rollupTurns: 2, widths: [10_000_000, 1_000_000] })
+    ingest.defineSeries([{ kind: 'queue.depth', entity: { switch: 's', port: 0 }, unit: 'packets' }])
+    ingest.defineSeries([1, 2].map((port) => ({ kind: 'queue.depth', entity: { switch: 's', port }, unit: 'packets' })))
+    for (let k = 0; k < 4; k++) {
+      ingest.pushFrame(Float64Array.from({ length: 500 }, (_, j) => (k * 500 + j) * 100_000), Float64Array.from({ length: 1500 }, (_, j) => j % 11))
+      await ingest.ready()
+    }
+    await ingest.close()
+    expect(calls.length).toBeGreaterThan(1)
+    const before = (a: number[], b: number[]) => a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2])))
+    for (const keys of calls) for (let k = 1; k < keys.length; k++) expect(before(keys[k - 1], keys[k]), JSON.stringify(keys.slice(k - 1, k + 1))).toBe(true)
+    expect(new Set(calls.flat().map((key) => key[1]))).toEqual(new Set([1_000_000, 10_000_000]))
+    expect(expectRollupsAgree(store, runId)).toBe(3 * (200 + 20))
+  })
+
   it('a slow disk: the producer waits in ready(), the queue stays bounded, nothing is lost', async () => {
     const { store, runId } = freshRun()
     const slow = () => {

@@ -105,6 +105,7 @@ export class Ingest {
   private readonly batchSamples: number
   private readonly maxQueued: number
   private readonly flushIntervalMs: number
+  /** Ascending: with series indexes in definition order (ascending store ids), the key order of the rollups table. */
   private readonly widths: readonly number[]
   /** Every series defined through this ingest, in order; frames refer to a prefix of it by default. */
   private readonly seriesIds: number[] = []
@@ -119,8 +120,6 @@ export class Ingest {
   private rollupTurn = 0
   /** Writes every roll-up once the queue has stayed empty for flushIntervalMs. */
   private idleTimer: ReturnType<typeof setTimeout> | null = null
-  /** Series indexes by store id, and width indexes by width: the key order of the rollups table. */
-  private keyOrder: { series: number[]; widths: number[] } | null = null
   private waiters: Array<() => void> = []
   private scheduled: ReturnType<typeof setImmediate> | null = null
   private timer: ReturnType<typeof setTimeout> | null = null
@@ -135,7 +134,7 @@ export class Ingest {
     this.batchSamples = opts.batchSamples ?? 65_536
     this.maxQueued = opts.maxQueuedSamples ?? 1_048_576
     this.flushIntervalMs = opts.flushIntervalMs ?? 100
-    this.widths = opts.widths ?? ROLLUP_WIDTHS_NS
+    this.widths = [...(opts.widths ?? ROLLUP_WIDTHS_NS)].sort((a, b) => a - b)
   }
 
   /** Defines series of the run and returns their store ids. Frames pushed later cover the series defined by the first call. */
@@ -148,7 +147,6 @@ export class Ingest {
       this.buckets.push(this.widths.map(() => ({ start: NaN, count: 0, sum: 0, min: Infinity, max: -Infinity, clean: true })))
       this.finished.push(this.widths.map(() => []))
     }
-    this.keyOrder = null
     if (this.uiValues.length === 0) this.uiValues = ids.map(() => [])
     return ids
   }
@@ -386,26 +384,20 @@ export class Ingest {
   /**
    * Finished buckets, and the open ones that changed since they were last written (their whole
    * state so far), in the table's key order (series, width, t), so each B-tree leaf is visited
-   * once: of every series, or (with turns) of every turns-th in key order from the turn-th.
+   * once: of every series, or (with turns) of every turns-th from the turn-th. Definition order
+   * is key order: store ids are rowids handed out in ascending order, and widths are sorted.
    */
   private writeRollupsNow(turns = 1, turn = 0): void {
-    if (!this.keyOrder) {
-      const byId = (a: number, b: number) => this.seriesIds[a] - this.seriesIds[b]
-      this.keyOrder = {
-        series: Array.from(this.seriesIds, (_, i) => i).sort(byId),
-        widths: Array.from(this.widths, (_, w) => w).sort((a, b) => this.widths[a] - this.widths[b]),
-      }
-    }
-    const series = turns === 1 ? this.keyOrder.series : this.keyOrder.series.filter((_, p) => p % turns === turn)
+    const n = this.seriesIds.length
     // Typed columns sized for the finished buckets and every open one.
     let cap = 0
-    for (const i of series) for (const done of this.finished[i]) cap += done.length / 5 + 1
+    for (let i = turn; i < n; i += turns) for (const done of this.finished[i]) cap += done.length / 5 + 1
     const col = () => new Float64Array(cap)
     const r = { seriesId: col(), widthNs: col(), tNs: col(), count: col(), sum: col(), min: col(), max: col(), length: 0 }
     let k = 0
-    for (const i of series) {
+    for (let i = turn; i < n; i += turns) {
       const id = this.seriesIds[i]
-      for (const w of this.keyOrder.widths) {
+      for (let w = 0; w < this.widths.length; w++) {
         const width = this.widths[w]
         const done = this.finished[i][w]
         for (let d = 0; d < done.length; d += 5, k++) {
@@ -433,7 +425,7 @@ export class Ingest {
     if (r.length === 0) return
     this.store.writeRollups(r)
     // Written: only now are they no longer pending (a failed write leaves them for the next).
-    for (const i of series) {
+    for (let i = turn; i < n; i += turns) {
       for (let w = 0; w < this.widths.length; w++) {
         if (this.finished[i][w].length > 0) this.finished[i][w] = []
         const b = this.buckets[i][w]
