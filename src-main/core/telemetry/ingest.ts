@@ -354,29 +354,27 @@ export class Ingest {
   private writePoints(spans: Array<{ c: Chunk; from: number; to: number }>): void {
     let n = 0
     for (const { from, to } of spans) n += to - from
+    // The spans' samples in arrival order, in one pass.
     const series = new Int32Array(n)
+    const at = new Float64Array(n)
+    const value = new Float64Array(n)
     let k = 0
-    for (const { c, from, to } of spans) for (let i = from; i < to; i++) series[k++] = c.ids[i]
-    const order = bySeries(series, 0, n, this.seriesIds.length)
-    // Where arrival index a (across the spans) comes from.
-    const span = new Int32Array(n)
-    const at = new Int32Array(n)
-    k = 0
-    spans.forEach(({ from, to }, j) => {
+    for (const { c, from, to } of spans) {
       for (let i = from; i < to; i++, k++) {
-        span[k] = j
-        at[k] = i
+        series[k] = c.ids[i]
+        at[k] = c.t[i]
+        value[k] = c.values[i]
       }
-    })
+    }
+    const order = bySeries(series, 0, n, this.seriesIds.length)
     const ids = new Float64Array(n)
     const t = new Float64Array(n)
     const v = new Float64Array(n)
     for (let q = 0; q < n; q++) {
       const a = order[q]
-      const c = spans[span[a]].c
       ids[q] = this.seriesIds[series[a]]
-      t[q] = c.t[at[a]]
-      v[q] = c.values[at[a]]
+      t[q] = at[a]
+      v[q] = value[a]
     }
     this.store.insertSampleRows(ids, t, v)
   }
