@@ -2,7 +2,7 @@
 // carries the experiment's tags, the start and finish times and the duration of each run.
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { seriesReader } from '../store/samples'
+import { seriesReader } from '../store'
 import { writeCsv, type CsvValue } from './csv'
 
 export const CSV_FILES = ['runs.csv', 'flows.csv', 'series.csv', 'samples.csv', 'events.csv'] as const

@@ -76,7 +76,7 @@ export function rebuildRollups(s: StoreContext, seriesIds: readonly number[], wi
 }
 
 /** The buckets of width w over samples in time order (NaN samples left out), as rows in key order. */
-export function bucketsOf(seriesId: number, w: number, t: ArrayLike<number>, v: ArrayLike<number>): RollupRows {
+function bucketsOf(seriesId: number, w: number, t: ArrayLike<number>, v: ArrayLike<number>): RollupRows {
   const r = { seriesId: [] as number[], widthNs: [] as number[], tNs: [] as number[], count: [] as number[], sum: [] as number[], min: [] as number[], max: [] as number[], length: 0 }
   let start = NaN
   let count = 0

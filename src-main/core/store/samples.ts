@@ -19,7 +19,7 @@ import type { StoreContext } from './rows'
 export const CHUNK_MAX = 1024
 
 /** Series whose chunks average fewer samples than this are worth compacting (compactSamples). */
-export const COMPACT_BELOW = 64
+const COMPACT_BELOW = 64
 
 const LE = endianness() === 'LE'
 
@@ -98,7 +98,7 @@ function valuesBlob(a: Float64Array): Buffer {
   return buf
 }
 
-export function decodeValues(blob: Buffer, n: number, out = new Float64Array(n), at = 0): Float64Array {
+function decodeValues(blob: Buffer, n: number, out = new Float64Array(n), at = 0): Float64Array {
   if (blob.length !== 8 * n) throw new Error(`sample chunk: ${n} values expected in ${blob.length} bytes`)
   if (LE && blob.byteOffset % 8 === 0) {
     out.set(new Float64Array(blob.buffer, blob.byteOffset, n), at)
@@ -182,11 +182,12 @@ export function insertSampleFrame(s: StoreContext, seriesIds: ArrayLike<number>,
  * Each run of one series id becomes its chunks, so give them grouped by series (in time order
  * within a series, the collector's clock, for chunks that never overlap).
  */
-export function insertSampleRows(s: StoreContext, seriesId: ArrayLike<number>, tNs: ArrayLike<number>, value: ArrayLike<number>, from = 0, to = seriesId.length): void {
-  if (to <= from) return
+export function insertSampleRows(s: StoreContext, seriesId: ArrayLike<number>, tNs: ArrayLike<number>, value: ArrayLike<number>): void {
+  const to = seriesId.length
+  if (to === 0) return
   const ins = s.stmt(INSERT_CHUNK)
   inTransaction(s, () => {
-    let a = from
+    let a = 0
     while (a < to) {
       const id = seriesId[a]
       let b = a + 1
@@ -231,7 +232,7 @@ function overlapping(rows: ReadonlyArray<readonly [unknown, number, number, ...u
 }
 
 /** The samples of chunk rows (ordered by t_first_ns) with t in [from, to]; overlaps resolved, the last written winning. */
-export function assemble(rows: ChunkRow[], from: number, to: number): SeriesSamples {
+function assemble(rows: ChunkRow[], from: number, to: number): SeriesSamples {
   if (!overlapping(rows)) {
     // The usual case: chunks follow each other, so the samples are their concatenation.
     const parts: Array<{ c: SeriesSamples; a: number; b: number }> = []

@@ -136,8 +136,8 @@ export class Store {
   }
 
   /** Samples as parallel columns (series id, t, value), grouped by series; one transaction unless inside one. */
-  insertSampleRows(seriesId: ArrayLike<number>, tNs: ArrayLike<number>, value: ArrayLike<number>, from?: number, to?: number): void {
-    samples.insertSampleRows(this.s, seriesId, tNs, value, from, to)
+  insertSampleRows(seriesId: ArrayLike<number>, tNs: ArrayLike<number>, value: ArrayLike<number>): void {
+    samples.insertSampleRows(this.s, seriesId, tNs, value)
   }
 
   /** One series' raw samples with t in [fromNs, toNs], in time order, an instant written twice read as the last write. */

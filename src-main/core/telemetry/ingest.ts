@@ -366,7 +366,7 @@ export class Ingest {
         value[k] = c.values[i]
       }
     }
-    const order = bySeries(series, 0, n, this.seriesIds.length)
+    const order = bySeries(series, this.seriesIds.length)
     const ids = new Float64Array(n)
     const t = new Float64Array(n)
     const v = new Float64Array(n)
@@ -554,14 +554,14 @@ export class Ingest {
 }
 
 /**
- * Indexes from..to-1 ordered by series (a counting sort: stable, so each series keeps its
+ * Indexes into series ordered by series (a counting sort: stable, so each series keeps its
  * arrival order, which is its time order for a collector's clock).
  */
-function bySeries(series: ArrayLike<number>, from: number, to: number, nSeries: number): Int32Array {
+function bySeries(series: ArrayLike<number>, nSeries: number): Int32Array {
   const start = new Int32Array(nSeries + 1)
-  for (let k = from; k < to; k++) start[series[k] + 1]++
+  for (let k = 0; k < series.length; k++) start[series[k] + 1]++
   for (let i = 0; i < nSeries; i++) start[i + 1] += start[i]
-  const out = new Int32Array(to - from)
-  for (let k = from; k < to; k++) out[start[series[k]]++] = k
+  const out = new Int32Array(series.length)
+  for (let k = 0; k < series.length; k++) out[start[series[k]]++] = k
   return out
 }
