@@ -314,17 +314,20 @@ export function sampleSpan(s: StoreContext, runId: number): { lo: number | null;
  * one-sample frames). Returns the ids rewritten.
  */
 export function compactSamples(s: StoreContext, seriesIds: readonly number[], opts: { force?: boolean } = {}): number[] {
-  const stats = s.stmt('SELECT count(*) AS chunks, coalesce(sum(n), 0) AS samples FROM sample_chunks WHERE series_id = ?')
-  const spans = s.stmt('SELECT id, t_first_ns, t_last_ns FROM sample_chunks WHERE series_id = ? ORDER BY t_first_ns').raw(true)
+  // One query per series gives both the chunk count and samples (small?) and the spans (overlapping?).
+  const spans = s.stmt('SELECT id, t_first_ns, t_last_ns, n FROM sample_chunks WHERE series_id = ? ORDER BY t_first_ns').raw(true)
   const del = s.stmt('DELETE FROM sample_chunks WHERE series_id = ?')
   const ins = s.stmt(INSERT_CHUNK)
   const done: number[] = []
   s.db.transaction(() => {
     for (const id of seriesIds) {
-      const { chunks, samples } = stats.get(id) as { chunks: number; samples: number }
+      const rows = spans.all(id) as Array<[number, number, number, number]>
+      const chunks = rows.length
       if (chunks < 2) continue
+      let samples = 0
+      for (const r of rows) samples += r[3]
       const small = samples / chunks < COMPACT_BELOW
-      if (!small && !(opts.force && overlapping(spans.all(id) as Array<[number, number, number]>))) continue
+      if (!small && !(opts.force && overlapping(rows))) continue
       const all = readSeries(s, id)
       del.run(id)
       writeSorted(ins, id, all.t, all.v, 0, all.t.length)
