@@ -13,9 +13,9 @@
 //             configured by piping its file into simple_switch_CLI, the transcript parsed (any
 //             error fails the step); probe senders (agent probe mode) on one host per ToR for HULA/DHLB
 //   traffic   an agent server in every host namespace, then the clients (one PRNG stream per host)
-//   telemetry a poll round per interval: one simple_switch_CLI per switch with every read; with
-//             INT, the relay's output read every INT_READ_MS meanwhile, decoded into int.* series
-//             and points; at the end the relay is stopped, read to the end, and its counts logged
+//   telemetry (telemetry.ts) a poll round per interval: one simple_switch_CLI per switch with every
+//             read; with INT, the relay's output read every intReadMs meanwhile, decoded into int.*
+//             series and points; at the end the relay is stopped, read to the end, its counts logged
 //   collect   the agents' JSON lines → flows
 //   teardown  stop every process of the run by group, delete its namespaces and veths, then
 //             verify that nothing with its prefix is left; a leftover is an error in the log.
@@ -43,7 +43,6 @@ import {
   type RunContext,
   type RunOutput,
   type RunTestbedHost,
-  type SeriesSpec,
   type TargetDriver,
   type TargetFacts,
   type TargetMessage,
@@ -53,9 +52,9 @@ import { startAgentServers, startClients, startProbeSenders } from './agents'
 import { configureSwitches, startSwitches, uploadRunFiles } from './deploy'
 import { IntRelay } from './int'
 import { planNetns, runPrefix, type NetnsPlan } from './netns'
-import { pollKey, type PollRead } from './output'
-import { RemoteRun, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from './remote'
-import { bringUpTopology, pollSwitch, type CliTarget } from './steps'
+import { RemoteRun, collectAgentFlows, nonce, teardownTouchedHosts, type RemoteDeps } from './remote'
+import { bringUpTopology } from './steps'
+import { bmv2Telemetry } from './telemetry'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
   store: Store
@@ -257,10 +256,6 @@ export class Bmv2Session implements TargetSession {
     }
   }
 
-  private cliTarget(port: number): CliTarget {
-    return { ns: this.plan!.switchNs, thriftPort: port }
-  }
-
   private agentLoc() {
     return { python: 'python3', agent: `${this.dir}/${AGENT_FILE}` }
   }
@@ -283,149 +278,26 @@ export class Bmv2Session implements TargetSession {
     this.ctx.log(h.name, `traffic: ${this.clientNames.length} clients start at ${c.startAtNs} (epoch ns), host links at ${c.linkBps / 1e6} Mbps`)
   }
 
-  /** Reads per switch, and the series they feed. */
-  private seriesPlan(): {
-    defs: SeriesSpec[]
-    value: Array<(rounds: Map<string, Map<string, number>>, prev: Map<string, Map<string, number>> | null, dtS: number) => number>
-    reads: Map<string, PollRead[]>
-  } {
-    const b = this.built!
-    const reads = new Map<string, PollRead[]>()
-    const defs: SeriesSpec[] = []
-    const value: Array<(r: Map<string, Map<string, number>>, p: Map<string, Map<string, number>> | null, dtS: number) => number> = []
-    const hula = this.ctx.plan.scheme === 'hula'
-    for (const sw of b.state.switches) {
-      const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
-      if (hula) swReads.push({ kind: 'register', name: 'Ingress.bestHop' }, { kind: 'register', name: 'Ingress.pathUtil' })
-      reads.set(sw.name, swReads)
-      for (const p of sw.ports) {
-        const scaled = b.mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * b.mapping.scale
-        defs.push({ kind: 'link.util', entity: { switch: sw.name, port: p.port }, unit: 'ratio' })
-        const key = pollKey('Egress.portTx', p.port)
-        value.push((r, prev, dtS) => {
-          const now = r.get(sw.name)?.get(key)
-          const before = prev?.get(sw.name)?.get(key)
-          if (now === undefined || before === undefined || dtS <= 0) return NaN
-          return ((now - before) * 8) / (dtS * scaled)
-        })
-      }
-      if (hula) {
-        for (const tor of b.state.tors) {
-          if (tor.name === sw.name) continue
-          const entity = { switch: sw.name, dstTor: tor.name }
-          defs.push({ kind: 'hula.bestHop', entity, unit: 'port' })
-          value.push((r) => {
-            const v = r.get(sw.name)?.get(pollKey('Ingress.bestHop', tor.index))
-            return v === undefined ? NaN : v & 0x8000 ? v & 0x1ff : -1
-          })
-          defs.push({ kind: 'hula.pathUtil', entity: { ...entity }, unit: 'level' })
-          value.push((r) => r.get(sw.name)?.get(pollKey('Ingress.pathUtil', tor.index)) ?? NaN)
-        }
-      }
-    }
-    return { defs, value, reads }
-  }
-
+  /** The poll rounds and the INT relay's messages until the traffic is done (telemetry.ts). */
   async *telemetry(): AsyncIterable<TargetMessage> {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('telemetry before deploy')
-    const { defs, value, reads } = this.seriesPlan()
-    yield { type: 'series', defs }
-    // INT series are numbered after the poller's, INT times from the clients' start.
-    const relay = this.intRelay
-    relay?.attach(defs.length, this.trafficStartNs)
-    const intReadMs = this.o.intReadMs ?? 250
-    try {
-      relay?.startReading(intReadMs)
-      yield* this.pollLoop(defs, value, reads, relay, intReadMs)
-      if (relay) {
-        await relay.stop(this.o.intDrainMs ?? 1000)
-        yield* relay.take()
-        this.recordInt(relay)
-      }
-    } finally {
-      // A failed or cancelled run: the reading loop ends here (teardown stops the relay itself).
-      await relay?.halt()
-    }
-  }
-
-  /** Poll rounds until the clients are done; the INT relay's messages are handed on between and during the waits. */
-  private async *pollLoop(
-    defs: SeriesSpec[],
-    value: ReturnType<Bmv2Session['seriesPlan']>['value'],
-    seriesReads: Map<string, PollRead[]>,
-    relay: IntRelay | undefined,
-    intReadMs: number,
-  ): AsyncGenerator<TargetMessage> {
-    const b = this.built!
-    const plan = this.plan!
-    const h = this.switchHost
-    const procs = await this.run.processes(h)
-    const intervalMs = Math.max(this.o.minPollMs ?? 1000, this.ctx.plan.spec.telemetryIntervalNs / 1e6)
-    this.facts.telemetryIntervalMs = intervalMs
-    // Wall-clock cap: the experiment's stopAfter stretched by the rate scale, plus a minute.
-    const capMs = this.ctx.plan.spec.stopAfterNs / 1e6 / Math.max(b.mapping.scale, 1e-6) + 60_000
-    let prev: Map<string, Map<string, number>> | null = null
-    let prevT = 0
-    let pollErrors = 0
-    for (;;) {
-      this.run.throwIfCancelled()
-      const roundStart = Date.now()
-      const rounds = new Map<string, Map<string, number>>()
-      await Promise.all(
-        plan.switches.map(async (s) => {
-          const reads = seriesReads.get(s.name) ?? []
-          const r = await pollSwitch(this.run, h, reads, this.cliTarget(s.thriftPort))
-          const m = new Map<string, number>()
-          for (const [k, v] of r.registers) m.set(k, v)
-          for (const [k, v] of r.counters) m.set(k, v.bytes)
-          rounds.set(s.name, m)
-          if (r.connectError || r.errors.length) {
-            pollErrors++
-            if (pollErrors <= 5) this.ctx.log(h.name, `poll ${s.name}: ${r.connectError ?? r.errors.slice(0, 2).map((e) => `${e.command}: ${e.error.message}`).join('; ')}`)
-          }
-        }),
-      )
-      const t = Date.now()
-      if (prev) {
-        const dtS = (t - prevT) / 1000
-        const values = new Float64Array(defs.length)
-        value.forEach((f, i) => (values[i] = f(rounds, prev, dtS)))
-        yield { type: 'telemetry', t: new Float64Array([(t - this.trafficStart) * 1e6]), values }
-      }
-      prev = rounds
-      prevT = t
-      let running = 0
-      for (const c of this.clientNames) if ((await procs.status(c.name)).alive) running++
-      if (running === 0) break
-      if (t - this.trafficStart > capMs) {
-        this.ctx.log(h.name, `traffic still running after ${Math.round(capMs / 1000)} s: stopping the clients (their unfinished flows are recorded)`)
-        for (const c of this.clientNames) await procs.stop(c.name)
-        break
-      }
-      if (!relay) {
-        await sleep(Math.max(0, intervalMs - (Date.now() - roundStart)), this.ctx.signal)
-        continue
-      }
-      // Until the next round, what the INT reading loop made is handed on as it comes.
-      for (;;) {
-        yield* relay.take()
-        const left = roundStart + intervalMs - Date.now()
-        if (left <= 0) break
-        await sleep(Math.min(intReadMs, left), this.ctx.signal)
-        this.run.throwIfCancelled()
-      }
-    }
-    this.facts.pollErrors = pollErrors
-  }
-
-  /** The INT counts go into the run's facts, an 'int' event and its log. */
-  private recordInt(relay: IntRelay): void {
-    Object.assign(this.facts, relay.facts())
-    const counts = relay.counts
-    this.ctx.event?.('int', { ...counts, malformedReasons: Object.fromEntries(relay.malformedReasons()), relay: relay.summary })
-    this.ctx.log('int', `INT: ${relay.summaryText()}`)
+    yield* bmv2Telemetry({
+      run: this.run,
+      h: this.switchHost,
+      plan,
+      state: b.state,
+      mapping: b.mapping,
+      clients: this.clientNames,
+      trafficStartMs: this.trafficStart,
+      trafficStartNs: this.trafficStartNs,
+      ...(this.intRelay ? { relay: this.intRelay } : {}),
+      facts: this.facts,
+      minPollMs: this.o.minPollMs,
+      intReadMs: this.o.intReadMs,
+      intDrainMs: this.o.intDrainMs,
+    })
   }
 
   async collect(): Promise<RunOutput> {

@@ -1,0 +1,189 @@
+// The BMv2 run's telemetry stream (the session's telemetry(), bmv2/driver.ts): what each switch
+// is polled for and the series it feeds (seriesPlan, pure), the poll rounds (pollLoop: one
+// simple_switch_CLI per switch per round with every read, until the traffic clients are done),
+// and with telemetry.int the INT relay (int.ts) alongside: its reading loop runs on its own, its
+// messages are handed on between the rounds; at the end it is stopped, read to the end, and its
+// counts recorded (recordInt).
+//
+//   series    link.util per switch port (Egress.portTx bytes over the scaled link rate), and for
+//             HULA hula.bestHop / hula.pathUtil per switch and other ToR (Ingress registers)
+//   times     poll frames from the clients' start on this machine's clock; INT samples from
+//             their start on the switch host's clock (IntRelay.attach)
+import type { Bmv2QueueMapping, ControlPlaneState } from '../../controlplane'
+import type { RunTestbedHost, SeriesSpec, TargetFacts, TargetMessage } from '../driver'
+import type { IntRelay } from './int'
+import type { NetnsPlan } from './netns'
+import { pollKey, type PollRead } from './output'
+import { sleep, type RemoteRun } from './remote'
+import { pollSwitch } from './steps'
+
+/** One poll round's values: switch name → pollKey → value (a counter's bytes, a register's value). */
+export type PollValues = Map<string, Map<string, number>>
+
+/** A series' value from this round and the one before (null at the first), `dtS` seconds apart; NaN when it has none. */
+export type SeriesValue = (rounds: PollValues, prev: PollValues | null, dtS: number) => number
+
+export interface SeriesPlan {
+  defs: SeriesSpec[]
+  /** One per def, in their order. */
+  value: SeriesValue[]
+  /** Switch name → what each round reads from it. */
+  reads: Map<string, PollRead[]>
+}
+
+/** Reads per switch, and the series they feed. */
+export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, scheme: string): SeriesPlan {
+  const reads = new Map<string, PollRead[]>()
+  const defs: SeriesSpec[] = []
+  const value: SeriesValue[] = []
+  const hula = scheme === 'hula'
+  for (const sw of state.switches) {
+    const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
+    if (hula) swReads.push({ kind: 'register', name: 'Ingress.bestHop' }, { kind: 'register', name: 'Ingress.pathUtil' })
+    reads.set(sw.name, swReads)
+    for (const p of sw.ports) {
+      const scaled = mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * mapping.scale
+      defs.push({ kind: 'link.util', entity: { switch: sw.name, port: p.port }, unit: 'ratio' })
+      const key = pollKey('Egress.portTx', p.port)
+      value.push((r, prev, dtS) => {
+        const now = r.get(sw.name)?.get(key)
+        const before = prev?.get(sw.name)?.get(key)
+        if (now === undefined || before === undefined || dtS <= 0) return NaN
+        return ((now - before) * 8) / (dtS * scaled)
+      })
+    }
+    if (hula) {
+      for (const tor of state.tors) {
+        if (tor.name === sw.name) continue
+        const entity = { switch: sw.name, dstTor: tor.name }
+        defs.push({ kind: 'hula.bestHop', entity, unit: 'port' })
+        value.push((r) => {
+          const v = r.get(sw.name)?.get(pollKey('Ingress.bestHop', tor.index))
+          return v === undefined ? NaN : v & 0x8000 ? v & 0x1ff : -1
+        })
+        defs.push({ kind: 'hula.pathUtil', entity: { ...entity }, unit: 'level' })
+        value.push((r) => r.get(sw.name)?.get(pollKey('Ingress.pathUtil', tor.index)) ?? NaN)
+      }
+    }
+  }
+  return { defs, value, reads }
+}
+
+/** What the telemetry of a deployed run with its traffic started needs. */
+export interface TelemetryRun {
+  run: RemoteRun
+  /** The switch host. */
+  h: RunTestbedHost
+  plan: NetnsPlan
+  state: ControlPlaneState
+  mapping: Bmv2QueueMapping
+  /** The traffic clients: the rounds go on while one of them runs. */
+  clients: ReadonlyArray<{ name: string }>
+  /** When the clients start, on this machine's clock (ms): the poll frames' time axis. */
+  trafficStartMs: number
+  /** When the clients start, on the switch host's clock (epoch ns): the INT samples' time axis. */
+  trafficStartNs: bigint
+  /** The INT collector, with telemetry.int on. */
+  relay?: IntRelay
+  /** The run's facts: the poll interval, poll errors and INT counts go into them. */
+  facts: TargetFacts
+  /** ms between poll rounds at the least. Default 1000. */
+  minPollMs?: number
+  /** ms between reads of the INT relay's output. Default 250. */
+  intReadMs?: number
+  /** ms the INT relay keeps receiving after the traffic ends. Default 1000. */
+  intDrainMs?: number
+}
+
+/** The run's telemetry messages: the poller's series, its frames, and the INT relay's series and points. */
+export async function* bmv2Telemetry(t: TelemetryRun): AsyncGenerator<TargetMessage> {
+  const sp = seriesPlan(t.state, t.mapping, t.run.ctx.plan.scheme)
+  yield { type: 'series', defs: sp.defs }
+  // INT series are numbered after the poller's, INT times from the clients' start.
+  const relay = t.relay
+  relay?.attach(sp.defs.length, t.trafficStartNs)
+  const intReadMs = t.intReadMs ?? 250
+  try {
+    relay?.startReading(intReadMs)
+    yield* pollLoop(t, sp, intReadMs)
+    if (relay) {
+      await relay.stop(t.intDrainMs ?? 1000)
+      yield* relay.take()
+      recordInt(t, relay)
+    }
+  } finally {
+    // A failed or cancelled run: the reading loop ends here (teardown stops the relay itself).
+    await relay?.halt()
+  }
+}
+
+/** Poll rounds until the clients are done; the INT relay's messages are handed on between and during the waits. */
+export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: number): AsyncGenerator<TargetMessage> {
+  const { run, h, plan, relay } = t
+  const { ctx } = run
+  const procs = await run.processes(h)
+  const intervalMs = Math.max(t.minPollMs ?? 1000, ctx.plan.spec.telemetryIntervalNs / 1e6)
+  t.facts.telemetryIntervalMs = intervalMs
+  // Wall-clock cap: the experiment's stopAfter stretched by the rate scale, plus a minute.
+  const capMs = ctx.plan.spec.stopAfterNs / 1e6 / Math.max(t.mapping.scale, 1e-6) + 60_000
+  let prev: PollValues | null = null
+  let prevT = 0
+  let pollErrors = 0
+  for (;;) {
+    run.throwIfCancelled()
+    const roundStart = Date.now()
+    const rounds: PollValues = new Map()
+    await Promise.all(
+      plan.switches.map(async (s) => {
+        const reads = sp.reads.get(s.name) ?? []
+        const r = await pollSwitch(run, h, reads, { ns: plan.switchNs, thriftPort: s.thriftPort })
+        const m = new Map<string, number>()
+        for (const [k, v] of r.registers) m.set(k, v)
+        for (const [k, v] of r.counters) m.set(k, v.bytes)
+        rounds.set(s.name, m)
+        if (r.connectError || r.errors.length) {
+          pollErrors++
+          if (pollErrors <= 5) ctx.log(h.name, `poll ${s.name}: ${r.connectError ?? r.errors.slice(0, 2).map((e) => `${e.command}: ${e.error.message}`).join('; ')}`)
+        }
+      }),
+    )
+    const now = Date.now()
+    if (prev) {
+      const dtS = (now - prevT) / 1000
+      const values = new Float64Array(sp.defs.length)
+      sp.value.forEach((f, i) => (values[i] = f(rounds, prev, dtS)))
+      yield { type: 'telemetry', t: new Float64Array([(now - t.trafficStartMs) * 1e6]), values }
+    }
+    prev = rounds
+    prevT = now
+    let running = 0
+    for (const c of t.clients) if ((await procs.status(c.name)).alive) running++
+    if (running === 0) break
+    if (now - t.trafficStartMs > capMs) {
+      ctx.log(h.name, `traffic still running after ${Math.round(capMs / 1000)} s: stopping the clients (their unfinished flows are recorded)`)
+      for (const c of t.clients) await procs.stop(c.name)
+      break
+    }
+    if (!relay) {
+      await sleep(Math.max(0, intervalMs - (Date.now() - roundStart)), ctx.signal)
+      continue
+    }
+    // Until the next round, what the INT reading loop made is handed on as it comes.
+    for (;;) {
+      yield* relay.take()
+      const left = roundStart + intervalMs - Date.now()
+      if (left <= 0) break
+      await sleep(Math.min(intReadMs, left), ctx.signal)
+      run.throwIfCancelled()
+    }
+  }
+  t.facts.pollErrors = pollErrors
+}
+
+/** The INT counts go into the run's facts, an 'int' event and its log. */
+export function recordInt(t: Pick<TelemetryRun, 'run' | 'facts'>, relay: IntRelay): void {
+  Object.assign(t.facts, relay.facts())
+  const counts = relay.counts
+  t.run.ctx.event?.('int', { ...counts, malformedReasons: Object.fromEntries(relay.malformedReasons()), relay: relay.summary })
+  t.run.ctx.log('int', `INT: ${relay.summaryText()}`)
+}
