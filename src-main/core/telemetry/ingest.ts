@@ -105,6 +105,8 @@ export class Ingest {
   private readonly batchSamples: number
   private readonly maxQueued: number
   private readonly flushIntervalMs: number
+  /** Each batch writes the roll-ups of one in this many series (IngestOptions.rollupTurns). */
+  private readonly rollupTurns: number
   /** Ascending: with series indexes in definition order (ascending store ids), the key order of the rollups table. */
   private readonly widths: readonly number[]
   /** Every series defined through this ingest, in order; frames refer to a prefix of it by default. */
@@ -134,6 +136,7 @@ export class Ingest {
     this.batchSamples = opts.batchSamples ?? 65_536
     this.maxQueued = opts.maxQueuedSamples ?? 1_048_576
     this.flushIntervalMs = opts.flushIntervalMs ?? 100
+    this.rollupTurns = Math.max(1, opts.rollupTurns ?? 16)
     this.widths = [...(opts.widths ?? ROLLUP_WIDTHS_NS)].sort((a, b) => a - b)
   }
 
@@ -340,8 +343,7 @@ export class Ingest {
         }
       }
       writePoints()
-      const turns = Math.max(1, this.opts.rollupTurns ?? 16)
-      this.writeRollupsNow(turns, this.rollupTurn++ % turns)
+      this.writeRollupsNow(this.rollupTurns, this.rollupTurn++ % this.rollupTurns)
     })
     this.stats.batches++
     this.stats.maxBatchMs = Math.max(this.stats.maxBatchMs, performance.now() - t0)
