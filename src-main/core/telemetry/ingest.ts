@@ -74,13 +74,24 @@ export interface IngestStats {
   compactedSeries: number
 }
 
-interface Chunk {
-  /** Frame: shared instants, series-major values over `ids` (indexes into this.seriesIds). */
-  kind: 'frame' | 'points'
-  ids: ArrayLike<number>
+/** A push not yet written: frames are written whole, points from offset on. */
+type Chunk = FrameChunk | PointsChunk
+
+/** Samples at shared instants, series-major over `ids` (store ids). */
+interface FrameChunk {
+  kind: 'frame'
+  ids: number[]
   t: ArrayLike<number>
   values: ArrayLike<number>
-  /** Samples not yet written (points: from offset; frames are written whole). */
+  size: number
+}
+
+/** Samples series[i] (indexes into this.seriesIds) at t[i] of values[i]; not yet written from offset on. */
+interface PointsChunk {
+  kind: 'points'
+  series: ArrayLike<number>
+  t: ArrayLike<number>
+  values: ArrayLike<number>
   offset: number
   size: number
 }
@@ -112,6 +123,8 @@ export class Ingest {
   /** Every series defined through this ingest, in order; frames refer to a prefix of it by default. */
   private readonly seriesIds: number[] = []
   private readonly queue: Chunk[] = []
+  /** The frame of the first series (pushFrame without `series`): their indexes and store ids, until defineSeries is called again. */
+  private frame: { idx: number[]; ids: number[] } | null = null
   private queued = 0
   /** Per series: the last instant seen, whether it must be rebuilt, and its open buckets (one per width; null when that width is not kept). */
   private lastT: number[] = []
@@ -150,6 +163,7 @@ export class Ingest {
       this.buckets.push(this.widths.map(() => ({ start: NaN, count: 0, sum: 0, min: Infinity, max: -Infinity, clean: true })))
       this.finished.push(this.widths.map(() => []))
     }
+    this.frame = null
     if (this.uiValues.length === 0) this.uiValues = ids.map(() => [])
     return ids
   }
@@ -177,13 +191,15 @@ export class Ingest {
    * reuse them.
    */
   pushFrame(t: ArrayLike<number>, values: ArrayLike<number>, series?: ArrayLike<number>): void {
-    const idx = series ?? this.frameIndex(values.length / Math.max(1, t.length))
+    const frame = series === undefined ? this.defaultFrame(values.length / Math.max(1, t.length)) : null
+    const idx = frame ? frame.idx : series!
     if (values.length !== idx.length * t.length) {
       throw new Error(`Ingest.pushFrame: ${idx.length} series × ${t.length} instants = ${idx.length * t.length} values expected, got ${values.length}`)
     }
     if (t.length === 0) return
     this.rollFrame(idx, t, values)
-    this.enqueue({ kind: 'frame', ids: idx, t, values, offset: 0, size: values.length })
+    const ids = frame ? frame.ids : Array.from(idx, (i) => this.seriesIds[i])
+    this.enqueue({ kind: 'frame', ids, t, values, size: values.length })
     if (series === undefined) this.uiFrame(idx, t, values)
   }
 
@@ -196,7 +212,7 @@ export class Ingest {
     if (t.length !== n || values.length !== n) throw new Error('Ingest.pushPoints: series, t and values must have one entry per sample')
     if (n === 0) return
     for (let i = 0; i < n; i++) this.roll(series[i], t, values, 0, i)
-    this.enqueue({ kind: 'points', ids: series, t, values, offset: 0, size: n })
+    this.enqueue({ kind: 'points', series, t, values, offset: 0, size: n })
   }
 
   /** How many series are defined: the index the next defined series gets. */
@@ -242,11 +258,15 @@ export class Ingest {
 
   // ---- internals ----
 
-  private frameIndex(nSeries: number): number[] {
+  /** The first nSeries series: indexes 0..nSeries-1 and their store ids (shared by the frames queued; never changed). */
+  private defaultFrame(nSeries: number): { idx: number[]; ids: number[] } {
     if (!Number.isInteger(nSeries) || nSeries > this.seriesIds.length) {
       throw new Error(`Ingest.pushFrame: ${nSeries} series per instant, but ${this.seriesIds.length} are defined`)
     }
-    return Array.from({ length: nSeries }, (_, i) => i)
+    if (this.frame?.idx.length !== nSeries) {
+      this.frame = { idx: Array.from({ length: nSeries }, (_, i) => i), ids: this.seriesIds.slice(0, nSeries) }
+    }
+    return this.frame
   }
 
   private enqueue(c: Chunk): void {
@@ -319,7 +339,7 @@ export class Ingest {
     this.store.transaction(() => {
       // Points taken so far, from one push or more: written together, so each series gets one
       // chunk per batch however the pushes fall. Before a frame, to keep the arrival order.
-      let points: Array<{ c: Chunk; from: number; to: number }> = []
+      let points: Array<{ c: PointsChunk; from: number; to: number }> = []
       const writePoints = () => {
         if (points.length > 0) this.writePoints(points)
         points = []
@@ -328,8 +348,7 @@ export class Ingest {
         const c = this.queue[0]
         if (c.kind === 'frame') {
           writePoints()
-          const ids = Array.from(c.ids, (i) => this.seriesIds[i])
-          this.store.insertSamples(ids, c.t, c.values)
+          this.store.insertSamples(c.ids, c.t, c.values)
           budget -= c.size
           this.queued -= c.size
           this.queue.shift()
@@ -353,7 +372,7 @@ export class Ingest {
    * Points as the store takes them: grouped by series (a chunk each), in arrival order within a
    * series (the collector's clock: time order).
    */
-  private writePoints(spans: Array<{ c: Chunk; from: number; to: number }>): void {
+  private writePoints(spans: Array<{ c: PointsChunk; from: number; to: number }>): void {
     let n = 0
     for (const { from, to } of spans) n += to - from
     // The spans' samples in arrival order, in one pass.
@@ -363,7 +382,7 @@ export class Ingest {
     let k = 0
     for (const { c, from, to } of spans) {
       for (let i = from; i < to; i++, k++) {
-        series[k] = c.ids[i]
+        series[k] = c.series[i]
         at[k] = c.t[i]
         value[k] = c.values[i]
       }
