@@ -36,38 +36,65 @@ function rng(seed: number) {
   }
 }
 
+type Acc = { n: number; sum: number; min: number; max: number }
+
+/** Buckets of width w over (t, value) samples, NaN values left out. */
+function bucketsFrom(samples: Iterable<readonly [number, number]>, w: number): Map<number, Acc> {
+  const acc = new Map<number, Acc>()
+  for (const [t, v] of samples) {
+    if (Number.isNaN(v)) continue
+    const b = Math.floor(t / w) * w
+    const a = acc.get(b) ?? { n: 0, sum: 0, min: Infinity, max: -Infinity }
+    a.n++
+    a.sum += v
+    a.min = Math.min(a.min, v)
+    a.max = Math.max(a.max, v)
+    acc.set(b, a)
+  }
+  return acc
+}
+
+/** Records samples as pushed: per series index, t → the last value written at t (an oracle independent of the store). */
+function record(written: Array<Map<number, number>>, series: ArrayLike<number>, t: ArrayLike<number>, v: ArrayLike<number>): void {
+  for (let k = 0; k < series.length; k++) {
+    written[series[k]] ??= new Map()
+    written[series[k]].set(t[k], v[k])
+  }
+}
+
 /**
  * For every series and kept width: the raw samples' count, mean, min and max per bucket equal
- * the roll-up's. Returns the number of buckets compared.
+ * the roll-up's. With `written` (per series in definition order, t → the last value pushed),
+ * the raw samples read back must be exactly those, and the roll-ups must agree with them too:
+ * an oracle that does not read through the store. Returns the number of buckets compared.
  */
-function expectRollupsAgree(store: Store, runId: number): number {
+function expectRollupsAgree(store: Store, runId: number, written?: Array<Map<number, number>>): number {
   const raw = store.readSamples(runId)
   let compared = 0
   raw.defs.forEach((d, i) => {
+    const label = `${d.kind} ${JSON.stringify(d.entity)}`
+    const pushed = written ? [...written[i]].sort((a, b) => a[0] - b[0]) : null
+    if (pushed) {
+      const read = store.readSeries(d.id)
+      expect(Array.from(read.t), label).toEqual(pushed.map(([t]) => t))
+      expect(Array.from(read.v), label).toEqual(pushed.map(([, v]) => v))
+    }
     for (const w of ROLLUP_WIDTHS_NS) {
       const r = store.readRollups(d.id, w)
       if (r.t.length === 0) continue
-      const acc = new Map<number, { n: number; sum: number; min: number; max: number }>()
-      raw.t.forEach((t, j) => {
-        const v = raw.values[i][j]
-        if (Number.isNaN(v)) return
-        const b = Math.floor(t / w) * w
-        const a = acc.get(b) ?? { n: 0, sum: 0, min: Infinity, max: -Infinity }
-        a.n++
-        a.sum += v
-        a.min = Math.min(a.min, v)
-        a.max = Math.max(a.max, v)
-        acc.set(b, a)
-      })
-      expect(r.t, `${d.kind} ${JSON.stringify(d.entity)} @${w}`).toEqual([...acc.keys()].sort((a, b) => a - b))
-      r.t.forEach((t, k) => {
-        const a = acc.get(t)!
-        expect(r.count[k]).toBe(a.n)
-        expect(r.mean[k]).toBeCloseTo(a.sum / a.n, 9)
-        expect(r.min[k]).toBe(a.min)
-        expect(r.max[k]).toBe(a.max)
-        compared++
-      })
+      const oracles = [bucketsFrom(raw.t.map((t, j) => [t, raw.values[i][j]] as const), w)]
+      if (pushed) oracles.push(bucketsFrom(pushed, w))
+      for (const acc of oracles) {
+        expect(r.t, `${label} @${w}`).toEqual([...acc.keys()].sort((a, b) => a - b))
+        r.t.forEach((t, k) => {
+          const a = acc.get(t)!
+          expect(r.count[k]).toBe(a.n)
+          expect(r.mean[k]).toBeCloseTo(a.sum / a.n, 9)
+          expect(r.min[k]).toBe(a.min)
+          expect(r.max[k]).toBe(a.max)
+        })
+      }
+      compared += r.t.length
     }
   })
   return compared
@@ -119,6 +146,8 @@ describe('Ingest', () => {
     }
     t[3] = t[1] // a repeated instant on series 1
     ingest.pushPoints(s, t, v)
+    const written: Array<Map<number, number>> = []
+    record(written, s, t, v)
     await ingest.close()
     expect(ingest.stats.rebuiltSeries).toBe(1)
     // ... and its overlapping chunks rewritten as disjoint ones (series 0's were in order).
@@ -126,6 +155,9 @@ describe('Ingest', () => {
     const seriesIds = store.listSeries(runId).map((d) => d.id)
     expect(store.readSeries(seriesIds[1]).t.length).toBe(new Set(t.filter((_, k) => k % 2 === 1)).size)
     expect(expectRollupsAgree(store, runId)).toBeGreaterThan(1000)
+    // Series 1 was rebuilt from what readSeries returns: hold both to the samples as pushed.
+    expect(written[1].size).toBeLessThan(10_000)
+    expect(expectRollupsAgree(store, runId, written)).toBeGreaterThan(1000)
   })
 
   it('points from several pushes and frames in one batch keep their arrival order: an instant pushed twice reads as the later push', async () => {
@@ -139,6 +171,12 @@ describe('Ingest', () => {
     expect(ingest.stats.batches).toBe(1)
     expect(store.readSamples(runId)).toMatchObject({ t: [10, 20, 30, 40], values: [[1, 4, 8, NaN], [2, 6, 9, 10]] })
     expect(expectRollupsAgree(store, runId)).toBe(2 + 2 + 2)
+    const written: Array<Map<number, number>> = []
+    record(written, [0, 1, 0], [10, 10, 20], [1, 2, 3])
+    record(written, [0, 0, 1, 1], [20, 30, 20, 30], [4, 5, 6, 7])
+    record(written, [1, 0, 1], [30, 30, 40], [9, 8, 10])
+    expect(ingest.stats.rebuiltSeries).toBe(2)
+    expect(expectRollupsAgree(store, runId, written)).toBe(2 + 2 + 2)
   })
 
   it('writes samples with every batch, a turn of the series\' roll-ups with each batch, all of them once the source pauses, and everything at close', async () => {
