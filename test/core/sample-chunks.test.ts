@@ -140,7 +140,7 @@ describe('samples in chunks', () => {
 
 describe('migration 3: samples rows into chunks', () => {
   /** A database at schema version 2 (one row per sample), as p4lab wrote it before chunks. */
-  function oldDatabase(file: string): { seriesIds: number[] } {
+  function oldDatabase(file: string): void {
     const db = new Database(file)
     db.pragma('journal_mode = WAL')
     db.pragma('foreign_keys = ON')
@@ -160,7 +160,6 @@ describe('migration 3: samples rows into chunks', () => {
     db.pragma('foreign_keys = OFF')
     ins.run(99, 5, 5)
     db.close()
-    return { seriesIds: [1, 2, 3] }
   }
 
   it('opens a version-2 database: every sample in chunks, NULL as NaN, the old table dropped, roll-ups kept', () => {
