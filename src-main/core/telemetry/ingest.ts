@@ -16,21 +16,20 @@
 //   thing ever dropped, and only from the live view: the store has every sample, and views
 //   read roll-ups from it (readSamples with pixels).
 // - Roll-ups: per series, buckets of 1 ms / 10 ms / 100 ms with count, sum, min, max, kept
-//   incrementally as samples arrive. Each batch writes those of one in rollupTurns of the
-//   series, in turn (finished buckets, and the open ones' state so far), so a series' roll-ups
-//   are written every rollupTurns batches; all of them once the queue has been empty for
-//   flushIntervalMs, at flush() and at close(). A live run's roll-ups thus lag its raw samples by
-//   up to rollupTurns batches, or flushIntervalMs when it pauses. Not every series with every
-//   batch: a write dirties a B-tree page per series and level whatever it carries, which at a
-//   batch's few rows per series cost more than the samples; not all of them every N batches
-//   either, which stalls that batch (bench/ingest.ts). A series whose samples arrive out of time
-//   order or repeat an instant is marked and rebuilt from its raw samples at close(). For frame
-//   data sampled at an interval of a level's width or more, that level would repeat the raw
-//   samples, so it is not kept (readSamples then reads raw samples for it).
+//   incrementally as samples arrive (rollup-state.ts). Each batch writes those of one in
+//   rollupTurns of the series, in turn (finished buckets, and the open ones' state so far), so a
+//   series' roll-ups are written every rollupTurns batches; all of them once the queue has been
+//   empty for flushIntervalMs, at flush() and at close(). A live run's roll-ups thus lag its raw
+//   samples by up to rollupTurns batches, or flushIntervalMs when it pauses. Not every series
+//   with every batch: a write dirties a B-tree page per series and level whatever it carries,
+//   which at a batch's few rows per series cost more than the samples; not all of them every N
+//   batches either, which stalls that batch (bench/ingest.ts). Series that arrived out of time
+//   order or repeated an instant are rebuilt from their raw samples at close().
 // - Raw samples are stored in chunks (store/samples.ts): a frame becomes one row per series.
 //   At close(), series whose chunks overlap (out of order) or are small are rewritten.
 import type { Store } from '../store'
 import { ROLLUP_WIDTHS_NS } from '../store'
+import { RollupState } from './rollup-state'
 import type { SeriesDef } from './vocabulary'
 
 export interface IngestOptions {
@@ -74,41 +73,16 @@ export interface IngestStats {
   compactedSeries: number
 }
 
-/** A push not yet written: frames are written whole, points from offset on. */
-type Chunk = FrameChunk | PointsChunk
-
-/** Samples at shared instants, series-major over `ids` (store ids). */
-interface FrameChunk {
-  kind: 'frame'
-  ids: number[]
-  t: ArrayLike<number>
-  values: ArrayLike<number>
-  size: number
-}
-
-/** Samples series[i] (indexes into this.seriesIds) at t[i] of values[i]; not yet written from offset on. */
-interface PointsChunk {
-  kind: 'points'
-  series: ArrayLike<number>
-  t: ArrayLike<number>
-  values: ArrayLike<number>
-  offset: number
-  size: number
-}
-
-/** Roll-up state of one series at one width: the open bucket. */
-interface Bucket {
-  start: number
-  count: number
-  sum: number
-  min: number
-  max: number
-  /** Written since it last changed? */
-  clean: boolean
-}
-
-/** Finished buckets of one series at one width not yet written, in time order: (start, count, sum, min, max) each. */
-type Finished = number[]
+/**
+ * A push not yet written: a frame (shared instants, values series-major over `ids`, store ids),
+ * written whole; or points (series[i], an index into seriesIds, at t[i] is values[i]), written
+ * from offset on.
+ */
+type Chunk = { t: ArrayLike<number>; values: ArrayLike<number>; size: number } & (
+  | { kind: 'frame'; ids: number[] }
+  | { kind: 'points'; series: ArrayLike<number>; offset: number }
+)
+type PointsChunk = Extract<Chunk, { kind: 'points' }>
 
 export class Ingest {
   readonly stats: IngestStats = { samples: 0, batches: 0, maxBatchMs: 0, rollupRows: 0, waits: 0, waitedMs: 0, forcedWrites: 0, maxQueued: 0, uiBatches: 0, uiThinned: 0, rebuiltSeries: 0, compactedSeries: 0 }
@@ -118,19 +92,13 @@ export class Ingest {
   private readonly flushIntervalMs: number
   /** Each batch writes the roll-ups of one in this many series (IngestOptions.rollupTurns). */
   private readonly rollupTurns: number
-  /** Ascending: with series indexes in definition order (ascending store ids), the key order of the rollups table. */
-  private readonly widths: readonly number[]
+  private readonly rollups: RollupState
   /** Every series defined through this ingest, in order; frames refer to a prefix of it by default. */
   private readonly seriesIds: number[] = []
   private readonly queue: Chunk[] = []
   /** The frame of the first series (pushFrame without `series`): their indexes and store ids, until defineSeries is called again. */
   private frame: { idx: number[]; ids: number[] } | null = null
   private queued = 0
-  /** Per series: the last instant seen, whether it must be rebuilt, and its open buckets (one per width; null when that width is not kept). */
-  private lastT: number[] = []
-  private dirty: boolean[] = []
-  private buckets: Array<Array<Bucket | null>> = []
-  private finished: Finished[][] = []
   /** Batches written, for whose turn it is to write roll-ups. */
   private rollupTurn = 0
   /** Writes every roll-up once the queue has stayed empty for flushIntervalMs. */
@@ -150,19 +118,14 @@ export class Ingest {
     this.maxQueued = opts.maxQueuedSamples ?? 1_048_576
     this.flushIntervalMs = opts.flushIntervalMs ?? 100
     this.rollupTurns = Math.max(1, opts.rollupTurns ?? 16)
-    this.widths = [...(opts.widths ?? ROLLUP_WIDTHS_NS)].sort((a, b) => a - b)
+    this.rollups = new RollupState(opts.store, opts.widths ?? ROLLUP_WIDTHS_NS)
   }
 
   /** Defines series of the run and returns their store ids. Frames pushed later cover the series defined by the first call. */
   defineSeries(defs: SeriesDef[]): number[] {
     const ids = this.store.defineSeries(this.opts.runId, defs)
-    for (const id of ids) {
-      this.seriesIds.push(id)
-      this.lastT.push(-Infinity)
-      this.dirty.push(false)
-      this.buckets.push(this.widths.map(() => ({ start: NaN, count: 0, sum: 0, min: Infinity, max: -Infinity, clean: true })))
-      this.finished.push(this.widths.map(() => []))
-    }
+    for (const id of ids) this.seriesIds.push(id)
+    this.rollups.addSeries(ids.length)
     this.frame = null
     if (this.uiValues.length === 0) this.uiValues = ids.map(() => [])
     return ids
@@ -197,7 +160,7 @@ export class Ingest {
       throw new Error(`Ingest.pushFrame: ${idx.length} series × ${t.length} instants = ${idx.length * t.length} values expected, got ${values.length}`)
     }
     if (t.length === 0) return
-    this.rollFrame(idx, t, values)
+    this.rollups.rollFrame(idx, t, values)
     const ids = frame ? frame.ids : Array.from(idx, (i) => this.seriesIds[i])
     this.enqueue({ kind: 'frame', ids, t, values, size: values.length })
     if (series === undefined) this.uiFrame(idx, t, values)
@@ -211,7 +174,7 @@ export class Ingest {
     const n = series.length
     if (t.length !== n || values.length !== n) throw new Error('Ingest.pushPoints: series, t and values must have one entry per sample')
     if (n === 0) return
-    for (let i = 0; i < n; i++) this.roll(series[i], t, values, 0, i)
+    this.rollups.rollPoints(series, t, values)
     this.enqueue({ kind: 'points', series, t, values, offset: 0, size: n })
   }
 
@@ -228,7 +191,7 @@ export class Ingest {
   /** Writes everything queued now, one transaction per batch, and the roll-ups. */
   flush(): void {
     while (this.queued > 0) this.writeBatch()
-    this.store.transaction(() => this.writeRollupsNow())
+    this.store.transaction(() => this.writeRollups())
     this.flushUi(true)
   }
 
@@ -243,14 +206,14 @@ export class Ingest {
     this.timer = null
     this.idleTimer = null
     this.flush()
-    const dirty = this.seriesIds.filter((_, i) => this.dirty[i])
+    const dirty = this.seriesIds.filter((_, i) => this.rollups.isDirty(i))
     // A series that arrived out of order or repeated an instant has overlapping chunks (reads
     // merge them), and a slowly sampled one many small chunks: both are rewritten as disjoint,
     // full chunks.
     this.stats.compactedSeries += this.store.compactSamples(dirty, { force: true }).length
-    this.stats.compactedSeries += this.store.compactSamples(this.seriesIds.filter((_, i) => !this.dirty[i])).length
+    this.stats.compactedSeries += this.store.compactSamples(this.seriesIds.filter((_, i) => !this.rollups.isDirty(i))).length
     if (dirty.length > 0) {
-      this.store.rebuildRollups(dirty, this.widths)
+      this.store.rebuildRollups(dirty, this.rollups.widths)
       this.stats.rebuiltSeries += dirty.length
     }
     this.wake()
@@ -317,7 +280,7 @@ export class Ingest {
       this.idleTimer = null
       if (this.closed || this.queued > 0) return
       try {
-        this.store.transaction(() => this.writeRollupsNow())
+        this.store.transaction(() => this.writeRollups())
       } catch {
         // A catch-up only (the database busy, say): the roll-ups stay pending for the next
         // batch or close(), which report an error that persists.
@@ -362,7 +325,7 @@ export class Ingest {
         }
       }
       writePoints()
-      this.writeRollupsNow(this.rollupTurns, this.rollupTurn++ % this.rollupTurns)
+      this.writeRollups(this.rollupTurns, this.rollupTurn++ % this.rollupTurns)
     })
     this.stats.batches++
     this.stats.maxBatchMs = Math.max(this.stats.maxBatchMs, performance.now() - t0)
@@ -400,143 +363,9 @@ export class Ingest {
     this.store.insertSampleRows(ids, t, v)
   }
 
-  /**
-   * Finished buckets, and the open ones that changed since they were last written (their whole
-   * state so far), in the table's key order (series, width, t), so each B-tree leaf is visited
-   * once: of every series, or (with turns) of every turns-th from the turn-th. Definition order
-   * is key order: store ids are rowids handed out in ascending order, and widths are sorted.
-   */
-  private writeRollupsNow(turns = 1, turn = 0): void {
-    const n = this.seriesIds.length
-    // Typed columns sized for the finished buckets and every open one.
-    let cap = 0
-    for (let i = turn; i < n; i += turns) for (const done of this.finished[i]) cap += done.length / 5 + 1
-    const col = () => new Float64Array(cap)
-    const r = { seriesId: col(), widthNs: col(), tNs: col(), count: col(), sum: col(), min: col(), max: col(), length: 0 }
-    let k = 0
-    for (let i = turn; i < n; i += turns) {
-      const id = this.seriesIds[i]
-      for (let w = 0; w < this.widths.length; w++) {
-        const width = this.widths[w]
-        const done = this.finished[i][w]
-        for (let d = 0; d < done.length; d += 5, k++) {
-          r.seriesId[k] = id
-          r.widthNs[k] = width
-          r.tNs[k] = done[d]
-          r.count[k] = done[d + 1]
-          r.sum[k] = done[d + 2]
-          r.min[k] = done[d + 3]
-          r.max[k] = done[d + 4]
-        }
-        const b = this.buckets[i][w]
-        if (!b || b.clean || b.count === 0) continue
-        r.seriesId[k] = id
-        r.widthNs[k] = width
-        r.tNs[k] = b.start
-        r.count[k] = b.count
-        r.sum[k] = b.sum
-        r.min[k] = b.min
-        r.max[k] = b.max
-        k++
-      }
-    }
-    r.length = k
-    if (r.length === 0) return
-    this.store.writeRollups(r)
-    // Written: only now are they no longer pending (a failed write leaves them for the next).
-    for (let i = turn; i < n; i += turns) {
-      for (let w = 0; w < this.widths.length; w++) {
-        if (this.finished[i][w].length > 0) this.finished[i][w] = []
-        const b = this.buckets[i][w]
-        if (b) b.clean = true
-      }
-    }
-    this.stats.rollupRows += r.length
-  }
-
-  private rollFrame(idx: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
-    const n = t.length
-    // The smallest step between instants (NaN when a step is NaN: an instant NaN, or ±Infinity twice).
-    let dt = Infinity
-    for (let j = 1; j < n; j++) dt = Math.min(dt, t[j] - t[j - 1])
-    // A level no finer than the sampling interval would only copy the raw samples: not kept.
-    if (n > 1) {
-      for (let i = 0; i < idx.length; i++) {
-        const bs = this.buckets[idx[i]]
-        for (let w = 0; w < bs.length; w++) if (bs[w] && this.widths[w] <= dt) bs[w] = null
-      }
-    }
-    // Every t[j] > t[j - 1]: for doubles a - b > 0 exactly when a > b (a NaN step fails both).
-    const increasing = n < 2 || dt > 0
-    for (let i = 0; i < idx.length; i++) {
-      const s = idx[i]
-      const base = i * n
-      if (!increasing || !(t[0] > this.lastT[s])) {
-        for (let j = 0; j < n; j++) this.roll(s, t, values, base, j)
-        continue
-      }
-      // In order: what roll() does sample by sample, over the whole frame at once.
-      this.lastT[s] = t[n - 1]
-      if (!this.dirty[s]) this.accumulate(s, t, values, base, 0, n)
-    }
-  }
-
-  /** One sample, t[j] with value values[shift + j], whatever its order. */
-  private roll(s: number, t: ArrayLike<number>, values: ArrayLike<number>, shift: number, j: number): void {
-    const tj = t[j]
-    if (tj <= this.lastT[s]) {
-      // Out of order or a repeated instant: the incremental state no longer matches the raw
-      // samples (a repeat replaces a stored sample). Rebuilt from raw at close().
-      this.dirty[s] = true
-      return
-    }
-    this.lastT[s] = tj
-    if (!this.dirty[s]) this.accumulate(s, t, values, shift, j, j + 1)
-  }
-
-  /**
-   * Adds samples t[j], values[shift + j] for j in from..to-1 (in time order, after the series'
-   * earlier ones; NaN values left out) to series s's open buckets, a width at a time with the
-   * open bucket in locals: a sample past a bucket finishes it (pending, unless it is already
-   * written and unchanged) and opens the next.
-   */
-  private accumulate(s: number, t: ArrayLike<number>, values: ArrayLike<number>, shift: number, from: number, to: number): void {
-    const bs = this.buckets[s]
-    for (let w = 0; w < bs.length; w++) {
-      const b = bs[w]
-      if (!b) continue
-      const width = this.widths[w]
-      const done = this.finished[s][w]
-      let { start, count, sum, min, max, clean } = b
-      for (let j = from; j < to; j++) {
-        const v = values[shift + j]
-        if (Number.isNaN(v)) continue
-        const tj = t[j]
-        // Same bucket without a floating-point remainder (times are past int32) in the usual case.
-        if (!(tj >= start && tj < start + width)) {
-          const next = tj - (tj % width)
-          if (next !== start) {
-            if (count > 0 && !clean) done.push(start, count, sum, min, max)
-            start = next
-            count = 0
-            sum = 0
-            min = Infinity
-            max = -Infinity
-          }
-        }
-        count++
-        sum += v
-        if (v < min) min = v
-        if (v > max) max = v
-        clean = false
-      }
-      b.start = start
-      b.count = count
-      b.sum = sum
-      b.min = min
-      b.max = max
-      b.clean = clean
-    }
+  /** The roll-ups pending: of every series, or (with turns) of every turns-th from the turn-th (rollup-state.ts). */
+  private writeRollups(turns = 1, turn = 0): void {
+    this.stats.rollupRows += this.rollups.write(this.seriesIds, turns, turn)
   }
 
   private uiFrame(idx: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
