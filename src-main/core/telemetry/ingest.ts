@@ -333,32 +333,26 @@ export class Ingest {
 
   /**
    * Points as the store takes them: grouped by series (a chunk each), in arrival order within a
-   * series (the collector's clock: time order).
+   * series (the collector's clock: time order). A counting sort (stable): per-series counts, then
+   * each sample straight to its place in the columns.
    */
   private writePoints(spans: Array<{ c: PointsChunk; from: number; to: number }>): void {
+    const nSeries = this.seriesIds.length
+    const start = new Int32Array(nSeries + 1)
     let n = 0
-    for (const { from, to } of spans) n += to - from
-    // The spans' samples in arrival order, in one pass.
-    const series = new Int32Array(n)
-    const at = new Float64Array(n)
-    const value = new Float64Array(n)
-    let k = 0
-    for (const { c, from, to } of spans) {
-      for (let i = from; i < to; i++, k++) {
-        series[k] = c.series[i]
-        at[k] = c.t[i]
-        value[k] = c.values[i]
-      }
-    }
-    const order = bySeries(series, this.seriesIds.length)
+    for (const { c, from, to } of spans) for (let i = from; i < to; i++, n++) start[c.series[i] + 1]++
+    for (let i = 0; i < nSeries; i++) start[i + 1] += start[i]
     const ids = new Float64Array(n)
     const t = new Float64Array(n)
     const v = new Float64Array(n)
-    for (let q = 0; q < n; q++) {
-      const a = order[q]
-      ids[q] = this.seriesIds[series[a]]
-      t[q] = at[a]
-      v[q] = value[a]
+    for (const { c, from, to } of spans) {
+      for (let i = from; i < to; i++) {
+        const s = c.series[i]
+        const q = start[s]++
+        ids[q] = this.seriesIds[s]
+        t[q] = c.t[i]
+        v[q] = c.values[i]
+      }
     }
     this.store.insertSampleRows(ids, t, v)
   }
@@ -401,17 +395,4 @@ export class Ingest {
     this.uiValues = this.uiValues.map(() => [])
     this.uiLast = now
   }
-}
-
-/**
- * Indexes into series ordered by series (a counting sort: stable, so each series keeps its
- * arrival order, which is its time order for a collector's clock).
- */
-function bySeries(series: ArrayLike<number>, nSeries: number): Int32Array {
-  const start = new Int32Array(nSeries + 1)
-  for (let k = 0; k < series.length; k++) start[series[k] + 1]++
-  for (let i = 0; i < nSeries; i++) start[i + 1] += start[i]
-  const out = new Int32Array(series.length)
-  for (let k = 0; k < series.length; k++) out[start[series[k]]++] = k
-  return out
 }
