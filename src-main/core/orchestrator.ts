@@ -154,16 +154,27 @@ export class Orchestrator {
     const { run, spec } = job
     const { driver, testbed } = this.driverFor(spec.testbed)
     const plan: RunPlan = { runId: run.id, spec, scheme: run.scheme, load: run.load, seed: run.seed, experimentId: run.experimentId }
+    // The run's log and event sinks close when execute returns (after teardown): a line that
+    // arrives later (an SSH socket's error event after its pool closed) has no run to belong
+    // to. Lines that come while the store is closed (a CLI closing it once its runs are done,
+    // while a sim worker is still being torn down) have nowhere to go either. Both are
+    // dropped: throwing would land in whatever event handler called the log.
+    let sinksOpen = true
     let session
     try {
       session = driver?.open({
         plan,
         signal: job.abort.signal,
-        log: (source, line) => store.addLog(run.id, source, line),
-        event: (kind, detail) => store.addEvent(run.id, null, kind, detail),
+        log: (source, line) => {
+          if (sinksOpen && store.open) store.addLog(run.id, source, line)
+        },
+        event: (kind, detail) => {
+          if (sinksOpen && store.open) store.addEvent(run.id, null, kind, detail)
+        },
         ...(testbed ? { testbed } : {}),
       })
     } catch (err) {
+      sinksOpen = false
       this.finish(job, 'failed', err instanceof Error ? err.message : String(err))
       return
     }
@@ -222,6 +233,7 @@ export class Orchestrator {
     } catch (err) {
       store.addLog(run.id, 'orchestrator', `teardown: ${err instanceof Error ? err.message : String(err)}`)
     } finally {
+      sinksOpen = false
       if (stepped) this.finish(job, outcome.status, outcome.error)
     }
   }

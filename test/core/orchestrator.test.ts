@@ -159,6 +159,50 @@ describe('Orchestrator', () => {
     expect(row.error).toBe('switch s1 refused the pipeline')
   })
 
+  it("drops a driver's log lines and events that come after its run ended, even with the store closed", async () => {
+    // What an SSH socket's late error event does: it calls the run's log after teardown, when
+    // the app (or a test) may have closed the store. That must not throw into the socket's handler.
+    const { dbPath } = fresh()
+    const store = openStore(dbPath)
+    let late: { log: (source: string, line: string) => void; event: (kind: string, detail: unknown) => void } | undefined
+    const chatty: TargetDriver = {
+      kind: 'sim',
+      maxParallelRuns: 1,
+      check: async () => ({}),
+      open: (ctx) => {
+        late = ctx
+        return {
+          build: async () => ctx.log('driver', 'built'),
+          deploy: async () => {},
+          startTraffic: async () => {},
+          telemetry: async function* () {},
+          collect: async () => ({
+            flows: { src: new Int32Array(0), dst: new Int32Array(0), sizeBytes: new Float64Array(0), startNs: new Float64Array(0), finishNs: new Float64Array(0), deliveredBytes: new Float64Array(0), group: new Int32Array(0) },
+            counters: {},
+            facts: {},
+          }),
+          teardown: async () => ctx.log('driver', 'torn down'),
+        }
+      },
+    }
+    const core = new Core({ store, drivers: { sim: chatty }, workloadsDir: workloadsDir(), templatesDir: experimentTemplatesDir(), defaultBaseDir: process.cwd() })
+    const exp = core.findOrCreateExperiment(TINY_YAML.replace('schemes: [ecmp, rps]', 'schemes: [ecmp]').replace('load: [0.3, 0.5]', 'load: 0.3'), null)
+    const [run] = core.runExperiment(exp.id)
+    await core.orchestrator.wait([run.id])
+    // wait() resolves at the run's final status; a sim-kind run tears down after that, in
+    // promise callbacks only, so one macrotask later it is over.
+    await new Promise((r) => setImmediate(r))
+    expect(store.getRun(run.id)!.status).toBe('done')
+    const events = store.listEvents(run.id).length
+    late!.log('ssh', 'ssh h1: read ECONNRESET')
+    late!.event('late', {})
+    expect(store.listLogs(run.id).map((l) => l.line)).toEqual(['built', 'torn down'])
+    expect(store.listEvents(run.id)).toHaveLength(events)
+    store.close()
+    expect(() => late!.log('ssh', 'ssh h1: read ECONNRESET')).not.toThrow()
+    expect(() => late!.event('late', {})).not.toThrow()
+  })
+
   it('marks runs cut off by a dead process as interrupted on the next start, and leaves live ones alone', () => {
     const { core, dbPath } = fresh()
     const store = core.opts.store

@@ -205,7 +205,9 @@ export class SshHost {
     let lastError = ''
     client.on('error', (e: Error) => {
       lastError = e.message
-      this.opts.log?.(`ssh ${this.label}: ${e.message}`)
+      // A connection closed on purpose can still report its socket's end (ECONNRESET when the
+      // server goes away first); that is not news, and whoever owned the log may be gone.
+      if (!conn.lost) this.opts.log?.(`ssh ${this.label}: ${e.message}`)
     })
     client.on('close', () => this.onDrop(conn, client, lastError || 'the connection closed'))
     this.conn = conn

@@ -53,6 +53,11 @@ export class Store {
     this.s.db.close()
   }
 
+  /** False once closed. */
+  get open(): boolean {
+    return this.s.db.open
+  }
+
   /** Runs fn in one transaction (nested calls become savepoints); a throw rolls it all back. */
   transaction<T>(fn: () => T): T {
     return this.s.db.transaction(fn)()
