@@ -6,7 +6,7 @@ import { EventBus } from '../../src-main/core/bus'
 import { Orchestrator, ownerIsAlive } from '../../src-main/core/orchestrator'
 import { workloadsDir, experimentTemplatesDir } from '../../src-main/core/paths'
 import { openStore } from '../../src-main/core/store'
-import type { TargetDriver } from '../../src-main/core/targets/driver'
+import type { RunContext, TargetDriver } from '../../src-main/core/targets/driver'
 import { SimDriver } from '../../src-main/core/targets/sim/driver'
 import { TINY_YAML, tempCore } from '../helpers/core'
 
@@ -164,7 +164,7 @@ describe('Orchestrator', () => {
     // the app (or a test) may have closed the store. That must not throw into the socket's handler.
     const { dbPath } = fresh()
     const store = openStore(dbPath)
-    let late: { log: (source: string, line: string) => void; event: (kind: string, detail: unknown) => void } | undefined
+    let late: RunContext | undefined
     const chatty: TargetDriver = {
       kind: 'sim',
       maxParallelRuns: 1,
@@ -195,12 +195,12 @@ describe('Orchestrator', () => {
     expect(store.getRun(run.id)!.status).toBe('done')
     const events = store.listEvents(run.id).length
     late!.log('ssh', 'ssh h1: read ECONNRESET')
-    late!.event('late', {})
+    late!.event!('late', {})
     expect(store.listLogs(run.id).map((l) => l.line)).toEqual(['built', 'torn down'])
     expect(store.listEvents(run.id)).toHaveLength(events)
     store.close()
     expect(() => late!.log('ssh', 'ssh h1: read ECONNRESET')).not.toThrow()
-    expect(() => late!.event('late', {})).not.toThrow()
+    expect(() => late!.event!('late', {})).not.toThrow()
   })
 
   it('marks runs cut off by a dead process as interrupted on the next start, and leaves live ones alone', () => {
