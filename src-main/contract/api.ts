@@ -57,9 +57,22 @@ export const methods = {
   'runs.list': { req: z.object({ experimentId: Id.optional() }).strict(), res: z.array(Run) },
   'runs.get': { req: z.object({ id: Id }).strict(), res: Run },
   'runs.cancel': { req: z.object({ id: Id }).strict(), res: z.object({ cancelled: z.boolean() }) },
+  /**
+   * The run's stored samples (of `kinds`, within [fromNs, toNs]). With `maxValues`, a long run
+   * comes as roll-up bucket means (t = each bucket's start) when its raw samples would be more
+   * values (instants × series) than that; `level` says which: 'raw' or the bucket width in ns.
+   */
   'runs.series': {
-    req: z.object({ id: Id, kinds: z.array(z.string()).optional() }).strict(),
-    res: z.object({ defs: z.array(SeriesDef), batch: SeriesBatch }),
+    req: z
+      .object({
+        id: Id,
+        kinds: z.array(z.string()).optional(),
+        fromNs: z.number().int().optional(),
+        toNs: z.number().int().optional(),
+        maxValues: z.number().int().positive().optional(),
+      })
+      .strict(),
+    res: z.object({ defs: z.array(SeriesDef), batch: SeriesBatch, level: z.union([z.literal('raw'), z.number().int().positive()]) }),
   },
   /** The fabric graph of the run's experiment topology, for the fabric view. */
   'runs.fabric': { req: z.object({ id: Id }).strict(), res: FabricGraph },

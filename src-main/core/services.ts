@@ -190,10 +190,11 @@ export class Core {
         getRun(id)
         return { cancelled: this.orchestrator.cancel(id) }
       },
-      'runs.series': async ({ id, kinds }) => {
+      'runs.series': async ({ id, kinds, fromNs, toNs, maxValues }) => {
         getRun(id)
-        const { defs, t, values } = store.readSamples(id, kinds)
-        return { defs, batch: toWireBatch({ t, values }) }
+        if (fromNs !== undefined && toNs !== undefined && toNs < fromNs) throw new CoreError('invalid-request', `runs.series: toNs (${toNs}) is before fromNs (${fromNs})`)
+        const { defs, t, values, level } = store.readSamples(id, kinds, { fromNs, toNs, maxValues })
+        return { defs, batch: toWireBatch({ t, values }), level }
       },
       ...fabricHandlers(store),
       ...testbedHandlers(this.testbeds),

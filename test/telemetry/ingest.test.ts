@@ -329,6 +329,36 @@ describe('Ingest', () => {
     expect(mid.level).toBe(1_000_000)
     expect(mid.t[0]).toBe(0.5e9)
   })
+
+  it('readSamples keeps a read within a budget of values: raw when it fits, else the finest roll-up that does', async () => {
+    const { store, runId } = freshRun()
+    const ingest = new Ingest({ store, runId })
+    const defs = [0, 1, 2].map((port) => ({ kind: 'queue.depth', entity: { switch: 's', port }, unit: 'packets' }))
+    ingest.defineSeries(defs)
+    const n = 20_000 // 2 s at 100 µs, 3 series: 60,000 raw values
+    const values = new Float64Array(3 * n)
+    for (let i = 0; i < 3; i++) for (let j = 0; j < n; j++) values[i * n + j] = (j % 37) + i
+    ingest.pushFrame(Float64Array.from({ length: n }, (_, j) => j * 100_000), values)
+    await ingest.close()
+    const raw = store.readSamples(runId, undefined, { maxValues: 60_000 })
+    expect([raw.level, raw.t.length]).toEqual(['raw', n])
+    // 1 ms buckets: 2,000 × 3 = 6,000 values fit 59,999; 10 ms: 200 × 3.
+    const fine = store.readSamples(runId, undefined, { maxValues: 59_999 })
+    expect([fine.level, fine.t.length]).toEqual([1_000_000, 2000])
+    expect(fine.values[2][0]).toBeCloseTo(2 + 4.5, 9) // mean of 0..9, plus the series' offset
+    expect(store.readSamples(runId, undefined, { maxValues: 5000 }).level).toBe(10_000_000)
+    expect(store.readSamples(runId, undefined, { maxValues: 600 }).level).toBe(10_000_000)
+    expect(store.readSamples(runId, undefined, { maxValues: 599 }).level).toBe(100_000_000)
+    // Nothing fits: the coarsest level, not the raw samples.
+    expect(store.readSamples(runId, undefined, { maxValues: 3 }).level).toBe(100_000_000)
+    // A range (20 ms: 603 raw values, counted by whole chunks) fits where the whole run did not.
+    const zoomed = store.readSamples(runId, undefined, { fromNs: 1e9, toNs: 1.02e9, maxValues: 5000 })
+    expect(zoomed.level).toBe('raw')
+    expect(zoomed.t[0]).toBe(1e9)
+    expect(zoomed.t[zoomed.t.length - 1]).toBe(1.02e9)
+    // With pixels too, the coarser pick wins.
+    expect(store.readSamples(runId, undefined, { maxValues: 59_999, pixels: 10 }).level).toBe(100_000_000)
+  })
 })
 
 describe('a sim run with telemetry', () => {

@@ -309,6 +309,18 @@ export function sampleSpan(s: StoreContext, runId: number): { lo: number | null;
 }
 
 /**
+ * How many samples a series holds with t in [fromNs, toNs], counted by whole chunks: exact for
+ * the whole run, an upper bound for a range (a chunk across an end counts whole, and so does an
+ * instant written twice). Cheap: no blob is read.
+ */
+export function countSamples(s: StoreContext, seriesId: number, fromNs = -Infinity, toNs = Infinity): number {
+  const row = s
+    .stmt('SELECT coalesce(sum(n), 0) AS n FROM sample_chunks WHERE series_id = ? AND t_first_ns <= ? AND t_last_ns >= ?')
+    .get(seriesId, toSql(toNs), toSql(fromNs)) as { n: number }
+  return row.n
+}
+
+/**
  * Rewrites series as disjoint chunks of CHUNK_MAX samples: each one given with `force` (its
  * chunks may overlap), otherwise only those whose chunks are small on average (a slow poller's
  * one-sample frames). Returns the ids rewritten.

@@ -1,5 +1,5 @@
 import { pickRollupWidth, readRollups, rollupWidths } from './rollups'
-import { insertSampleFrame, readSeries, sampleSpan } from './samples'
+import { countSamples, insertSampleFrame, readSeries, sampleSpan } from './samples'
 import { fromJson, toJson, type EventRow, type SeriesRow, type StoreContext } from './rows'
 
 // Series, samples, events and logs: everything a run streams while it runs.
@@ -64,6 +64,12 @@ export interface ReadSamplesOptions {
    * (the run's whole span when no range is given), or raw samples when none is that fine.
    */
   pixels?: number
+  /**
+   * At most about this many values (instants × series): raw samples when they fit, else the
+   * finest roll-up level that does (the coarsest kept when none does). With `pixels` too, the
+   * coarser of the two picks.
+   */
+  maxValues?: number
 }
 
 export interface SamplesRead {
@@ -88,7 +94,7 @@ export function readSamples(s: StoreContext, runId: number, kinds?: string[], op
   const from = opts.fromNs ?? -Infinity
   const to = opts.toNs ?? Infinity
   let level: 'raw' | number = 'raw'
-  if (opts.pixels !== undefined && defs.length > 0) {
+  if ((opts.pixels !== undefined || opts.maxValues !== undefined) && defs.length > 0) {
     const kept = rollupWidths(s, runId)
     if (kept.length > 0) {
       let lo = from
@@ -98,7 +104,10 @@ export function readSamples(s: StoreContext, runId: number, kinds?: string[], op
         if (!Number.isFinite(lo)) lo = span.lo ?? 0
         if (!Number.isFinite(hi)) hi = span.hi ?? 0
       }
-      level = pickRollupWidth(hi - lo, opts.pixels, kept) ?? 'raw'
+      const byPixels = opts.pixels === undefined ? null : pickRollupWidth(hi - lo, opts.pixels, kept)
+      const byBudget = opts.maxValues === undefined ? null : pickWidthWithin(opts.maxValues, hi - lo, kept, () => defs.length * Math.max(...defs.map((d) => countSamples(s, d.id, from, to))), defs.length)
+      const picked = Math.max(byPixels ?? 0, byBudget ?? 0)
+      level = picked > 0 ? picked : 'raw'
     }
   }
   if (level !== 'raw') {
@@ -126,6 +135,18 @@ export function readSamples(s: StoreContext, runId: number, kinds?: string[], op
     [columns.map((col) => col.v)],
   )
   return { defs, t: aligned.t, values: aligned.columns[0], level }
+}
+
+/**
+ * The roll-up width that keeps a read of `series` series over `rangeNs` within `maxValues`
+ * values: null (raw) when the raw samples fit (`rawValues`, asked only when needed), else the
+ * finest kept width whose buckets fit, else the coarsest kept width.
+ */
+export function pickWidthWithin(maxValues: number, rangeNs: number, kept: readonly number[], rawValues: () => number, series: number): number | null {
+  if (rawValues() <= maxValues) return null
+  const widths = [...kept].sort((a, b) => a - b)
+  for (const w of widths) if ((Math.floor(Math.max(0, rangeNs) / w) + 1) * series <= maxValues) return w
+  return widths[widths.length - 1] ?? null
 }
 
 /** Aligns per-series (t, value...) columns on the union of their instants; gaps read NaN. */

@@ -13,6 +13,14 @@ export function formatSimTime(ns: number): string {
   return formatNs(ns)
 }
 
+/** A bucket width, short: 1e6 → "1 ms", 1e5 → "100 µs", 2.5e9 → "2.5 s". */
+export function formatWidth(ns: number): string {
+  for (const [unit, scale] of [['s', 1e9], ['ms', 1e6], ['µs', 1e3]] as const) {
+    if (ns >= scale) return `${Number((ns / scale).toPrecision(3))} ${unit}`
+  }
+  return `${Number(ns.toPrecision(3))} ns`
+}
+
 /** A ratio as a percentage: 0.4567 → "45.7%". */
 export function formatPercent(ratio: number | null | undefined, digits = 1): string {
   if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return DASH

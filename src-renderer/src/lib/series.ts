@@ -45,6 +45,13 @@ export class GrowingColumn<A extends FloatArray = Float64Array> {
   }
 }
 
+/**
+ * A finished run is read whole when its samples are at most this many values (instants ×
+ * series; 4 MB as Float32 here, about 10 MB of JSON on the way); a longer one comes as the
+ * finest roll-up that fits, and zoomed charts read their range again (stores/telemetry.ts).
+ */
+export const STORED_MAX_VALUES = 1_000_000
+
 const f64 = (n: number) => new Float64Array(n)
 const f32 = (n: number) => new Float32Array(n)
 

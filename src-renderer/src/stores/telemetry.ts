@@ -1,15 +1,19 @@
 import { defineStore } from 'pinia'
 import { markRaw, shallowRef } from 'vue'
 import { call, errorMessage, on } from '../client'
-import { RunSeries, type BatchLike } from '../lib/series'
+import { RunSeries, STORED_MAX_VALUES, type BatchLike } from '../lib/series'
 
 /** Where a run's samples came from: the live stream, or runs.series after the fact. */
 type Source = 'live' | 'stored'
+
+/** 'raw' samples, or roll-up bucket means of this width (ns): a long stored run's overview. */
+export type Level = 'raw' | number
 
 interface Buffer {
   runId: number
   source: Source
   series: RunSeries | null
+  level: Level
   /** Live batches that arrive while the stored history is being fetched. */
   pending: BatchLike[]
   error: string | null
@@ -20,13 +24,20 @@ interface Buffer {
 export interface ShownTelemetry {
   runId: number | null
   series: RunSeries | null
+  level: Level
   loading: boolean
   error: string | null
   points: number
 }
 
+/** A part of a stored run read again at a finer level (a zoomed chart of a long run). */
+export interface RangeRead {
+  series: RunSeries
+  level: Level
+}
+
 const MAX_BUFFERS = 6
-const EMPTY: ShownTelemetry = { runId: null, series: null, loading: false, error: null, points: 0 }
+const EMPTY: ShownTelemetry = { runId: null, series: null, level: 'raw', loading: false, error: null, points: 0 }
 
 /**
  * Telemetry of runs. Samples live in typed arrays in plain (non-reactive) buffers; the only
@@ -44,6 +55,7 @@ export const useTelemetryStore = defineStore('telemetry', () => {
     shown.value = {
       runId: shownRunId,
       series: buf?.series ?? null,
+      level: buf?.level ?? 'raw',
       loading: buf !== undefined && buf.series === null && buf.error === null,
       error: buf?.error ?? null,
       points: buf?.series?.length ?? 0,
@@ -64,17 +76,19 @@ export const useTelemetryStore = defineStore('telemetry', () => {
   }
 
   async function fetchStored(runId: number, source: Source): Promise<void> {
-    const buf: Buffer = { runId, source, series: null, pending: [], error: null, lastUsed: Date.now() }
+    const buf: Buffer = { runId, source, series: null, level: 'raw', pending: [], error: null, lastUsed: Date.now() }
     put(buf)
     schedulePublish(runId)
     try {
-      const res = await call('runs.series', { id: runId })
+      // A live run's history stays raw: the stream appends raw samples after it.
+      const res = await call('runs.series', source === 'stored' ? { id: runId, maxValues: STORED_MAX_VALUES } : { id: runId })
       if (buffers.get(runId) !== buf) return // a run.series event started a fresh live buffer
       const series = markRaw(new RunSeries(res.defs))
       series.append(res.batch)
       for (const b of buf.pending) series.append(b)
       buf.pending = []
       buf.series = series
+      buf.level = res.level
     } catch (err) {
       buf.error = errorMessage(err)
     }
@@ -110,6 +124,7 @@ export const useTelemetryStore = defineStore('telemetry', () => {
         runId: p.runId,
         source: 'live',
         series: markRaw(new RunSeries(p.defs)),
+        level: 'raw',
         pending: [],
         error: null,
         lastUsed: Date.now(),
@@ -132,5 +147,16 @@ export const useTelemetryStore = defineStore('telemetry', () => {
     })
   }
 
-  return { shown, show, subscribe }
+  /**
+   * A stored run's samples over [fromMs, toMs] (sim ms), at the finest level within the same
+   * budget: what a zoomed chart draws when the run's overview is a roll-up. Not kept here.
+   */
+  async function readRange(runId: number, fromMs: number, toMs: number): Promise<RangeRead> {
+    const res = await call('runs.series', { id: runId, fromNs: Math.floor(fromMs * 1e6), toNs: Math.ceil(toMs * 1e6), maxValues: STORED_MAX_VALUES })
+    const series = markRaw(new RunSeries(res.defs))
+    series.append(res.batch)
+    return { series, level: res.level }
+  }
+
+  return { shown, show, subscribe, readRange }
 })

@@ -1,0 +1,123 @@
+// A long run in the GUI (issue 6: roll-ups so that long runs stay quick to open). A sim run
+// sampled every 2 µs stores more values than the UI reads whole (STORED_MAX_VALUES); reopened
+// from the store it comes as 1 ms roll-up means and says so, and a chart zoomed into part of it
+// reads that part again, raw, from the store.
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { ROOT, startApp, type Started } from '../helpers/start'
+
+/** STORED_MAX_VALUES of src-renderer/src/lib/series.ts (the renderer is not in this test's TS project). */
+const STORED_MAX_VALUES = 1_000_000
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+const YAML = `name: long-run
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 30 }
+seeds: [1]
+telemetry: { interval: 2us }
+`
+
+/** One contract call over the app's WebSocket bridge, as the UI makes them. */
+async function contract(url: string, method: string, params: unknown): Promise<any> {
+  const u = new URL(url)
+  const token = new URLSearchParams(u.hash.slice(1)).get('token')!
+  const ws = new WebSocket(`ws://${u.host}/ws?token=${encodeURIComponent(token)}`, { headers: { origin: u.origin } })
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve)
+    ws.once('error', reject)
+  })
+  try {
+    const msg = await new Promise<any>((resolve) => {
+      ws.on('message', (data) => {
+        const m = JSON.parse(String(data))
+        if (m.type === 'result' && m.id === 1) resolve(m)
+      })
+      ws.send(JSON.stringify({ type: 'call', id: 1, method, params }))
+    })
+    if (!msg.ok) throw new Error(`${method}: ${msg.error.message}`)
+    return msg.result
+  } finally {
+    ws.close()
+  }
+}
+
+async function drag(page: Page, testid: string, from: number, to: number): Promise<void> {
+  const box = (await page.locator(`[data-testid="${testid}"] .u-over`).boundingBox())!
+  const y = box.y + box.height / 2
+  await page.mouse.move(box.x + box.width * from, y)
+  await page.mouse.down()
+  await page.mouse.move(box.x + box.width * ((from + to) / 2), y, { steps: 4 })
+  await page.mouse.move(box.x + box.width * to, y, { steps: 4 })
+  await page.mouse.up()
+}
+
+describe('a long run in Chromium', () => {
+  let app: Started
+  let browser: Browser
+  let page: Page
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    app = await startApp([], { P4LAB_HOME: mkdtempSync(join(tmpdir(), 'p4lab-e2e-long-')) })
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
+    page.on('pageerror', (err) => errors.push(String(err)))
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('opens as roll-up means, says so, and a zoomed chart reads its range raw', async () => {
+    const exp = await contract(app.url, 'experiments.create', { yaml: YAML })
+    const { runIds } = await contract(app.url, 'experiments.run', { id: exp.id })
+    await expect.poll(async () => (await contract(app.url, 'runs.get', { id: runIds[0] })).status, { timeout: 120_000, interval: 250 }).toBe('done')
+    // The premise: whole, the run is more than the UI reads at once.
+    const whole = await contract(app.url, 'runs.series', { id: runIds[0] })
+    expect(whole.level).toBe('raw')
+    expect(whole.defs.length * whole.batch.t.length).toBeGreaterThan(STORED_MAX_VALUES)
+
+    await page.goto(app.url)
+    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${exp.id}"]`).click()
+    await page.locator(`[data-testid="run-row"][data-run-id="${runIds[0]}"]`).click()
+    const chart = page.getByTestId('chart-util')
+    const level = page.getByTestId('chart-util-level')
+    await expect.poll(() => level.getAttribute('data-level'), { timeout: 10_000 }).toBe('1000000')
+    expect(await level.innerText()).toBe('1 ms means')
+    // The overview holds one point per 1 ms bucket (the run is about 43 ms of sim time).
+    const overviewPoints = Number(await chart.getAttribute('data-points'))
+    expect(overviewPoints).toBeGreaterThan(20)
+    expect(overviewPoints).toBeLessThan(100)
+    await page.screenshot({ path: join(ARTIFACTS, 'longrun-1-overview.png') })
+
+    // Zoomed into a fifth of the run, the chart draws that range's raw samples.
+    await drag(page, 'chart-util', 0.4, 0.6)
+    await expect.poll(() => chart.getAttribute('data-zoomed')).toBe('true')
+    await expect.poll(() => level.getAttribute('data-level'), { timeout: 10_000 }).toBe('raw')
+    expect(await level.innerText()).toBe('raw samples')
+    // Raw over ~9 ms at 2 µs is thousands of samples, downsampled to the plot's width.
+    expect(Number(await chart.getAttribute('data-drawn'))).toBeGreaterThan(overviewPoints * 4)
+    await page.screenshot({ path: join(ARTIFACTS, 'longrun-2-zoomed.png') })
+
+    // Reset: the overview again.
+    await page.locator('[data-testid="chart-util"] .u-over').dblclick()
+    await expect.poll(() => level.getAttribute('data-level')).toBe('1000000')
+
+    // The run views say it too: the replay bar, and the queue CDF (of means, which flatten peaks).
+    await page.getByTestId('tab-queues').click()
+    await expect.poll(() => page.getByTestId('replay-bar').getAttribute('data-mode'), { timeout: 10_000 }).toBe('replay')
+    expect(await page.getByTestId('replay-level').innerText()).toMatch(/^\d+ × 1 ms means$/)
+    expect(await page.getByTestId('cdf-level').innerText()).toContain('of stored 1 ms means')
+    await page.screenshot({ path: join(ARTIFACTS, 'longrun-3-queues.png') })
+    expect(errors).toEqual([])
+  }, 240_000)
+})
