@@ -9,13 +9,17 @@
 //   (the collector);
 // - the ingest path's own JavaScript (roll-up computation, queue) with the store stubbed out.
 // Sizes are the database file after close; the target row also splits it by table (dbstat).
+// Then the run is opened as the UI reads it (runs.series): whole, within the UI's budget, zoomed.
 // Target: 1M samples/s. `npm run bench -- ingest.ts` runs only this one.
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { openStore, type Store } from '../src-main/core/store'
+import type { ReadSamplesOptions } from '../src-main/core/store/telemetry'
 import { Ingest, type IngestOptions } from '../src-main/core/telemetry/ingest'
+import { toWireBatch } from '../src-main/core/wire'
+import { RunSeries, type BatchLike, type SeriesDefLike } from '../src-renderer/src/lib/series'
 
 const SERIES = 512 // the ports of a small fabric: one link.util series each
 const INSTANTS_PER_FRAME = 100 // what the sim sends per telemetry message at 100 µs sampling
@@ -249,6 +253,61 @@ function oldLayout(data: Data, rowsPerStatement: 1 | 64): Row {
 
 const TARGET = 'Ingest.pushFrame + roll-ups (1/10/100 ms), 64k-sample batches'
 
+/**
+ * Opening the stored run as the UI asks for it (runs.series: the store's read, the wire form
+ * and its JSON, as the WebSocket bridge sends it): whole and raw, as before; within the
+ * renderer's budget of values (STORED_MAX_VALUES, 1M); and a tenth of it zoomed, which the
+ * chart reads again.
+ */
+async function openingRun(data: Data): Promise<void> {
+  const f = fresh()
+  const ingest = new Ingest({ store: f.store, runId: f.runId })
+  ingest.defineSeries(defs)
+  for (const { t, v } of data) {
+    ingest.pushFrame(t, v)
+    await ingest.ready()
+  }
+  await ingest.close()
+  const spanNs = (FRAMES * INSTANTS_PER_FRAME - 1) * 100_000
+  const reads: Array<[string, ReadSamplesOptions | undefined]> = [
+    ['whole, raw (before)', undefined],
+    ['within 1M values (the UI now)', { maxValues: 1_000_000 }],
+    ['a tenth of the run, zoomed, within 1M values', { fromNs: spanNs * 0.45, toNs: spanNs * 0.55, maxValues: 1_000_000 }],
+  ]
+  console.log(`opening that run (${fmt(TOTAL)} samples, ${fmt(spanNs / 1e6)} ms of sim time): runs.series (store read, wire form, JSON) + the renderer's JSON.parse and RunSeries.append; medians of 3`)
+  const w = Math.max(...reads.map(([what]) => what.length))
+  let wholeMs = 0
+  for (const [what, opts] of reads) {
+    const times: number[] = []
+    let bytes = 0
+    let level: string | number = 'raw'
+    let values = 0
+    const uiTimes: number[] = []
+    for (let k = 0; k < 3; k++) {
+      const t0 = performance.now()
+      const r = f.store.readSamples(f.runId, undefined, opts)
+      const json = JSON.stringify({ defs: r.defs, batch: toWireBatch({ t: r.t, values: r.values }), level: r.level })
+      times.push(performance.now() - t0)
+      bytes = json.length
+      level = r.level
+      values = r.t.length * r.defs.length
+      // What the renderer then does with it (stores/telemetry.ts), under node here.
+      const t1 = performance.now()
+      const res = JSON.parse(json) as { defs: SeriesDefLike[]; batch: BatchLike }
+      new RunSeries(res.defs).append(res.batch)
+      uiTimes.push(performance.now() - t1)
+    }
+    const ms = times.sort((a, b) => a - b)[1]
+    const uiMs = uiTimes.sort((a, b) => a - b)[1]
+    if (!opts) wholeMs = ms + uiMs
+    const ratio = opts ? `  ${fmt(wholeMs / (ms + uiMs), 1)}× faster than whole` : ''
+    console.log(
+      `  ${what.padEnd(w)}  core ${fmt(ms).padStart(5)} ms + parse and append ${fmt(uiMs).padStart(5)} ms  ${fmt(bytes / 1e6, 1).padStart(5)} MB  ${fmt(values).padStart(10)} values  level ${level === 'raw' ? 'raw' : `${(level as number) / 1e6} ms`}${ratio}`,
+    )
+  }
+  done(f)
+}
+
 async function main(): Promise<void> {
   const data = frames()
   const load0 = loadavg()[0]
@@ -281,6 +340,7 @@ async function main(): Promise<void> {
   )
   // Wall time counts whatever else the machine runs; CPU time is this process's own.
   console.log(`  load average (1 min) ${fmt(load0, 1)} at the start, ${fmt(loadavg()[0], 1)} at the end, on ${availableParallelism()} CPUs`)
+  await openingRun(data)
 }
 
 main().catch((e: unknown) => {

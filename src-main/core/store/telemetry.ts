@@ -151,8 +151,11 @@ export function pickWidthWithin(maxValues: number, rangeNs: number, kept: readon
 
 /** Aligns per-series (t, value...) columns on the union of their instants; gaps read NaN. */
 function align(times: ArrayLike<number>[], series: ArrayLike<number>[][]): { t: number[]; columns: number[][][] } {
-  // Series of one run are sampled together in practice, so the union is usually the first
-  // series' instants.
+  // Series of one run are sampled together in practice: when every series has the first one's
+  // instants, those are the union, and the columns are copied as they are.
+  if (times.every((ts) => sameInstants(ts, times[0]))) {
+    return { t: Array.from(times[0] ?? []), columns: series.map((perSeries) => perSeries.map((vals) => Array.from(vals))) }
+  }
   const instants = new Set<number>()
   for (const col of times) for (let j = 0; j < col.length; j++) instants.add(col[j])
   const t = [...instants].sort((a, b) => a - b)
@@ -167,6 +170,13 @@ function align(times: ArrayLike<number>[], series: ArrayLike<number>[][]): { t: 
     }),
   )
   return { t, columns }
+}
+
+function sameInstants(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return false
+  return true
 }
 
 export function addEvent(
