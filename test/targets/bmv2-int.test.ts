@@ -395,7 +395,7 @@ describe('BMv2 + INT: reports through the collector namespace into the store', (
     expect(leftovers(session.prefix, marker)).toEqual({ namespaces: [], links: [], processes: [] })
     expect(liveProcessesMatching(session.run.key)).toEqual([])
     expect(existsSync(marker)).toBe(false)
-  })
+  }, 180_000) // real namespaces, SSH and an agent: 25–35 s on a loaded 2-core machine
 })
 
 describe('BMv2 + INT: cancel', () => {
@@ -428,5 +428,5 @@ describe('BMv2 + INT: cancel', () => {
     await new Promise((r) => setTimeout(r, 1000))
     expect(logs.slice(n)).toEqual([])
     expect(logs.some((l) => l.startsWith('int: reading the relay'))).toBe(false)
-  })
+  }, 180_000) // real namespaces, SSH and an agent: 25–35 s on a loaded 2-core machine
 })
