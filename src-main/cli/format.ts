@@ -1,12 +1,9 @@
 // Plain-text tables and units for the terminal.
+import { formatNsShort } from '../plots/format'
 
-/** A duration in ns with three significant digits and a unit a person reads at a glance. */
+/** A duration in ns with up to three significant digits and a unit a person reads at a glance; '-' for none. */
 export function formatNs(ns: number | null | undefined): string {
-  if (ns === null || ns === undefined || !Number.isFinite(ns)) return '-'
-  const abs = Math.abs(ns)
-  const [v, unit] =
-    abs >= 1e9 ? [ns / 1e9, 's'] : abs >= 1e6 ? [ns / 1e6, 'ms'] : abs >= 1e3 ? [ns / 1e3, 'µs'] : [ns, 'ns']
-  return `${Number(v.toPrecision(3))} ${unit}`
+  return formatNsShort(ns, '-')
 }
 
 export function table(header: string[], rows: Array<Array<string | number>>): string {

@@ -61,6 +61,7 @@ export const methods = {
    * The run's stored samples (of `kinds`, within [fromNs, toNs]). With `maxValues`, a long run
    * comes as roll-up bucket means (t = each bucket's start) when its raw samples would be more
    * values (instants × series) than that; `level` says which: 'raw' or the bucket width in ns.
+   * A run that keeps no roll-ups (sampled more coarsely than 1 ms) comes raw whatever its size.
    */
   'runs.series': {
     req: z

@@ -160,14 +160,15 @@ export class Orchestrator {
     // while a sim worker is still being torn down) have nowhere to go either. Both are
     // dropped: throwing would land in whatever event handler called the log.
     let sinksOpen = true
+    const log = (source: string, line: string): void => {
+      if (sinksOpen && store.open) store.addLog(run.id, source, line)
+    }
     let session
     try {
       session = driver?.open({
         plan,
         signal: job.abort.signal,
-        log: (source, line) => {
-          if (sinksOpen && store.open) store.addLog(run.id, source, line)
-        },
+        log,
         event: (kind, detail) => {
           if (sinksOpen && store.open) store.addEvent(run.id, null, kind, detail)
         },
@@ -231,7 +232,8 @@ export class Orchestrator {
     try {
       if (session) await step('teardown', () => session.teardown())
     } catch (err) {
-      store.addLog(run.id, 'orchestrator', `teardown: ${err instanceof Error ? err.message : String(err)}`)
+      // Through the run's sink: on the sim path the run has finished, and the store may be closed.
+      log('orchestrator', `teardown: ${err instanceof Error ? err.message : String(err)}`)
     } finally {
       sinksOpen = false
       if (stepped) this.finish(job, outcome.status, outcome.error)

@@ -31,6 +31,18 @@ export function formatNs(ns: number | null | undefined): string {
   return DASH
 }
 
+/**
+ * A duration in nanoseconds, short: up to 3 significant digits and no trailing zeros, as a
+ * person writes one (a bucket width, a CLI table cell): 1e6 → "1 ms", 2.5e9 → "2.5 s",
+ * 12_345 → "12.3 µs"; `missing` for none.
+ */
+export function formatNsShort(ns: number | null | undefined, missing = DASH): string {
+  if (ns === null || ns === undefined || !Number.isFinite(ns)) return missing
+  const abs = Math.abs(ns)
+  const [v, unit] = abs >= 1e9 ? [ns / 1e9, 's'] : abs >= 1e6 ? [ns / 1e6, 'ms'] : abs >= 1e3 ? [ns / 1e3, 'µs'] : [ns, 'ns']
+  return `${Number(v.toPrecision(3))} ${unit}`
+}
+
 /** 3 significant digits without exponent notation for |x| in [0.001, 1e6). */
 export function sig3(x: number): string {
   if (x === 0) return '0'

@@ -203,6 +203,62 @@ describe('Orchestrator', () => {
     expect(() => late!.event!('late', {})).not.toThrow()
   })
 
+  it('a sim-kind teardown that logs and fails after the store was closed throws nowhere', async () => {
+    // A sim-kind run has its final status before its teardown; a CLI closes the store then.
+    const { dbPath } = fresh()
+    const store = openStore(dbPath)
+    let open!: () => void
+    const gate = new Promise<void>((r) => (open = r))
+    let tornDown = false
+    const slow: TargetDriver = {
+      kind: 'sim',
+      maxParallelRuns: 1,
+      check: async () => ({}),
+      open: (ctx) => ({
+        build: async () => ctx.log('driver', 'built'),
+        deploy: async () => {},
+        startTraffic: async () => {},
+        telemetry: async function* () {},
+        collect: async () => ({
+          flows: { src: new Int32Array(0), dst: new Int32Array(0), sizeBytes: new Float64Array(0), startNs: new Float64Array(0), finishNs: new Float64Array(0), deliveredBytes: new Float64Array(0), group: new Int32Array(0) },
+          counters: {},
+          facts: {},
+        }),
+        teardown: async () => {
+          try {
+            await gate
+            ctx.log('driver', 'tearing down')
+            ctx.event?.('teardown', {})
+            throw new Error('the worker would not stop')
+          } finally {
+            tornDown = true
+          }
+        },
+      }),
+    }
+    const unhandled: unknown[] = []
+    const onUnhandled = (e: unknown) => unhandled.push(e)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const core = new Core({ store, drivers: { sim: slow }, workloadsDir: workloadsDir(), templatesDir: experimentTemplatesDir(), defaultBaseDir: process.cwd() })
+      const exp = core.findOrCreateExperiment(TINY_YAML.replace('schemes: [ecmp, rps]', 'schemes: [ecmp]').replace('load: [0.3, 0.5]', 'load: 0.3'), null)
+      const [run] = core.runExperiment(exp.id)
+      await core.orchestrator.wait([run.id])
+      store.close()
+      open()
+      await new Promise((r) => setImmediate(r))
+      await new Promise((r) => setImmediate(r))
+      expect(tornDown).toBe(true)
+      expect(unhandled).toEqual([])
+      const again = openStore(dbPath)
+      expect(again.getRun(run.id)!.status).toBe('done')
+      expect(again.listLogs(run.id).map((l) => l.line)).toEqual(['built'])
+      again.close()
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
   it('marks runs cut off by a dead process as interrupted on the next start, and leaves live ones alone', () => {
     const { core, dbPath } = fresh()
     const store = core.opts.store

@@ -8,10 +8,9 @@ import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { STORED_MAX_VALUES } from '../../src-renderer/src/lib/series'
 import { ROOT, startApp, type Started } from '../helpers/start'
 
-/** STORED_MAX_VALUES of src-renderer/src/lib/series.ts (the renderer is not in this test's TS project). */
-const STORED_MAX_VALUES = 1_000_000
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 

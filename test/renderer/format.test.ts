@@ -7,7 +7,7 @@ import {
   formatLoad,
   formatNs,
   formatPercent,
-  formatWidth,
+  formatNsShort,
   pickCounter,
   plural,
   sig3,
@@ -57,8 +57,10 @@ describe('small formatters', () => {
     expect(plural(1, 'run')).toBe('1 run')
     expect(plural(4, 'run')).toBe('4 runs')
   })
-  it('formats a bucket width without trailing zeros', () => {
-    expect([1e6, 1e7, 1e8, 1e5, 2.5e9, 500].map(formatWidth)).toEqual(['1 ms', '10 ms', '100 ms', '100 µs', '2.5 s', '500 ns'])
+  it('formats a duration short, without trailing zeros (bucket widths)', () => {
+    expect([1e6, 1e7, 1e8, 1e5, 2.5e9, 500, 12_345].map((ns) => formatNsShort(ns))).toEqual(['1 ms', '10 ms', '100 ms', '100 µs', '2.5 s', '500 ns', '12.3 µs'])
+    expect(formatNsShort(NaN)).toBe('—')
+    expect(formatNsShort(null, '-')).toBe('-')
   })
   it('formats elapsed wall time', () => {
     expect(formatElapsed('2025-01-01T00:00:00Z', '2025-01-01T00:00:03.2Z')).toBe('3.2 s')

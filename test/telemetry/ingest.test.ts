@@ -356,8 +356,34 @@ describe('Ingest', () => {
     expect(zoomed.level).toBe('raw')
     expect(zoomed.t[0]).toBe(1e9)
     expect(zoomed.t[zoomed.t.length - 1]).toBe(1.02e9)
-    // With pixels too, the coarser pick wins.
+    // With pixels too, the coarser pick wins, whichever it is.
     expect(store.readSamples(runId, undefined, { maxValues: 59_999, pixels: 10 }).level).toBe(100_000_000)
+    expect(store.readSamples(runId, undefined, { maxValues: 600, pixels: 1e6 }).level).toBe(10_000_000)
+  })
+
+  it('readSamples counts the union of instants against the budget when series are sampled apart (INT points)', async () => {
+    const { store, runId } = freshRun()
+    const ingest = new Ingest({ store, runId })
+    ingest.defineSeries([0, 1, 2].map((q) => ({ kind: 'int.queue', entity: { switch: 's', queue: q }, unit: 'packets' })))
+    // Each series every 300 µs, the three offset by 100 µs: 6,667 samples each, 20,000 instants
+    // in the union, so a raw read is 60,000 values (mostly gaps), not 3 × 6,667.
+    const n = 6667
+    const series: number[] = []
+    const t: number[] = []
+    const v: number[] = []
+    for (let j = 0; j < n; j++) for (let i = 0; i < 3; i++) {
+      series.push(i)
+      t.push(j * 300_000 + i * 100_000)
+      v.push(i)
+    }
+    ingest.pushPoints(series, t, v)
+    await ingest.close()
+    const raw = store.readSamples(runId)
+    expect(raw.t.length * raw.defs.length).toBe(3 * 3 * n)
+    expect(store.readSamples(runId, undefined, { maxValues: 3 * 3 * n }).level).toBe('raw')
+    const within = store.readSamples(runId, undefined, { maxValues: 30_000 })
+    expect(within.level).toBe(1_000_000)
+    expect(within.t.length * within.defs.length).toBeLessThanOrEqual(30_000)
   })
 })
 

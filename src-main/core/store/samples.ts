@@ -309,14 +309,19 @@ export function sampleSpan(s: StoreContext, runId: number): { lo: number | null;
 }
 
 /**
- * How many samples a series holds with t in [fromNs, toNs], counted by whole chunks: exact for
- * the whole run, an upper bound for a range (a chunk across an end counts whole, and so does an
- * instant written twice). Cheap: no blob is read.
+ * About how many instants the union of these series' samples has with t in [fromNs, toNs]
+ * (what readSamples aligns them on), from the chunk rows alone, no blob read: chunks of a
+ * frame (the same first and last instant and count in every series) count once, other chunks
+ * each. Exact for frames over the whole run; for a range a chunk across an end counts whole,
+ * and an instant written twice counts twice.
  */
-export function countSamples(s: StoreContext, seriesId: number, fromNs = -Infinity, toNs = Infinity): number {
+export function countInstants(s: StoreContext, seriesIds: readonly number[], fromNs = -Infinity, toNs = Infinity): number {
   const row = s
-    .stmt('SELECT coalesce(sum(n), 0) AS n FROM sample_chunks WHERE series_id = ? AND t_first_ns <= ? AND t_last_ns >= ?')
-    .get(seriesId, toSql(toNs), toSql(fromNs)) as { n: number }
+    .stmt(
+      `SELECT coalesce(sum(n), 0) AS n FROM (SELECT DISTINCT t_first_ns, t_last_ns, n FROM sample_chunks
+        WHERE series_id IN (SELECT value FROM json_each(?)) AND t_first_ns <= ? AND t_last_ns >= ?)`,
+    )
+    .get(JSON.stringify(seriesIds), toSql(toNs), toSql(fromNs)) as { n: number }
   return row.n
 }
 

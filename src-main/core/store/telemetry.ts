@@ -1,5 +1,5 @@
 import { pickRollupWidth, readRollups, rollupWidths } from './rollups'
-import { countSamples, insertSampleFrame, readSeries, sampleSpan } from './samples'
+import { countInstants, insertSampleFrame, readSeries, sampleSpan } from './samples'
 import { fromJson, toJson, type EventRow, type SeriesRow, type StoreContext } from './rows'
 
 // Series, samples, events and logs: everything a run streams while it runs.
@@ -67,7 +67,7 @@ export interface ReadSamplesOptions {
   /**
    * At most about this many values (instants × series): raw samples when they fit, else the
    * finest roll-up level that does (the coarsest kept when none does). With `pixels` too, the
-   * coarser of the two picks.
+   * coarser of the two picks. A run that keeps no roll-ups is read raw whatever its size.
    */
   maxValues?: number
 }
@@ -105,7 +105,8 @@ export function readSamples(s: StoreContext, runId: number, kinds?: string[], op
         if (!Number.isFinite(hi)) hi = span.hi ?? 0
       }
       const byPixels = opts.pixels === undefined ? null : pickRollupWidth(hi - lo, opts.pixels, kept)
-      const byBudget = opts.maxValues === undefined ? null : pickWidthWithin(opts.maxValues, hi - lo, kept, () => defs.length * Math.max(...defs.map((d) => countSamples(s, d.id, from, to))), defs.length)
+      const ids = defs.map((d) => d.id)
+      const byBudget = opts.maxValues === undefined ? null : pickWidthWithin(opts.maxValues, lo, hi, kept, () => defs.length * countInstants(s, ids, from, to), defs.length)
       const picked = Math.max(byPixels ?? 0, byBudget ?? 0)
       level = picked > 0 ? picked : 'raw'
     }
@@ -138,14 +139,16 @@ export function readSamples(s: StoreContext, runId: number, kinds?: string[], op
 }
 
 /**
- * The roll-up width that keeps a read of `series` series over `rangeNs` within `maxValues`
+ * The roll-up width that keeps a read of `series` series over [loNs, hiNs] within `maxValues`
  * values: null (raw) when the raw samples fit (`rawValues`, asked only when needed), else the
  * finest kept width whose buckets fit, else the coarsest kept width.
  */
-export function pickWidthWithin(maxValues: number, rangeNs: number, kept: readonly number[], rawValues: () => number, series: number): number | null {
+export function pickWidthWithin(maxValues: number, loNs: number, hiNs: number, kept: readonly number[], rawValues: () => number, series: number): number | null {
   if (rawValues() <= maxValues) return null
   const widths = [...kept].sort((a, b) => a - b)
-  for (const w of widths) if ((Math.floor(Math.max(0, rangeNs) / w) + 1) * series <= maxValues) return w
+  // The buckets a read touches: from the one holding loNs (readRollups starts there) to hiNs's.
+  const buckets = (w: number) => Math.max(1, Math.floor(hiNs / w) - Math.floor(loNs / w) + 1)
+  for (const w of widths) if (buckets(w) * series <= maxValues) return w
   return widths[widths.length - 1] ?? null
 }
 

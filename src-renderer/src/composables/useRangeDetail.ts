@@ -31,6 +31,8 @@ export function useRangeDetail(opts: {
   let held: Held | null = null
   /** The range being waited for (timer or request), so each render does not ask again. */
   let wanted: Span | null = null
+  /** The range whose read failed: not asked again while the view stays inside it. */
+  let failed: Span | null = null
   let timer: ReturnType<typeof setTimeout> | null = null
   let ticket = 0
   const error = ref<string | null>(null)
@@ -45,6 +47,7 @@ export function useRangeDetail(opts: {
     if (timer) clearTimeout(timer)
     timer = null
     wanted = null
+    failed = null
     held = null
     ticket++
     error.value = null
@@ -53,7 +56,8 @@ export function useRangeDetail(opts: {
   function ask(runId: number, view: XRange): void {
     if (timer) clearTimeout(timer)
     const margin = (view.max - view.min) * MARGIN
-    const span: Span = { runId, fromMs: Math.max(0, view.min - margin), toMs: view.max + margin }
+    // Not clamped at 0: a view panned before the run's start must still be covered.
+    const span: Span = { runId, fromMs: view.min - margin, toMs: view.max + margin }
     wanted = span
     const mine = ++ticket
     timer = setTimeout(() => {
@@ -64,12 +68,14 @@ export function useRangeDetail(opts: {
           if (mine !== ticket) return
           held = { ...r, ...span }
           wanted = null
+          failed = null
           error.value = null
           opts.changed()
         })
         .catch((err: unknown) => {
           if (mine !== ticket) return
           wanted = null
+          failed = span
           error.value = err instanceof Error ? err.message : String(err)
           opts.changed()
         })
@@ -87,7 +93,8 @@ export function useRangeDetail(opts: {
       return null
     }
     const h = held
-    if (!(h && serves(h, runId, view)) && !(wanted && serves({ ...wanted, level: 'raw' }, runId, view)) && !error.value) ask(runId, view)
+    const within = (r: Span | null) => r !== null && serves({ ...r, level: 'raw' }, runId, view)
+    if (!(h && serves(h, runId, view)) && !within(wanted) && !within(failed)) ask(runId, view)
     return h && h.runId === runId && h.fromMs <= view.min && h.toMs >= view.max ? h : null
   }
 

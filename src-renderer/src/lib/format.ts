@@ -1,24 +1,16 @@
 // Pure formatting helpers for the tables and charts. No DOM, no Vue: tested in node.
 
-import { formatCount, formatLoad, formatNs, sig3 } from '@plots/format'
+import { formatCount, formatLoad, formatNs, formatNsShort, sig3 } from '@plots/format'
 
 // Durations, counts and loads are formatted by the shared plot module, so the app's
 // tables and the SVG plots in archives print the same numbers.
-export { formatCount, formatLoad, formatNs, sig3 }
+export { formatCount, formatLoad, formatNs, formatNsShort, sig3 }
 
 const DASH = '—'
 
 /** Sim time for progress lines and chart axes: "12.5 ms". */
 export function formatSimTime(ns: number): string {
   return formatNs(ns)
-}
-
-/** A bucket width, short: 1e6 → "1 ms", 1e5 → "100 µs", 2.5e9 → "2.5 s". */
-export function formatWidth(ns: number): string {
-  for (const [unit, scale] of [['s', 1e9], ['ms', 1e6], ['µs', 1e3]] as const) {
-    if (ns >= scale) return `${Number((ns / scale).toPrecision(3))} ${unit}`
-  }
-  return `${Number(ns.toPrecision(3))} ns`
 }
 
 /** A ratio as a percentage: 0.4567 → "45.7%". */
