@@ -1,25 +1,14 @@
 // The whole path as a user walks it: `npm start` (web mode here, there is no Electron
 // binary), Chromium on the printed URL, a quickstart experiment created, run, watched
 // live, and its results found in the SQLite file.
-import { mkdirSync, mkdtempSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT, startApp, type Started } from '../helpers/start'
-
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { ARTIFACTS, launchChromium } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
 
 describe('the app in Chromium', () => {
   let home: string
@@ -28,10 +17,9 @@ describe('the app in Chromium', () => {
   let page: Page
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
     home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-'))
     app = await startApp([], { P4LAB_HOME: home })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
     page.on('pageerror', (err) => console.error('page error:', err))
   })

@@ -4,25 +4,14 @@
 // whose plotted values must equal means computed here from the SQLite file; PNG, SVG and CSV
 // exports; an archive exported and imported through the GUI, and Run again on the import.
 // Screenshots in test-artifacts/e2e/compare-*.png.
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT, startApp, type Started } from '../helpers/start'
-
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { ARTIFACTS, launchChromium } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
 
 const SCHEMES = ['ecmp', 'rps', 'conga']
 const LOADS = [0.3, 0.5, 0.7]
@@ -146,10 +135,9 @@ describe('the compare view in Chromium', () => {
   const errors: string[] = []
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
     home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-compare-'))
     app = await startApp([], { P4LAB_HOME: home })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, acceptDownloads: true })
     page = await context.newPage()
     page.on('pageerror', (err) => errors.push(String(err)))

@@ -2,24 +2,13 @@
 // the editor and run, the fabric's link colours and a ToR's HULA best-hop table watched as
 // they change during the run, then the finished run reopened and scrubbed in replay, and
 // the other run views (queues, traffic, INT) opened on it. Screenshots in test-artifacts/e2e/.
-import { mkdirSync, mkdtempSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT, startApp, type Started } from '../helpers/start'
-
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+import { ARTIFACTS, launchChromium } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
 
 // HULA's 3-tier fabric (seed 002, Fig. 4) with 800 web-search flows: about 90 ms of sim time,
 // several seconds of wall time, long enough to watch.
@@ -71,10 +60,9 @@ describe('the fabric view in Chromium', () => {
   const errors: string[] = []
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
     home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-fabric-'))
     app = await startApp([], { P4LAB_HOME: home })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1600, height: 1000 } })
     page.on('pageerror', (err) => errors.push(String(err)))
   })

@@ -2,17 +2,14 @@
 // sampled every 2 µs stores more values than the UI reads whole (STORED_MAX_VALUES); reopened
 // from the store it comes as 1 ms roll-up means and says so, and a chart zoomed into part of it
 // reads that part again, raw, from the store.
-import { mkdirSync, mkdtempSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { STORED_MAX_VALUES } from '../../src-renderer/src/lib/series'
-import { ROOT, startApp, type Started } from '../helpers/start'
-
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+import { ARTIFACTS, launchChromium, contract } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
 
 const YAML = `name: long-run
 testbed: sim
@@ -22,30 +19,6 @@ workload: { kind: web-search, load: 0.3, flows: 30 }
 seeds: [1]
 telemetry: { interval: 2us }
 `
-
-/** One contract call over the app's WebSocket bridge, as the UI makes them. */
-async function contract(url: string, method: string, params: unknown): Promise<any> {
-  const u = new URL(url)
-  const token = new URLSearchParams(u.hash.slice(1)).get('token')!
-  const ws = new WebSocket(`ws://${u.host}/ws?token=${encodeURIComponent(token)}`, { headers: { origin: u.origin } })
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve)
-    ws.once('error', reject)
-  })
-  try {
-    const msg = await new Promise<any>((resolve) => {
-      ws.on('message', (data) => {
-        const m = JSON.parse(String(data))
-        if (m.type === 'result' && m.id === 1) resolve(m)
-      })
-      ws.send(JSON.stringify({ type: 'call', id: 1, method, params }))
-    })
-    if (!msg.ok) throw new Error(`${method}: ${msg.error.message}`)
-    return msg.result
-  } finally {
-    ws.close()
-  }
-}
 
 async function drag(page: Page, testid: string, from: number, to: number): Promise<void> {
   const box = (await page.locator(`[data-testid="${testid}"] .u-over`).boundingBox())!
@@ -64,9 +37,8 @@ describe('a long run in Chromium', () => {
   const errors: string[] = []
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
     app = await startApp([], { P4LAB_HOME: mkdtempSync(join(tmpdir(), 'p4lab-e2e-long-')) })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
     page.on('pageerror', (err) => errors.push(String(err)))
   })

@@ -3,17 +3,14 @@
 // the hula/v1model program's highlighted source, tor0's rendered CLI file and bfrt script, a
 // variant copied and edited, a failed compile whose diagnostic scrolls to its line, and the
 // artifacts. Screenshots go to test-artifacts/e2e/pipelines-*.png.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
-import { ROOT, startApp, type Started } from '../helpers/start'
+import { ARTIFACTS, launchChromium, contract } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
 import { fakeCompiler } from '../p4build/fake-compiler'
-
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 const THREE_TIER = `name: hula-three-tier
 testbed: sim
@@ -22,30 +19,6 @@ schemes: [ecmp]
 workload: { kind: web-search, load: [0.3], flows: 100 }
 params: { flowletGap: 100us, probePeriod: 200us }
 `
-
-/** One contract call over the app's WebSocket bridge, as the UI makes them. */
-async function contract(url: string, method: string, params: unknown): Promise<any> {
-  const u = new URL(url)
-  const token = new URLSearchParams(u.hash.slice(1)).get('token')!
-  const ws = new WebSocket(`ws://${u.host}/ws?token=${encodeURIComponent(token)}`, { headers: { origin: u.origin } })
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve)
-    ws.once('error', reject)
-  })
-  try {
-    const msg = await new Promise<any>((resolve) => {
-      ws.on('message', (data) => {
-        const m = JSON.parse(String(data))
-        if (m.type === 'result' && m.id === 1) resolve(m)
-      })
-      ws.send(JSON.stringify({ type: 'call', id: 1, method, params }))
-    })
-    if (!msg.ok) throw new Error(`${method}: ${msg.error.message}`)
-    return msg.result
-  } finally {
-    ws.close()
-  }
-}
 
 describe('the Pipelines view in Chromium', () => {
   let dir: string
@@ -56,12 +29,11 @@ describe('the Pipelines view in Chromium', () => {
   const transcript = () => join(dir, 'p4c-stderr.txt')
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
     dir = mkdtempSync(join(tmpdir(), 'p4lab-e2e-pipelines-'))
     const fake = fakeCompiler(dir)
     writeFileSync(transcript(), '')
     app = await startApp([], { P4LAB_HOME: join(dir, 'home'), ...fake.env({ FAKE_P4C_STDERR: transcript(), FAKE_P4C_EXIT: '1' }) })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
     page.on('pageerror', (err) => errors.push(String(err)))
   })

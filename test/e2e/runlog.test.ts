@@ -2,17 +2,14 @@
 // run on a BMv2 testbed whose only host refuses connections fails at its first step, and the
 // Log tab shows the failed step, its error on top and the orchestrator's lines; a sim run's
 // status changes show up live.
-import { mkdirSync, mkdtempSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
-import { ROOT, startApp, type Started } from '../helpers/start'
-
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+import { ARTIFACTS, launchChromium, contract } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
 
 const SPEC = (name: string, testbed: string) => `name: ${name}
 testbed: ${testbed}
@@ -21,30 +18,6 @@ schemes: [ecmp]
 workload: { kind: web-search, load: 0.3, flows: 30 }
 seeds: [1]
 `
-
-/** One contract call over the app's WebSocket bridge, as the UI makes them. */
-async function contract(url: string, method: string, params: unknown): Promise<any> {
-  const u = new URL(url)
-  const token = new URLSearchParams(u.hash.slice(1)).get('token')!
-  const ws = new WebSocket(`ws://${u.host}/ws?token=${encodeURIComponent(token)}`, { headers: { origin: u.origin } })
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve)
-    ws.once('error', reject)
-  })
-  try {
-    const msg = await new Promise<any>((resolve) => {
-      ws.on('message', (data) => {
-        const m = JSON.parse(String(data))
-        if (m.type === 'result' && m.id === 1) resolve(m)
-      })
-      ws.send(JSON.stringify({ type: 'call', id: 1, method, params }))
-    })
-    if (!msg.ok) throw new Error(`${method}: ${msg.error.message}`)
-    return msg.result
-  } finally {
-    ws.close()
-  }
-}
 
 /** A port on 127.0.0.1 where nothing listens (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -67,10 +40,9 @@ describe('the run log in Chromium', () => {
   const errors: string[] = []
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
     const home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-runlog-'))
     app = await startApp([], { P4LAB_HOME: home })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
     page.on('pageerror', (err) => errors.push(String(err)))
   })

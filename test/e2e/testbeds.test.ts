@@ -2,16 +2,14 @@
 // 127.0.0.1. Add the testbed, press Check, confirm the host key in the dialog (its
 // fingerprint must be the server's), and see the tools and versions found.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSshd, type Sshd } from '../helpers/sshd'
-import { ROOT, startApp, type Started } from '../helpers/start'
-
-const ARTIFACTS = join(ROOT, 'test-artifacts', 'e2e')
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+import { ARTIFACTS, launchChromium } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
 
 describe('testbeds in Chromium', () => {
   let home: string
@@ -21,11 +19,10 @@ describe('testbeds in Chromium', () => {
   let page: Page
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
     home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-tb-'))
     sshd = await startSshd()
     app = await startApp([], { P4LAB_HOME: home })
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1440, height: 900 } })
     page.on('pageerror', (err) => console.error('page error:', err))
   })
