@@ -18,6 +18,13 @@ afterEach(() => {
   }
 })
 
+/** What a fake driver's collect() returns: no flows, no counters. */
+const NOTHING_COLLECTED = {
+  flows: { src: new Int32Array(0), dst: new Int32Array(0), sizeBytes: new Float64Array(0), startNs: new Float64Array(0), finishNs: new Float64Array(0), deliveredBytes: new Float64Array(0), group: new Int32Array(0) },
+  counters: {},
+  facts: {},
+}
+
 function fresh(parallelRuns = 2) {
   const t = tempCore(parallelRuns)
   opened.push(t.core)
@@ -176,11 +183,7 @@ describe('Orchestrator', () => {
           deploy: async () => {},
           startTraffic: async () => {},
           telemetry: async function* () {},
-          collect: async () => ({
-            flows: { src: new Int32Array(0), dst: new Int32Array(0), sizeBytes: new Float64Array(0), startNs: new Float64Array(0), finishNs: new Float64Array(0), deliveredBytes: new Float64Array(0), group: new Int32Array(0) },
-            counters: {},
-            facts: {},
-          }),
+          collect: async () => NOTHING_COLLECTED,
           teardown: async () => ctx.log('driver', 'torn down'),
         }
       },
@@ -219,11 +222,7 @@ describe('Orchestrator', () => {
         deploy: async () => {},
         startTraffic: async () => {},
         telemetry: async function* () {},
-        collect: async () => ({
-          flows: { src: new Int32Array(0), dst: new Int32Array(0), sizeBytes: new Float64Array(0), startNs: new Float64Array(0), finishNs: new Float64Array(0), deliveredBytes: new Float64Array(0), group: new Int32Array(0) },
-          counters: {},
-          facts: {},
-        }),
+        collect: async () => NOTHING_COLLECTED,
         teardown: async () => {
           try {
             await gate
