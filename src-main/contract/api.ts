@@ -14,6 +14,7 @@ import {
   RunRecords,
   ProgramName,
   Run,
+  PointStats,
   RunEvent,
   RunLogLine,
   RunFlows,
@@ -75,6 +76,8 @@ export const methods = {
       .strict(),
     res: z.object({ defs: z.array(SeriesDef), batch: SeriesBatch, level: z.union([z.literal('raw'), z.number().int().positive()]) }),
   },
+  /** The run's series, without samples: what a view joining a live run needs to name the ids of 'run.points'. */
+  'runs.seriesDefs': { req: z.object({ id: Id }).strict(), res: z.array(SeriesDef) },
   /** The fabric graph of the run's experiment topology, for the fabric view. */
   'runs.fabric': { req: z.object({ id: Id }).strict(), res: FabricGraph },
   /** The run's stored events, oldest first; `kinds` keeps those kinds (a name ending in '.' is a prefix); `limit` keeps the newest. */
@@ -222,6 +225,14 @@ export const events = {
   'run.series': z.object({ runId: z.number().int(), defs: z.array(SeriesDef) }),
   /** values are in the order of the run's 'run.series' defs. */
   'run.telemetry': z.object({ runId: z.number().int(), batch: SeriesBatch }),
+  /**
+   * The irregular samples (INT's) of series a later 'run.series' defined, summed up per series
+   * at most every 100 ms while the run streams: what live views show of them; the store keeps
+   * every sample.
+   */
+  'run.points': z.object({ runId: z.number().int(), stats: z.array(PointStats) }),
+  /** An event the run's target recorded while it runs (a decoded INT report), as stored. */
+  'run.event': z.object({ runId: z.number().int(), event: RunEvent }),
 } as const satisfies Record<EventName, z.ZodType>
 
 export type Req<M extends MethodName> = z.input<(typeof methods)[M]['req']>

@@ -13,6 +13,7 @@ export const METHOD_NAMES = [
   'runs.get',
   'runs.cancel',
   'runs.series',
+  'runs.seriesDefs',
   'runs.fabric',
   'runs.events',
   'runs.logs',
@@ -41,7 +42,7 @@ export const METHOD_NAMES = [
   'archive.import',
 ] as const
 
-export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry'] as const
+export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry', 'run.points', 'run.event'] as const
 
 export type MethodName = (typeof METHOD_NAMES)[number]
 export type EventName = (typeof EVENT_NAMES)[number]

@@ -102,6 +102,22 @@ export const SeriesBatch = z.object({
 })
 export type SeriesBatch = z.infer<typeof SeriesBatch>
 
+/**
+ * A summary of one series' irregular samples (INT's) that arrived since the last summary: how
+ * many, their sum, least and greatest, and the latest one and its instant. Samples without a
+ * value are not counted.
+ */
+export const PointStats = z.object({
+  seriesId: z.number().int(),
+  count: z.number().int().positive(),
+  sum: z.number(),
+  min: z.number(),
+  max: z.number(),
+  lastTNs: z.number(),
+  last: z.number(),
+})
+export type PointStats = z.infer<typeof PointStats>
+
 /** A node of a run's fabric graph (src-main/topology), as the fabric view draws it. */
 export const FabricNode = z.object({
   name: z.string(),

@@ -170,7 +170,7 @@ export class Orchestrator {
         signal: job.abort.signal,
         log,
         event: (kind, detail) => {
-          if (sinksOpen && store.open) store.addEvent(run.id, null, kind, detail)
+          if (sinksOpen && store.open) this.deps.bus.emit('run.event', { runId: run.id, event: store.addEvent(run.id, null, kind, detail) })
         },
         ...(testbed ? { testbed } : {}),
       })
@@ -264,7 +264,14 @@ export class Orchestrator {
    */
   private async ingest(runId: number, stream: AsyncIterable<TargetMessage>): Promise<void> {
     const { store, bus } = this.deps
-    const ingest = new Ingest({ store, runId, uiIntervalMs: UI_FLUSH_MS, onUi: (batch) => bus.emit('run.telemetry', { runId, batch: toWireBatch(batch) }) })
+    const ingest: Ingest = new Ingest({
+      store,
+      runId,
+      uiIntervalMs: UI_FLUSH_MS,
+      onUi: (batch) => bus.emit('run.telemetry', { runId, batch: toWireBatch(batch) }),
+      onUiPoints: (stats) =>
+        bus.emit('run.points', { runId, stats: stats.map(({ index, lastT, ...s }) => ({ seriesId: ingest.seriesId(index), lastTNs: lastT, ...s })) }),
+    })
     try {
       for await (const msg of stream) {
         if (msg.type === 'series') {

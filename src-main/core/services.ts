@@ -196,6 +196,10 @@ export class Core {
         const { defs, t, values, level } = store.readSamples(id, kinds, { fromNs, toNs, maxValues })
         return { defs, batch: toWireBatch({ t, values }), level }
       },
+      'runs.seriesDefs': async ({ id }) => {
+        getRun(id)
+        return store.listSeries(id)
+      },
       ...fabricHandlers(store),
       ...testbedHandlers(this.testbeds),
       ...pipelineHandlers({

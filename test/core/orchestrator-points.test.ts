@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { events as eventSchemas, type EventName } from '../../src-main/contract'
 import { Core } from '../../src-main/core'
 import { experimentTemplatesDir, workloadsDir } from '../../src-main/core/paths'
 import { openStore } from '../../src-main/core/store'
@@ -26,7 +27,7 @@ describe('Orchestrator: points', () => {
       kind: 'sim',
       maxParallelRuns: 1,
       check: async () => ({}),
-      open: () => ({
+      open: (ctx) => ({
         build: async () => {},
         deploy: async () => {},
         startTraffic: async () => {},
@@ -35,6 +36,7 @@ describe('Orchestrator: points', () => {
           yield { type: 'telemetry', t: new Float64Array([1e9]), values: new Float64Array([0.5]) }
           yield { type: 'series', defs: [{ kind: 'int.hopLatency', entity: { switch: 'leaf0' }, unit: 'ns' }, { kind: 'int.queue', entity: { switch: 'leaf0', queue: 0 }, unit: 'packets' }] }
           yield { type: 'points', series: [1, 2, 1], t: [1_500_000, 1_500_000, 2_700_000], values: [1200, 3, 1400] }
+          ctx.event?.('int.report', { seqNo: 7 })
           yield { type: 'telemetry', t: new Float64Array([2e9]), values: new Float64Array([0.25]) }
         },
         collect: async () => ({
@@ -47,6 +49,8 @@ describe('Orchestrator: points', () => {
     }
     const core = new Core({ store, drivers: { sim: fake }, workloadsDir: workloadsDir(), templatesDir: experimentTemplatesDir(), defaultBaseDir: dir })
     cleanups.push(() => core.orchestrator.cancelAll())
+    const live: Array<[string, any]> = []
+    core.bus.subscribe((event, payload) => live.push([event, payload]))
     const exp = core.findOrCreateExperiment(TINY_YAML.replace('schemes: [ecmp, rps]', 'schemes: [ecmp]').replace('load: [0.3, 0.5]', 'load: 0.3') + 'telemetry: { int: true }\n', null)
     const runs = core.runExperiment(exp.id)
     await core.orchestrator.wait(runs.map((r) => r.id))
@@ -60,5 +64,18 @@ describe('Orchestrator: points', () => {
     expect([q.t, q.values]).toEqual([[1_500_000], [[3]]])
     const util = store.readSamples(run.id, ['link.util'])
     expect([util.t, util.values]).toEqual([[1e9, 2e9], [[0.5, 0.25]]])
+
+    // Live: the points as a summary per series (by store id), and the event as stored.
+    const ids = store.listSeries(run.id).map((s) => s.id)
+    const stats = live.filter(([e]) => e === 'run.points').flatMap(([, p]) => p.stats)
+    expect(stats).toEqual([
+      { seriesId: ids[1], count: 2, sum: 2600, min: 1200, max: 1400, lastTNs: 2_700_000, last: 1400 },
+      { seriesId: ids[2], count: 1, sum: 3, min: 3, max: 3, lastTNs: 1_500_000, last: 3 },
+    ])
+    const events = live.filter(([e]) => e === 'run.event').map(([, p]) => p)
+    expect(events).toEqual([{ runId: run.id, event: store.listEvents(run.id).find((e) => e.kind === 'int.report') }])
+    expect(events[0].event.detail).toEqual({ seqNo: 7 })
+    // Every event the bus carried is what the contract says.
+    for (const [e, p] of live) expect(eventSchemas[e as EventName].safeParse(p).success, e).toBe(true)
   })
 })

@@ -102,6 +102,11 @@ describe('WebSocket bridge', () => {
     expect(stored.result.batch).toEqual({ t: [1000, 2000, 3000], values: [[5, null, 7], [null, 9, null]] })
     // What the renderer's client checks every answer against.
     expect(methods['runs.series'].res.safeParse(stored.result).success).toBe(true)
+    // The defs alone, as a view joining a live run asks for them.
+    const defs = await c.call('runs.seriesDefs', { id: run.id })
+    expect(defs.result).toEqual(stored.result.defs)
+    expect(defs.result.map((d: { id: number }) => d.id)).toEqual([a, b])
+    expect((await c.call('runs.seriesDefs', { id: 9999 })).error.code).toBe('not-found')
     c.ws.close()
   })
 

@@ -3,8 +3,8 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { Ingest } from '../../src-main/core/telemetry/ingest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { Ingest, type UiPointStats } from '../../src-main/core/telemetry/ingest'
 import { openStore, ROLLUP_WIDTHS_NS, type Store } from '../../src-main/core/store'
 import type { Core } from '../../src-main/core'
 import { tempCore } from '../helpers/core'
@@ -306,6 +306,34 @@ describe('Ingest', () => {
     expect(seen.reduce((a, b) => a + b, 0)).toBeLessThan(5000)
     expect(ingest.stats.uiThinned).toBeGreaterThan(0)
     expect(store.readSamples(runId).t).toHaveLength(5000)
+  })
+
+  it("hands the UI a summary of each series' points; one held back by the interval comes without another push", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      const { store, runId } = freshRun()
+      const seen: UiPointStats[][] = []
+      const ingest = new Ingest({ store, runId, uiIntervalMs: 100, onUiPoints: (s) => seen.push(s) })
+      ingest.defineSeries([0, 1].map((q) => ({ kind: 'int.queue', entity: { switch: 's', queue: q }, unit: 'packets' })))
+      ingest.pushPoints([0, 1, 0], [10, 10, 30], [5, 7, NaN])
+      // The first summary goes at once; a sample without a value is not counted.
+      expect(seen).toEqual([
+        [
+          { index: 0, count: 1, sum: 5, min: 5, max: 5, lastT: 10, last: 5 },
+          { index: 1, count: 1, sum: 7, min: 7, max: 7, lastT: 10, last: 7 },
+        ],
+      ])
+      // Within the interval: held back, then handed over when it has passed. 'last' is the latest instant's, not the latest pushed.
+      ingest.pushPoints([0, 0], [50, 40], [2, 9])
+      expect(seen).toHaveLength(1)
+      vi.advanceTimersByTime(100)
+      expect(seen[1]).toEqual([{ index: 0, count: 2, sum: 11, min: 2, max: 9, lastT: 50, last: 2 }])
+      await ingest.close()
+      expect(seen).toHaveLength(2)
+      expect(store.readSamples(runId).t).toEqual([10, 30, 40, 50])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('readSamples picks raw or a roll-up level by the range and the pixel width', async () => {

@@ -169,8 +169,9 @@ export class Store {
     return rollups.readRollups(this.s, seriesId, widthNs, fromNs, toNs)
   }
 
-  addEvent(runId: number, tNs: number | null, kind: string, detail: unknown): void {
-    telemetry.addEvent(this.s, runId, tNs, kind, detail)
+  /** Stores an event of the run; returns it as stored (with its id and wall clock). */
+  addEvent(runId: number, tNs: number | null, kind: string, detail: unknown): EventRow {
+    return telemetry.addEvent(this.s, runId, tNs, kind, detail)
   }
 
   listEvents(runId: number): EventRow[] {

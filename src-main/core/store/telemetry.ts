@@ -189,14 +189,15 @@ export function addEvent(
   kind: string,
   detail: unknown,
   at = s.isoNow(),
-): void {
-  s.stmt('INSERT INTO events (run_id, t_ns, at, kind, detail) VALUES (?, ?, ?, ?, ?)').run(
+): EventRow {
+  const info = s.stmt('INSERT INTO events (run_id, t_ns, at, kind, detail) VALUES (?, ?, ?, ?, ?)').run(
     runId,
     tNs,
     at,
     kind,
     toJson(detail),
   )
+  return { id: Number(info.lastInsertRowid), tNs, at, kind, detail }
 }
 
 export function listEvents(s: StoreContext, runId: number): EventRow[] {

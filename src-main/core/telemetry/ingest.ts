@@ -14,7 +14,9 @@
 //   uiMaxValues values pile up between two hand-offs (a UI that cannot keep up with a fast
 //   source), the pending UI batch is thinned by keeping every other instant. That is the only
 //   thing ever dropped, and only from the live view: the store has every sample, and views
-//   read roll-ups from it (readSamples with pixels).
+//   read roll-ups from it (readSamples with pixels). Points (irregular samples, INT's) reach
+//   the UI as a summary per series (count, sum, min, max, latest) handed to onUiPoints on the
+//   same schedule: bounded by the series count however fast reports come.
 // - Roll-ups: per series, buckets of 1 ms / 10 ms / 100 ms with count, sum, min, max, kept
 //   incrementally as samples arrive (rollup-state.ts). Each batch writes those of one in
 //   rollupTurns of the series, in turn (finished buckets, and the open ones' state so far), so a
@@ -43,6 +45,8 @@ export interface IngestOptions {
   flushIntervalMs?: number
   /** Coalesced frames for live views, at most every uiIntervalMs. */
   onUi?: (batch: { t: number[]; values: number[][] }) => void
+  /** A summary per series of the points pushed since the last one, on onUi's schedule. */
+  onUiPoints?: (stats: UiPointStats[]) => void
   uiIntervalMs?: number
   uiMaxValues?: number
   /** Roll-up widths (ns). */
@@ -51,6 +55,17 @@ export interface IngestOptions {
   rollupTurns?: number
   /** Test hook: runs before each batch is written (a slow disk). */
   beforeWrite?: () => void
+}
+
+/** The points of one series (by definition index) since the last summary; NaN values are not counted. */
+export interface UiPointStats {
+  index: number
+  count: number
+  sum: number
+  min: number
+  max: number
+  lastT: number
+  last: number
 }
 
 export interface IngestStats {
@@ -111,6 +126,9 @@ export class Ingest {
   private uiT: number[] = []
   private uiValues: number[][] = []
   private uiLast = 0
+  private uiPoints = new Map<number, UiPointStats>()
+  /** A UI hand-off held back by uiIntervalMs, due when it has passed. */
+  private uiTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private readonly opts: IngestOptions) {
     this.store = opts.store
@@ -176,6 +194,7 @@ export class Ingest {
     if (n === 0) return
     this.rollups.rollPoints(series, t, values)
     this.enqueue({ kind: 'points', series, t, values, offset: 0, size: n })
+    if (this.opts.onUiPoints) this.uiPointStats(series, t, values)
   }
 
   /** How many series are defined: the index the next defined series gets. */
@@ -202,9 +221,11 @@ export class Ingest {
     if (this.scheduled) clearImmediate(this.scheduled)
     if (this.timer) clearTimeout(this.timer)
     if (this.idleTimer) clearTimeout(this.idleTimer)
+    if (this.uiTimer) clearTimeout(this.uiTimer)
     this.scheduled = null
     this.timer = null
     this.idleTimer = null
+    this.uiTimer = null
     this.flush()
     const dirty = this.seriesIds.filter((_, i) => this.rollups.isDirty(i))
     // A series that arrived out of order or repeated an instant has overlapping chunks (reads
@@ -385,14 +406,58 @@ export class Ingest {
     this.uiValues = this.uiValues.map(keep)
   }
 
+  private uiPointStats(series: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
+    for (let k = 0; k < series.length; k++) {
+      const v = values[k]
+      if (!Number.isFinite(v)) continue
+      const a = this.uiPoints.get(series[k])
+      if (!a) {
+        this.uiPoints.set(series[k], { index: series[k], count: 1, sum: v, min: v, max: v, lastT: t[k], last: v })
+        continue
+      }
+      a.count++
+      a.sum += v
+      if (v < a.min) a.min = v
+      if (v > a.max) a.max = v
+      if (t[k] >= a.lastT) {
+        a.lastT = t[k]
+        a.last = v
+      }
+    }
+    this.flushUi(false)
+  }
+
   private flushUi(force: boolean): void {
-    if (!this.opts.onUi || this.uiT.length === 0) return
+    const frames = this.opts.onUi !== undefined && this.uiT.length > 0
+    const points = this.opts.onUiPoints !== undefined && this.uiPoints.size > 0
+    if (!frames && !points) return
     const now = Date.now()
-    if (!force && now - this.uiLast < (this.opts.uiIntervalMs ?? 100)) return
-    this.opts.onUi({ t: this.uiT, values: this.uiValues })
-    this.stats.uiBatches++
-    this.uiT = []
-    this.uiValues = this.uiValues.map(() => [])
+    const wait = (this.opts.uiIntervalMs ?? 100) - (now - this.uiLast)
+    if (!force && wait > 0) {
+      // Held back, not forgotten: a source that then pauses still gets its last samples shown.
+      if (!this.uiTimer && !this.closed) {
+        this.uiTimer = setTimeout(() => {
+          this.uiTimer = null
+          this.flushUi(false)
+        }, wait)
+        this.uiTimer.unref?.()
+      }
+      return
+    }
+    if (this.uiTimer) {
+      clearTimeout(this.uiTimer)
+      this.uiTimer = null
+    }
+    if (frames) {
+      this.opts.onUi!({ t: this.uiT, values: this.uiValues })
+      this.stats.uiBatches++
+      this.uiT = []
+      this.uiValues = this.uiValues.map(() => [])
+    }
+    if (points) {
+      this.opts.onUiPoints!([...this.uiPoints.values()])
+      this.uiPoints = new Map()
+    }
     this.uiLast = now
   }
 }

@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia'
 import { markRaw, ref, shallowRef, type ShallowRef } from 'vue'
-import type { FabricGraph, RunEvent, RunFlows } from '@contract/index'
-import { call, errorMessage } from '../client'
+import type { FabricGraph, RunEvent, RunFlows, SeriesDef } from '@contract/index'
+import { call, errorMessage, on } from '../client'
+import { addPointStats, type PointTotals } from '../lib/intRows'
 import type { StatMode } from '../lib/window'
 
 export type RunTab = 'overview' | 'fabric' | 'queues' | 'traffic' | 'int'
@@ -25,6 +26,17 @@ export interface Fetched<T> {
 }
 const none = <T>(): Fetched<T> => ({ runId: null, value: null, loading: false, error: null })
 
+/** While the run on screen streams INT points: its series by id, and their running totals ('run.points'). */
+export interface LiveInt {
+  runId: number | null
+  defs: ReadonlyMap<number, SeriesDef>
+  totals: ReadonlyMap<number, PointTotals>
+}
+const noLiveInt = (runId: number | null = null): LiveInt => ({ runId, defs: new Map(), totals: new Map() })
+
+/** The raw-report table keeps this many of the newest int.report events. */
+const EVENTS_KEPT = 200
+
 /** Windows the fabric's mean and p95 are taken over, in sim ms (Infinity: the whole run so far). */
 export const WINDOWS_MS: readonly number[] = [1, 10, 100, Infinity]
 
@@ -47,6 +59,7 @@ export const useRunViewStore = defineStore('runView', () => {
   const fabric = shallowRef<Fetched<FabricGraph>>(none())
   const flows = shallowRef<Fetched<RunFlows>>(none())
   const events = shallowRef<Fetched<RunEvent[]>>(none())
+  const liveInt = shallowRef<LiveInt>(noLiveInt())
   const graphs = new Map<number, FabricGraph>()
 
   /** The run on screen changed: the cursor, selection and per-run data start over. */
@@ -57,6 +70,8 @@ export const useRunViewStore = defineStore('runView', () => {
     instantMs.value = null
     flows.value = none()
     events.value = none()
+    liveInt.value = noLiveInt(id)
+    defsAsked = null
     fabric.value = none()
     if (id !== null) void loadFabric(id)
   }
@@ -94,7 +109,55 @@ export const useRunViewStore = defineStore('runView', () => {
   function needEvents(force = false): void {
     const id = runId.value
     if (id === null || (!force && events.value.runId === id && (events.value.value || events.value.loading))) return
-    void fetchInto(events, id, () => call('runs.events', { id, kinds: ['int.report'], limit: 200 }))
+    void fetchInto(events, id, () => call('runs.events', { id, kinds: ['int.report'], limit: EVENTS_KEPT }))
+  }
+
+  /** A copy of the live INT state with these changes, published (views redraw on a new object). */
+  function publishLive(defs: Map<number, SeriesDef>, totals: Map<number, PointTotals>): void {
+    liveInt.value = { runId: runId.value, defs, totals }
+  }
+
+  let defsAsked: number | null = null
+  /** Names the series of a run this window joined after its 'run.series' events went by. */
+  async function fetchDefs(id: number): Promise<void> {
+    if (defsAsked === id) return
+    defsAsked = id
+    try {
+      const defs = await call('runs.seriesDefs', { id })
+      if (runId.value !== id) return
+      const known = new Map(liveInt.value.defs)
+      for (const d of defs) known.set(d.id, d)
+      publishLive(known, new Map(liveInt.value.totals))
+    } catch {
+      defsAsked = null // asked again with the next summary
+    }
+  }
+
+  let subscribed = false
+  /** Live INT: the series defined while the run streams, their point summaries, and int.report events. */
+  function subscribe(): void {
+    if (subscribed) return
+    subscribed = true
+    on('run.series', (p) => {
+      if (p.runId !== runId.value) return
+      const defs = new Map(liveInt.value.defs)
+      for (const d of p.defs) defs.set(d.id, d)
+      publishLive(defs, new Map(liveInt.value.totals))
+    })
+    on('run.points', (p) => {
+      if (p.runId !== runId.value) return
+      const totals = new Map([...liveInt.value.totals].map(([k, t]) => [k, { ...t }]))
+      const fresh = addPointStats(totals, p.stats)
+      publishLive(new Map(liveInt.value.defs), totals)
+      if (fresh.some((sid) => !liveInt.value.defs.has(sid))) void fetchDefs(p.runId)
+    })
+    on('run.event', (p) => {
+      const e = events.value
+      if (p.runId !== runId.value || p.event.kind !== 'int.report' || e.runId !== p.runId || !e.value) return
+      const last = e.value[e.value.length - 1]
+      if (last && last.id >= p.event.id) return // already fetched
+      events.value = { ...e, value: markRaw([...e.value.slice(-(EVENTS_KEPT - 1)), p.event]) }
+    })
   }
 
   function selectSwitch(name: string): void {
@@ -118,7 +181,9 @@ export const useRunViewStore = defineStore('runView', () => {
     fabric,
     flows,
     events,
+    liveInt,
     setRun,
+    subscribe,
     needFlows,
     needEvents,
     selectSwitch,
