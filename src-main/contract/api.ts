@@ -226,9 +226,9 @@ export const events = {
   /** values are in the order of the run's 'run.series' defs. */
   'run.telemetry': z.object({ runId: z.number().int(), batch: SeriesBatch }),
   /**
-   * The irregular samples (INT's) of series a later 'run.series' defined, summed up per series
-   * at most every 100 ms while the run streams: what live views show of them; the store keeps
-   * every sample.
+   * The irregular samples (points: INT's, of series a later 'run.series' defined) summed up per
+   * series at most every 100 ms while the run streams: what live views show of them; the store
+   * keeps every sample.
    */
   'run.points': z.object({ runId: z.number().int(), stats: z.array(PointStats) }),
   /** An event the run's target recorded while it runs (a decoded INT report), as stored. */

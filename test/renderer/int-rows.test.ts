@@ -22,13 +22,12 @@ describe('intRows', () => {
 describe('live INT totals', () => {
   it('add up summaries: counts and sums add, min and max hold, the latest instant wins', () => {
     const totals = new Map<number, PointTotals>()
-    expect(addPointStats(totals, [{ seriesId: 7, count: 2, sum: 30, min: 10, max: 20, lastTNs: 500, last: 20 }])).toEqual([7])
-    expect(
-      addPointStats(totals, [
-        { seriesId: 7, count: 1, sum: 5, min: 5, max: 5, lastTNs: 400, last: 5 },
-        { seriesId: 9, count: 1, sum: 3, min: 3, max: 3, lastTNs: 450, last: 3 },
-      ]),
-    ).toEqual([9])
+    addPointStats(totals, [{ seriesId: 7, count: 2, sum: 30, min: 10, max: 20, lastTNs: 500, last: 20 }])
+    addPointStats(totals, [
+      { seriesId: 7, count: 1, sum: 5, min: 5, max: 5, lastTNs: 400, last: 5 },
+      { seriesId: 9, count: 1, sum: 3, min: 3, max: 3, lastTNs: 450, last: 3 },
+    ])
+    expect(totals.get(9)).toEqual({ count: 1, sum: 3, min: 3, max: 3, lastTNs: 450, last: 3 })
     expect(totals.get(7)).toEqual({ count: 3, sum: 35, min: 5, max: 20, lastTNs: 500, last: 20 })
     addPointStats(totals, [{ seriesId: 7, count: 1, sum: 40, min: 40, max: 40, lastTNs: 600, last: 40 }])
     expect(totals.get(7)).toEqual({ count: 4, sum: 75, min: 5, max: 40, lastTNs: 600, last: 40 })

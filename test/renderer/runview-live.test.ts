@@ -57,13 +57,36 @@ describe('runview: live INT', () => {
     const view = useRunViewStore()
     view.subscribe()
     view.setRun(4)
-    answers['runs.seriesDefs'] = () => [hop(11, 'leaf0'), hop(13, 'spine0')]
+    answers['runs.seriesDefs'] = () => [hop(11, 'leaf0'), hop(13, 'spine0'), hop(14, 'spine1')]
     handlers.get('run.points')!({ runId: 4, stats: [{ seriesId: 13, count: 1, sum: 7, min: 7, max: 7, lastTNs: 1, last: 7 }] })
-    handlers.get('run.points')!({ runId: 4, stats: [{ seriesId: 13, count: 1, sum: 9, min: 9, max: 9, lastTNs: 2, last: 9 }] })
+    // Another unnamed series while the first ask is out: no second ask.
+    handlers.get('run.points')!({ runId: 4, stats: [{ seriesId: 14, count: 1, sum: 9, min: 9, max: 9, lastTNs: 2, last: 9 }] })
     await tick()
     expect(calls.filter(([m]) => m === 'runs.seriesDefs')).toEqual([['runs.seriesDefs', { id: 4 }]])
     expect(view.liveInt.defs.get(13)?.entity).toEqual({ switch: 'spine0' })
+    expect(view.liveInt.defs.get(14)?.entity).toEqual({ switch: 'spine1' })
+    handlers.get('run.points')!({ runId: 4, stats: [{ seriesId: 13, count: 1, sum: 9, min: 9, max: 9, lastTNs: 3, last: 9 }] })
     expect(view.liveInt.totals.get(13)).toMatchObject({ count: 2, last: 9 })
+    expect(calls.filter(([m]) => m === 'runs.seriesDefs')).toHaveLength(1)
+  })
+
+  it('asks again with the next summary when asking for the defs failed', async () => {
+    const view = useRunViewStore()
+    view.subscribe()
+    view.setRun(4)
+    let fail = true
+    answers['runs.seriesDefs'] = () => {
+      if (fail) throw new Error('disconnected')
+      return [hop(13, 'spine0')]
+    }
+    handlers.get('run.points')!({ runId: 4, stats: [{ seriesId: 13, count: 1, sum: 7, min: 7, max: 7, lastTNs: 1, last: 7 }] })
+    await tick()
+    expect(view.liveInt.defs.size).toBe(0)
+    fail = false
+    handlers.get('run.points')!({ runId: 4, stats: [{ seriesId: 13, count: 1, sum: 8, min: 8, max: 8, lastTNs: 2, last: 8 }] })
+    await tick()
+    expect(calls.filter(([m]) => m === 'runs.seriesDefs')).toHaveLength(2)
+    expect(view.liveInt.defs.get(13)?.entity).toEqual({ switch: 'spine0' })
   })
 
   it('appends int.report events to the fetched ones, once each, and keeps the newest 200', async () => {

@@ -313,7 +313,8 @@ describe('Ingest', () => {
     try {
       const { store, runId } = freshRun()
       const seen: UiPointStats[][] = []
-      const ingest = new Ingest({ store, runId, uiIntervalMs: 100, onUiPoints: (s) => seen.push(s) })
+      // The write timer (flushIntervalMs) also hands over what is pending: far off here, so only the UI's own timer can.
+      const ingest = new Ingest({ store, runId, uiIntervalMs: 100, flushIntervalMs: 10_000, onUiPoints: (s) => seen.push(s) })
       ingest.defineSeries([0, 1].map((q) => ({ kind: 'int.queue', entity: { switch: 's', queue: q }, unit: 'packets' })))
       ingest.pushPoints([0, 1, 0], [10, 10, 30], [5, 7, NaN])
       // The first summary goes at once; a sample without a value is not counted.

@@ -190,14 +190,10 @@ export function addEvent(
   detail: unknown,
   at = s.isoNow(),
 ): EventRow {
-  const info = s.stmt('INSERT INTO events (run_id, t_ns, at, kind, detail) VALUES (?, ?, ?, ?, ?)').run(
-    runId,
-    tNs,
-    at,
-    kind,
-    toJson(detail),
-  )
-  return { id: Number(info.lastInsertRowid), tNs, at, kind, detail }
+  const json = toJson(detail)
+  const info = s.stmt('INSERT INTO events (run_id, t_ns, at, kind, detail) VALUES (?, ?, ?, ?, ?)').run(runId, tNs, at, kind, json)
+  // As stored (and as listEvents reads it back), not as passed.
+  return { id: Number(info.lastInsertRowid), tNs, at, kind, detail: fromJson(json) }
 }
 
 export function listEvents(s: StoreContext, runId: number): EventRow[] {

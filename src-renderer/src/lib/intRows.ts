@@ -66,14 +66,12 @@ export interface PointStatsLike extends PointTotals {
   seriesId: number
 }
 
-/** Adds summaries into the totals (by series id); returns the ids it had not seen before. */
-export function addPointStats(totals: Map<number, PointTotals>, stats: readonly PointStatsLike[]): number[] {
-  const fresh: number[] = []
+/** Adds summaries into the totals (by series id). */
+export function addPointStats(totals: Map<number, PointTotals>, stats: readonly PointStatsLike[]): void {
   for (const { seriesId, ...s } of stats) {
     const t = totals.get(seriesId)
     if (!t) {
       totals.set(seriesId, { ...s })
-      fresh.push(seriesId)
       continue
     }
     t.count += s.count
@@ -85,7 +83,6 @@ export function addPointStats(totals: Map<number, PointTotals>, stats: readonly 
       t.last = s.last
     }
   }
-  return fresh
 }
 
 /** Items for intRows from running totals: now is the latest point, mean and max over the run so far. */

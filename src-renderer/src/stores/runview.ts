@@ -124,13 +124,16 @@ export const useRunViewStore = defineStore('runView', () => {
     defsAsked = id
     try {
       const defs = await call('runs.seriesDefs', { id })
-      if (runId.value !== id) return
-      const known = new Map(liveInt.value.defs)
-      for (const d of defs) known.set(d.id, d)
-      publishLive(known, new Map(liveInt.value.totals))
+      if (runId.value === id) addDefs(defs)
     } catch {
-      defsAsked = null // asked again with the next summary
+      if (defsAsked === id) defsAsked = null // asked again with the next summary
     }
+  }
+
+  function addDefs(defs: readonly SeriesDef[]): void {
+    const known = new Map(liveInt.value.defs)
+    for (const d of defs) known.set(d.id, d)
+    publishLive(known, new Map(liveInt.value.totals))
   }
 
   let subscribed = false
@@ -139,17 +142,15 @@ export const useRunViewStore = defineStore('runView', () => {
     if (subscribed) return
     subscribed = true
     on('run.series', (p) => {
-      if (p.runId !== runId.value) return
-      const defs = new Map(liveInt.value.defs)
-      for (const d of p.defs) defs.set(d.id, d)
-      publishLive(defs, new Map(liveInt.value.totals))
+      if (p.runId === runId.value) addDefs(p.defs)
     })
     on('run.points', (p) => {
       if (p.runId !== runId.value) return
       const totals = new Map([...liveInt.value.totals].map(([k, t]) => [k, { ...t }]))
-      const fresh = addPointStats(totals, p.stats)
+      addPointStats(totals, p.stats)
       publishLive(new Map(liveInt.value.defs), totals)
-      if (fresh.some((sid) => !liveInt.value.defs.has(sid))) void fetchDefs(p.runId)
+      // Unnamed series (this window joined after their 'run.series'): asked for until named.
+      if (p.stats.some((s) => !liveInt.value.defs.has(s.seriesId))) void fetchDefs(p.runId)
     })
     on('run.event', (p) => {
       const e = events.value
