@@ -32,6 +32,7 @@
 import type { Store } from '../store'
 import { ROLLUP_WIDTHS_NS } from '../store'
 import { RollupState } from './rollup-state'
+import { PointSummaries, type UiPointStats } from './ui-points'
 import type { SeriesDef } from './vocabulary'
 
 export interface IngestOptions {
@@ -55,17 +56,6 @@ export interface IngestOptions {
   rollupTurns?: number
   /** Test hook: runs before each batch is written (a slow disk). */
   beforeWrite?: () => void
-}
-
-/** The points of one series (by definition index) since the last summary; NaN values are not counted. */
-export interface UiPointStats {
-  index: number
-  count: number
-  sum: number
-  min: number
-  max: number
-  lastT: number
-  last: number
 }
 
 export interface IngestStats {
@@ -126,7 +116,7 @@ export class Ingest {
   private uiT: number[] = []
   private uiValues: number[][] = []
   private uiLast = 0
-  private uiPoints = new Map<number, UiPointStats>()
+  private readonly uiPoints = new PointSummaries()
   /** A UI hand-off held back by uiIntervalMs, due when it has passed. */
   private uiTimer: ReturnType<typeof setTimeout> | null = null
 
@@ -194,7 +184,10 @@ export class Ingest {
     if (n === 0) return
     this.rollups.rollPoints(series, t, values)
     this.enqueue({ kind: 'points', series, t, values, offset: 0, size: n })
-    if (this.opts.onUiPoints) this.uiPointStats(series, t, values)
+    if (this.opts.onUiPoints) {
+      this.uiPoints.add(series, t, values)
+      this.flushUi(false)
+    }
   }
 
   /** How many series are defined: the index the next defined series gets. */
@@ -406,27 +399,6 @@ export class Ingest {
     this.uiValues = this.uiValues.map(keep)
   }
 
-  private uiPointStats(series: ArrayLike<number>, t: ArrayLike<number>, values: ArrayLike<number>): void {
-    for (let k = 0; k < series.length; k++) {
-      const v = values[k]
-      if (!Number.isFinite(v)) continue
-      const a = this.uiPoints.get(series[k])
-      if (!a) {
-        this.uiPoints.set(series[k], { index: series[k], count: 1, sum: v, min: v, max: v, lastT: t[k], last: v })
-        continue
-      }
-      a.count++
-      a.sum += v
-      if (v < a.min) a.min = v
-      if (v > a.max) a.max = v
-      if (t[k] >= a.lastT) {
-        a.lastT = t[k]
-        a.last = v
-      }
-    }
-    this.flushUi(false)
-  }
-
   private flushUi(force: boolean): void {
     const frames = this.opts.onUi !== undefined && this.uiT.length > 0
     const points = this.opts.onUiPoints !== undefined && this.uiPoints.size > 0
@@ -454,10 +426,7 @@ export class Ingest {
       this.uiT = []
       this.uiValues = this.uiValues.map(() => [])
     }
-    if (points) {
-      this.opts.onUiPoints!([...this.uiPoints.values()])
-      this.uiPoints = new Map()
-    }
+    if (points) this.opts.onUiPoints!(this.uiPoints.take())
     this.uiLast = now
   }
 }
