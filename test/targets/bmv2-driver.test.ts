@@ -7,30 +7,24 @@
 // - the CLI configure and poll steps replay the real transcripts in test/fixtures/bmv2.
 // What is checked from here: namespaces and veths made and removed for real, teardown leaving
 // no namespace, interface or process of the run, cancellation, and hostile names through sshd.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNodeCore } from '../../src-main/core'
 import { computeControlPlane } from '../../src-main/core/controlplane'
-import { workloadsDir } from '../../src-main/core/paths'
-import { MemorySecretStore } from '../../src-main/core/secrets'
-import { parseExperiment } from '../../src-main/core/spec'
-import { KnownHosts, p4labKnownHosts, q } from '../../src-main/core/ssh'
-import { openStore, type Store } from '../../src-main/core/store'
-import { Bmv2Driver, type Bmv2Session } from '../../src-main/core/targets/bmv2/driver'
+import { p4labKnownHosts } from '../../src-main/core/ssh'
 import { planNetns, runPrefix } from '../../src-main/core/targets/bmv2/netns'
 import { RemoteRun, ToolMissingError, teardownHost } from '../../src-main/core/targets/bmv2/remote'
 import { CliConfigError, bringUpTopology, configureSwitch, pollSwitch } from '../../src-main/core/targets/bmv2/steps'
 import { CLI_PROMPT } from '../../src-main/core/targets/bmv2/output'
-import { CancelledError, type RunContext, type RunTestbed } from '../../src-main/core/targets/driver'
+import { CancelledError, type RunTestbed } from '../../src-main/core/targets/driver'
 import { buildFabric } from '../../src-main/topology'
 import { netnsList, probeNetns, processesMatching } from '../helpers/netns'
-import { liveProcessesMatching, startSshd, type Sshd } from '../helpers/sshd'
+import { BMV2_FIXTURES as FIX, labSession, labTestbed, startBmv2Lab, stopBmv2Lab, type Bmv2Lab, type LabSession } from '../helpers/bmv2'
+import { liveProcessesMatching, type Sshd } from '../helpers/sshd'
 
-const ROOT = resolve(import.meta.dirname, '../..')
-const FIX = join(ROOT, 'test/fixtures/bmv2')
 const probe = probeNetns()
 if (!probe.ok) console.warn(`[bmv2-driver] skipping the namespace tests: ${probe.reason}`)
 
@@ -42,89 +36,21 @@ workload: { kind: web-search, load: 0.3, flows: 20 }
 seeds: [1]
 `
 
+let lab: Bmv2Lab
 let sshd: Sshd
 let dir: string
-let store: Store
-let knownHosts: KnownHosts
-let stub: string
-let nextRun = 9001
 
 beforeAll(async () => {
-  sshd = await startSshd()
-  dir = mkdtempSync(join(tmpdir(), 'p4lab-bmv2drv-'))
-  knownHosts = new KnownHosts({ file: join(dir, 'known_hosts') })
-  await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
-  store = openStore(join(dir, 'p4lab.db'))
-  // A stand-in compiler (see the header): answers --version and writes fixture.p4's real outputs.
-  stub = join(dir, 'bin', 'p4c-bm2-ss')
-  mkdirSync(join(dir, 'bin'))
-  writeFileSync(
-    stub,
-    `#!/bin/sh
-if [ "$1" = "--version" ]; then echo p4c-bm2-ss; echo "Version 0.0.0 (p4lab test stand-in, not p4c)"; exit 0; fi
-out=; info=
-while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; --p4runtime-files) info=$2; shift ;; esac; shift; done
-cp ${q([join(FIX, 'fixture.bmv2.json')])} "$out" && cp ${q([join(FIX, 'fixture.p4info.txtpb')])} "$info"
-`,
-  )
-  chmodSync(stub, 0o755)
+  lab = await startBmv2Lab('bmv2drv', 9001)
+  ;({ sshd, dir } = lab)
 })
 
-afterAll(async () => {
-  store?.close()
-  await sshd?.stop()
-  // Whatever a failed test left: namespaces of this process's runs (prefix p4<id>..-).
-  for (const ns of netnsList()) if (/^p4[0-9a-z]+-/.test(ns) && ns.startsWith('p4' + (9000).toString(36).slice(0, 2))) spawnSync('ip', ['netns', 'del', ns])
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => stopBmv2Lab(lab))
 
-function testbed(name = 'lab'): RunTestbed {
-  return {
-    name,
-    kind: 'bmv2',
-    settings: { bringUp: 'netns', rateCeilingBps: 1e9 },
-    hosts: [{ id: 1, name: 'sw1', address: sshd.host, port: sshd.port, user: sshd.user, auth: 'key', keyFile: sshd.plainKey, role: 'switch-host' }],
-  }
-}
+const testbed = (name = 'lab'): RunTestbed => labTestbed(lab, name)
 
-interface Made {
-  session: Bmv2Session
-  ctx: RunContext
-  abort: AbortController
-  logs: string[]
-  events: Array<{ kind: string; detail: unknown }>
-  runDirBase: string
-}
-
-function makeSession(o: { yaml?: string; tb?: RunTestbed; remoteBase?: string; runId?: number } = {}): Made {
-  const parsed = parseExperiment(o.yaml ?? SMALL(), { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
-  const spec = parsed.spec
-  const abort = new AbortController()
-  const logs: string[] = []
-  const events: Array<{ kind: string; detail: unknown }> = []
-  const tb = o.tb ?? testbed()
-  const ctx: RunContext = {
-    plan: { runId: o.runId ?? nextRun++, spec, scheme: spec.schemes[0], load: spec.workload.loads[0], seed: 1 },
-    signal: abort.signal,
-    log: (s, l) => logs.push(`${s}: ${l}`),
-    event: (kind, detail) => events.push({ kind, detail }),
-    testbed: tb,
-  }
-  const runDirBase = o.remoteBase ?? join(dir, 'runs')
-  const driver = new Bmv2Driver({
-    store,
-    knownHosts,
-    secrets: new MemorySecretStore(),
-    dataDir: dir,
-    p4Dir: join(ROOT, 'p4'),
-    agentFile: join(ROOT, 'resources/agent/p4lab_agent.py'),
-    localRunner: null,
-    compilerPaths: { 'p4c-bm2-ss': stub },
-    remoteBase: runDirBase,
-    graceMs: 1000,
-  })
-  return { session: driver.open(ctx), ctx, abort, logs, events, runDirBase }
+function makeSession(o: { yaml?: string; tb?: RunTestbed; remoteBase?: string; runId?: number } = {}): LabSession {
+  return labSession(lab, o.yaml ?? SMALL(), o)
 }
 
 /** What the machine holds of a run, seen from the test itself. */

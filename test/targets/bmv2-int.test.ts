@@ -11,31 +11,25 @@
 // decoding, the IntCollector, the telemetry stream, the ingest and a real SQLite store. The
 // compile step uses a stand-in p4c-bm2-ss (as test/targets/bmv2-driver.test.ts does) that
 // records its arguments, so the -DP4LAB_INT flag and the artifact keys are checked for real.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { computeControlPlane, intPlan } from '../../src-main/core/controlplane'
-import { workloadsDir } from '../../src-main/core/paths'
-import { MemorySecretStore } from '../../src-main/core/secrets'
-import { parseExperiment } from '../../src-main/core/spec'
-import { KnownHosts, q } from '../../src-main/core/ssh'
-import { openStore, type Store } from '../../src-main/core/store'
+import type { Store } from '../../src-main/core/store'
 import { Ingest } from '../../src-main/core/telemetry/ingest'
 import { seriesProblem } from '../../src-main/core/telemetry/vocabulary'
-import { Bmv2Driver, type Bmv2Session } from '../../src-main/core/targets/bmv2/driver'
+import type { Bmv2Session } from '../../src-main/core/targets/bmv2/driver'
 import { planNetns, type NetnsPlan } from '../../src-main/core/targets/bmv2/netns'
 import { ToolMissingError, teardownHost } from '../../src-main/core/targets/bmv2/remote'
 import { bringUpTopology } from '../../src-main/core/targets/bmv2/steps'
-import type { RunContext, RunTestbed, TargetMessage } from '../../src-main/core/targets/driver'
+import type { RunContext, TargetMessage } from '../../src-main/core/targets/driver'
 import { buildFabric } from '../../src-main/topology'
 import { postcard, reportFrame } from '../int/postcard'
 import { netnsList, netnsPids, probeNetns, processesMatching } from '../helpers/netns'
-import { liveProcessesMatching, startSshd, type Sshd } from '../helpers/sshd'
+import { labSession, startBmv2Lab, stopBmv2Lab, type Bmv2Lab, type LabSession } from '../helpers/bmv2'
+import { liveProcessesMatching } from '../helpers/sshd'
 
-const ROOT = resolve(import.meta.dirname, '../..')
-const FIX = join(ROOT, 'test/fixtures/bmv2')
 const probe = probeNetns()
 if (!probe.ok) console.warn(`[bmv2-int] skipping the namespace tests: ${probe.reason}`)
 
@@ -48,83 +42,19 @@ ${telemetry}
 `
 const INT_ON = YAML('telemetry: { int: true }')
 
-let sshd: Sshd
+let lab: Bmv2Lab
 let dir: string
 let store: Store
-let knownHosts: KnownHosts
-let stub: string
 let argvLog: string
-let nextRun = 9501
 
 beforeAll(async () => {
-  sshd = await startSshd()
-  dir = mkdtempSync(join(tmpdir(), 'p4lab-bmv2int-'))
-  knownHosts = new KnownHosts({ file: join(dir, 'known_hosts') })
-  await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
-  store = openStore(join(dir, 'p4lab.db'))
-  // A stand-in compiler: answers --version, records its arguments, writes fixture.p4's real outputs.
-  stub = join(dir, 'bin', 'p4c-bm2-ss')
-  argvLog = join(dir, 'p4c-argv.log')
-  mkdirSync(join(dir, 'bin'))
-  writeFileSync(
-    stub,
-    `#!/bin/sh
-if [ "$1" = "--version" ]; then echo p4c-bm2-ss; echo "Version 0.0.0 (p4lab test stand-in, not p4c)"; exit 0; fi
-echo "$*" >> ${q([argvLog])}
-out=; info=
-while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; --p4runtime-files) info=$2; shift ;; esac; shift; done
-cp ${q([join(FIX, 'fixture.bmv2.json')])} "$out" && cp ${q([join(FIX, 'fixture.p4info.txtpb')])} "$info"
-`,
-  )
-  chmodSync(stub, 0o755)
+  lab = await startBmv2Lab('bmv2int', 9501)
+  ;({ dir, store, argvLog } = lab)
 })
 
-afterAll(async () => {
-  store?.close()
-  await sshd?.stop()
-  for (const ns of netnsList()) if (ns.startsWith('p4' + (9500).toString(36).slice(0, 2))) spawnSync('ip', ['netns', 'del', ns])
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => stopBmv2Lab(lab))
 
-function testbed(): RunTestbed {
-  return {
-    name: 'lab',
-    kind: 'bmv2',
-    settings: { bringUp: 'netns', rateCeilingBps: 1e9 },
-    hosts: [{ id: 1, name: 'sw1', address: sshd.host, port: sshd.port, user: sshd.user, auth: 'key', keyFile: sshd.plainKey, role: 'switch-host' }],
-  }
-}
-
-function makeSession(yaml: string, dataDir = dir) {
-  const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
-  const spec = parsed.spec
-  const abort = new AbortController()
-  const logs: string[] = []
-  const events: Array<{ kind: string; detail: unknown }> = []
-  const ctx: RunContext = {
-    plan: { runId: nextRun++, spec, scheme: spec.schemes[0], load: spec.workload.loads[0], seed: 1 },
-    signal: abort.signal,
-    log: (s, l) => logs.push(`${s}: ${l}`),
-    event: (kind, detail) => events.push({ kind, detail }),
-    testbed: testbed(),
-  }
-  const runDirBase = join(dir, 'runs')
-  const driver = new Bmv2Driver({
-    store,
-    knownHosts,
-    secrets: new MemorySecretStore(),
-    dataDir,
-    p4Dir: join(ROOT, 'p4'),
-    agentFile: join(ROOT, 'resources/agent/p4lab_agent.py'),
-    localRunner: null,
-    compilerPaths: { 'p4c-bm2-ss': stub },
-    remoteBase: runDirBase,
-    graceMs: 1000,
-  })
-  const session: Bmv2Session = driver.open(ctx)
-  return { session, ctx, abort, logs, events, runDirBase }
-}
+const makeSession = (yaml: string, dataDir = dir): LabSession => labSession(lab, yaml, { dataDir })
 
 /** The plan the driver makes for the session (a pure function of the fabric, the prefix and the INT option). */
 function planOf(session: Bmv2Session, ctx: RunContext): NetnsPlan {
