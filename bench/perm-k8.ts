@@ -13,7 +13,8 @@
 // check, so the struct-of-arrays pool is paid for in instructions as well as cache lines.
 // This machine has two cores shared with other jobs: compare CPU time, not wall time,
 // when its load average is above 1.
-import { runSim, type SimConfig } from '../src-main/sim'
+import { type SimConfig } from '../src-main/sim'
+import { runSim } from '../src-main/schemes'
 
 export function permK8Config(seed = 1): SimConfig {
   return {

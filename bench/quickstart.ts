@@ -4,7 +4,8 @@
 // topology.hostQueuePackets.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadCdf, runSim, type SchemeName, type SimConfig } from '../src-main/sim'
+import { loadCdf, type SchemeName, type SimConfig } from '../src-main/sim'
+import { runSim } from '../src-main/schemes'
 
 const root = process.env.P4LAB_ROOT ?? process.cwd()
 const cdf = loadCdf(readFileSync(join(root, 'resources/workloads/web-search.cdf'), 'utf8'))

@@ -4,7 +4,8 @@
 // scenario. Run with `npm run bench`; BENCH=perm-k8 runs only that one.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadCdf, runSim, type SchemeName, type SimConfig } from '../src-main/sim'
+import { loadCdf, type SchemeName, type SimConfig } from '../src-main/sim'
+import { runSim } from '../src-main/schemes'
 import { benchPermK8 } from './perm-k8'
 
 const root = process.env.P4LAB_ROOT ?? process.cwd()

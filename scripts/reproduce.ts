@@ -13,7 +13,7 @@ import { createNodeCore, type Core } from '../src-main/core'
 import { packageRoot } from '../src-main/core/paths'
 import type { ExperimentSpec } from '../src-main/core/spec'
 import type { RunRow } from '../src-main/core/store'
-import { buildFabric, linkByName, peer } from '../src-main/topology'
+import { buildFabric, linkByName, peer } from '../src-main/model/topology'
 import { CLAIMS, type Claim, type Measure } from './reproduce-claims'
 
 const { values } = parseArgs({

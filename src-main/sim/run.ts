@@ -3,8 +3,8 @@
 // element that wants another wake-up schedules it while it runs) and dispatches on its
 // kind with a switch over small integers, so each call site below stays monomorphic.
 
-import { buildFabric, linkByName } from '../topology'
-import type { Fabric } from '../topology/types'
+import { buildFabric, linkByName } from '../model/topology'
+import type { Fabric } from '../model/topology/types'
 import {
   Counters,
   KIND_FLOW_TIMER,
@@ -18,7 +18,7 @@ import {
 import { Rng } from './engine/rng'
 import { LinkSchedule, type ScheduledChange } from './net/failures'
 import { Host, HostTx } from './net/host'
-import { stageFactory } from './routing'
+import type { StageFactory } from './routing/stage'
 import { createStageEnv } from './routing/env'
 import { computeRoutes, RouteTable } from './routing/routes'
 import { TcpReceivers } from './tcp/receiver'
@@ -103,7 +103,11 @@ function wheelBucketPs(cfg: SimConfig): number {
   return Math.max(64, (2 * ahead) / 4096)
 }
 
-export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
+/**
+ * Runs one simulation with a scheme's forwarding stage. The simulator knows no scheme by
+ * name: src-main/schemes passes the stage of cfg.scheme (its runSim).
+ */
+export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimHooks = {}): SimResult {
   const graph = checkConfig(cfg)
   const changes = scheduledChanges(cfg, graph)
   const ctx = new SimContext(wheelBucketPs(cfg))
@@ -128,7 +132,7 @@ export function runSim(cfg: SimConfig, hooks: SimHooks = {}): SimResult {
     })
   }
   const env = createStageEnv(ctx, fab, flows, new Rng(cfg.seed, FORWARDING_STREAM), cfg.schemeParams ?? {}, seriesGroups)
-  const stage = stageFactory(cfg.scheme)(env)
+  const stage = stageFactory(env)
   for (const sw of fab.switches) sw.setStage(stage)
 
   const starter = new FlowStarter(ctx, flows, senders)

@@ -3,8 +3,8 @@
 // Units: bits per second, bytes, and nanoseconds at the boundary (the engine itself
 // keeps integer picoseconds).
 
-import type { Destinations } from '../topology/destinations'
-import type { FabricSpec, FatTreeSpec, LeafSpineSpec, ThreeTierSpec } from '../topology/types'
+import type { Destinations } from '../model/topology/destinations'
+import type { FabricSpec, FatTreeSpec, LeafSpineSpec, ThreeTierSpec } from '../model/topology/types'
 
 /** What the simulator adds to a fabric graph: its buffers. */
 export interface QueueParams {
@@ -48,8 +48,8 @@ export const DEFAULT_HOST_QUEUE_PACKETS = 20
 /** DCTCP's marking threshold at 10G (PARAMETERS.md); the default scales it with each port's rate. */
 export const DCTCP_K_AT_10G = 65
 
-/** Forwarding schemes the simulator implements (one file each under routing/). */
-export type SchemeName = 'ecmp' | 'rps' | 'conga' | 'conga-prime' | 'floodgate' | 'hula' | 'dhlb'
+/** A scheme's name; the stage that implements it is passed in (src-main/schemes). */
+export type SchemeName = string
 
 export interface TransportConfig {
   /** 'dctcp': ECN-capable senders, switches mark CE at the threshold, cwnd × (1 − α/2) per window. */

@@ -6,9 +6,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildFabric, type FabricSpec } from '../../src-main/topology'
+import { buildFabric, type FabricSpec } from '../../src-main/model/topology'
 import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/declarations'
-import { CP_SCHEMES, computeControlPlane, renderBfrt, renderCli, schemeModule, type CpScheme, type CpTarget } from '../../src-main/core/controlplane'
+import { computeControlPlane, renderBfrt, renderCli, schemeModule, type CpScheme, type CpTarget } from '../../src-main/core/controlplane'
+import { SCHEME_NAMES } from '../../src-main/schemes'
 import { checkBfrt, checkCli } from '../../src-main/core/controlplane/check'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -36,7 +37,7 @@ function declarations(file: string): P4Declarations {
 
 describe('rendered control plane vs the P4 programs', () => {
   for (const target of ['bmv2', 'tofino'] as const) {
-    for (const scheme of CP_SCHEMES) {
+    for (const scheme of SCHEME_NAMES) {
       const file = programPath(scheme, target)
       if (!existsSync(file)) {
         it.todo(`${scheme} on ${target}: ${file.slice(ROOT.length + 1)} does not exist yet`)

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildFabric, type FabricSpec } from '../../src-main/topology'
+import { buildFabric, type FabricSpec } from '../../src-main/model/topology'
 import {
   bmv2QueueMapping,
   cliCommandLines,
@@ -119,7 +119,7 @@ describe('BMv2 link-speed mapping', () => {
 
 describe('sim tables', () => {
   it('are the same next-hop sets the simulator computes from the topology', async () => {
-    const { distancesTo, shortestNextHops } = await import('../../src-main/topology')
+    const { distancesTo, shortestNextHops } = await import('../../src-main/model/topology')
     for (const spec of [HULA3, FAT4, LS]) {
       const f = buildFabric(spec)
       const routes = renderSimRoutes(computeControlPlane(f, 'hula'))

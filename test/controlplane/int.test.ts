@@ -5,9 +5,10 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildFabric, type FabricSpec } from '../../src-main/topology'
+import { buildFabric, type FabricSpec } from '../../src-main/model/topology'
 import { readDeclarations } from '../../src-main/core/p4/declarations'
-import { CP_SCHEMES, cliCommandLines, computeControlPlane, intNodeNames, intPlan, renderCli, schemeModule, type ControlPlaneState } from '../../src-main/core/controlplane'
+import { cliCommandLines, computeControlPlane, intNodeNames, intPlan, renderCli, schemeModule, type ControlPlaneState } from '../../src-main/core/controlplane'
+import { SCHEME_NAMES } from '../../src-main/schemes'
 import { checkCli } from '../../src-main/core/controlplane/check'
 import { readTopologyYaml, renderPipeline } from '../../src-main/core/p4build'
 
@@ -98,7 +99,7 @@ describe('INT commands against the v1model programs', () => {
     const rel = `p4/v1model/${scheme}.p4`
     return readDeclarations(readFileSync(join(ROOT, rel), 'utf8'), (p, from) => readFileSync(join(ROOT, dirname(from), p), 'utf8'), rel, defines)
   }
-  for (const scheme of CP_SCHEMES) {
+  for (const scheme of SCHEME_NAMES) {
     const mod = schemeModule(scheme)
     const program = mod.iface('bmv2').programName
     for (const [fname, spec] of Object.entries(FABRICS)) {

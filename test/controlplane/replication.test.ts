@@ -5,7 +5,7 @@
 // the port that switch sent it out of.
 
 import { describe, expect, it } from 'vitest'
-import { buildFabric, peer, type Fabric, type FabricSpec } from '../../src-main/topology'
+import { buildFabric, peer, type Fabric, type FabricSpec } from '../../src-main/model/topology'
 import { computeControlPlane, type ControlPlaneState, type CpScheme, type SpineScope } from '../../src-main/core/controlplane'
 
 const RATES = { hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000 }

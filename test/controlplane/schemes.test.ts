@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildFabric, type FabricSpec } from '../../src-main/topology'
+import { buildFabric, type FabricSpec } from '../../src-main/model/topology'
 import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/declarations'
 import {
   bmv2QueueMapping,
@@ -21,10 +21,10 @@ import {
   type TableEntry,
 } from '../../src-main/core/controlplane'
 import { checkBfrt } from '../../src-main/core/controlplane/check'
-import { CONGA_MAX_UPLINKS } from '../../src-main/core/controlplane/schemes/conga'
-import { DHLB_BANDS, DHLB_TAU_NS } from '../../src-main/core/controlplane/schemes/dhlb'
-import { CREDIT_PORT_SLOTS, OVER_WINDOW_QID } from '../../src-main/core/controlplane/schemes/floodgate'
-import { PKTGEN_FRAME_BYTES, PKTGEN_HEADER_BYTES, PKTGEN_PORT, PKTGEN_SKIP_BYTES } from '../../src-main/core/controlplane/schemes/pktgen'
+import { CONGA_MAX_UPLINKS } from '../../src-main/schemes/conga/controlplane'
+import { DHLB_BANDS, DHLB_TAU_NS } from '../../src-main/schemes/dhlb/controlplane'
+import { CREDIT_PORT_SLOTS, OVER_WINDOW_QID } from '../../src-main/schemes/floodgate/controlplane'
+import { PKTGEN_FRAME_BYTES, PKTGEN_HEADER_BYTES, PKTGEN_PORT, PKTGEN_SKIP_BYTES } from '../../src-main/schemes/shared/pktgen'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const RATES = { hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000 }

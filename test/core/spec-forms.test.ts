@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expandRuns, formatSpecError, parseExperiment, SCHEMES, type ExperimentSpec, type ParseOptions } from '../../src-main/core/spec'
 import { simConfigFor } from '../../src-main/core/targets/sim/config'
-import { buildFabric } from '../../src-main/topology'
+import { buildFabric } from '../../src-main/model/topology'
 
 const root = resolve(__dirname, '../..')
 const fixtures = join(root, 'test/fixtures/spec')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDuration, formatRate, formatSize, parseDuration, parseEventRate, parseQuantity, parseRate, parseSize } from '../../src-main/core/units'
+import { formatDuration, formatRate, formatSize, parseDuration, parseEventRate, parseQuantity, parseRate, parseSize } from '../../src-main/model/units'
 
 describe('parseRate', () => {
   it.each([

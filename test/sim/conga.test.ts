@@ -1,8 +1,9 @@
 // CONGA and CONGA′ mechanism tests (issue 3): real packets on small fabrics, no timing asserts.
 import { expect, test } from 'vitest'
-import { runSim, type SimConfig, type SimResult, type SimSeriesDef } from '../../src-main/sim'
-import { SCHEMES } from '../../src-main/sim/routing'
-import { CongaStage } from '../../src-main/sim/routing/conga'
+import { type SimConfig, type SimResult, type SimSeriesDef } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
+import { simulate } from '../../src-main/sim'
+import { CongaStage } from '../../src-main/schemes/conga/stage'
 import { config, THREE_TIER, topo, webSearch } from './helpers'
 
 interface Series {
@@ -103,18 +104,13 @@ test('feedback reaches the source leaf: Congestion-To-Leaf is set for a congeste
   // Two long-lived flows leaf0 → leaf1 over one spine whose downlink to leaf1 is 10G: the
   // spine's DRE saturates, CE = 7 reaches leaf1, and leaf1's ACKs carry it back to leaf0.
   let stage: CongaStage | null = null
-  const saved = SCHEMES.conga
-  SCHEMES.conga = (env) => (stage = new CongaStage(env))
-  try {
-    runSim(
-      config(
-        { kind: 'long-lived', pairs: [[0, 4], [1, 5]] },
-        { scheme: 'conga', topology: topo({ spines: 1, rates: { 'spine0-leaf1': 10e9 } }), maxSimTimeNs: 2_000_000 },
-      ),
-    )
-  } finally {
-    SCHEMES.conga = saved
-  }
+  simulate(
+    config(
+      { kind: 'long-lived', pairs: [[0, 4], [1, 5]] },
+      { scheme: 'conga', topology: topo({ spines: 1, rates: { 'spine0-leaf1': 10e9 } }), maxSimTimeNs: 2_000_000 },
+    ),
+    (env) => (stage = new CongaStage(env)),
+  )
   const s = stage as unknown as CongaStage
   const at = 2_000_000_000 // ps, the end of the run
   expect(s.remoteMetric(0, 1, 0, at)).toBe(7)

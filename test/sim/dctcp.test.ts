@@ -2,7 +2,8 @@
 // ECN marking at K keeps that port's queue near K, where NewReno fills the buffer until it
 // drops; DCTCP's α rises with the fraction of marked packets.
 import { describe, expect, test } from 'vitest'
-import { runSim, type SimConfig, type SimSeriesDef, type TransportConfig } from '../../src-main/sim'
+import { type SimConfig, type SimSeriesDef, type TransportConfig } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
 import { config, topo } from './helpers'
 
 const BUFFER = 250

@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest'
-import { runSim, type SimConfig, type SimResult } from '../../src-main/sim'
+import { type SimConfig, type SimResult } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
 import { config, topo, webSearch } from './helpers'
 
 function run(cfg: SimConfig): { result: SimResult; telemetry: number[][] } {

@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest'
-import { runSim, type SimSeriesDef } from '../../src-main/sim'
+import { type SimSeriesDef } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
 import { EventHeap } from '../../src-main/sim/engine/heap'
 import { PacketPool } from '../../src-main/sim/engine/packets'
 import { Rng } from '../../src-main/sim/engine/rng'

@@ -1,8 +1,9 @@
 // The simulator on every fabric the topology module builds, with routes computed or given
 // as data: every byte arrives, ECMP keeps flows in order, runs are deterministic.
 import { describe, expect, test } from 'vitest'
-import { computeRoutes, runSim, type SimConfig, type SimResult } from '../../src-main/sim'
-import { buildFabric, nodeByName, type FabricSpec } from '../../src-main/topology'
+import { computeRoutes, type SimConfig, type SimResult } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
+import { buildFabric, nodeByName, type FabricSpec } from '../../src-main/model/topology'
 import { config, FAT_TREE, THREE_TIER, topo, webSearch } from './helpers'
 
 function expectAllDelivered(r: SimResult): void {

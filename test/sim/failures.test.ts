@@ -1,8 +1,9 @@
 // Link failure and recovery during a run: a dead link holds and carries nothing, routing
 // goes around it, flows finish, and the event log says what happened.
 import { describe, expect, test } from 'vitest'
-import { runSim, type SimResult, type SimSeriesDef } from '../../src-main/sim'
-import { buildFabric, linkByName } from '../../src-main/topology'
+import { type SimResult, type SimSeriesDef } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
+import { buildFabric, linkByName } from '../../src-main/model/topology'
 import { config, FAT_TREE, THREE_TIER, webSearch } from './helpers'
 
 const FAIL_NS = 3_000_000

@@ -1,8 +1,8 @@
 // Floodgate mechanism tests (issue 3): real packets on small fabrics, no timing asserts.
 import { expect, test } from 'vitest'
-import { runSim, type ExplicitFlow, type SimConfig, type SimResult } from '../../src-main/sim'
-import { SCHEMES } from '../../src-main/sim/routing'
-import { FloodgateStage } from '../../src-main/sim/routing/floodgate'
+import { simulate, type ExplicitFlow, type SimConfig, type SimResult, type StageEnv } from '../../src-main/sim'
+import { runSim, stageFor } from '../../src-main/schemes'
+import { FloodgateStage } from '../../src-main/schemes/floodgate/stage'
 import { config, topo } from './helpers'
 
 const MB = 1_000_000
@@ -34,8 +34,7 @@ interface Check {
 function runChecked(cfg: SimConfig, dst: number): { result: SimResult; check: Check; depth: Map<string, number> } {
   const check: Check = { samples: 0, inFlight: 0, present: 0, negative: false, stage: null }
   const depth = new Map<string, number>()
-  const saved = SCHEMES.floodgate
-  SCHEMES.floodgate = (env) => {
+  const checked = (env: StageEnv): FloodgateStage => {
     const st = new FloodgateStage(env)
     check.stage = st
     const hops: number[] = []
@@ -54,8 +53,8 @@ function runChecked(cfg: SimConfig, dst: number): { result: SimResult; check: Ch
     return st
   }
   let defs: Array<{ kind: string; entity: Record<string, string | number> }> = []
-  try {
-    const result = runSim(cfg, {
+  {
+    const result = simulate(cfg, cfg.scheme === 'floodgate' ? checked : stageFor(cfg.scheme), {
       onSeries: (d) => (defs = d),
       onTelemetry: (t, values) => {
         const n = t.length
@@ -67,8 +66,6 @@ function runChecked(cfg: SimConfig, dst: number): { result: SimResult; check: Ch
       },
     })
     return { result, check, depth }
-  } finally {
-    SCHEMES.floodgate = saved
   }
 }
 
@@ -165,10 +162,8 @@ test('a packet a full port drops gives its window back: NewReno under a heavy in
   // fill it, and drop-tail then takes packets the window had already counted. Without the
   // refund, those bytes were never credited and windows shrank until flows stalled for good.
   let stage: FloodgateStage | null = null
-  const saved = SCHEMES.floodgate
-  SCHEMES.floodgate = (env) => (stage = new FloodgateStage(env))
-  try {
-    const r = runSim(
+  {
+    const r = simulate(
       config(
         {
           kind: 'incast',
@@ -177,12 +172,11 @@ test('a packet a full port drops gives its window back: NewReno under a heavy in
         },
         { scheme: 'floodgate', seed: 2, topology: topo({ leaves: 4, hostsPerLeaf: 8, queuePackets: 30 }), maxSimTimeNs: 2e9 },
       ),
+      (env) => (stage = new FloodgateStage(env)),
     )
     expect(r.counters.drops).toBeGreaterThan(0)
     expect(r.flows.finishNs.every((f) => f > 0)).toBe(true)
     const s = stage as unknown as FloodgateStage
     expect(s.voqCount.every((n) => n === 0)).toBe(true)
-  } finally {
-    SCHEMES.floodgate = saved
   }
 })

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { FlowletTable } from '../../src-main/sim/routing/flowlets'
+import { FlowletTable } from '../../src-main/schemes/shared/flowlets'
 
 test('a flowlet keeps its port until a gap longer than the flowlet gap', () => {
   const t = new FlowletTable(2, 1000, 100_000)

@@ -4,7 +4,8 @@
 // FCTs at low load must be near their ideal, and the NIC must never hold more than its
 // limit nor drop anything.
 import { describe, expect, test } from 'vitest'
-import { DEFAULT_HOST_QUEUE_PACKETS, runSim, type ExplicitFlow, type LeafSpineTopology } from '../../src-main/sim'
+import { DEFAULT_HOST_QUEUE_PACKETS, type ExplicitFlow, type LeafSpineTopology } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
 import { config, topo, webSearch } from './helpers'
 
 const MSS = 1460

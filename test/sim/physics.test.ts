@@ -1,7 +1,8 @@
 // Physics checks: each test asserts a property a correct network model must have,
 // not a particular number the current code happens to produce.
 import { describe, expect, test } from 'vitest'
-import { runSim, type ExplicitFlow, type SimResult } from '../../src-main/sim'
+import { type ExplicitFlow, type SimResult } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
 import { config, meanFct, topo, webSearch } from './helpers'
 
 const sum = (a: Float64Array): number => a.reduce((s, x) => s + x, 0)

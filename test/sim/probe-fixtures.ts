@@ -1,9 +1,10 @@
 // Shared by the HULA and DHLB mechanism tests: HULA's 3-tier fabric with background load
 // pinned to known links by explicit routes, series collection, and an independent
 // computation of path metrics from measured link utilizations.
-import { computeRoutes, runSim, type SimConfig, type SimResult, type SimRoutes, type SimSeriesDef } from '../../src-main/sim'
-import { buildFabric, distancesTo, nodeByName, peer, shortestNextHops } from '../../src-main/topology'
-import type { Fabric } from '../../src-main/topology/types'
+import { computeRoutes, type SimConfig, type SimResult, type SimRoutes, type SimSeriesDef } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
+import { buildFabric, distancesTo, nodeByName, peer, shortestNextHops } from '../../src-main/model/topology'
+import type { Fabric } from '../../src-main/model/topology/types'
 import { config, THREE_TIER } from './helpers'
 
 export const FABRIC = buildFabric(THREE_TIER)

@@ -1,11 +1,12 @@
 // The workload generators' shapes: incast fan-in and sizes over a Poisson background,
 // permutations, long-lived flows; all deterministic under the seed.
 import { describe, expect, test } from 'vitest'
-import { runSim, type IncastWorkload, type SimResult } from '../../src-main/sim'
+import { type IncastWorkload, type SimResult } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
 import { Rng } from '../../src-main/sim/engine/rng'
 import { DestinationPicker, HostLayout } from '../../src-main/sim/workload/layout'
 import { derangement } from '../../src-main/sim/workload/longlived'
-import { buildFabric } from '../../src-main/topology'
+import { buildFabric } from '../../src-main/model/topology'
 import { config, FAT_TREE, THREE_TIER, topo, webSearch } from './helpers'
 
 const bg = { cdf: webSearch, load: 0.3, flows: 60 }

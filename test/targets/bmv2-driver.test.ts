@@ -20,7 +20,7 @@ import { RemoteRun, ToolMissingError, teardownHost } from '../../src-main/core/t
 import { CliConfigError, bringUpTopology, configureSwitch, pollSwitch } from '../../src-main/core/targets/bmv2/steps'
 import { CLI_PROMPT } from '../../src-main/core/targets/bmv2/output'
 import { CancelledError, type RunTestbed } from '../../src-main/core/targets/driver'
-import { buildFabric } from '../../src-main/topology'
+import { buildFabric } from '../../src-main/model/topology'
 import { netnsList, probeNetns, processesMatching } from '../helpers/netns'
 import { BMV2_FIXTURES as FIX, labSession, labTestbed, startBmv2Lab, stopBmv2Lab, type Bmv2Lab, type LabSession } from '../helpers/bmv2'
 import { liveProcessesMatching, type Sshd } from '../helpers/sshd'

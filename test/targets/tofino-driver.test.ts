@@ -18,7 +18,7 @@ import { planNetns } from '../../src-main/core/targets/bmv2/netns'
 import { ToolMissingError } from '../../src-main/core/targets/bmv2/remote'
 import { TofinoDriver, modelPortsJson, rewriteConf } from '../../src-main/core/targets/tofino/driver'
 import type { RunContext, RunTestbed } from '../../src-main/core/targets/driver'
-import { buildFabric } from '../../src-main/topology'
+import { buildFabric } from '../../src-main/model/topology'
 import { liveProcessesMatching, startSshd, type Sshd } from '../helpers/sshd'
 
 const ROOT = resolve(import.meta.dirname, '../..')

@@ -3,8 +3,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runSim, type SchemeName, type SimSeriesDef } from '../../src-main/sim'
-import { SERIES_KINDS, series, seriesName, seriesProblem } from '../../src-main/core/telemetry/vocabulary'
+import { type SchemeName, type SimSeriesDef } from '../../src-main/sim'
+import { runSim } from '../../src-main/schemes'
+import { seriesName } from '../../src-main/model/series'
+import { SERIES_KINDS, series, seriesProblem } from '../../src-main/schemes'
 import { config, webSearch } from '../sim/helpers'
 
 const ROOT = join(__dirname, '..', '..')

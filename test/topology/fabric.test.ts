@@ -9,7 +9,7 @@ import {
   shortestNextHops,
   type Fabric,
   type FabricSpec,
-} from '../../src-main/topology'
+} from '../../src-main/model/topology'
 
 const RATES = { hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000 }
 const HULA: FabricSpec = { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, ...RATES }

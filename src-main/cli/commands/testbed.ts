@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import type { HostCheck, Testbed, TestbedCheck, TestbedHostInput } from '../../contract'
 import { CoreError } from '../../core/errors'
-import { formatRate, parseRate, UnitError } from '../../core/units'
+import { formatRate, parseRate, UnitError } from '../../model/units'
 import { COMMON_OPTIONS, openCore, UsageError, type Command } from '../common'
 
 const USAGE = [

@@ -1,13 +1,13 @@
 // From a fabric graph and a scheme, every switch's forwarding state, computed once as data.
 // The renderers (CLI, bfrt_python, simulator) only format what this returns.
 
-import { distancesTo, isUpPort, peer, shortestNextHops, type Fabric } from '../../topology'
-import { hostMac, switchPortMac, torOctets } from './address'
-import { probeReplication, type SpineScope } from './replication'
-import { schemeModule } from './schemes'
+import { distancesTo, isUpPort, peer, shortestNextHops, type Fabric } from '../../model/topology'
+import { hostMac, switchPortMac, torOctets } from '../../model/controlplane/address'
+import { probeReplication, type SpineScope } from '../../model/controlplane/replication'
+import { isSchemeName, SCHEME_NAMES } from '../../schemes'
+import { DEFAULT_PARAMS } from './defaults'
+import { schemeModule } from './program'
 import {
-  CP_SCHEMES,
-  DEFAULT_PARAMS,
   type ControlPlaneState,
   type CpScheme,
   type HostAddress,
@@ -15,7 +15,7 @@ import {
   type SchemeParams,
   type SwitchState,
   type TorAddress,
-} from './types'
+} from '../../model/controlplane/types'
 
 export interface ComputeOptions {
   /** Probe replication at spines; 'all-others' is DHLB's rule taken literally (see replication.ts). */
@@ -28,8 +28,8 @@ export function computeControlPlane(
   params: Partial<SchemeParams> = {},
   opts: ComputeOptions = {},
 ): ControlPlaneState {
-  if (!CP_SCHEMES.includes(scheme)) throw new Error(`unknown scheme '${scheme}'; expected one of ${CP_SCHEMES.join(', ')}`)
-  const p: SchemeParams = { ...DEFAULT_PARAMS, ...params }
+  if (!isSchemeName(scheme)) throw new Error(`unknown scheme '${scheme}'; expected one of ${SCHEME_NAMES.join(', ')}`)
+  const p = { ...DEFAULT_PARAMS, ...params } as SchemeParams
   const mod = schemeModule(scheme)
 
   const octets = torOctets(f)

@@ -19,8 +19,8 @@
 //     dstPort   the experiment's telemetry.int port (also the UDP source port)
 // The addresses never meet the fabric's: reports leave through the collector port only.
 
-import { hex2, switchPortMac } from './address'
-import type { ControlPlaneState, PortFacing, SwitchState } from './types'
+import { hex2, switchPortMac } from '../../model/controlplane/address'
+import type { ControlPlaneState, PortFacing, SwitchState } from '../../model/controlplane/types'
 
 /** Mirror session of the INT clones; far above Floodgate's credit sessions (fabric port + 1). */
 const INT_MIRROR_SESSION = 500

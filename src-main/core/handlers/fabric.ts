@@ -2,7 +2,7 @@
 // views read besides the series.
 import type { FabricGraph, Handlers } from '../../contract'
 import type { Topology } from '../../sim/types'
-import { buildFabric } from '../../topology'
+import { buildFabric } from '../../model/topology'
 import { CoreError, notFound } from '../errors'
 import type { ExperimentSpec } from '../spec'
 import type { Store } from '../store'

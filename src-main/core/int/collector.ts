@@ -24,7 +24,7 @@
 import { createSocket, type Socket } from 'node:dgram'
 import { IntDecoder, reportToJson, type DecodeOptions, type IndividualReport, type TelemetryReportPacket } from './decode'
 import type { Ingest } from '../telemetry/ingest'
-import type { SeriesDef } from '../telemetry/vocabulary'
+import type { SeriesDef } from '../../model/series'
 
 /** Where samples go: an Ingest, or anything that defines series and takes points the same way. */
 export type IntSampleSink = Pick<Ingest, 'seriesCount' | 'defineSeries' | 'pushPoints'>

@@ -10,10 +10,8 @@ import { isAbsolute, dirname, resolve } from 'node:path'
 import { LineCounter, parseDocument } from 'yaml'
 import type { SpecError } from '../../contract/schemas'
 import type { Topology } from '../../sim/types'
-import { buildFabric, type FabricSpec } from '../../topology'
+import { buildFabric, type FabricSpec } from '../../model/topology'
 import {
-  CP_SCHEMES,
-  DEFAULT_PARAMS,
   bmv2QueueMapping,
   cliCommandLines,
   computeControlPlane,
@@ -27,6 +25,8 @@ import {
   type CpTarget,
   type SchemeParams,
 } from '../controlplane'
+import { DEFAULT_PARAMS } from '../controlplane/defaults'
+import { isSchemeName, SCHEME_NAMES } from '../../schemes'
 import { parseExperiment, type IntSpec } from '../spec'
 import { toTopology } from '../spec/checks'
 import { formatPath, locate } from '../spec/locate'
@@ -122,7 +122,7 @@ export function schemeParams(topology: Topology, params: Record<string, number>)
 }
 
 export function isCpScheme(s: string): s is CpScheme {
-  return (CP_SCHEMES as readonly string[]).includes(s)
+  return isSchemeName(s)
 }
 
 export interface RenderedSwitch {
@@ -153,7 +153,7 @@ export interface RenderedPipeline {
  * entries to BMv2 files, as a BMv2 run with INT on deploys them (the TNA programs have no INT).
  */
 export function renderPipeline(topology: Topology, scheme: string, target: CpTarget, params: Record<string, number> = {}, opts: { int?: IntSpec } = {}): RenderedPipeline {
-  if (!isCpScheme(scheme)) throw new Error(`unknown scheme '${scheme}'; expected one of ${CP_SCHEMES.join(', ')}`)
+  if (!isCpScheme(scheme)) throw new Error(`unknown scheme '${scheme}'; expected one of ${SCHEME_NAMES.join(', ')}`)
   const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, params))
   const mod = schemeModule(scheme)
   const program = `${target === 'bmv2' ? 'v1model' : 'tna'}/${mod.iface(target).programName}.p4`

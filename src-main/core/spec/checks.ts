@@ -1,6 +1,6 @@
-import { buildFabric, distancesTo, otherPodsProblem, type Fabric, type FabricSpec } from '../../topology'
+import { buildFabric, distancesTo, otherPodsProblem, type Fabric, type FabricSpec } from '../../model/topology'
 import type { Topology } from '../../sim/types'
-import { formatDuration } from '../units'
+import { formatDuration } from '../../model/units'
 import type { FieldPath } from './locate'
 import { normaliseParams, paramRules } from './params'
 import { failureSchema, stopAfterSchema, topologySchema, type RawTopology } from './schema'

@@ -1,5 +1,5 @@
 export { expandRuns, formatSpecError, parseExperiment } from './parse'
-export { KNOWN_PARAMS } from './params'
+export { KNOWN_PARAMS } from '../../schemes'
 export {
   CDF_KINDS,
   DEFAULT_FAN_IN,

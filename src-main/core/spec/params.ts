@@ -1,5 +1,7 @@
 import { z } from 'zod'
-import { formatDuration, parseDuration, parseQuantity, parseSize, type QuantityUnit } from '../units'
+import { parseDuration, parseQuantity, parseRate, parseSize, type QuantityUnit } from '../../model/units'
+import { paramName, type ParamUnit } from '../../model/scheme'
+import { KNOWN_PARAMS, paramRuleProblems } from '../../schemes'
 import { describeValue } from './messages'
 
 // Scheme parameters (`params:`): an open mapping, passed to the simulator as
@@ -10,42 +12,22 @@ import { describeValue } from './messages'
 //   probeRate: 1Gbps  → probeRateBps: 1e9        (rates in bit/s)
 //   dreAlpha: 0.2     → dreAlpha: 0.2            (numbers as written)
 // A name that already ends in its unit's suffix keeps it (creditBytes: 10KB → creditBytes).
-// The names below are the ones the schemes read (the control plane's SchemeParams); each
-// is checked for its unit and range, and a plain number for a duration or size is taken
-// in its base unit (flowletGap: 100000 → flowletGapNs: 100000).
+// The names the schemes declare (each scheme's params.ts, joined in src-main/schemes as
+// KNOWN_PARAMS) are checked for their unit and range, and a plain number for a duration or
+// size is taken in its base unit (flowletGap: 100000 → flowletGapNs: 100000).
 
-type ParamKind = QuantityUnit | 'number' | 'fraction'
-
-interface KnownParam {
-  kind: ParamKind
-  /** The schemes that read it, for messages. */
-  schemes: string[]
-}
-
-export const KNOWN_PARAMS: Readonly<Record<string, KnownParam>> = {
-  flowletGap: { kind: 'duration', schemes: ['conga', 'conga-prime', 'hula', 'dhlb'] },
-  probePeriod: { kind: 'duration', schemes: ['hula', 'dhlb'] },
-  keepAlive: { kind: 'duration', schemes: ['hula'] },
-  utilTau: { kind: 'duration', schemes: ['hula'] },
-  drePeriod: { kind: 'duration', schemes: ['conga', 'conga-prime'] },
-  dreAlpha: { kind: 'fraction', schemes: ['conga', 'conga-prime'] },
-  creditInterval: { kind: 'duration', schemes: ['floodgate'] },
-  creditBytes: { kind: 'size', schemes: ['floodgate'] },
-  windowBdpFactor: { kind: 'number', schemes: ['floodgate'] },
-}
-
-const SUFFIX: Record<QuantityUnit, string> = { duration: 'Ns', size: 'Bytes', rate: 'Bps' }
-
-const EXAMPLE: Record<ParamKind, string> = {
+const EXAMPLE: Record<ParamUnit, string> = {
   duration: 'a positive duration such as 100us',
   size: 'a positive size such as 10KB',
   rate: 'a positive rate such as 10Gbps',
   number: 'a positive number',
   fraction: 'a number in (0, 1]',
+  count: 'a positive whole number',
+  flag: 'true or false (or 1 or 0)',
 }
 
 function withSuffix(key: string, unit: QuantityUnit): string {
-  return key.endsWith(SUFFIX[unit]) ? key : key + SUFFIX[unit]
+  return paramName(key, unit)
 }
 
 export interface NormalisedParams {
@@ -59,21 +41,25 @@ export interface NormalisedParams {
 function normaliseOne(key: string, v: unknown): { name: string; value: number } | { problem: string } {
   const known = Object.hasOwn(KNOWN_PARAMS, key) ? KNOWN_PARAMS[key] : undefined
   if (known) {
-    const fail = { problem: `expected ${EXAMPLE[known.kind]}, got ${describeValue(v)}` }
-    if (known.kind === 'duration' || known.kind === 'size') {
+    const fail = { problem: `expected ${EXAMPLE[known.unit]}, got ${describeValue(v)}` }
+    if (known.unit === 'flag') {
+      if (typeof v === 'boolean') return { name: key, value: v ? 1 : 0 }
+      return v === 0 || v === 1 ? { name: key, value: v } : fail
+    }
+    if (known.unit === 'duration' || known.unit === 'size' || known.unit === 'rate') {
       if (typeof v !== 'number' && typeof v !== 'string') return fail
       let x: number
       try {
         const q = typeof v === 'string' ? parseQuantity(v) : undefined
-        if (q && q.unit !== known.kind) return fail
-        x = known.kind === 'duration' ? parseDuration(v) : parseSize(v)
+        if (q && q.unit !== known.unit) return fail
+        x = known.unit === 'duration' ? parseDuration(v) : known.unit === 'size' ? parseSize(v) : parseRate(v)
       } catch (err) {
         return { problem: (err as Error).message }
       }
-      return x > 0 ? { name: withSuffix(key, known.kind), value: x } : fail
+      return x > 0 ? { name: withSuffix(key, known.unit), value: x } : fail
     }
     if (typeof v !== 'number' || !Number.isFinite(v)) return fail
-    if (!(v > 0) || (known.kind === 'fraction' && v > 1)) return fail
+    if (!(v > 0) || (known.unit === 'fraction' && v > 1) || (known.unit === 'count' && !Number.isInteger(v))) return fail
     return { name: key, value: v }
   }
   if (typeof v === 'number' && Number.isFinite(v)) return { name: key, value: v }
@@ -120,24 +106,10 @@ export const paramsSchema = z
   })
 
 /**
- * The rules between parameters, from the seed papers. Each applies when both values are
- * given (a scheme's own defaults satisfy it): HULA's utilization time constant τ is at
- * least twice the probe period; DHLB's probe period is at least twice the flowlet gap.
+ * The rules between parameters that the experiment's schemes declare (HULA's τ ≥ 2 T_p,
+ * DHLB's T_probe ≥ 2δ, ...). Each applies when both values are given; a scheme's own
+ * defaults satisfy it.
  */
 export function paramRules(p: NormalisedParams, schemes: readonly string[]): Array<{ key: string; message: string }> {
-  const problems: Array<{ key: string; message: string }> = []
-  const { utilTauNs: tau, probePeriodNs: probe, flowletGapNs: gap } = p.values
-  if (tau !== undefined && probe !== undefined && tau < 2 * probe) {
-    problems.push({
-      key: p.sourceOf.utilTauNs,
-      message: `HULA's utilization time constant must be at least 2 × probePeriod (seed 002: τ ≥ 2 T_p), got ${formatDuration(tau)} < 2 × ${formatDuration(probe)}`,
-    })
-  }
-  if (schemes.includes('dhlb') && probe !== undefined && gap !== undefined && probe < 2 * gap) {
-    problems.push({
-      key: p.sourceOf.probePeriodNs,
-      message: `DHLB's probe period must be at least 2 × flowletGap (seed 004: T_probe ≥ 2δ), got ${formatDuration(probe)} < 2 × ${formatDuration(gap)}`,
-    })
-  }
-  return problems
+  return paramRuleProblems(p.values, p.sourceOf, schemes)
 }

@@ -1,5 +1,6 @@
 import type { SpecError } from '../../contract/schemas'
-import type { SchemeName, Topology, TransportConfig } from '../../sim/types'
+import { SCHEME_NAMES, type SchemeName } from '../../schemes'
+import type { Topology, TransportConfig } from '../../sim/types'
 
 export interface ParseOptions {
   /** How errors name the experiment file (as the user typed it, or a display name). */
@@ -14,11 +15,8 @@ export interface ParseOptions {
 
 export type ParseResult = { ok: true; spec: ExperimentSpec } | { ok: false; errors: SpecError[] }
 
-/**
- * The schemes an experiment file may name: those the embedded simulator implements
- * (SchemeName in src-main/sim/types.ts). Adding a scheme is this one line.
- */
-export const SCHEMES: readonly SchemeName[] = ['ecmp', 'rps', 'conga', 'conga-prime', 'floodgate', 'hula', 'dhlb']
+/** The schemes an experiment file may name: the scheme registry's (src-main/schemes/registry.ts). */
+export const SCHEMES: readonly SchemeName[] = SCHEME_NAMES
 
 export type TopologyKind = Topology['kind']
 export const TOPOLOGY_KINDS: readonly TopologyKind[] = ['leaf-spine', 'fat-tree', 'three-tier']

@@ -33,7 +33,7 @@ import type { Store } from '../store'
 import { ROLLUP_WIDTHS_NS } from '../store'
 import { RollupState } from './rollup-state'
 import { PointSummaries, type UiPointStats } from './ui-points'
-import type { SeriesDef } from './vocabulary'
+import type { SeriesDef } from '../../model/series'
 
 export interface IngestOptions {
   store: Store

@@ -1,7 +1,7 @@
 // The engine's implementation of StageEnv: views of the built fabric, plus the services a
 // scheme needs (sending, timers, the event log, telemetry series).
 
-import { isUpPort, peer } from '../../topology/query'
+import { isUpPort, peer } from '../../model/topology/query'
 import type { SimContext } from '../engine/context'
 import { KIND_STAGE_TIMER } from '../engine/context'
 import { KIND_PROBE } from '../engine/packets'

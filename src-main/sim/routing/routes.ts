@@ -6,8 +6,8 @@
 // live way on toward the destination ToR (routing has converged over the live links), so
 // no switch sends into a dead end; under 'local' only the dead ports themselves go.
 
-import { distancesTo, peer, shortestNextHops } from '../../topology/query'
-import type { Fabric } from '../../topology/types'
+import { distancesTo, peer, shortestNextHops } from '../../model/topology/query'
+import type { Fabric } from '../../model/topology/types'
 import type { Switch } from '../net/switch'
 import type { SimRoutes } from '../types'
 

@@ -2,7 +2,7 @@
 // ports lead toward which ToR, kept live as links fail and recover); a scheme owns the
 // choice among them and whatever state and messages that choice needs. See README.md.
 
-import type { Fabric } from '../../topology/types'
+import type { Fabric } from '../../model/topology/types'
 import type { SimContext } from '../engine/context'
 import type { Rng } from '../engine/rng'
 import type { Link } from '../net/link'

@@ -5,7 +5,7 @@
 // Host NICs never drop (senders are backpressured, see net/host.ts); switch ports are
 // drop-tail with queuePackets and, under DCTCP, mark ECN at their threshold.
 
-import type { Fabric } from '../../topology/types'
+import type { Fabric } from '../../model/topology/types'
 import type { SimContext } from '../engine/context'
 import { Link } from '../net/link'
 import { Switch } from '../net/switch'

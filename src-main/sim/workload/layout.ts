@@ -1,8 +1,8 @@
 // What a workload needs to know of the fabric: how many hosts, which rack each is on,
 // and the host link rate that load is relative to.
 
-import { destinationGroups, type Destinations } from '../../topology/destinations'
-import type { Fabric } from '../../topology/types'
+import { destinationGroups, type Destinations } from '../../model/topology/destinations'
+import type { Fabric } from '../../model/topology/types'
 
 export class HostLayout {
   readonly hosts: number

@@ -24,10 +24,11 @@
 // Addresses are written as integers (hex) with the dotted form in a comment: bfrt_python
 // takes integers for every field, whatever its version does with strings.
 
-import { ipToInt, macToInt } from '../address'
+import { ipToInt, macToInt } from '../../../model/controlplane/address'
 import { switchOf } from '../compute'
-import { programFor, type P4Iface, type PktgenApp } from '../schemes'
-import type { ControlPlaneState, MatchField, ParamValue, TableEntry } from '../types'
+import type { P4Iface, PktgenApp } from '../../../model/controlplane/module'
+import { programFor } from '../program'
+import type { ControlPlaneState, MatchField, ParamValue, TableEntry } from '../../../model/controlplane/types'
 
 export interface BfrtOptions {
   /** Tofino DEV_PORT of a fabric port (default: the same number, as on tofino-model). */

@@ -20,9 +20,10 @@
 
 import { switchOf } from '../compute'
 import { intCliCommands, intSwitchPlan, type IntPlan } from '../int'
-import { bmv2QueueMapping, type Bmv2QueueOptions } from '../queues'
-import { programFor, type P4Iface } from '../schemes'
-import type { ControlPlaneState, MatchField, ParamValue, TableEntry } from '../types'
+import { bmv2QueueMapping, type Bmv2QueueOptions } from '../../../model/controlplane/queues'
+import type { P4Iface } from '../../../model/controlplane/module'
+import { programFor } from '../program'
+import type { ControlPlaneState, MatchField, ParamValue, TableEntry } from '../../../model/controlplane/types'
 
 export interface CliOptions extends Bmv2QueueOptions {
   /** BMv2 port number of a fabric port (default: the same number). */

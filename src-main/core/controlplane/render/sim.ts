@@ -3,7 +3,7 @@
 // egress ports towards each destination ToR index, and at ToRs the port of each local host.
 
 import type { SimRoutes, SwitchRoutes } from '../../../sim/types'
-import type { ControlPlaneState } from '../types'
+import type { ControlPlaneState } from '../../../model/controlplane/types'
 
 export function renderSimRoutes(state: ControlPlaneState): SimRoutes {
   const switches: Record<number, SwitchRoutes> = {}

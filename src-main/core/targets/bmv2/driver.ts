@@ -21,7 +21,7 @@
 //             verify that nothing with its prefix is left; a leftover is an error in the log.
 import { join } from 'node:path'
 import { Bmv2Settings } from '../../../contract/schemas'
-import { buildFabric, type FabricSpec } from '../../../topology'
+import { buildFabric, type FabricSpec } from '../../../model/topology'
 import {
   bmv2QueueMapping,
   cliCommandLines,

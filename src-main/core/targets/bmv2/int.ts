@@ -17,7 +17,7 @@
 import { IntCollector, type IntSampleSink } from '../../int/collector'
 import { reportToJson, type IndividualReport, type TelemetryReportPacket } from '../../int/decode'
 import type { RemoteProcesses } from '../../ssh'
-import type { SeriesDef } from '../../telemetry/vocabulary'
+import type { SeriesDef } from '../../../model/series'
 import { agentRelayArgv, type AgentLocation } from '../agent'
 import { CancelledError, type RunTestbedHost, type TargetFacts, type TargetMessage } from '../driver'
 import { completeLines, parseRelayLine, type RelaySummary } from '../relay-output'

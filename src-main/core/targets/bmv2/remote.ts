@@ -4,7 +4,7 @@
 // Every remote command line is built from an argv by cmd()/q() or is a constant script
 // taking its data as positional parameters (shScript).
 import { randomBytes } from 'node:crypto'
-import { buildFabric, destinationRule } from '../../../topology'
+import { buildFabric, destinationRule } from '../../../model/topology'
 import type { SecretStore } from '../../secrets'
 import type { ExperimentSpec } from '../../spec'
 import { RemoteProcesses, SshPool, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'

@@ -19,7 +19,7 @@ import {
 } from '../driver'
 import { simConfigFor } from './config'
 import { computeControlPlane, renderSimRoutes } from '../../controlplane'
-import { buildFabric } from '../../../topology'
+import { buildFabric } from '../../../model/topology'
 import type { FromWorker, ToWorker } from './protocol'
 
 const WORKER_FILE = 'sim-worker.js'

@@ -1,6 +1,6 @@
 // Runs one simulation off the main thread, so the UI bridge and the store stay responsive.
 import { parentPort } from 'node:worker_threads'
-import { runSim } from '../../../sim'
+import { runSim } from '../../../schemes'
 import { TELEMETRY_IN_FLIGHT, type FromWorker, type ToWorker } from './protocol'
 
 const port = parentPort

@@ -22,7 +22,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TofinoSettings } from '../../../contract/schemas'
-import { buildFabric, type FabricSpec } from '../../../topology'
+import { buildFabric, type FabricSpec } from '../../../model/topology'
 import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState } from '../../controlplane'
 import { P4Builder, SshRunner, readVariant, schemeParams, type BuildResult } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'

@@ -1,0 +1,62 @@
+// What a load-balancing scheme declares about itself, in data every layer can read: its name,
+// what it is, the paper it comes from, its parameters (unit, default, doc and check in one
+// declaration), the telemetry series it emits, the switch tables the UI shows, its P4 programs
+// and its probes. The simulator stage and the control-plane module, which are code, join this
+// in the scheme's folder (src-main/schemes/<name>/index.ts).
+
+import type { SeriesKindDef } from './series'
+
+/** How a parameter is written in `params:` and what it is passed as (base units). */
+export type ParamUnit = 'duration' | 'size' | 'rate' | 'number' | 'fraction' | 'count' | 'flag'
+
+/** The suffix a parameter's name takes once normalised to its base unit (flowletGap → flowletGapNs). */
+export const UNIT_SUFFIX: Readonly<Partial<Record<ParamUnit, string>>> = { duration: 'Ns', size: 'Bytes', rate: 'Bps' }
+
+export interface ParamDecl {
+  unit: ParamUnit
+  /** In base units (ns, bytes, bit/s; 1/0 for a flag). Absent: the stage derives it (doc says how). */
+  default?: number
+  doc: string
+}
+
+/** The name a parameter is passed under: `key` plus its unit's suffix, unless it already ends in it. */
+export function paramName(key: string, unit: ParamUnit): string {
+  const suffix = UNIT_SUFFIX[unit]
+  return suffix === undefined || key.endsWith(suffix) ? key : key + suffix
+}
+
+/** A rule between parameters; `values` are normalised (flowletGapNs, ...), `sourceOf` maps them back to the keys written. */
+export type ParamRule = (values: Readonly<Record<string, number>>, sourceOf: Readonly<Record<string, string>>) => Array<{ key: string; message: string }>
+
+export interface PaperRef {
+  title: string
+  /** Absent where the paper's own copy does not give one. */
+  venue?: string
+}
+
+/**
+ * A switch table the UI shows for this scheme, built from its series at the cursor:
+ * `per-destination` puts one row per value of `rowKey` with a column per kind;
+ * `matrix` lays one kind out as rows × columns of two entity keys (the least value marked).
+ */
+export type SwitchTableSpec =
+  | { layout: 'per-destination'; title: string; switchKey: string; rowKey: string; columns: Array<{ kind: string; label: string; format: 'port' | 'ratio' | 'level' | 'bytes' | 'packets' | 'number' }> }
+  | { layout: 'matrix'; title: string; kind: string; switchKey: string; rowKey: string; colKey: string; lowIsBest: boolean }
+
+export interface SchemeInfo {
+  /** The name experiment files use. */
+  readonly name: string
+  /** How the UI and docs write it (CONGA′). */
+  readonly label: string
+  readonly summary: string
+  readonly paper?: PaperRef
+  readonly params: Readonly<Record<string, ParamDecl>>
+  readonly rules?: readonly ParamRule[]
+  /** Series kinds only this scheme emits (the shared vocabulary is in series.ts). */
+  readonly series?: Readonly<Record<string, SeriesKindDef>>
+  readonly tables?: readonly SwitchTableSpec[]
+  /** The program name of its P4 programs (p4/<program>/{v1model,tna}/<program>.p4), when it has any. */
+  readonly p4Program?: string
+  /** The probe or credit frame it sends, in words (ethertype, fields), when it has one. */
+  readonly probes?: string
+}

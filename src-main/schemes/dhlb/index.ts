@@ -1,0 +1,27 @@
+import { utilTauRule } from '../shared/rules'
+import { defineScheme } from '../types'
+import { dhlb as controlPlane } from './controlplane'
+import { DHLB_PARAMS } from './params'
+import { DHLB_SERIES } from './series'
+import { DhlbStage } from './stage'
+
+export const dhlb = defineScheme({
+  name: 'dhlb',
+  label: 'DHLB',
+  summary: 'INT probes fill a load-degree table per destination; flowlets split over next hops in proportion to their degrees, with a probe period that adapts to the load',
+  paper: { title: 'DHLB: a distributed hop-by-hop load balancing architecture based on in-band network telemetry' },
+  params: DHLB_PARAMS,
+  rules: [
+    (v, src) =>
+      v.probePeriodNs !== undefined && v.flowletGapNs !== undefined && v.probePeriodNs < 2 * v.flowletGapNs
+        ? [{ key: src.probePeriodNs, message: `DHLB's probe period must be at least 2 × flowletGap (T_probe ≥ 2δ), got ${v.probePeriodNs} ns < 2 × ${v.flowletGapNs} ns` }]
+        : [],
+    utilTauRule,
+  ],
+  series: DHLB_SERIES,
+  tables: [{ layout: 'matrix', title: 'Load information', kind: 'dhlb.loadDegree', switchKey: 'switch', rowKey: 'dstTor', colKey: 'port', lowIsBest: false }],
+  p4Program: 'dhlb',
+  probes: 'ethertype 0x2347: origin ToR, hop count and one INT hop record (switch, port, load degree) per hop',
+  stage: (env) => new DhlbStage(env),
+  controlPlane,
+})

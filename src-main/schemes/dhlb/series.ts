@@ -1,0 +1,7 @@
+import type { SeriesKindDef } from '../../model/series'
+
+export const DHLB_SERIES = {
+  'dhlb.loadDegree': { entity: ['switch', 'dstTor', 'port'], units: ['degree'], what: 'load-information table: degree of the path via a port toward a ToR' },
+  'dhlb.probePeriod': { entity: [], units: ['ns'], what: 'the adaptive probe period' },
+  'dhlb.meanLoad': { entity: [], units: ['ratio'], what: 'mean fabric load the probe period adapts to' },
+} as const satisfies Record<string, SeriesKindDef>

@@ -1,0 +1,30 @@
+import { defineScheme } from '../types'
+import { floodgate as controlPlane } from './controlplane'
+import { FLOODGATE_PARAMS } from './params'
+import { FLOODGATE_SERIES } from './series'
+import { FloodgateStage } from './stage'
+
+export const floodgate = defineScheme({
+  name: 'floodgate',
+  label: 'Floodgate',
+  summary: 'a per-destination window at every switch, refilled by credits from the next hop, holds incast traffic in VOQs before it reaches the last hop',
+  paper: { title: 'Floodgate: Taming Incast in Datacenter Networks', venue: 'ACM CoNEXT 2021' },
+  params: FLOODGATE_PARAMS,
+  series: FLOODGATE_SERIES,
+  tables: [
+    {
+      layout: 'per-destination',
+      title: 'Windows',
+      switchKey: 'switch',
+      rowKey: 'dst',
+      columns: [
+        { kind: 'floodgate.window', label: 'window', format: 'bytes' },
+        { kind: 'floodgate.voq', label: 'VOQ', format: 'packets' },
+      ],
+    },
+  ],
+  p4Program: 'floodgate',
+  probes: 'ethertype 0x2348: a credit frame (destination, bytes) sent upstream every credit interval or creditBytes',
+  stage: (env) => new FloodgateStage(env),
+  controlPlane,
+})

@@ -1,0 +1,7 @@
+import type { ParamRule } from '../../model/scheme'
+
+/** HULA's estimator (and DHLB's, which reuses it) needs τ ≥ 2 T_p to smooth over at least two probes. */
+export const utilTauRule: ParamRule = (v, src) =>
+  v.utilTauNs !== undefined && v.probePeriodNs !== undefined && v.utilTauNs < 2 * v.probePeriodNs
+    ? [{ key: src.utilTauNs, message: `the utilization time constant must be at least 2 × probePeriod (τ ≥ 2 T_p), got ${v.utilTauNs} ns < 2 × ${v.probePeriodNs} ns` }]
+    : []
