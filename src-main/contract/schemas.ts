@@ -81,13 +81,16 @@ export const Run = z.object({
 })
 export type Run = z.infer<typeof Run>
 
-/** One telemetry series: a kind from the series vocabulary, the entity it measures, its unit. */
-export const SeriesDef = z.object({
-  id: z.number().int(),
+/** A telemetry series: a kind from the series vocabulary, the entity it measures, its unit. */
+export const SeriesSpec = z.object({
   kind: z.string(),
   entity: z.record(z.string(), z.union([z.string(), z.number()])),
   unit: z.string(),
 })
+export type SeriesSpec = z.infer<typeof SeriesSpec>
+
+/** A stored series: its spec and the id the store gave it. */
+export const SeriesDef = SeriesSpec.extend({ id: z.number().int() })
 export type SeriesDef = z.infer<typeof SeriesDef>
 
 /**

@@ -50,11 +50,8 @@ export const SERIES_KINDS = {
   'int.e2eDelay': { entity: ['src', 'dst'], units: ['ns'], what: 'end-to-end delay per flow: sum of hop latencies of a report' },
 } as const satisfies Record<string, SeriesKindDef>
 
-export interface SeriesDef {
-  kind: string
-  entity: Record<string, string | number>
-  unit: string
-}
+/** A series before the store gives it an id (the contract's SeriesSpec). */
+export type { SeriesSpec as SeriesDef } from '../contract/schemas'
 
 /** `kind{k=v,...}`, the way logs and the CLI name a series. */
 export function seriesName(d: { kind: string; entity: Record<string, string | number> }): string {

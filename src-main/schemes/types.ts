@@ -1,13 +1,27 @@
 // A scheme's descriptor: the data every layer reads (model/scheme.ts) plus the two pieces that
 // are code, its simulator stage and its control-plane module.
 
-import type { SchemeModule } from '../model/controlplane/module'
+import type { SeriesSpec } from '../contract/schemas'
+import type { P4Iface, SchemeModule } from '../model/controlplane/module'
+import type { ControlPlaneState, SwitchState } from '../model/controlplane/types'
 import type { SchemeInfo } from '../model/scheme'
 import type { StageFactory } from '../sim/routing/stage'
+
+/** A register cell of the scheme's program that the pollers read, and the series it feeds. */
+export interface PolledCell {
+  /** The register's P4 name (control-qualified, from the program's names). */
+  register: string
+  index: number
+  def: SeriesSpec
+  /** The series value from the cell's raw value. */
+  value: (raw: number) => number
+}
 
 export interface SchemeDescriptor extends SchemeInfo {
   readonly stage: StageFactory
   readonly controlPlane: SchemeModule
+  /** What the pollers read from a switch running the scheme's program (besides every program's port counters). */
+  readonly poll?: (sw: SwitchState, state: ControlPlaneState, iface: P4Iface) => PolledCell[]
 }
 
 /** Checks a descriptor's shape and keeps its literal types (series kinds, parameter names). */

@@ -3,6 +3,7 @@
 // Units: bits per second, bytes, and nanoseconds at the boundary (the engine itself
 // keeps integer picoseconds).
 
+import type { SeriesDef } from '../model/series'
 import type { Destinations } from '../model/topology/destinations'
 import type { FabricSpec, FatTreeSpec, LeafSpineSpec, ThreeTierSpec } from '../model/topology/types'
 
@@ -199,26 +200,11 @@ export interface SimConfig {
   maxSimTimeNs: number
 }
 
-export type SimSeriesKind =
-  | 'link.util'
-  | 'queue.depth'
-  | 'queue.maxDepth'
-  | 'drops'
-  | 'ecn.marks'
-  | 'tcp.retransmits'
-  | 'tcp.dctcpAlpha'
-
 /**
- * A series the run will emit, in the telemetry vocabulary of DESIGN §6. Port series have
- * entity {switch, port}; fabric-wide ones {}; schemes add their own kinds and entities
- * (e.g. hula.bestHop {switch, dstTor}).
+ * A series the run will emit, in the telemetry vocabulary (model/series.ts and each scheme's
+ * own kinds). Port series have entity {switch, port}; fabric-wide ones {}.
  */
-export interface SimSeriesDef {
-  kind: SimSeriesKind | (string & {})
-  entity: Record<string, string | number>
-  /** 'ratio' (0..1), 'packets' (a count of packets at an instant), 'count' (events per interval), 'port', ... */
-  unit: string
-}
+export type SimSeriesDef = SeriesDef
 
 export interface SimHooks {
   /** Called once, before the first telemetry call. */

@@ -5,10 +5,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { parseExperiment } from '../../src-main/core/spec'
-import { probeReplication } from '../../src-main/core/controlplane'
+import { probeEgress, probeReplication } from '../../src-main/model/controlplane/replication'
 import { type SimConfig } from '../../src-main/sim'
 import { runSim } from '../../src-main/schemes'
-import { probeEgress } from '../../src-main/schemes/shared/probes'
 import { buildFabric, nodeByName } from '../../src-main/model/topology'
 import type { Fabric } from '../../src-main/model/topology/types'
 import { config, FAT_TREE, meanFct, THREE_TIER, topo, webSearch } from './helpers'
@@ -29,7 +28,7 @@ describe('probe replication', () => {
       const plan = probeReplication(f, node, 'hula')
       for (const r of plan.perPort) {
         const cp = r.group === 0 ? [] : plan.groups.find((g) => g.id === r.group)!.ports
-        expect(probeEgress(f, node, r.ingressPort), `${f.nodes[node].name} port ${r.ingressPort}`).toEqual(cp)
+        expect(probeEgress(f, node, r.ingressPort).ports, `${f.nodes[node].name} port ${r.ingressPort}`).toEqual(cp)
       }
     }
   })

@@ -50,11 +50,9 @@ export interface RunContext {
 /** Tools and versions found on a target, recorded with each run. */
 export type TargetFacts = Record<string, string | number | boolean>
 
-export interface SeriesSpec {
-  kind: string
-  entity: Record<string, string | number>
-  unit: string
-}
+import type { SeriesSpec } from '../../contract/schemas'
+
+export type { SeriesSpec }
 
 /**
  * What a target streams while traffic runs. Telemetry values are series-major over the first

@@ -1,11 +1,11 @@
 // Probe replication rules, as multicast groups keyed by ingress port.
 //
-// HULA (seed 002, PARAMETERS.md): a ToR sends its probe up; an aggregation switch that gets
+// HULA: a ToR sends its probe up; an aggregation switch that gets
 // it from a ToR sends it to its other ToRs and to all spines; a spine sends it to the other
 // aggregation switches (of other pods); an aggregation switch that gets it from a spine
 // sends it only down. A ToR consumes probes that come down.
 //
-// DHLB (seed 004): ToRs send up to their leaves (our aggregation switches); a leaf that gets
+// DHLB: ToRs send up to their leaves (our aggregation switches); a leaf that gets
 // it from a spine sends it down to its ToRs, from a ToR to every port but the ingress one; a
 // spine sends it to all other leaves. In DHLB's own fabric (a fat-tree) a spine reaches one
 // leaf per pod, so "all other leaves" are the other pods' leaves, which is what we render
@@ -26,34 +26,40 @@ export interface ReplicationPlan {
   perPort: ProbeReplication[]
 }
 
+/**
+ * Where a probe that arrives at `node` on `port` goes under the rule: the egress ports (empty:
+ * consumed) and the rule in words. The simulator's probe forwarding and the rendered multicast
+ * groups both come from here.
+ */
+export function probeEgress(f: Fabric, node: number, port: number, rule: ProbeRule = 'hula', spineScope: SpineScope = 'other-pods'): { ports: number[]; rule: string } {
+  const n = f.nodes[node]
+  const all = Array.from({ length: n.ports.length }, (_, p) => p)
+  const isHostPort = (p: number): boolean => f.nodes[peer(f, node, p).node].role === 'host'
+  const R = rule.toUpperCase()
+  if (n.role === 'tor') {
+    if (isHostPort(port)) return { ports: all.filter((p) => isUpPort(f, node, p)), rule: `${R}: a ToR sends its own probe up` }
+    return { ports: [], rule: `${R}: a ToR consumes a probe from above` }
+  }
+  if (n.role === 'agg') {
+    if (isUpPort(f, node, port)) return { ports: all.filter((p) => !isUpPort(f, node, p) && !isHostPort(p)), rule: `${R}: from a spine, only down to the ToRs` }
+    return { ports: all.filter((q) => q !== port), rule: `${R}: from a ToR, to the other ToRs and every spine` }
+  }
+  // Spine (or core). In a leaf-spine its down ports lead to the leaves (ToRs).
+  const inPod = f.nodes[peer(f, node, port).node].pod
+  if (spineScope === 'all-others' || inPod < 0) {
+    return { ports: all.filter((q) => q !== port), rule: `${R}: a spine sends to every other leaf` }
+  }
+  return {
+    ports: all.filter((q) => q !== port && f.nodes[peer(f, node, q).node].pod !== inPod),
+    rule: `${R}: a spine sends to the aggregation switches of the other pods`,
+  }
+}
+
 /** The replication of one switch: groups (deduplicated by port set) and the group per ingress port. */
 export function probeReplication(f: Fabric, node: number, rule: ProbeRule, spineScope: SpineScope = 'other-pods'): ReplicationPlan {
-  const n = f.nodes[node]
-  const nPorts = n.ports.length
-  const all = Array.from({ length: nPorts }, (_, p) => p)
-  const isHostPort = (p: number): boolean => f.nodes[peer(f, node, p).node].role === 'host'
-  const up = all.filter((p) => isUpPort(f, node, p))
-  const down = all.filter((p) => !isUpPort(f, node, p) && !isHostPort(p))
+  const all = Array.from({ length: f.nodes[node].ports.length }, (_, p) => p)
   const R = rule.toUpperCase()
-  const decide = (p: number): { ports: number[]; rule: string } => {
-    if (n.role === 'tor') {
-      if (isHostPort(p)) return { ports: up, rule: `${R}: a ToR sends its own probe up` }
-      return { ports: [], rule: `${R}: a ToR consumes a probe from above` }
-    }
-    if (n.role === 'agg') {
-      if (isUpPort(f, node, p)) return { ports: down, rule: `${R}: from a spine, only down to the ToRs` }
-      return { ports: all.filter((q) => q !== p), rule: `${R}: from a ToR, to the other ToRs and every spine` }
-    }
-    // Spine (or core). In a leaf-spine its down ports lead to the leaves (ToRs).
-    const inPod = f.nodes[peer(f, node, p).node].pod
-    if (spineScope === 'all-others' || inPod < 0) {
-      return { ports: all.filter((q) => q !== p), rule: `${R}: a spine sends to every other leaf` }
-    }
-    return {
-      ports: all.filter((q) => q !== p && f.nodes[peer(f, node, q).node].pod !== inPod),
-      rule: `${R}: a spine sends to the aggregation switches of the other pods`,
-    }
-  }
+  const decide = (p: number): { ports: number[]; rule: string } => probeEgress(f, node, p, rule, spineScope)
   const groups: McastGroup[] = []
   const perPort: ProbeReplication[] = []
   for (const p of all) {

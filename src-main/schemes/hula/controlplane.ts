@@ -72,6 +72,8 @@ export const hula: SchemeModule = {
       {
         probeGroup: 'Ingress.probeGroup',
         setProbeGroup: 'Ingress.setProbeGroup',
+        bestHop: 'Ingress.bestHop',
+        pathUtil: 'Ingress.pathUtil',
         ...(target === 'tofino' ? { probeSource: 'Ingress.probeSource', originateProbe: 'Ingress.originateProbe' } : {}),
       },
       { setProbeGroup: ['group'], ...(target === 'tofino' ? { originateProbe: ['torId', 'group'] } : {}) },

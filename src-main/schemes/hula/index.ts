@@ -1,3 +1,4 @@
+import { n } from '../../model/controlplane/module'
 import { utilTauRule } from '../shared/rules'
 import { defineScheme } from '../types'
 import { hula as controlPlane } from './controlplane'
@@ -29,4 +30,12 @@ export const hula = defineScheme({
   probes: 'ethertype 0x2345: origin ToR id and the path utilization (8 bits), sent up by each ToR every probe period and replicated by the switches',
   stage: (env) => new HulaStage(env),
   controlPlane,
+  // bestHop holds the port with a valid bit (0x8000) once a probe has set it.
+  poll: (sw, state, iface) =>
+    state.tors
+      .filter((t) => t.name !== sw.name)
+      .flatMap((t) => [
+        { register: n(iface, 'bestHop'), index: t.index, def: { kind: 'hula.bestHop', entity: { switch: sw.name, dstTor: t.name }, unit: 'port' }, value: (v: number) => (v & 0x8000 ? v & 0x1ff : -1) },
+        { register: n(iface, 'pathUtil'), index: t.index, def: { kind: 'hula.pathUtil', entity: { switch: sw.name, dstTor: t.name }, unit: 'level' }, value: (v: number) => v },
+      ]),
 })

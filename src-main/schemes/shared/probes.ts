@@ -1,7 +1,6 @@
-// What HULA and DHLB share: the per-port utilization estimator, the probe replication rule
-// (the control plane's, core/controlplane/replication.ts, computed again here because the
-// simulator may import only the topology; test/sim/hula.test.ts holds the two equal), the
-// probe packet itself, and the fabric-wide probe telemetry.
+// What HULA and DHLB share in the simulator: the per-port utilization estimator, the probe
+// replication rule as port lists (the control plane's, model/controlplane/replication.ts),
+// the probe packet itself, and the fabric-wide probe telemetry.
 //
 // Probe header fields (pkts.hdr0..hdr3, see each scheme's file for hdr1):
 //   hdr0  origin ToR index (HULA's torID, DHLB's originTor)
@@ -9,8 +8,8 @@
 //   hdr2  round: the origin's probe sequence number, one per probe period
 //   hdr3  hops taken so far (DHLB's hopCount; HULA ignores it)
 
-import { isUpPort, peer } from '../../model/topology/query'
-import type { Fabric } from '../../model/topology/types'
+import { probeEgress } from '../../model/controlplane/replication'
+import { isUpPort } from '../../model/topology/query'
 import { KIND_PROBE, type PacketPool } from '../../sim/engine/packets'
 import type { StageEnv } from '../../sim/routing/stage'
 
@@ -77,7 +76,7 @@ export class ProbeReplication {
       for (let p = 0; p < f.nodes[node].ports.length; p++) {
         const g = env.portBase[s] + p
         off[g] = list.length
-        for (const q of probeEgress(f, node, p)) list.push(q)
+        for (const q of probeEgress(f, node, p).ports) list.push(q)
       }
     }
     off[P] = list.length
@@ -94,27 +93,6 @@ export class ProbeReplication {
     this.originOff = originOff
     this.origin = Int32Array.from(origin)
   }
-}
-
-/**
- * The egress ports of a probe that arrives at `node` on `port`: seed 002's rule (a ToR
- * consumes what comes down; an aggregation switch sends what comes from a ToR to every other
- * port and what comes from a spine only down; a spine sends to the aggregation switches of the
- * other pods, or in a leaf-spine to every other leaf). The same as the control plane's
- * probeReplication(f, node, rule, 'other-pods') for both HULA and DHLB.
- */
-export function probeEgress(f: Fabric, node: number, port: number): number[] {
-  const n = f.nodes[node]
-  const all = n.ports.map((_, p) => p)
-  const isHost = (p: number): boolean => f.nodes[peer(f, node, p).node].role === 'host'
-  if (n.role === 'tor') return isHost(port) ? all.filter((q) => isUpPort(f, node, q)) : []
-  if (n.role === 'agg') {
-    if (isUpPort(f, node, port)) return all.filter((q) => !isUpPort(f, node, q) && !isHost(q))
-    return all.filter((q) => q !== port)
-  }
-  const inPod = f.nodes[peer(f, node, port).node].pod
-  if (inPod < 0) return all.filter((q) => q !== port)
-  return all.filter((q) => q !== port && f.nodes[peer(f, node, q).node].pod !== inPod)
 }
 
 /** A fresh probe packet from origin ToR t with metric m, round r, after `hops` hops. */

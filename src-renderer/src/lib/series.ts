@@ -1,13 +1,11 @@
 // Telemetry buffers and the derived lines the charts draw. Plain classes over typed arrays,
 // deliberately outside Vue reactivity: a run streams hundreds of thousands of samples.
-// No DOM and no contract import, so they are tested in node.
+// No DOM, so they are tested in node.
 
-/** The parts of a contract SeriesDef this module needs. */
-export interface SeriesDefLike {
-  kind: string
-  entity: Record<string, string | number>
-  unit: string
-}
+import type { SeriesSpec } from '@contract/schemas'
+
+/** The parts of a contract SeriesDef this module needs: its spec. */
+export type SeriesDefLike = SeriesSpec
 
 export interface BatchLike {
   t: readonly number[]

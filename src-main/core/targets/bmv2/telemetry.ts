@@ -5,11 +5,13 @@
 // messages are handed on between the rounds; at the end it is stopped, read to the end, and its
 // counts recorded (recordInt).
 //
-//   series    link.util per switch port (Egress.portTx bytes over the scaled link rate), and for
-//             HULA hula.bestHop / hula.pathUtil per switch and other ToR (Ingress registers)
+//   series    link.util per switch port (Egress.portTx bytes over the scaled link rate), and what
+//             the scheme's descriptor says its program's registers hold (poll; HULA: hula.bestHop
+//             and hula.pathUtil per switch and other ToR)
 //   times     poll frames from the clients' start on this machine's clock; INT samples from
 //             their start on the switch host's clock (IntRelay.attach)
 import type { Bmv2QueueMapping, ControlPlaneState } from '../../controlplane'
+import { schemeOf } from '../../../schemes'
 import type { RunTestbedHost, SeriesSpec, TargetFacts, TargetMessage } from '../driver'
 import type { IntRelay } from './int'
 import type { NetnsPlan } from './netns'
@@ -36,10 +38,12 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
   const reads = new Map<string, PollRead[]>()
   const defs: SeriesSpec[] = []
   const value: SeriesValue[] = []
-  const hula = scheme === 'hula'
+  const d = schemeOf(scheme)
+  const iface = d.controlPlane.iface('bmv2')
   for (const sw of state.switches) {
     const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
-    if (hula) swReads.push({ kind: 'register', name: 'Ingress.bestHop' }, { kind: 'register', name: 'Ingress.pathUtil' })
+    const polled = d.poll?.(sw, state, iface) ?? []
+    for (const register of new Set(polled.map((c) => c.register))) swReads.push({ kind: 'register', name: register })
     reads.set(sw.name, swReads)
     for (const p of sw.ports) {
       const scaled = mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * mapping.scale
@@ -52,18 +56,13 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
         return ((now - before) * 8) / (dtS * scaled)
       })
     }
-    if (hula) {
-      for (const tor of state.tors) {
-        if (tor.name === sw.name) continue
-        const entity = { switch: sw.name, dstTor: tor.name }
-        defs.push({ kind: 'hula.bestHop', entity, unit: 'port' })
-        value.push((r) => {
-          const v = r.get(sw.name)?.get(pollKey('Ingress.bestHop', tor.index))
-          return v === undefined ? NaN : v & 0x8000 ? v & 0x1ff : -1
-        })
-        defs.push({ kind: 'hula.pathUtil', entity: { ...entity }, unit: 'level' })
-        value.push((r) => r.get(sw.name)?.get(pollKey('Ingress.pathUtil', tor.index)) ?? NaN)
-      }
+    for (const c of polled) {
+      defs.push(c.def)
+      const key = pollKey(c.register, c.index)
+      value.push((round) => {
+        const v = round.get(sw.name)?.get(key)
+        return v === undefined ? NaN : c.value(v)
+      })
     }
   }
   return { defs, value, reads }
