@@ -5,8 +5,8 @@
 // messages are handed on between the rounds; at the end it is stopped, read to the end, and its
 // counts recorded (recordInt).
 //
-//   series    link.util per switch port (Egress.portTx bytes over the scaled link rate), and for
-//             HULA hula.bestHop / hula.pathUtil per switch and other ToR (Ingress registers)
+//   series    link.util per switch port (MyEgress.portTx bytes over the scaled link rate), and for
+//             HULA hula.bestHop / hula.pathUtil per switch and other ToR (MyIngress registers)
 //   times     poll frames from the clients' start on this machine's clock; INT samples from
 //             their start on the switch host's clock (IntRelay.attach)
 import type { Bmv2QueueMapping, ControlPlaneState } from '../../controlplane'
@@ -38,13 +38,13 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
   const value: SeriesValue[] = []
   const hula = scheme === 'hula'
   for (const sw of state.switches) {
-    const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
-    if (hula) swReads.push({ kind: 'register', name: 'Ingress.bestHop' }, { kind: 'register', name: 'Ingress.pathUtil' })
+    const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'MyEgress.portTx', index: p.port }))
+    if (hula) swReads.push({ kind: 'register', name: 'MyIngress.bestHop' }, { kind: 'register', name: 'MyIngress.pathUtil' })
     reads.set(sw.name, swReads)
     for (const p of sw.ports) {
       const scaled = mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * mapping.scale
       defs.push({ kind: 'link.util', entity: { switch: sw.name, port: p.port }, unit: 'ratio' })
-      const key = pollKey('Egress.portTx', p.port)
+      const key = pollKey('MyEgress.portTx', p.port)
       value.push((r, prev, dtS) => {
         const now = r.get(sw.name)?.get(key)
         const before = prev?.get(sw.name)?.get(key)
@@ -58,11 +58,11 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
         const entity = { switch: sw.name, dstTor: tor.name }
         defs.push({ kind: 'hula.bestHop', entity, unit: 'port' })
         value.push((r) => {
-          const v = r.get(sw.name)?.get(pollKey('Ingress.bestHop', tor.index))
+          const v = r.get(sw.name)?.get(pollKey('MyIngress.bestHop', tor.index))
           return v === undefined ? NaN : v & 0x8000 ? v & 0x1ff : -1
         })
         defs.push({ kind: 'hula.pathUtil', entity: { ...entity }, unit: 'level' })
-        value.push((r) => r.get(sw.name)?.get(pollKey('Ingress.pathUtil', tor.index)) ?? NaN)
+        value.push((r) => r.get(sw.name)?.get(pollKey('MyIngress.pathUtil', tor.index)) ?? NaN)
       }
     }
   }
