@@ -3,11 +3,23 @@
 #ifndef _P4LAB_HEADERS_P4_
 #define _P4LAB_HEADERS_P4_
 
+// p4c warns about every constant a program never uses ([--Wwarn=unused]), so the scheme's own
+// protocol numbers are declared only for the program that #defines the matching name before
+// including this file: P4LAB_HULA, P4LAB_CONGA, P4LAB_DHLB, P4LAB_FLOODGATE. The header types
+// are declared for every program (p4c does not warn about unused types).
 const bit<16> TYPE_IPV4   = 0x0800;
+#ifdef P4LAB_HULA
 const bit<16> TYPE_HULA   = 0x2345;  // HULA probe: ethernet / hula_t
+#endif
+#ifdef P4LAB_CONGA
 const bit<16> TYPE_CONGA  = 0x2346;  // CONGA overlay: ethernet / conga_t / ipv4
+#endif
+#ifdef P4LAB_DHLB
 const bit<16> TYPE_DHLB   = 0x2347;  // DHLB probe: ethernet / dhlb_t / dhlb_hop_t x hopCount
+#endif
+#ifdef P4LAB_FLOODGATE
 const bit<16> TYPE_CREDIT = 0x2348;  // Floodgate credit: ethernet / credit_t
+#endif
 const bit<8>  PROTO_TCP   = 6;
 const bit<8>  PROTO_UDP   = 17;
 
@@ -89,7 +101,9 @@ header dhlb_hop_t {
     bit<8>  loadDegree;
 }
 
+#ifdef P4LAB_DHLB
 const bit<8> DHLB_MAX_HOPS = 4;
+#endif
 
 // Floodgate credit (6 bytes): the downstream switch returns `bytes` of window
 // for destination ToR dstTor to the upstream switch.

@@ -16,7 +16,7 @@
 //
 // 118 bytes in all. BMv2 timestamps are microseconds; the report carries them × 1000 (ns).
 // `p4lab int listen --port N` decodes these reports. Types and constants only; the tables and
-// actions are in int_egress.p4, included inside each program's Egress control.
+// actions are in int_egress.p4, included inside each program's MyEgress control.
 #ifndef _P4LAB_INT_P4_
 #define _P4LAB_INT_P4_
 

@@ -1,5 +1,5 @@
 // INT option (-DP4LAB_INT): the tables, actions and register of the postcard reports, included
-// inside a v1model program's Egress control. Expects: hdr.intReport (int_report_headers_t),
+// inside a v1model program's MyEgress control. Expects: hdr.intReport (int_report_headers_t),
 // hdr.ethernet, hdr.ipv4, the P4LAB_INT_METADATA fields in meta, standard_metadata. See int.p4.
 //
 //   intWatch  (egress_port exact)  intPostcard(session: 32) | NoAction   which packets report, and

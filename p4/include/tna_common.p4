@@ -6,6 +6,11 @@
 #ifndef _P4LAB_TNA_COMMON_P4_
 #define _P4LAB_TNA_COMMON_P4_
 
+// Constants are declared only for the programs that use them (p4c warns about unused ones): a
+// program #defines P4LAB_TNA_PKTGEN (it parses generated packets) and P4LAB_TNA_PROBE_PASSES
+// (its probes take two passes) before including this file.
+
+#ifdef P4LAB_TNA_PKTGEN
 // The packet generator's ports on Tofino 1 are 68..71 of each pipe (dev port bits 6:0), so
 // the parser matches 68 under a mask that ignores the pipe bits and the two low bits.
 const PortId_t PKTGEN_PORT      = 68;
@@ -15,7 +20,9 @@ const PortId_t PKTGEN_PORT_MASK = 0x07C;
 // configured offset. p4lab's buffers hold a whole probe frame minus its first 6 bytes: the
 // 8 bytes that end an Ethernet header (ignored), then the probe header, then padding.
 const bit<32> PKTGEN_SKIP_BITS = 64;
+#endif
 
+#ifdef P4LAB_TNA_PROBE_PASSES
 // Probes that need the utilization of the link they arrived on are resubmitted once: the
 // first pass reads the link's register (placed after the forwarding decision, because data
 // packets update it by egress port), the second pass updates the per-destination state
@@ -30,6 +37,7 @@ const bit<3> KIND_PROBE_MEASURE = 1;  // probe, first pass
 const bit<3> KIND_PROBE_UPDATE  = 2;  // probe, second pass (resubmitted)
 const bit<3> KIND_DATA          = 3;  // IPv4 to a local host
 const bit<3> KIND_DATA_TOR      = 4;  // IPv4 to a remote ToR
+#endif
 
 // Resubmit data: exactly 64 bits on Tofino 1.
 header probe_pass_t {

@@ -4,18 +4,11 @@
 // `ig_intr_md`, and transitions to two states the program defines: parse_pktgen (a packet
 // from the generator) and parse_ethernet.
 //
-// start: the intrinsic metadata; a resubmitted probe (second pass) carries its 64-bit
-// resubmit data (probe_pass_t) where other packets carry the port metadata.
+// The program's own start state extracts the intrinsic metadata, sets every field of its
+// metadata (which differ per program), and goes to parse_resubmit when resubmit_flag is 1 (a
+// probe's second pass carries its 64-bit probe_pass_t where other packets carry the port
+// metadata) and to parse_port_metadata otherwise.
 
-    state start {
-        pkt.extract(ig_intr_md);
-        meta.l4Src = 0;
-        meta.l4Dst = 0;
-        transition select(ig_intr_md.resubmit_flag) {
-            1: parse_resubmit;
-            default: parse_port_metadata;
-        }
-    }
     state parse_resubmit {
         pkt.extract(meta.pass);
         transition parse_ethernet;

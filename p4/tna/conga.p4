@@ -9,7 +9,7 @@
  * fbMetric: 3, fbValid: 1, reserved: 1, etherType: 16 } before the inner IPv4; added by the
  * source leaf, removed by the destination leaf. No probes, no pktgen, no multicast.
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   dre[MAX_PORTS]             util_window_t {epoch, bytes}  bytes in the current 2^18 ns
  *                              window; leaves index it by LBTag, spines by egress port
  *   congToLeafBest[MAX_LEAVES] best_tag_t {metric, tag}  per destination leaf: the LBTag with
@@ -18,12 +18,12 @@
  *   fbPointer[MAX_LEAVES]      bit<8>  next LBTag to feed back to each leaf
  *   flowletTag[FLOWLET_SLOTS]  bit<8>  LBTag per flowlet slot
  *   flowletTime[FLOWLET_SLOTS] bit<32> time of the slot's last packet, ns >> 10
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   switchInfo (keyless)  setSwitchId(id, uplinks)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor, meta.bucket: exact   actions setEgress(port), drop (spines)
  *   uplinkPort key meta.lbTag: exact   actions setUplink(port), drop  (at most CONGA_MAX_UPLINKS = 16)
- * Counters: Egress.portTx[MAX_PORTS].
+ * Counters: MyEgress.portTx[MAX_PORTS].
  *
  * Differences from v1model/conga.p4, and why:
  * - Path choice: Tofino cannot read four DREs and four remote metrics of one register per
@@ -38,13 +38,16 @@
  *   saturated at 7 from ~70 %; set DRE_SHIFT for other link speeds).
  * - Time: ns. Queue depth is not used (CONGA's DRE counts bytes, visible in ingress).
  *
- * Configured by src-main/core/controlplane, rendering bfrt_python (bfrt.conga.pipe.Ingress...).
+ * Configured by src-main/core/controlplane, rendering bfrt_python (bfrt.conga.pipe.MyIngress...).
  * Checked against p4lang/p4c backends/tofino/bf-p4c/p4include: tna.p4 at f155d030,
  * tofino1_arch.p4 at 2f382d16 (TNA 2.0.1), tofino1_base.p4 at 4d9bc819, tofino1_specs.p4 at
  * 2ec8e737; Open-Tofino 8eb52a6e tna_register (pair registers); bf-p4c p4-tests stateful7.p4.
  */
 #include <core.p4>
 #include <tna.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_CONGA
 #include "../include/headers.p4"
 #include "../include/tna_common.p4"
 
@@ -103,8 +106,23 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
     state start {
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
+        // Every field of meta, so none is read undefined (and p4c has no out parameter to warn
+        // about as possibly uninitialized); the L4 ports are set again by parse_tcp / parse_udp.
+        meta.dstTor = 0;
+        meta.bucket = 0;
         meta.l4Src = 0;
         meta.l4Dst = 0;
+        meta.now = 0;
+        meta.dreEpoch = 0;
+        meta.switchId = 0;
+        meta.uplinks = 0;
+        meta.lbTag = 0;
+        meta.bestTag = 0;
+        meta.fbTag = 0;
+        meta.fbMetric = 0;
+        meta.ce = 0;
+        meta.dreBytes = 0;
+        meta.dreIndex = 0;
         transition parse_ethernet;
     }
     state parse_ethernet {
@@ -145,11 +163,11 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
-                in ingress_intrinsic_metadata_t ig_intr_md,
-                in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
-                inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
-                inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
+                  in ingress_intrinsic_metadata_t ig_intr_md,
+                  in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                  inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Hash<bit<8>>(HashAlgorithm_t.CRC16) bucketHash;
     Hash<bit<12>>(HashAlgorithm_t.CRC32) flowletHash;
 
@@ -336,15 +354,19 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
                     }
                 }
             }
-            // DRE of the chosen uplink or spine port; CE = max along the path.
+            // DRE of the chosen uplink or spine port; CE = max along the path. Both branches that
+            // set measure leave hdr.conga valid; the check says so where the compiler can see it
+            // (it cannot follow measure), so no path can read CE from an invalid header.
             if (measure) {
                 meta.dreBytes = accountDre.execute(meta.dreIndex);
                 bit<32> level = meta.dreBytes >> DRE_SHIFT;
                 if (level > 7) {
                     level = 7;
                 }
-                if (level[2:0] > hdr.conga.ce) {
-                    hdr.conga.ce = level[2:0];
+                if (hdr.conga.isValid()) {
+                    if (level[2:0] > hdr.conga.ce) {
+                        hdr.conga.ce = level[2:0];
+                    }
                 }
             }
         }
@@ -374,11 +396,11 @@ parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout eg_metadata_t meta,
-               in egress_intrinsic_metadata_t eg_intr_md,
-               in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
-               inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
-               inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+control MyEgress(inout headers_t hdr, inout eg_metadata_t meta,
+                 in egress_intrinsic_metadata_t eg_intr_md,
+                 in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                 inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                 inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<64>, PortId_t>(MAX_PORTS, CounterType_t.PACKETS_AND_BYTES) portTx;
     apply {
         portTx.count(eg_intr_md.egress_port);
@@ -394,5 +416,5 @@ control EgressDeparser(packet_out pkt, inout headers_t hdr, in eg_metadata_t met
 }
 
 /* ---- switch ---- */
-Pipeline(IngressParser(), Ingress(), IngressDeparser(), EgressParser(), Egress(), EgressDeparser()) pipe;
+Pipeline(IngressParser(), MyIngress(), IngressDeparser(), EgressParser(), MyEgress(), EgressDeparser()) pipe;
 Switch(pipe) main;

@@ -8,20 +8,20 @@
  *
  * Probe: ethertype TYPE_DHLB (0x2347), dhlb_t { originTor: 16, minDegree: 8, hopCount: 8 },
  * then hopCount (<= 4) dhlb_hop_t { switchId: 16, ingressPort: 16, egressPort: 16,
- * loadDegree: 8 }. Each switch appends a record while there is room; Egress fills in
+ * loadDegree: 8 }. Each switch appends a record while there is room; MyEgress fills in
  * egressPort per copy (the record's index travels in the bridged header).
  * pktgen (control plane, ToRs): app id 1, periodic timer T_probe (>= 2 x flowlet gap), 1 batch
  * of 1 packet, port 68 of pipe 0; buffer = 8 ignored bytes, dhlb_t, zero padding (58 B);
  * probeSource[app id] -> originateProbe(torId, uplink group), which also appends the ToR's
  * own record (degree 5).
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   linkUtil[MAX_PORTS]  util_window_t {epoch, bytes}  bytes out of each port in the current
  *                        2^19 ns window (tau = 524_288 ns, as the control plane assumes)
  *   pathDegree0..3[MAX_TORS]   bit<8>  per origin ToR: min degree of the path via slot 0..3
  *   flowletSlot[FLOWLET_SLOTS] bit<8>  path slot per flowlet (SLOT_NONE: nextHop)
  *   flowletTime[FLOWLET_SLOTS] bit<32> time of the slot's last packet, ns >> 10
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   switchInfo (keyless)  setSwitchId(id)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor, meta.bucket: exact   actions setEgress(port), drop
@@ -32,7 +32,7 @@
  *   weightedPick key meta.degree0..3, meta.pickRand: exact   actions pickSlot(slot), NoAction
  *   slotPort   key meta.slot: exact   actions setEgress(port), drop
  *   probeSource key hdr.pktgen.app_id: exact   actions originateProbe(torId, group), drop
- * Counters: Egress.portTx[MAX_PORTS]. Multicast: one group per ingress port, DHLB's rule.
+ * Counters: MyEgress.portTx[MAX_PORTS]. Multicast: one group per ingress port, DHLB's rule.
  * Shared pieces in ../include: tna_probe_parser.p4 and tna_dhlb_hops.p4 (parser states),
  * tna_probe_state.p4 (linkUtil, flowletTime), tna_dhlb_degrees.p4 (pathDegree0..3 and their
  * read/write actions), tna_probe_deparsers.p4.
@@ -46,7 +46,7 @@
  * - Each pathDegree register has a read action (data) and a write action (probes): one access
  *   per packet. Time is ns; queue depth is not used (DHLB's input is link utilization).
  *
- * Configured by src-main/core/controlplane, rendering bfrt_python (bfrt.dhlb.pipe.Ingress...).
+ * Configured by src-main/core/controlplane, rendering bfrt_python (bfrt.dhlb.pipe.MyIngress...).
  * Checked against p4lang/p4c backends/tofino/bf-p4c/p4include: tna.p4 at f155d030,
  * tofino1_arch.p4 at 2f382d16 (TNA 2.0.1), tofino1_base.p4 at 4d9bc819 (Random, Hash,
  * Resubmit, RegisterAction), tofino1_specs.p4 at 2ec8e737; Open-Tofino 8eb52a6e
@@ -54,6 +54,11 @@
  */
 #include <core.p4>
 #include <tna.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_DHLB
+#define P4LAB_TNA_PKTGEN
+#define P4LAB_TNA_PROBE_PASSES
 #include "../include/headers.p4"
 #include "../include/tna_common.p4"
 
@@ -118,6 +123,32 @@ struct eg_metadata_t { }
 /* ---- parsers ---- */
 parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
                      out ingress_intrinsic_metadata_t ig_intr_md) {
+    state start {
+        pkt.extract(ig_intr_md);
+        // Every field of meta, so none is read undefined (and p4c has no out parameter to warn
+        // about as possibly uninitialized); the L4 ports are set again by parse_tcp / parse_udp.
+        meta.dstTor = 0;
+        meta.bucket = 0;
+        meta.l4Src = 0;
+        meta.l4Dst = 0;
+        meta.now = 0;
+        meta.utilEpoch = 0;
+        meta.switchId = 0;
+        meta.util = 0;
+        meta.degree = 0;
+        meta.slot = 0;
+        meta.degree0 = 0;
+        meta.degree1 = 0;
+        meta.degree2 = 0;
+        meta.degree3 = 0;
+        meta.pickRand = 0;
+        meta.utilBytes = 0;
+        meta.utilPort = 0;
+        transition select(ig_intr_md.resubmit_flag) {
+            1: parse_resubmit;
+            default: parse_port_metadata;
+        }
+    }
 #include "../include/tna_probe_parser.p4"
 #include "../include/tna_dhlb_hops.p4"
     state parse_pktgen {
@@ -137,11 +168,11 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
-                in ingress_intrinsic_metadata_t ig_intr_md,
-                in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
-                inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
-                inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
+                  in ingress_intrinsic_metadata_t ig_intr_md,
+                  in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                  inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Hash<bit<8>>(HashAlgorithm_t.CRC16) bucketHash;
     Hash<bit<12>>(HashAlgorithm_t.CRC32) flowletHash;
     Random<bit<4>>() pickRandom;
@@ -384,11 +415,11 @@ parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout eg_metadata_t meta,
-               in egress_intrinsic_metadata_t eg_intr_md,
-               in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
-               inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
-               inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+control MyEgress(inout headers_t hdr, inout eg_metadata_t meta,
+                 in egress_intrinsic_metadata_t eg_intr_md,
+                 in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                 inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                 inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<64>, PortId_t>(MAX_PORTS, CounterType_t.PACKETS_AND_BYTES) portTx;
     apply {
         if (hdr.dhlb.isValid()) {
@@ -407,5 +438,5 @@ control Egress(inout headers_t hdr, inout eg_metadata_t meta,
 #include "../include/tna_probe_deparsers.p4"
 
 /* ---- switch ---- */
-Pipeline(IngressParser(), Ingress(), IngressDeparser(), EgressParser(), Egress(), EgressDeparser()) pipe;
+Pipeline(IngressParser(), MyIngress(), IngressDeparser(), EgressParser(), MyEgress(), EgressDeparser()) pipe;
 Switch(pipe) main;

@@ -3,15 +3,15 @@
  * Algorithm: each packet to a remote ToR takes one of the 16 buckets of that
  * ToR's next-hop group, chosen by a CRC16 hash of the 5-tuple.
  *
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm             actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact  actions setEgress(port), drop
- * Counters: Egress.portTx[MAX_PORTS] packets and bytes, by egress port.
+ * Counters: MyEgress.portTx[MAX_PORTS] packets and bytes, by egress port.
  * Registers: none. Multicast: none. Headers: ethernet / ipv4 / tcp | udp.
  * The egress parser extracts only the intrinsic metadata; the packet passes through unparsed.
  *
  * Configured by src-main/core/controlplane, rendering bfrt_python
- * (bfrt.ecmp.pipe.Ingress.<table>.add_with_<action>).
+ * (bfrt.ecmp.pipe.MyIngress.<table>.add_with_<action>).
  * Checked against p4lang/p4c backends/tofino/bf-p4c/p4include: tna.p4 and
  * tofino1_arch.p4 at f155d030 (TNA 2.0.1), tofino1_base.p4 at 4d9bc819,
  * tofino1_specs.p4 at ba9cf72a.
@@ -94,11 +94,11 @@ parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
-                in ingress_intrinsic_metadata_t ig_intr_md,
-                in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
-                inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
-                inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
+                  in ingress_intrinsic_metadata_t ig_intr_md,
+                  in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                  inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Hash<bit<8>>(HashAlgorithm_t.CRC16) bucketHash;
 
     action drop() {
@@ -145,11 +145,11 @@ control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout eg_metadata_t meta,
-               in egress_intrinsic_metadata_t eg_intr_md,
-               in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
-               inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
-               inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+control MyEgress(inout headers_t hdr, inout eg_metadata_t meta,
+                 in egress_intrinsic_metadata_t eg_intr_md,
+                 in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                 inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                 inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<64>, PortId_t>(MAX_PORTS, CounterType_t.PACKETS_AND_BYTES) portTx;
     apply {
         portTx.count(eg_intr_md.egress_port);
@@ -177,5 +177,5 @@ control EgressDeparser(packet_out pkt, inout headers_t hdr, in eg_metadata_t met
 }
 
 /* ---- switch ---- */
-Pipeline(IngressParser(), Ingress(), IngressDeparser(), EgressParser(), Egress(), EgressDeparser()) pipe;
+Pipeline(IngressParser(), MyIngress(), IngressDeparser(), EgressParser(), MyEgress(), EgressDeparser()) pipe;
 Switch(pipe) main;

@@ -12,13 +12,13 @@
  * sendCredit(port, dstTor, counter), takes and clears creditCount[counter] and, if it was not
  * 0, leaves on `port` as a credit of that many bytes for dstTor (0 bytes: dropped).
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   window[MAX_TORS]          int<32>  bytes left per destination ToR (initialised by the
  *                             control plane: BDP to the next hop + C_out x T)
  *   creditCount[CREDIT_TABLE] bit<32>  bytes received, not yet credited, per
  *                             (dstTor << CREDIT_SLOT_SHIFT | port slot)
- * Counters: Ingress.overWindow[MAX_TORS] (what a VOQ would have held), Egress.portTx[MAX_PORTS].
- * Tables (Ingress):
+ * Counters: MyIngress.overWindow[MAX_TORS] (what a VOQ would have held), MyEgress.portTx[MAX_PORTS].
+ * Tables (MyIngress):
  *   switchInfo (keyless)  setSwitchId(id)   (a ToR's id must be its ToR index: toHost counts
  *                         under dstTor = switchId; compute.ts numbers ToRs first and asserts it)
  *   ipv4Route    key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
@@ -45,7 +45,7 @@
  * - Queue depth (egress only) is not used: the window is kept in bytes in ingress.
  *
  * Configured by src-main/core/controlplane, rendering bfrt_python
- * (bfrt.floodgate.pipe.Ingress..., register window initial values).
+ * (bfrt.floodgate.pipe.MyIngress..., register window initial values).
  * Checked against p4lang/p4c backends/tofino/bf-p4c/p4include: tna.p4 at f155d030,
  * tofino1_arch.p4 at 2f382d16 (TNA 2.0.1), tofino1_base.p4 at 4d9bc819 (ig_tm_md.qid,
  * pktgen_timer_header_t, Counter), tofino1_specs.p4 at 2ec8e737; Open-Tofino 8eb52a6e
@@ -53,6 +53,10 @@
  */
 #include <core.p4>
 #include <tna.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_FLOODGATE
+#define P4LAB_TNA_PKTGEN
 #include "../include/headers.p4"
 #include "../include/tna_common.p4"
 
@@ -99,8 +103,17 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
     state start {
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
+        // Every field of meta, so none is read undefined (and p4c has no out parameter to warn
+        // about as possibly uninitialized); the L4 ports are set again by parse_tcp / parse_udp.
+        meta.dstTor = 0;
+        meta.bucket = 0;
         meta.l4Src = 0;
         meta.l4Dst = 0;
+        meta.switchId = 0;
+        meta.creditIndex = 0;
+        meta.portSlot = 0;
+        meta.len = 0;
+        meta.creditBytes = 0;
         transition select(ig_intr_md.ingress_port) {
             PKTGEN_PORT &&& PKTGEN_PORT_MASK: parse_pktgen;
             default: parse_ethernet;
@@ -147,11 +160,11 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
-                in ingress_intrinsic_metadata_t ig_intr_md,
-                in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
-                inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
-                inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
+                  in ingress_intrinsic_metadata_t ig_intr_md,
+                  in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                  inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Hash<bit<8>>(HashAlgorithm_t.CRC16) bucketHash;
     Counter<bit<64>, bit<16>>(MAX_TORS, CounterType_t.PACKETS_AND_BYTES) overWindow;
 
@@ -325,11 +338,11 @@ parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout eg_metadata_t meta,
-               in egress_intrinsic_metadata_t eg_intr_md,
-               in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
-               inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
-               inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+control MyEgress(inout headers_t hdr, inout eg_metadata_t meta,
+                 in egress_intrinsic_metadata_t eg_intr_md,
+                 in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                 inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                 inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<64>, PortId_t>(MAX_PORTS, CounterType_t.PACKETS_AND_BYTES) portTx;
     apply {
         portTx.count(eg_intr_md.egress_port);
@@ -345,5 +358,5 @@ control EgressDeparser(packet_out pkt, inout headers_t hdr, in eg_metadata_t met
 }
 
 /* ---- switch ---- */
-Pipeline(IngressParser(), Ingress(), IngressDeparser(), EgressParser(), Egress(), EgressDeparser()) pipe;
+Pipeline(IngressParser(), MyIngress(), IngressDeparser(), EgressParser(), MyEgress(), EgressDeparser()) pipe;
 Switch(pipe) main;

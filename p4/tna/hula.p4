@@ -7,11 +7,12 @@
  *
  * Probe: ethertype TYPE_HULA (0x2345), hula_t { torId: 24, minUtil: 8 }, frame padded to 64 B.
  * Probes come from the packet generator of each ToR. pktgen configuration (control plane):
- *   app id HULA_PKTGEN_APP (1), periodic timer, period T_p = 200 us, 1 batch of 1 packet,
- *   source port 68 (pipe 0); buffer = a 64 B probe frame minus its first 6 bytes (8 ignored
- *   bytes, hula_t, zero padding: 58 B); probeSource[app id] -> originateProbe(torId, uplink group).
+ *   app id 1 (schemes/hula.ts HULA_PKTGEN_APP), periodic timer, period T_p = 200 us, 1 batch
+ *   of 1 packet, source port 68 (pipe 0); buffer = a 64 B probe frame minus its first 6 bytes
+ *   (8 ignored bytes, hula_t, zero padding: 58 B); probeSource[app id] -> originateProbe(torId,
+ *   uplink group).
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   linkUtil[MAX_PORTS]       util_window_t {epoch, bytes}  bytes sent out of each port in the
  *                             current window of 2^TAU_SHIFT ns (tau = 524 us >= 2 x T_p)
  *   bestHop[MAX_TORS]         bit<16>  BEST_HOP_VALID | port per destination ToR, 0 before a probe
@@ -19,12 +20,12 @@
  *                             and the keep-alive epoch (2^16 ns units) of its last refresh
  *   flowletHop[FLOWLET_SLOTS]  bit<16> hop of each flowlet slot (0: follow nextHop)
  *   flowletTime[FLOWLET_SLOTS] bit<32> time of the slot's last packet, ns >> 10
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   ipv4Route   key hdr.ipv4.dstAddr: lpm            actions toHost(port, dmac), toTor(tor), drop
  *   nextHop     key meta.dstTor, meta.bucket: exact  actions setEgress(port), drop (before any probe)
  *   probeGroup  key ig_intr_md.ingress_port: exact   actions setProbeGroup(group), drop
  *   probeSource key hdr.pktgen.app_id: exact         actions originateProbe(torId, group), drop
- * Counters: Egress.portTx[MAX_PORTS]. Multicast: one group per ingress port with HULA's up/down
+ * Counters: MyEgress.portTx[MAX_PORTS]. Multicast: one group per ingress port with HULA's up/down
  * rule (mcast_grp_a from probeGroup, or from probeSource for generated probes).
  * Shared pieces in ../include: tna_probe_parser.p4 (parser states), tna_probe_state.p4
  * (linkUtil, flowletTime and their RegisterActions), tna_probe_deparsers.p4.
@@ -47,7 +48,7 @@
  *   utilization, measured from bytes in ingress.
  *
  * Configured by src-main/core/controlplane, rendering bfrt_python
- * (bfrt.hula.pipe.Ingress.<table>.add_with_<action>, bfrt.pre.node / bfrt.pre.mgid).
+ * (bfrt.hula.pipe.MyIngress.<table>.add_with_<action>, bfrt.pre.node / bfrt.pre.mgid).
  * Checked against p4lang/p4c backends/tofino/bf-p4c/p4include: tna.p4 at f155d030,
  * tofino1_arch.p4 at 2f382d16 (TNA 2.0.1), tofino1_base.p4 at 4d9bc819, tofino1_specs.p4 at
  * 2ec8e737; Open-Tofino 8eb52a6e p4-examples tna_pktgen, tna_resubmit, tna_register;
@@ -55,6 +56,11 @@
  */
 #include <core.p4>
 #include <tna.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_HULA
+#define P4LAB_TNA_PKTGEN
+#define P4LAB_TNA_PROBE_PASSES
 #include "../include/headers.p4"
 #include "../include/tna_common.p4"
 
@@ -69,7 +75,8 @@ const bit<32> FLOWLET_GAP      = 98;    // 100 us in ns >> 10 units
 const bit<16> KEEPALIVE_EPOCHS = 16;    // T_fail ~ 1 ms in 2^16 ns epochs
 const bit<8>  UTIL_SHIFT       = 15;    // estimator bytes per metric level
 const bit<16> BEST_HOP_VALID   = 0x8000;
-const bit<3>  HULA_PKTGEN_APP  = 1;   // the control plane's probeSource key (documentation)
+// The probes' pktgen application is app id 1, probeSource's key: schemes/hula.ts HULA_PKTGEN_APP
+// (not a constant here, where nothing would use it).
 
 /* ---- headers ---- */
 struct headers_t {
@@ -110,6 +117,29 @@ struct eg_metadata_t { }
 /* ---- parsers ---- */
 parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
                      out ingress_intrinsic_metadata_t ig_intr_md) {
+    state start {
+        pkt.extract(ig_intr_md);
+        // Every field of meta, so none is read undefined (and p4c has no out parameter to warn
+        // about as possibly uninitialized); the L4 ports are set again by parse_tcp / parse_udp.
+        meta.dstTor = 0;
+        meta.bucket = 0;
+        meta.l4Src = 0;
+        meta.l4Dst = 0;
+        meta.now = 0;
+        meta.utilEpoch = 0;
+        meta.aliveEpoch = 0;
+        meta.tor = 0;
+        meta.inHop = 0;
+        meta.bestHop = 0;
+        meta.probeUtil = 0;
+        meta.utilKey = 0;
+        meta.utilBytes = 0;
+        meta.utilPort = 0;
+        transition select(ig_intr_md.resubmit_flag) {
+            1: parse_resubmit;
+            default: parse_port_metadata;
+        }
+    }
 #include "../include/tna_probe_parser.p4"
     state parse_pktgen {
         pkt.extract(hdr.pktgen);
@@ -132,11 +162,11 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout ig_metadata_t meta,
-                in ingress_intrinsic_metadata_t ig_intr_md,
-                in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
-                inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
-                inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
+                  in ingress_intrinsic_metadata_t ig_intr_md,
+                  in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                  inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Hash<bit<8>>(HashAlgorithm_t.CRC16) bucketHash;
     Hash<bit<12>>(HashAlgorithm_t.CRC32) flowletHash;
 
@@ -342,11 +372,11 @@ parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout eg_metadata_t meta,
-               in egress_intrinsic_metadata_t eg_intr_md,
-               in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
-               inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
-               inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+control MyEgress(inout headers_t hdr, inout eg_metadata_t meta,
+                 in egress_intrinsic_metadata_t eg_intr_md,
+                 in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                 inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                 inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<64>, PortId_t>(MAX_PORTS, CounterType_t.PACKETS_AND_BYTES) portTx;
     apply {
         portTx.count(eg_intr_md.egress_port);
@@ -357,5 +387,5 @@ control Egress(inout headers_t hdr, inout eg_metadata_t meta,
 #include "../include/tna_probe_deparsers.p4"
 
 /* ---- switch ---- */
-Pipeline(IngressParser(), Ingress(), IngressDeparser(), EgressParser(), Egress(), EgressDeparser()) pipe;
+Pipeline(IngressParser(), MyIngress(), IngressDeparser(), EgressParser(), MyEgress(), EgressDeparser()) pipe;
 Switch(pipe) main;

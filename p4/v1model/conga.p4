@@ -19,7 +19,7 @@
  * picks at random); feedback is plain round-robin over LBTags (no
  * changed-first); remote metrics do not age.
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   dre[MAX_PORTS]          bit<32> DRE bytes per tau
  *   dreTime[MAX_PORTS]      bit<32> us of the last DRE update
  *   congToLeaf[CONGA_TABLE] bit<8>  metric to (dstLeaf << 4 | LBTag), from feedback
@@ -27,12 +27,12 @@
  *   fbPointer[MAX_LEAVES]   bit<8>  next LBTag to feed back to each leaf
  *   flowletTag[FLOWLET_SLOTS]  bit<8>  LBTag per flowlet slot
  *   flowletTime[FLOWLET_SLOTS] bit<32> us of the flowlet's last packet
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   switchInfo (keyless)  actions setSwitchId(id, uplinks)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact   actions setEgress(port), drop (spines)
  *   uplinkPort key meta.lbTag: exact   actions setUplink(port), drop  (at most CONGA_MAX_UPLINKS = 4)
- * Counters: Egress.portTx[MAX_PORTS]. Multicast: none.
+ * Counters: MyEgress.portTx[MAX_PORTS]. Multicast: none.
  *
  * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
  * Checked against p4c p4include/v1model.p4 (p4lang/p4c a8f50441, and the
@@ -41,6 +41,9 @@
  */
 #include <core.p4>
 #include <v1model.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_CONGA
 #include "../include/headers.p4"
 #ifdef P4LAB_INT
 #include "../include/int.p4"
@@ -140,8 +143,8 @@ control MyVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout metadata_t meta,
-                inout standard_metadata_t standard_metadata) {
+control MyIngress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
     register<bit<32>>(MAX_PORTS) dre;
     register<bit<32>>(MAX_PORTS) dreTime;
     register<bit<8>>(CONGA_TABLE) congToLeaf;
@@ -309,8 +312,8 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout metadata_t meta,
-               inout standard_metadata_t standard_metadata) {
+control MyEgress(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
 #include "../include/int_egress.p4"
@@ -365,4 +368,4 @@ control MyDeparser(packet_out pkt, in headers_t hdr) {
 }
 
 /* ---- switch ---- */
-V1Switch(MyParser(), MyVerifyChecksum(), Ingress(), Egress(), MyComputeChecksum(), MyDeparser()) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;

@@ -10,7 +10,7 @@
  * hopCount: 8 } then hopCount (<= DHLB_MAX_HOPS = 4) dhlb_hop_t { switchId: 16,
  * ingressPort: 16, egressPort: 16, loadDegree: 8 }. Sent by the host agent of
  * each ToR (minDegree 5, hopCount 0) into the ToR's host port. Each switch
- * appends a record while there is room; Egress fills in egressPort per copy.
+ * appends a record while there is room; MyEgress fills in egressPort per copy.
  *
  * Utilization estimator: as in hula.p4, U = D + U - ((U * dt) >> TAU_SHIFT),
  * per port, updated in ingress; meta.util = U >> 8 saturated at 0xFFFF; the
@@ -20,12 +20,12 @@
  * the control plane); no keep-alive (a dead path keeps its degree until the
  * control plane clears it).
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   linkUtil[MAX_PORTS] bit<32>, linkTime[MAX_PORTS] bit<32>   estimator state
  *   pathDegree0..pathDegree3[MAX_TORS] bit<8>  min degree via path slot 0..3
  *   flowletSlot[FLOWLET_SLOTS] bit<8>   path slot per flowlet (SLOT_NONE: nextHop)
  *   flowletTime[FLOWLET_SLOTS] bit<32>  us of the flowlet's last packet
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   switchInfo (keyless)  actions setSwitchId(id)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact   actions setEgress(port), drop
@@ -35,7 +35,7 @@
  *              actions setDegree(degree)  (ranges from that port's link rate)
  *   weightedPick key meta.degree0..meta.degree3: exact, meta.pickRand: exact  actions pickSlot(slot), NoAction
  *   slotPort   key meta.slot: exact   actions setEgress(port), drop
- * Counters: Egress.portTx[MAX_PORTS]. Multicast: one group per ingress port
+ * Counters: MyEgress.portTx[MAX_PORTS]. Multicast: one group per ingress port
  * with DHLB's replication rule, chosen by the control plane.
  *
  * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
@@ -45,6 +45,9 @@
  */
 #include <core.p4>
 #include <v1model.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_DHLB
 #include "../include/headers.p4"
 #ifdef P4LAB_INT
 #include "../include/int.p4"
@@ -100,7 +103,7 @@ struct metadata_t {
     bit<8>  degree2;
     bit<8>  degree3;
     bit<8>  pickRand;
-    bit<8>  hopIndex;  // record this switch appended, for Egress; DHLB_MAX_HOPS if none
+    bit<8>  hopIndex;  // record this switch appended, for MyEgress; DHLB_MAX_HOPS if none
 #ifdef P4LAB_INT
     P4LAB_INT_METADATA
 #endif
@@ -173,8 +176,8 @@ control MyVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout metadata_t meta,
-                inout standard_metadata_t standard_metadata) {
+control MyIngress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
     register<bit<32>>(MAX_PORTS) linkUtil;
     register<bit<32>>(MAX_PORTS) linkTime;
     register<bit<8>>(MAX_TORS) pathDegree0;
@@ -374,8 +377,8 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout metadata_t meta,
-               inout standard_metadata_t standard_metadata) {
+control MyEgress(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
 #include "../include/int_egress.p4"
@@ -440,4 +443,4 @@ control MyDeparser(packet_out pkt, in headers_t hdr) {
 }
 
 /* ---- switch ---- */
-V1Switch(MyParser(), MyVerifyChecksum(), Ingress(), Egress(), MyComputeChecksum(), MyDeparser()) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;

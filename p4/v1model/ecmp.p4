@@ -4,10 +4,10 @@
  * ToR's next-hop group, chosen by a CRC16 hash of the 5-tuple, so a flow
  * always takes the same path.
  *
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm             actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact  actions setEgress(port), drop
- * Counters: Egress.portTx[MAX_PORTS] packets and bytes, by egress port.
+ * Counters: MyEgress.portTx[MAX_PORTS] packets and bytes, by egress port.
  * Registers: none. Multicast: none. Headers: ethernet / ipv4 / tcp | udp.
  *
  * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
@@ -83,8 +83,8 @@ control MyVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout metadata_t meta,
-                inout standard_metadata_t standard_metadata) {
+control MyIngress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
     action drop() {
         mark_to_drop(standard_metadata);
     }
@@ -137,8 +137,8 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout metadata_t meta,
-               inout standard_metadata_t standard_metadata) {
+control MyEgress(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
 #include "../include/int_egress.p4"
@@ -191,4 +191,4 @@ control MyDeparser(packet_out pkt, in headers_t hdr) {
 }
 
 /* ---- switch ---- */
-V1Switch(MyParser(), MyVerifyChecksum(), Ingress(), Egress(), MyComputeChecksum(), MyDeparser()) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;

@@ -15,15 +15,15 @@
  *
  * Credit: ethertype TYPE_CREDIT (0x2348), credit_t { dstTor: 16, bytes: 32 }.
  * Made by cloning the data packet (I2E) to the mirror session of its ingress
- * port and rewriting the clone in Egress (truncated to 20 bytes).
+ * port and rewriting the clone in MyEgress (truncated to 20 bytes).
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   window[MAX_TORS]            bit<32> signed bytes left per destination ToR
  *                               (control plane: BDP to next hop + C_out x T)
  *   creditCount[CREDIT_TABLE]   bit<32> bytes not yet credited, per
  *                               (dstTor << CREDIT_SLOT_SHIFT | port slot)
- * Counters: Ingress.overWindow[MAX_TORS], Egress.portTx[MAX_PORTS].
- * Tables (Ingress):
+ * Counters: MyIngress.overWindow[MAX_TORS], MyEgress.portTx[MAX_PORTS].
+ * Tables (MyIngress):
  *   switchInfo (keyless)  actions setSwitchId(id)
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact   actions setEgress(port), drop
@@ -44,6 +44,9 @@
  */
 #include <core.p4>
 #include <v1model.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_FLOODGATE
 #include "../include/headers.p4"
 #ifdef P4LAB_INT
 #include "../include/int.p4"
@@ -130,8 +133,8 @@ control MyVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout metadata_t meta,
-                inout standard_metadata_t standard_metadata) {
+control MyIngress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
     register<bit<32>>(MAX_TORS) window;
     register<bit<32>>(CREDIT_TABLE) creditCount;
     counter(MAX_TORS, CounterType.packets_and_bytes) overWindow;
@@ -256,8 +259,8 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout metadata_t meta,
-               inout standard_metadata_t standard_metadata) {
+control MyEgress(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
 #include "../include/int_egress.p4"
@@ -321,4 +324,4 @@ control MyDeparser(packet_out pkt, in headers_t hdr) {
 }
 
 /* ---- switch ---- */
-V1Switch(MyParser(), MyVerifyChecksum(), Ingress(), Egress(), MyComputeChecksum(), MyDeparser()) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;

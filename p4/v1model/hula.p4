@@ -19,7 +19,7 @@
  * of the link p carries data on (the reverse of the probe's direction).
  * The 8-bit metric is U >> UTIL_SHIFT, saturated at 255.
  *
- * Registers (Ingress):
+ * Registers (MyIngress):
  *   linkUtil[MAX_PORTS]      bit<32>  U per port, bytes per tau
  *   linkTime[MAX_PORTS]      bit<32>  us of the last update of U
  *   bestHop[MAX_TORS]        bit<16>  BEST_HOP_VALID | port, per destination ToR
@@ -27,12 +27,12 @@
  *   updateTime[MAX_TORS]     bit<32>  us of the last best-hop refresh
  *   flowletHop[FLOWLET_SLOTS]  bit<16> egress port (with BEST_HOP_VALID) per flowlet slot
  *   flowletTime[FLOWLET_SLOTS] bit<32> us of the flowlet's last packet
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm   actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact   actions setEgress(port), drop
  *              (used until a probe for the ToR has been seen)
  *   probeGroup key standard_metadata.ingress_port: exact   actions setProbeGroup(group), drop
- * Counters: Egress.portTx[MAX_PORTS]. Multicast: one group per ingress port,
+ * Counters: MyEgress.portTx[MAX_PORTS]. Multicast: one group per ingress port,
  * HULA's up/down rule, chosen by the control plane.
  *
  * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
@@ -42,6 +42,9 @@
  */
 #include <core.p4>
 #include <v1model.p4>
+// The constants of the shared includes this program uses (the others stay undeclared, so p4c
+// has none to warn about as unused).
+#define P4LAB_HULA
 #include "../include/headers.p4"
 #ifdef P4LAB_INT
 #include "../include/int.p4"
@@ -127,8 +130,8 @@ control MyVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout metadata_t meta,
-                inout standard_metadata_t standard_metadata) {
+control MyIngress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
     register<bit<32>>(MAX_PORTS) linkUtil;
     register<bit<32>>(MAX_PORTS) linkTime;
     register<bit<16>>(MAX_TORS) bestHop;
@@ -263,8 +266,8 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout metadata_t meta,
-               inout standard_metadata_t standard_metadata) {
+control MyEgress(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
 #include "../include/int_egress.p4"
@@ -318,4 +321,4 @@ control MyDeparser(packet_out pkt, in headers_t hdr) {
 }
 
 /* ---- switch ---- */
-V1Switch(MyParser(), MyVerifyChecksum(), Ingress(), Egress(), MyComputeChecksum(), MyDeparser()) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;

@@ -4,10 +4,10 @@
  * that ToR's next-hop group, so consecutive packets of one flow spread over
  * all paths (and arrive reordered; the transport pays for that).
  *
- * Tables (Ingress):
+ * Tables (MyIngress):
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm             actions toHost(port, dmac), toTor(tor), drop
  *   nextHop    key meta.dstTor: exact, meta.bucket: exact  actions setEgress(port), drop
- * Counters: Egress.portTx[MAX_PORTS] packets and bytes, by egress port.
+ * Counters: MyEgress.portTx[MAX_PORTS] packets and bytes, by egress port.
  * Registers: none. Multicast: none. Headers: ethernet / ipv4 / tcp | udp.
  *
  * Configured by src-main/core/controlplane, rendering simple_switch_CLI.
@@ -81,8 +81,8 @@ control MyVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 }
 
 /* ---- ingress ---- */
-control Ingress(inout headers_t hdr, inout metadata_t meta,
-                inout standard_metadata_t standard_metadata) {
+control MyIngress(inout headers_t hdr, inout metadata_t meta,
+                  inout standard_metadata_t standard_metadata) {
     action drop() {
         mark_to_drop(standard_metadata);
     }
@@ -126,8 +126,8 @@ control Ingress(inout headers_t hdr, inout metadata_t meta,
 }
 
 /* ---- egress ---- */
-control Egress(inout headers_t hdr, inout metadata_t meta,
-               inout standard_metadata_t standard_metadata) {
+control MyEgress(inout headers_t hdr, inout metadata_t meta,
+                 inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
 #include "../include/int_egress.p4"
@@ -180,4 +180,4 @@ control MyDeparser(packet_out pkt, in headers_t hdr) {
 }
 
 /* ---- switch ---- */
-V1Switch(MyParser(), MyVerifyChecksum(), Ingress(), Egress(), MyComputeChecksum(), MyDeparser()) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(), MyComputeChecksum(), MyDeparser()) main;

@@ -30,7 +30,7 @@ export interface SeriesKindDef {
 }
 
 export const SERIES_KINDS = {
-  // per port (the sim's sampler; BMv2/Tofino poll Egress.portTx)
+  // per port (the sim's sampler; BMv2/Tofino poll MyEgress.portTx)
   'link.util': { entity: ['switch', 'port'], units: ['ratio'], what: 'utilization of the link out of a switch port' },
   'queue.depth': { entity: ['switch', 'port'], units: ['packets'], what: 'egress queue depth at the sampling instant' },
   'queue.maxDepth': { entity: ['switch', 'port'], units: ['packets'], what: 'deepest the egress queue got in the interval' },

@@ -78,17 +78,17 @@ describe('the checker catches mistakes', () => {
   })
 
   const cases: Array<[string, string, RegExp]> = [
-    ['an undeclared table', 'table_add Ingress.nextHops Ingress.setEgress 1 0 => 2', /no table 'Ingress.nextHops'/],
-    ['an action the table does not have', 'table_add Ingress.nextHop Ingress.toTor 1 0 => 2', /has no action Ingress.toTor/],
-    ['too few action parameters', 'table_add Ingress.ipv4Route Ingress.toHost 10.0.0.9/32 => 3', /takes 2 parameters, got 1/],
-    ['too many action parameters', 'table_add Ingress.nextHop Ingress.setEgress 1 0 => 2 3', /takes 1 parameters, got 2/],
-    ['a missing key field', 'table_add Ingress.nextHop Ingress.setEgress 1 => 2', /has 2 key fields, got 1/],
-    ['an lpm key without a length', 'table_add Ingress.ipv4Route Ingress.toTor 10.0.0.0 => 1', /lpm/],
-    ['a port too wide', 'table_add Ingress.nextHop Ingress.setEgress 1 0 => 600', /9 bits/],
-    ['an undeclared register', 'register_write Ingress.bestHops 0 1', /no register/],
-    ['a register index past the end', 'register_write Ingress.bestHop 1024 1', /outside Ingress.bestHop\[1024\]/],
-    ['a probe group that is never created', 'table_add Ingress.probeGroup Ingress.setProbeGroup 7 => 9', /multicast group 9 is never created/],
-    ['an unknown command', 'table_addd Ingress.nextHop Ingress.setEgress 1 0 => 2', /not a command/],
+    ['an undeclared table', 'table_add MyIngress.nextHops MyIngress.setEgress 1 0 => 2', /no table 'MyIngress.nextHops'/],
+    ['an action the table does not have', 'table_add MyIngress.nextHop MyIngress.toTor 1 0 => 2', /has no action MyIngress.toTor/],
+    ['too few action parameters', 'table_add MyIngress.ipv4Route MyIngress.toHost 10.0.0.9/32 => 3', /takes 2 parameters, got 1/],
+    ['too many action parameters', 'table_add MyIngress.nextHop MyIngress.setEgress 1 0 => 2 3', /takes 1 parameters, got 2/],
+    ['a missing key field', 'table_add MyIngress.nextHop MyIngress.setEgress 1 => 2', /has 2 key fields, got 1/],
+    ['an lpm key without a length', 'table_add MyIngress.ipv4Route MyIngress.toTor 10.0.0.0 => 1', /lpm/],
+    ['a port too wide', 'table_add MyIngress.nextHop MyIngress.setEgress 1 0 => 600', /9 bits/],
+    ['an undeclared register', 'register_write MyIngress.bestHops 0 1', /no register/],
+    ['a register index past the end', 'register_write MyIngress.bestHop 1024 1', /outside MyIngress.bestHop\[1024\]/],
+    ['a probe group that is never created', 'table_add MyIngress.probeGroup MyIngress.setProbeGroup 7 => 9', /multicast group 9 is never created/],
+    ['an unknown command', 'table_addd MyIngress.nextHop MyIngress.setEgress 1 0 => 2', /not a command/],
   ]
   for (const [what, line, re] of cases) {
     it(`rejects ${what}`, () => {
@@ -108,13 +108,13 @@ describe('the checker catches mistakes', () => {
     const bf = renderBfrt(state, 'agg0')
     expect(checkBfrt(bf, d(), 'hula')).toEqual([])
     const wrong = [
-      ['bfrt.hula.pipe.Ingress.nextHop.add_with_setEgress(1, 0)', /takes 1 parameters, got 0/],
-      ['bfrt.hula.pipe.Ingress.nextHop.add_with_setEgress(1, 0, prt=3)', /no parameter 'prt'/],
-      ['bfrt.hula.pipe.Ingress.nextHop.add_with_toTor(1, 0, tor=3)', /has no action Ingress.toTor/],
-      ['bfrt.hula.pipe.Ingress.nexthop.add_with_setEgress(1, 0, port=3)', /no table 'Ingress.nexthop'/],
-      ['bfrt.hula.pipe.Ingress.pathUtil.mod(REGISTER_INDEX=5000, f1=0)', /outside Ingress.pathUtil/],
-      ['bfrt.hula.pipe.Ingress.probeGroup.add_with_setProbeGroup(3, group=42)', /group 42 is never created/],
-      ['bfrt.ecmp.pipe.Ingress.nextHop.add_with_setEgress(1, 0, port=3)', /not a call into bfrt.hula/],
+      ['bfrt.hula.pipe.MyIngress.nextHop.add_with_setEgress(1, 0)', /takes 1 parameters, got 0/],
+      ['bfrt.hula.pipe.MyIngress.nextHop.add_with_setEgress(1, 0, prt=3)', /no parameter 'prt'/],
+      ['bfrt.hula.pipe.MyIngress.nextHop.add_with_toTor(1, 0, tor=3)', /has no action MyIngress.toTor/],
+      ['bfrt.hula.pipe.MyIngress.nexthop.add_with_setEgress(1, 0, port=3)', /no table 'MyIngress.nexthop'/],
+      ['bfrt.hula.pipe.MyIngress.pathUtil.mod(REGISTER_INDEX=5000, f1=0)', /outside MyIngress.pathUtil/],
+      ['bfrt.hula.pipe.MyIngress.probeGroup.add_with_setProbeGroup(3, group=42)', /group 42 is never created/],
+      ['bfrt.ecmp.pipe.MyIngress.nextHop.add_with_setEgress(1, 0, port=3)', /not a call into bfrt.hula/],
     ] as const
     for (const [line, re] of wrong) {
       const problems = checkBfrt(bf + line + '\n', d(), 'hula')

@@ -85,8 +85,8 @@ describe('rendered CLI syntax matches a real simple_switch_CLI session', () => {
   it('writes lpm keys, MACs and multicast like the session', () => {
     const lines = cliCommandLines(renderCli(state, 'tor0'))
     // Session: "table_add I.dstTor I.setDstTor 10.0.1.0/24 => 1" and "... => 3 00:00:00:00:01:03 10".
-    expect(lines).toContain('table_add Ingress.ipv4Route Ingress.toTor 10.0.1.0/24 => 1')
-    expect(lines).toContain('table_add Ingress.ipv4Route Ingress.toHost 10.0.0.1/32 => 0 02:00:0a:00:00:01')
+    expect(lines).toContain('table_add MyIngress.ipv4Route MyIngress.toTor 10.0.1.0/24 => 1')
+    expect(lines).toContain('table_add MyIngress.ipv4Route MyIngress.toHost 10.0.0.1/32 => 0 02:00:0a:00:00:01')
     // Session: "mc_mgrp_create 1", "mc_node_create 0 1 2 3", "mc_node_associate 1 0".
     const mc = lines.filter((l) => l.startsWith('mc_'))
     expect(mc).toEqual(['mc_mgrp_create 1', 'mc_node_create 0 8 9', 'mc_node_associate 1 0'])

@@ -23,7 +23,7 @@ const FABRICS: Record<string, FabricSpec> = {
 
 function intLines(state: ControlPlaneState, sw: string, plan = intPlan(state, { port: 32766 })): string[] {
   const all = cliCommandLines(renderCli(state, sw, undefined, { int: plan, ceilingBps: 1e9 }))
-  return all.filter((l) => l.startsWith('mirroring_add 500') || l.includes('Egress.int'))
+  return all.filter((l) => l.startsWith('mirroring_add 500') || l.includes('MyEgress.int'))
 }
 
 describe('INT entries in the simple_switch_CLI files', () => {
@@ -33,31 +33,31 @@ describe('INT entries in the simple_switch_CLI files', () => {
     // leaf0: ports 0, 1 to hosts, 2, 3 up to the spines; switch id 0.
     expect(intLines(state, 'leaf0')).toEqual([
       'mirroring_add 500 4',
-      'table_add Egress.intWatch Egress.intPostcard 0 => 500',
-      'table_add Egress.intWatch Egress.intPostcard 1 => 500',
-      'table_add Egress.intWatch Egress.intPostcard 2 => 500',
-      'table_add Egress.intWatch Egress.intPostcard 3 => 500',
-      'table_set_default Egress.intReport Egress.intEncap 02:53:00:00:00:04 02:c0:00:00:00:01 10.255.0.1 10.255.255.254 32766 0',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 0 => 500',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 1 => 500',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 2 => 500',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 3 => 500',
+      'table_set_default MyEgress.intReport MyEgress.intEncap 02:53:00:00:00:04 02:c0:00:00:00:01 10.255.0.1 10.255.255.254 32766 0',
     ])
   })
 
   it('a spine: port 2, Node ID 3, the port of the experiment', () => {
     expect(intLines(state, 'spine1', intPlan(state, { port: 9555 }))).toEqual([
       'mirroring_add 500 2',
-      'table_add Egress.intWatch Egress.intPostcard 0 => 500',
-      'table_add Egress.intWatch Egress.intPostcard 1 => 500',
-      'table_set_default Egress.intReport Egress.intEncap 02:53:00:03:00:02 02:c0:00:03:00:01 10.255.0.4 10.255.255.254 9555 3',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 0 => 500',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 1 => 500',
+      'table_set_default MyEgress.intReport MyEgress.intEncap 02:53:00:03:00:02 02:c0:00:03:00:01 10.255.0.4 10.255.255.254 9555 3',
     ])
   })
 
   it('watch: fabric and watch: hosts pick the ports by what they face', () => {
     const fabric = intLines(state, 'leaf1', intPlan(state, { port: 32766, watch: 'fabric' }))
-    expect(fabric.filter((l) => l.includes('intWatch'))).toEqual(['table_add Egress.intWatch Egress.intPostcard 2 => 500', 'table_add Egress.intWatch Egress.intPostcard 3 => 500'])
+    expect(fabric.filter((l) => l.includes('intWatch'))).toEqual(['table_add MyEgress.intWatch MyEgress.intPostcard 2 => 500', 'table_add MyEgress.intWatch MyEgress.intPostcard 3 => 500'])
     const hosts = intLines(state, 'leaf1', intPlan(state, { port: 32766, watch: 'hosts' }))
-    expect(hosts.filter((l) => l.includes('intWatch'))).toEqual(['table_add Egress.intWatch Egress.intPostcard 0 => 500', 'table_add Egress.intWatch Egress.intPostcard 1 => 500'])
+    expect(hosts.filter((l) => l.includes('intWatch'))).toEqual(['table_add MyEgress.intWatch MyEgress.intPostcard 0 => 500', 'table_add MyEgress.intWatch MyEgress.intPostcard 1 => 500'])
     // A spine has no host port: it still reports nothing but keeps its session and addresses.
     const spine = intLines(state, 'spine0', intPlan(state, { port: 32766, watch: 'hosts' }))
-    expect(spine).toEqual(['mirroring_add 500 2', 'table_set_default Egress.intReport Egress.intEncap 02:53:00:02:00:02 02:c0:00:02:00:01 10.255.0.3 10.255.255.254 32766 2'])
+    expect(spine).toEqual(['mirroring_add 500 2', 'table_set_default MyEgress.intReport MyEgress.intEncap 02:53:00:02:00:02 02:c0:00:02:00:01 10.255.0.3 10.255.255.254 32766 2'])
   })
 
   it('without the option a file has no INT command at all (the default build has no INT tables)', () => {
@@ -135,12 +135,12 @@ telemetry: { int: { port: 9555, watch: fabric } }
     const leaf0 = bmv2.switches.find((s) => s.name === 'leaf0')!.deployText.split('\n')
     expect(leaf0.filter((l) => /Egress\.int|mirroring_add/.test(l))).toEqual([
       'mirroring_add 500 4',
-      'table_add Egress.intWatch Egress.intPostcard 2 => 500',
-      'table_add Egress.intWatch Egress.intPostcard 3 => 500',
-      'table_set_default Egress.intReport Egress.intEncap 02:53:00:00:00:04 02:c0:00:00:00:01 10.255.0.1 10.255.255.254 9555 0',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 2 => 500',
+      'table_add MyEgress.intWatch MyEgress.intPostcard 3 => 500',
+      'table_set_default MyEgress.intReport MyEgress.intEncap 02:53:00:00:00:04 02:c0:00:00:00:01 10.255.0.1 10.255.255.254 9555 0',
     ])
     const plain = renderPipeline(input.topology, 'ecmp', 'bmv2', input.params)
-    expect(plain.switches.every((s) => !s.text.includes('Egress.int'))).toBe(true)
+    expect(plain.switches.every((s) => !s.text.includes('MyEgress.int'))).toBe(true)
     // The TNA programs have no INT option: the Tofino files are the same with it and without (and the tofino driver refuses it: tofino-driver.test.ts).
     const tofino = renderPipeline(input.topology, 'ecmp', 'tofino', input.params, { int: input.int })
     const tofinoPlain = renderPipeline(input.topology, 'ecmp', 'tofino', input.params)

@@ -10,7 +10,7 @@ import { BitWriter } from './encoder'
 
 const ROOT = join(__dirname, '..', '..')
 const SCHEMES = ['ecmp', 'rps', 'hula', 'conga', 'dhlb', 'floodgate']
-const INT_TABLES = ['Egress.intWatch', 'Egress.intReport']
+const INT_TABLES = ['MyEgress.intWatch', 'MyEgress.intReport']
 
 function read(scheme: string, defines?: string[]): P4Declarations {
   const rel = `p4/v1model/${scheme}.p4`
@@ -23,30 +23,30 @@ describe('v1model INT option', () => {
       const off = read(scheme)
       const on = read(scheme, ['P4LAB_INT'])
       expect(off.tables.map((t) => t.name).filter((n) => INT_TABLES.includes(n))).toEqual([])
-      expect(off.registers.map((r) => r.name)).not.toContain('Egress.intSeq')
+      expect(off.registers.map((r) => r.name)).not.toContain('MyEgress.intSeq')
       // Nothing else changes with the option.
       expect(on.tables.map((t) => t.name).filter((n) => !INT_TABLES.includes(n))).toEqual(off.tables.map((t) => t.name))
-      expect(on.registers.filter((r) => r.name !== 'Egress.intSeq')).toEqual(off.registers)
+      expect(on.registers.filter((r) => r.name !== 'MyEgress.intSeq')).toEqual(off.registers)
       expect(on.counters).toEqual(off.counters)
 
-      const watch = on.tables.find((t) => t.name === 'Egress.intWatch')
-      expect(watch).toMatchObject({ keys: [{ field: 'standard_metadata.egress_port', matchKind: 'exact' }], actions: ['Egress.intPostcard', 'NoAction'], defaultAction: 'NoAction', size: 512 })
-      const report = on.tables.find((t) => t.name === 'Egress.intReport')
-      expect(report).toMatchObject({ keys: [], actions: ['Egress.intEncap', 'Egress.intDrop'], defaultAction: 'Egress.intDrop', size: 1 })
-      expect(on.actions.find((a) => a.name === 'Egress.intPostcard')?.params).toEqual([{ name: 'session', bits: 32 }])
-      expect(on.actions.find((a) => a.name === 'Egress.intEncap')?.params).toEqual([
+      const watch = on.tables.find((t) => t.name === 'MyEgress.intWatch')
+      expect(watch).toMatchObject({ keys: [{ field: 'standard_metadata.egress_port', matchKind: 'exact' }], actions: ['MyEgress.intPostcard', 'NoAction'], defaultAction: 'NoAction', size: 512 })
+      const report = on.tables.find((t) => t.name === 'MyEgress.intReport')
+      expect(report).toMatchObject({ keys: [], actions: ['MyEgress.intEncap', 'MyEgress.intDrop'], defaultAction: 'MyEgress.intDrop', size: 1 })
+      expect(on.actions.find((a) => a.name === 'MyEgress.intPostcard')?.params).toEqual([{ name: 'session', bits: 32 }])
+      expect(on.actions.find((a) => a.name === 'MyEgress.intEncap')?.params).toEqual([
         { name: 'srcMac', bits: 48 }, { name: 'dstMac', bits: 48 }, { name: 'srcIp', bits: 32 }, { name: 'dstIp', bits: 32 }, { name: 'dstPort', bits: 16 }, { name: 'nodeId', bits: 32 },
       ])
-      expect(on.registers.find((r) => r.name === 'Egress.intSeq')).toEqual({ name: 'Egress.intSeq', bits: 32, size: 1 })
+      expect(on.registers.find((r) => r.name === 'MyEgress.intSeq')).toEqual({ name: 'MyEgress.intSeq', bits: 32, size: 1 })
     })
   }
 
   it('the README documents the same tables and register', () => {
     const readme = readFileSync(join(ROOT, 'p4', 'README.md'), 'utf8')
     const section = readme.slice(readme.indexOf('## INT option'))
-    expect(section).toContain('| Egress | `intWatch` | `standard_metadata.egress_port` (exact) | `intPostcard(session: 32)`, `NoAction()` | `NoAction()` | v1model only |')
+    expect(section).toContain('| MyEgress | `intWatch` | `standard_metadata.egress_port` (exact) | `intPostcard(session: 32)`, `NoAction()` | `NoAction()` | v1model only |')
     expect(section).toContain('`intEncap(srcMac: 48, dstMac: 48, srcIp: 32, dstIp: 32, dstPort: 16, nodeId: 32)`, `intDrop()` | `intDrop()`')
-    expect(section).toContain('| Egress | `intSeq` | bit<32> | 1 |')
+    expect(section).toContain('| MyEgress | `intSeq` | bit<32> | 1 |')
   })
 })
 

@@ -63,7 +63,7 @@ function promises(readme: string): Map<string, Promise[]> {
     if (h) section = h[1] === 'Conventions' ? 'common' : h[1]
     const head = /^\| control \| (table|register|counter) \|/.exec(line)
     if (head) kind = head[1] as Promise['kind']
-    const row = /^\| (Ingress|Egress) \| (.+?) \|(.*)\|\s*$/.exec(line)
+    const row = /^\| (MyIngress|MyEgress) \| (.+?) \|(.*)\|\s*$/.exec(line)
     if (!row) continue
     const cells = row[3].split('|').map((c) => c.trim())
     const last = cells[cells.length - 1]

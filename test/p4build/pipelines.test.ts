@@ -35,8 +35,8 @@ describe('pipelines.*', () => {
     for (const p of list) expect(p.error).toBeNull()
     const hula = list.find((p) => p.target === 'bmv2' && p.scheme === 'hula')!
     expect(hula.path).toBe('p4/v1model/hula.p4')
-    expect(hula.tables.map((t) => t.name)).toContain('Ingress.probeGroup')
-    expect(hula.registers.find((r) => r.name === 'Ingress.bestHop')).toMatchObject({ size: 1024 })
+    expect(hula.tables.map((t) => t.name)).toContain('MyIngress.probeGroup')
+    expect(hula.registers.find((r) => r.name === 'MyIngress.bestHop')).toMatchObject({ size: 1024 })
     expect(hula.usesMulticast).toBe(true)
   })
 

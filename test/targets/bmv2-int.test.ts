@@ -199,7 +199,7 @@ describe('BMv2 + INT: reports through the collector namespace into the store', (
       // The command files carry the INT entries (uploaded before the topology came up).
       const leaf0 = readFileSync(join(marker, 'cli', 'leaf0.cli'), 'utf8').split('\n')
       expect(leaf0).toContain('mirroring_add 500 4')
-      expect(leaf0).toContain('table_set_default Egress.intReport Egress.intEncap 02:53:00:00:00:04 02:c0:00:00:00:01 10.255.0.1 10.255.255.254 32766 0')
+      expect(leaf0).toContain('table_set_default MyEgress.intReport MyEgress.intEncap 02:53:00:00:00:04 02:c0:00:00:00:01 10.255.0.1 10.255.255.254 32766 0')
 
       // What the switches would send: per switch seq 0..9 now, 10..19 once traffic has started
       // (spine1 skips seq 15: one report lost), latency 1000 × (switch + 1) + seq, queue seq % 5.

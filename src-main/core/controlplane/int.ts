@@ -28,13 +28,13 @@ const INT_COLLECTOR_IP = '10.255.255.254'
 /** BMv2 ports are 9 bits and 511 is simple_switch's drop port. */
 const MAX_BMV2_PORT = 510
 
-/** The v1model programs' INT names (include/int_egress.p4, inside Egress), as simple_switch_CLI takes them. */
+/** The v1model programs' INT names (include/int_egress.p4, inside MyEgress), as simple_switch_CLI takes them. */
 const INT_NAMES = {
-  intWatch: 'Egress.intWatch',
-  intPostcard: 'Egress.intPostcard',
-  intReport: 'Egress.intReport',
-  intEncap: 'Egress.intEncap',
-  intSeq: 'Egress.intSeq',
+  intWatch: 'MyEgress.intWatch',
+  intPostcard: 'MyEgress.intPostcard',
+  intReport: 'MyEgress.intReport',
+  intEncap: 'MyEgress.intEncap',
+  intSeq: 'MyEgress.intSeq',
 } as const
 
 export type IntWatchPorts = 'all' | 'fabric' | 'hosts'

@@ -3,6 +3,8 @@
 // defined(NAME) / #elif / #else / #endif, so a program read with a set of defines (a build's
 // -D flags) shows exactly the declarations the compiler would see. Macro bodies are not
 // expanded (the reader needs none); directive lines, continuation lines included, read as blank.
+// A caller that needs to know what a macro stands for (the unused-constant check: a constant
+// used only inside a macro body is used) passes `macros` to collect the object-like ones.
 
 /** Architecture includes are the compiler's; only the project's own includes are read. */
 const SYSTEM_INCLUDES = new Set(['core.p4', 'v1model.p4', 'tna.p4', 't2na.p4'])
@@ -12,8 +14,10 @@ export function preprocess(
   file: string,
   includes: (path: string, from: string) => string,
   defines: Iterable<string> = [],
+  /** Filled with the body of every object-like #define that is active, by name. */
+  macros?: Map<string, string>,
 ): string {
-  return run(source, file, includes, new Set(defines), new Set())
+  return run(source, file, includes, new Set(defines), new Set(), macros)
 }
 
 interface Frame {
@@ -25,7 +29,14 @@ interface Frame {
   outer: boolean
 }
 
-function run(source: string, file: string, includes: (path: string, from: string) => string, defined: Set<string>, seen: Set<string>): string {
+function run(
+  source: string,
+  file: string,
+  includes: (path: string, from: string) => string,
+  defined: Set<string>,
+  seen: Set<string>,
+  macros: Map<string, string> | undefined,
+): string {
   const lines = source.split('\n')
   const out: string[] = []
   const stack: Frame[] = []
@@ -84,7 +95,11 @@ function run(source: string, file: string, includes: (path: string, from: string
         blanks()
         break
       case 'define':
-        if (active() && name) defined.add(name)
+        if (active() && name) {
+          defined.add(name)
+          const objectLike = new RegExp(`^${name}(?:\\s|$)`).exec(arg)
+          if (macros && objectLike) macros.set(name, arg.slice(name.length).trim())
+        }
         blanks()
         break
       case 'undef':
@@ -103,7 +118,7 @@ function run(source: string, file: string, includes: (path: string, from: string
           break
         }
         seen.add(key)
-        out.push(run(includes(inc[2], file), joinPath(file, inc[2]), includes, defined, seen))
+        out.push(run(includes(inc[2], file), joinPath(file, inc[2]), includes, defined, seen, macros))
         for (let k = first + 1; k <= i; k++) out.push('')
         break
       }

@@ -1,6 +1,6 @@
 // CONGA (p4/v1model/conga.p4, p4/tna/conga.p4; p4/README.md "conga"). Leaf-spine only.
-//   Ingress.switchInfo  keyless  setSwitchId(id: 16, uplinks: 8)   (table_set_default)
-//   Ingress.uplinkPort  meta.lbTag (exact)  setUplink(port: 9) | drop()
+//   MyIngress.switchInfo  keyless  setSwitchId(id: 16, uplinks: 8)   (table_set_default)
+//   MyIngress.uplinkPort  meta.lbTag (exact)  setUplink(port: 9) | drop()
 // A leaf's id is its ToR index (the overlay's srcLeaf, the congestion tables' leaf index);
 // LBTag i is its i-th uplink. Spines get uplinks 0 and forward by nextHop. A leaf may have
 // at most CONGA_MAX_UPLINKS uplinks, a constant of each program: v1model/conga.p4 compares
@@ -22,7 +22,7 @@ export const conga: SchemeModule = {
   iface: () =>
     iface(
       'conga',
-      { switchInfo: 'Ingress.switchInfo', setSwitchId: 'Ingress.setSwitchId', uplinkPort: 'Ingress.uplinkPort', setUplink: 'Ingress.setUplink' },
+      { switchInfo: 'MyIngress.switchInfo', setSwitchId: 'MyIngress.setSwitchId', uplinkPort: 'MyIngress.uplinkPort', setUplink: 'MyIngress.setUplink' },
       { setSwitchId: ['id', 'uplinks'], setUplink: ['port'] },
     ),
   render: (ctx) => {

@@ -1,11 +1,11 @@
 // DHLB (p4/v1model/dhlb.p4, p4/tna/dhlb.p4; p4/README.md "dhlb").
-//   Ingress.switchInfo    keyless  setSwitchId(id: 16)
-//   Ingress.probeGroup    ingress port (exact)  setProbeGroup(group: 16) | drop()
-//   Ingress.portSlot      ingress port (exact)  setSlot(slot: 8) | NoAction()
-//   Ingress.loadDegree    ingress port (exact), meta.util (range, 16 bits)  setDegree(degree: 8)   default setDegree(0)
-//   Ingress.weightedPick  meta.degree0..3, meta.pickRand (exact)  pickSlot(slot: 8) | NoAction()
-//   Ingress.slotPort      meta.slot (exact)  setEgress(port: 9) | drop()
-//   Ingress.probeSource   hdr.pktgen.app_id (exact)  originateProbe(torId: 16, group: 16)   tna only
+//   MyIngress.switchInfo    keyless  setSwitchId(id: 16)
+//   MyIngress.probeGroup    ingress port (exact)  setProbeGroup(group: 16) | drop()
+//   MyIngress.portSlot      ingress port (exact)  setSlot(slot: 8) | NoAction()
+//   MyIngress.loadDegree    ingress port (exact), meta.util (range, 16 bits)  setDegree(degree: 8)   default setDegree(0)
+//   MyIngress.weightedPick  meta.degree0..3, meta.pickRand (exact)  pickSlot(slot: 8) | NoAction()
+//   MyIngress.slotPort      meta.slot (exact)  setEgress(port: 9) | drop()
+//   MyIngress.probeSource   hdr.pktgen.app_id (exact)  originateProbe(torId: 16, group: 16)   tna only
 // Slots are the switch's up-facing ports (at most 4). meta.util is the estimator's bytes per
 // tau divided by 256; the load-degree ranges come from each fabric port's own link rate (as
 // the target runs it: BMv2 links are scaled) and tau. Tofino ToRs get the pktgen timer app
@@ -122,18 +122,18 @@ export const dhlb: SchemeModule = {
     iface(
       'dhlb',
       {
-        switchInfo: 'Ingress.switchInfo',
-        setSwitchId: 'Ingress.setSwitchId',
-        probeGroup: 'Ingress.probeGroup',
-        setProbeGroup: 'Ingress.setProbeGroup',
-        portSlot: 'Ingress.portSlot',
-        setSlot: 'Ingress.setSlot',
-        loadDegree: 'Ingress.loadDegree',
-        setDegree: 'Ingress.setDegree',
-        weightedPick: 'Ingress.weightedPick',
-        pickSlot: 'Ingress.pickSlot',
-        slotPort: 'Ingress.slotPort',
-        ...(target === 'tofino' ? { probeSource: 'Ingress.probeSource', originateProbe: 'Ingress.originateProbe' } : {}),
+        switchInfo: 'MyIngress.switchInfo',
+        setSwitchId: 'MyIngress.setSwitchId',
+        probeGroup: 'MyIngress.probeGroup',
+        setProbeGroup: 'MyIngress.setProbeGroup',
+        portSlot: 'MyIngress.portSlot',
+        setSlot: 'MyIngress.setSlot',
+        loadDegree: 'MyIngress.loadDegree',
+        setDegree: 'MyIngress.setDegree',
+        weightedPick: 'MyIngress.weightedPick',
+        pickSlot: 'MyIngress.pickSlot',
+        slotPort: 'MyIngress.slotPort',
+        ...(target === 'tofino' ? { probeSource: 'MyIngress.probeSource', originateProbe: 'MyIngress.originateProbe' } : {}),
       },
       {
         setSwitchId: ['id'],

@@ -1,16 +1,16 @@
 // Floodgate (p4/v1model/floodgate.p4, p4/tna/floodgate.p4; p4/README.md "floodgate").
-//   Ingress.switchInfo    keyless  setSwitchId(id: 16)
-//   Ingress.portSlot      ingress port (exact)  setSlot(slot: 8) | NoAction()
-//   Ingress.creditPort    ingress port (exact)  setCreditSession(session: 16) | NoAction()   v1model only
-//   Ingress.creditTarget  hdr.pktgen.packet_id (exact)  sendCredit(port: 9, dstTor: 16, counter: 16)   tna only
-//   Ingress.window        int<32>[MAX_TORS]  per dstTor: bytes the upstream may still send
-//   Ingress.creditCount   bit<32>[MAX_TORS x CREDIT_PORT_SLOTS]  per (dstTor << CREDIT_SLOT_SHIFT | slot)
+//   MyIngress.switchInfo    keyless  setSwitchId(id: 16)
+//   MyIngress.portSlot      ingress port (exact)  setSlot(slot: 8) | NoAction()
+//   MyIngress.creditPort    ingress port (exact)  setCreditSession(session: 16) | NoAction()   v1model only
+//   MyIngress.creditTarget  hdr.pktgen.packet_id (exact)  sendCredit(port: 9, dstTor: 16, counter: 16)   tna only
+//   MyIngress.window        int<32>[MAX_TORS]  per dstTor: bytes the upstream may still send
+//   MyIngress.creditCount   bit<32>[MAX_TORS x CREDIT_PORT_SLOTS]  per (dstTor << CREDIT_SLOT_SHIFT | slot)
 // Every fabric port of a switch gets a dense slot 0..CREDIT_PORT_SLOTS-1 (portSlot, in port
 // order), so credit counters never collide whatever the port numbers are (BMv2 ports, or
 // Tofino DEV_PORTs 0, 4, 8, ..., 128, ...). The programs count toHost traffic under
 // dstTor = switchId, which is right because a ToR's switch id is its ToR index (compute.ts).
 // BMv2: every fabric port p gets mirror session p + 1 (mirroring_add <session> <port>), the
-// clone that Egress turns into a credit back to the upstream switch. Tofino: packet i of the
+// clone that MyEgress turns into a credit back to the upstream switch. Tofino: packet i of the
 // pktgen timer batch (app FLOODGATE_PKTGEN_APP, every creditIntervalNs) flushes one
 // (fabric port, dstTor) counter; over-window packets go to queue 1 of their egress port,
 // which gets a lower strict priority than queue 0 on fabric ports.
@@ -72,15 +72,15 @@ export const floodgate: SchemeModule = {
     iface(
       'floodgate',
       {
-        switchInfo: 'Ingress.switchInfo',
-        setSwitchId: 'Ingress.setSwitchId',
-        window: 'Ingress.window',
-        creditCount: 'Ingress.creditCount',
-        portSlot: 'Ingress.portSlot',
-        setSlot: 'Ingress.setSlot',
+        switchInfo: 'MyIngress.switchInfo',
+        setSwitchId: 'MyIngress.setSwitchId',
+        window: 'MyIngress.window',
+        creditCount: 'MyIngress.creditCount',
+        portSlot: 'MyIngress.portSlot',
+        setSlot: 'MyIngress.setSlot',
         ...(target === 'bmv2'
-          ? { creditPort: 'Ingress.creditPort', setCreditSession: 'Ingress.setCreditSession' }
-          : { creditTarget: 'Ingress.creditTarget', sendCredit: 'Ingress.sendCredit' }),
+          ? { creditPort: 'MyIngress.creditPort', setCreditSession: 'MyIngress.setCreditSession' }
+          : { creditTarget: 'MyIngress.creditTarget', sendCredit: 'MyIngress.sendCredit' }),
       },
       { setSwitchId: ['id'], setSlot: ['slot'], ...(target === 'bmv2' ? { setCreditSession: ['session'] } : { sendCredit: ['port', 'dstTor', 'counter'] }) },
     ),

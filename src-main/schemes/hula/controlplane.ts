@@ -1,6 +1,6 @@
 // HULA (p4/v1model/hula.p4, p4/tna/hula.p4; p4/README.md "hula").
-//   Ingress.probeGroup   ingress port (exact)  setProbeGroup(group: 16) | drop()   default drop()
-//   Ingress.probeSource  hdr.pktgen.app_id (exact)  originateProbe(torId: 24, group: 16)   tna only
+//   MyIngress.probeGroup   ingress port (exact)  setProbeGroup(group: 16) | drop()   default drop()
+//   MyIngress.probeSource  hdr.pktgen.app_id (exact)  originateProbe(torId: 24, group: 16)   tna only
 // Registers need no initial values: bestHop 0 means "no probe seen yet" and the program then
 // falls back to nextHop. Multicast: HULA's rule (replication.ts), one group per distinct
 // port set, chosen per ingress port by probeGroup. A port whose probes are consumed (a ToR's
@@ -70,11 +70,11 @@ export const hula: SchemeModule = {
     iface(
       'hula',
       {
-        probeGroup: 'Ingress.probeGroup',
-        setProbeGroup: 'Ingress.setProbeGroup',
-        bestHop: 'Ingress.bestHop',
-        pathUtil: 'Ingress.pathUtil',
-        ...(target === 'tofino' ? { probeSource: 'Ingress.probeSource', originateProbe: 'Ingress.originateProbe' } : {}),
+        probeGroup: 'MyIngress.probeGroup',
+        setProbeGroup: 'MyIngress.setProbeGroup',
+        bestHop: 'MyIngress.bestHop',
+        pathUtil: 'MyIngress.pathUtil',
+        ...(target === 'tofino' ? { probeSource: 'MyIngress.probeSource', originateProbe: 'MyIngress.originateProbe' } : {}),
       },
       { setProbeGroup: ['group'], ...(target === 'tofino' ? { originateProbe: ['torId', 'group'] } : {}) },
     ),

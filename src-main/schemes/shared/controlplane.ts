@@ -1,6 +1,6 @@
 // The tables every program has (p4/README.md, "Tables every program has"):
-//   Ingress.ipv4Route  hdr.ipv4.dstAddr (lpm)  toHost(port: 9, dmac: 48) | toTor(tor: 16) | drop()
-//   Ingress.nextHop    meta.dstTor (exact), meta.bucket (exact, 0..15)  setEgress(port: 9) | drop()
+//   MyIngress.ipv4Route  hdr.ipv4.dstAddr (lpm)  toHost(port: 9, dmac: 48) | toTor(tor: 16) | drop()
+//   MyIngress.nextHop    meta.dstTor (exact), meta.bucket (exact, 0..15)  setEgress(port: 9) | drop()
 // Next-hop groups are bucket tables: NH_BUCKETS = 16 entries per destination ToR, members
 // repeated round-robin (bucket b takes member b mod n).
 
@@ -9,14 +9,14 @@ import type { TableEntry } from '../../model/controlplane/types'
 
 export const NH_BUCKETS = 16
 
-/** Names shared by every program (same on v1model and TNA: controls are Ingress/Egress). */
+/** Names shared by every program (same on v1model and TNA: the controls are MyIngress/MyEgress). */
 export const COMMON_NAMES: Record<string, string> = {
-  ipv4Route: 'Ingress.ipv4Route',
-  nextHop: 'Ingress.nextHop',
-  toHost: 'Ingress.toHost',
-  toTor: 'Ingress.toTor',
-  setEgress: 'Ingress.setEgress',
-  drop: 'Ingress.drop',
+  ipv4Route: 'MyIngress.ipv4Route',
+  nextHop: 'MyIngress.nextHop',
+  toHost: 'MyIngress.toHost',
+  toTor: 'MyIngress.toTor',
+  setEgress: 'MyIngress.setEgress',
+  drop: 'MyIngress.drop',
 }
 
 export const COMMON_PARAMS: Record<string, string[]> = {

@@ -5,7 +5,7 @@
 // messages are handed on between the rounds; at the end it is stopped, read to the end, and its
 // counts recorded (recordInt).
 //
-//   series    link.util per switch port (Egress.portTx bytes over the scaled link rate), and what
+//   series    link.util per switch port (MyEgress.portTx bytes over the scaled link rate), and what
 //             the scheme's descriptor says its program's registers hold (poll; HULA: hula.bestHop
 //             and hula.pathUtil per switch and other ToR)
 //   times     poll frames from the clients' start on this machine's clock; INT samples from
@@ -41,14 +41,14 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
   const d = schemeOf(scheme)
   const iface = d.controlPlane.iface('bmv2')
   for (const sw of state.switches) {
-    const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'Egress.portTx', index: p.port }))
+    const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'MyEgress.portTx', index: p.port }))
     const polled = d.poll?.(sw, state, iface) ?? []
     for (const register of new Set(polled.map((c) => c.register))) swReads.push({ kind: 'register', name: register })
     reads.set(sw.name, swReads)
     for (const p of sw.ports) {
       const scaled = mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * mapping.scale
       defs.push({ kind: 'link.util', entity: { switch: sw.name, port: p.port }, unit: 'ratio' })
-      const key = pollKey('Egress.portTx', p.port)
+      const key = pollKey('MyEgress.portTx', p.port)
       value.push((r, prev, dtS) => {
         const now = r.get(sw.name)?.get(key)
         const before = prev?.get(sw.name)?.get(key)

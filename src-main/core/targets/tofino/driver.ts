@@ -293,7 +293,7 @@ export class TofinoSession implements TargetSession {
 
   private pollReads(p: Placement): BfrtPollRead[] {
     const sw = this.computeState().switches[p.switchIndex]
-    return sw.ports.map((q) => ({ kind: 'counter' as const, name: 'Egress.portTx', index: q.port }))
+    return sw.ports.map((q) => ({ kind: 'counter' as const, name: 'MyEgress.portTx', index: q.port }))
   }
 
   async startTraffic(): Promise<void> {
@@ -376,7 +376,7 @@ export class TofinoSession implements TargetSession {
         let i = 0
         for (const p of this.placements) {
           for (const q of state.switches[p.switchIndex].ports) {
-            const k = `${p.sw}/${bfrtPollKey('Egress.portTx', q.port)}`
+            const k = `${p.sw}/${bfrtPollKey('MyEgress.portTx', q.port)}`
             const a = now.get(k)
             const b = prev.get(k)
             values[i++] = a === undefined || b === undefined ? NaN : ((a - b) * 8) / (((t - prevT) / 1000) * q.bps)

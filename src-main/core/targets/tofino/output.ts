@@ -163,7 +163,7 @@ export function parseBfshellOutput(text: string): BfshellOutput {
 // announced by a marker line so the answer (or the error) is tied to its read.
 
 export type BfrtPollRead =
-  /** `name` as in the P4 program under the pipe: e.g. `Ingress.bestHop`. */
+  /** `name` as in the P4 program under the pipe: e.g. `MyIngress.bestHop`. */
   | { kind: 'register'; name: string; index: number }
   | { kind: 'counter'; name: string; index: number }
 
