@@ -19,8 +19,11 @@ import { pollKey, type PollRead } from './output'
 import { sleep, type RemoteRun } from './remote'
 import { pollSwitch } from './steps'
 
-/** One poll round's values: switch name → pollKey → value (a counter's bytes, a register's value). */
+/** One poll round's values: switch name → pollKey → value (a counter's bytes, a register's value; packetsKey: a counter's packets). */
 export type PollValues = Map<string, Map<string, number>>
+
+/** Where a round keeps a counter's packets (its bytes are under the counter's pollKey). */
+const packetsKey = (key: string): string => `${key}/packets`
 
 /** A series' value from this round and the one before (null at the first), `dtS` seconds apart; NaN when it has none. */
 export type SeriesValue = (rounds: PollValues, prev: PollValues | null, dtS: number) => number
@@ -43,7 +46,8 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
   for (const sw of state.switches) {
     const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'MyEgress.portTx', index: p.port }))
     const polled = d.poll?.(sw, state, iface) ?? []
-    for (const register of new Set(polled.map((c) => c.register))) swReads.push({ kind: 'register', name: register })
+    for (const c of polled) if ('counter' in c) swReads.push({ kind: 'counter', name: c.counter, index: c.index })
+    for (const register of new Set(polled.flatMap((c) => ('register' in c ? [c.register] : [])))) swReads.push({ kind: 'register', name: register })
     reads.set(sw.name, swReads)
     for (const p of sw.ports) {
       const scaled = mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * mapping.scale
@@ -58,11 +62,21 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
     }
     for (const c of polled) {
       defs.push(c.def)
-      const key = pollKey(c.register, c.index)
-      value.push((round) => {
-        const v = round.get(sw.name)?.get(key)
-        return v === undefined ? NaN : c.value(v)
-      })
+      if ('counter' in c) {
+        const key = packetsKey(pollKey(c.counter, c.index))
+        value.push((round, prev) => {
+          const now = round.get(sw.name)?.get(key)
+          const before = prev?.get(sw.name)?.get(key)
+          return now === undefined || before === undefined ? NaN : now - before
+        })
+      } else {
+        const key = pollKey(c.register, c.index)
+        const decode = c.value
+        value.push((round) => {
+          const v = round.get(sw.name)?.get(key)
+          return v === undefined ? NaN : decode(v)
+        })
+      }
     }
   }
   return { defs, value, reads }
@@ -138,7 +152,10 @@ export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: numb
         const r = await pollSwitch(run, h, reads, { ns: plan.switchNs, thriftPort: s.thriftPort })
         const m = new Map<string, number>()
         for (const [k, v] of r.registers) m.set(k, v)
-        for (const [k, v] of r.counters) m.set(k, v.bytes)
+        for (const [k, v] of r.counters) {
+          m.set(k, v.bytes)
+          m.set(packetsKey(k), v.packets)
+        }
         rounds.set(s.name, m)
         if (r.connectError || r.errors.length) {
           pollErrors++
