@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// ---- Testbeds (DESIGN §2, §4): where runs go, and the hosts p4lab reaches over SSH. ----
+// ---- Testbeds: where runs go, and the hosts p4lab reaches over SSH. ----
 
 /** Names people type in experiment files and on the command line. */
 const TESTBED_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/

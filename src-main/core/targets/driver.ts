@@ -1,4 +1,4 @@
-// The one interface every target kind implements (DESIGN §4). The orchestrator owns
+// The one interface every target kind implements. The orchestrator owns
 // the order of the steps, retries and clean-up; a driver owns how each step is done.
 import type { ExperimentSpec } from '../spec'
 import type { SimFlows } from '../../sim/types'

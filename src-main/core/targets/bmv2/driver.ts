@@ -1,4 +1,4 @@
-// The BMv2 target: a Linux switch host over SSH (DESIGN §4, issue 5 item 3).
+// The BMv2 target: a Linux switch host over SSH.
 //
 //   check     log in to every host, find the tools (the testbeds' Check), root on the switch host
 //   build     the scheme's v1model program through the artifact cache, compiled on the switch

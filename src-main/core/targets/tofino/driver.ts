@@ -1,4 +1,4 @@
-// The Tofino target: SDE boxes or tofino-model hosts over SSH (DESIGN §4, issue 5 item 4).
+// The Tofino target: SDE boxes or tofino-model hosts over SSH.
 //
 // Mapping: the testbed's 'sde' hosts, in order, carry the fabric's switches in control-plane
 // order (ToRs first), one switch each (one ASIC or one tofino-model per host). Traffic:
