@@ -146,11 +146,17 @@ export const ToolCheck = z.object({
   /** Needed by the host's role (missing ones make the testbed not ready). */
   required: z.boolean(),
   found: z.boolean(),
+  /** False when the probe itself could not run (no channel, no answer): then nothing is known of the tool. */
+  checked: z.boolean(),
   version: z.string().nullable(),
   /** Where it was found (a path or an environment variable's value). */
   path: z.string().nullable(),
   /** The first line of its output, or why it is missing. */
   detail: z.string().nullable(),
+  /** What a run does with it, and what goes wrong without it. */
+  why: z.string(),
+  /** Where it comes from: the Debian/Ubuntu package, or how else to get it. */
+  install: z.string(),
 })
 export type ToolCheck = z.infer<typeof ToolCheck>
 
@@ -171,7 +177,7 @@ export const HostCheck = z.object({
   /** With changed-key: the fingerprints p4lab expected. */
   expected: z.array(z.string()),
   tools: z.array(ToolCheck),
-  /** Required tools that were not found. */
+  /** Required tools that were not found, or that are on PATH but do not run. */
   missing: z.array(z.string()),
 })
 export type HostCheck = z.infer<typeof HostCheck>

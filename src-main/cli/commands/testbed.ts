@@ -171,13 +171,17 @@ function printHostCheck(tb: string, h: HostCheck): void {
   }
   if (h.message) process.stdout.write(`  ${h.message}\n`)
   if (h.tools.length) {
-    const rows = h.tools.map((t) => [t.name, t.found ? 'yes' : t.required ? 'MISSING' : 'no', t.version ?? '-', t.path ?? '-', t.found ? '' : (t.detail ?? '')])
+    const rows = h.tools.map((t) => [t.name, t.found ? 'yes' : !t.checked ? 'unknown' : t.required ? 'MISSING' : 'no', t.version ?? '-', t.path ?? '-', t.found ? '' : (t.detail ?? '')])
     process.stdout.write(
       table(['tool', 'found', 'version', 'where', ''], rows)
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n') + '\n',
     )
+  }
+  // Each missing tool with what the run needs it for and where it comes from.
+  for (const t of h.tools.filter((x) => h.missing.includes(x.name))) {
+    process.stdout.write(`  ${t.name} ${t.why}\n    install: ${t.install}\n`)
   }
 }
 
