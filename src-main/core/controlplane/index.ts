@@ -2,7 +2,7 @@
 export * from './types'
 export { computeControlPlane, switchOf, type ComputeOptions } from './compute'
 export { probeReplication, type ProbeRule, type SpineScope, type ReplicationPlan } from './replication'
-export { bmv2QueueMapping, type Bmv2QueueMapping, type Bmv2PortQueue, type Bmv2QueueOptions } from './queues'
+export { bmv2QueueMapping, ceilingScale, fastestQueueBps, type Bmv2QueueMapping, type Bmv2PortQueue, type Bmv2QueueOptions } from './queues'
 export { renderCli, cliCommandLines, cliEntry, type CliOptions } from './render/cli'
 export { renderBfrt, bfrtEntry, bfSpeed, type BfrtOptions } from './render/bfrt'
 export { renderSimRoutes } from './render/sim'
