@@ -1,6 +1,7 @@
 // The rate scale is chosen after the switches run (calibrate.ts measures them first), so a
 // switch is configured in two goes: first its command file without the queue rates (the
-// measurement must see what the switch forwards, not what set_queue_rate lets through), then
+// measurement must see what the switch forwards, not what set_queue_rate lets through: until
+// it is called a queue has no rate limit, per p4lang/behavioral-model's queueing.h), then
 // the commands that bring it to the file rendered at the chosen scale. Those are:
 // - every set_queue_rate (and a set_queue_depth that changed);
 // - every register_write, also unchanged ones: the measurement's packets may have moved the
