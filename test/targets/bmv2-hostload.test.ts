@@ -3,7 +3,7 @@
 // series computed from two samples, and the verdict on what limited the run.
 import { describe, expect, it } from 'vitest'
 import { computeControlPlane } from '../../src-main/core/controlplane'
-import { emptyTally, hostLoadPlan, loadVerdict, parseHostSample, tallyRound, type LoadRound } from '../../src-main/core/targets/bmv2/hostload'
+import { activeBps, emptyTally, hostLoadPlan, loadVerdict, parseHostSample, tallyRound, type LoadRound } from '../../src-main/core/targets/bmv2/hostload'
 import { planNetns, runPrefix } from '../../src-main/core/targets/bmv2/netns'
 import { seriesProblem } from '../../src-main/core/telemetry/vocabulary'
 import { buildFabric } from '../../src-main/topology'
@@ -92,6 +92,17 @@ describe('what limited the run', () => {
     expect(v.pinnedShare).toBe(0.8)
     expect(v.achievedBps).toBe(34e6)
     expect(v.message).toMatch(/^the switches, not the links, limited this run: .*pinned .* in 8 of 10 rounds, busiest leaf0 at 1.00 cores; 0 % of the packets .* hosts received 34 Mb\/s of 120 Mb\/s offered\)/)
+  })
+
+  it('a fabric the switches choke to 2 % of the offered load still counts: the warning comes where it matters most', () => {
+    const t = emptyTally()
+    const offered = 2.4e9
+    for (let i = 0; i < 6; i++) tallyRound(t, r({ cpu: new Map([['leaf0', 0.99]]), sentBps: 0.02 * offered, receivedBps: 0.02 * offered }), 0.05, activeBps(offered))
+    expect(t.rounds).toBe(6)
+    expect(loadVerdict(t, offered).bottleneck).toBe('switches')
+    // Stray IPv6 packets before the clients start do not count, whatever the offered load.
+    expect(activeBps(offered)).toBeGreaterThan(20e3)
+    expect(activeBps(1e6)).toBe(50e3)
   })
 
   it('the switches too when they lose packets inside, though no single one is pinned', () => {

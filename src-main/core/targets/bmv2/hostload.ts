@@ -185,6 +185,15 @@ export function emptyTally(): LoadTally {
 }
 
 /**
+ * What the hosts must send in a round for it to count: rounds before the clients start carry only
+ * stray packets (IPv6 solicitations, far under 100 kb/s), while a fabric the switches choke may
+ * carry a few percent of the offered load, and those rounds matter most.
+ */
+export function activeBps(offeredBps: number): number {
+  return Math.min(100e3, 0.05 * offeredBps)
+}
+
+/**
  * Adds a round (with the busiest port's link.util of the same round) to the tally; a round in
  * which the hosts sent less than `activeBps` (before the clients start: stray IPv6 packets) is left out.
  */

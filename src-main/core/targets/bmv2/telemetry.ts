@@ -14,7 +14,7 @@
 //             their start on the switch host's clock (IntRelay.attach)
 import type { Bmv2QueueMapping, ControlPlaneState } from '../../controlplane'
 import type { RunTestbedHost, SeriesSpec, TargetFacts, TargetMessage } from '../driver'
-import { emptyTally, hostLoadPlan, loadVerdict, sampleHost, tallyRound, type HostLoadPlan, type HostSample, type LoadTally } from './hostload'
+import { activeBps, emptyTally, hostLoadPlan, loadVerdict, sampleHost, tallyRound, type HostLoadPlan, type HostSample, type LoadTally } from './hostload'
 import type { IntRelay } from './int'
 import type { NetnsPlan } from './netns'
 import { pollKey, type PollRead } from './output'
@@ -180,7 +180,7 @@ export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: numb
       if (load) {
         values.set(load.values, sp.defs.length)
         const maxUtil = Math.max(0, ...utilIndexes.map((i) => values[i]).filter(Number.isFinite))
-        tallyRound(tally, load.round, maxUtil, 0.05 * (t.hostLoad?.offeredBps ?? 0))
+        tallyRound(tally, load.round, maxUtil, activeBps(t.hostLoad?.offeredBps ?? 0))
       }
       yield { type: 'telemetry', t: new Float64Array([(now - t.trafficStartMs) * 1e6]), values }
     }
