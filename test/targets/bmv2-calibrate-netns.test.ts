@@ -156,6 +156,7 @@ describe('rate calibration on a bridge shaped to 200 Mbit/s', () => {
     const { choice, measurement: m } = await calibrate(s.session.run, h, { fastestBps: 20e9, ceilingBps: 1e9, offeredBps: 48e9, fixedScale: 0.05 }, measureAB)
     expect(choice).toMatchObject({ scale: 0.05, reason: 'fixed' })
     expect(m!.bps).toBeLessThanOrEqual(1.2 * CAP_BPS)
+    console.log(`[bmv2-calibrate-netns] fixed scale: measured ${(m!.bps / 1e6).toFixed(1)} Mb/s; ${choice.warning}`)
     expect(choice.warning).toMatch(/^the fixed rate scale 0.05 offers 2400 Mb\/s, more than 80 % of the \d+ Mb\/s the switches forwarded/)
   })
 
