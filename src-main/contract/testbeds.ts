@@ -41,6 +41,17 @@ export const Bmv2Settings = z
       .positive('the rate ceiling must be positive')
       .max(100e9, 'a BMv2 rate ceiling above 100 Gbps cannot be right')
       .default(1e9),
+    /**
+     * Fixes the rate scale (BMv2 rate = fabric rate x this) instead of choosing it: the ceiling's
+     * scale, lowered to what the calibration measured (docs/TESTBEDS.md, "Rates the switch host can carry").
+     */
+    rateScale: z
+      .number({ error: 'expected a rate scale (a number in (0, 1])' })
+      .positive('the rate scale must be positive')
+      .max(1, 'the rate scale is at most 1 (BMv2 runs links at most at the fabric rate)')
+      .optional(),
+    /** Before traffic, measure what the deployed switches forward (iperf3 through the fabric) and fit the offered load to it. */
+    calibrate: z.boolean({ error: 'expected true or false' }).default(true),
   })
   .strict()
 export type Bmv2Settings = z.infer<typeof Bmv2Settings>

@@ -134,12 +134,15 @@ export class CliConfigError extends Error {
 }
 
 /**
- * Pipes the command file (already on the host) into simple_switch_CLI and reads the
- * transcript: any failed command fails the step, naming the command and the CLI's message.
- * Multicast node handles are checked against the ones the file expects.
+ * Pipes the command file (already on the host; or `{ stdin }`, the commands themselves) into
+ * simple_switch_CLI and reads the transcript: any failed command fails the step, naming the
+ * command and the CLI's message. Multicast node handles are checked against the ones the file expects.
  */
-export async function configureSwitch(run: RemoteRun, h: RunTestbedHost, name: string, file: string, commands: readonly string[], t: CliTarget): Promise<CliCommandResult[]> {
-  const r = await run.script(h, 'p4lab-configure', FROM_FILE, [file, ...cliArgv(t)], { check: false, logOutput: false })
+export async function configureSwitch(run: RemoteRun, h: RunTestbedHost, name: string, file: string | { stdin: string }, commands: readonly string[], t: CliTarget): Promise<CliCommandResult[]> {
+  const r =
+    typeof file === 'string'
+      ? await run.script(h, 'p4lab-configure', FROM_FILE, [file, ...cliArgv(t)], { check: false, logOutput: false })
+      : await run.script(h, 'p4lab-configure', WITH_PATH, cliArgv(t), { stdin: file.stdin, check: false, logOutput: false })
   const transcript = r.stdout.toString('utf8') + r.stderr.toString('utf8')
   const session = parseCliSession(commands, transcript)
   const failures = [...session.failures]
