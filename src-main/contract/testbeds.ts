@@ -20,6 +20,9 @@ export function isHostAddress(s: string): boolean {
 
 export const TestbedKind = z.enum(['sim', 'bmv2', 'tofino'])
 export type TestbedKind = z.infer<typeof TestbedKind>
+/** The target kinds reached over SSH: every kind but the embedded simulator. */
+export const REMOTE_KINDS = TestbedKind.options.filter((k): k is Exclude<TestbedKind, 'sim'> => k !== 'sim')
+export type RemoteKind = Exclude<TestbedKind, 'sim'>
 export const HostRole = z.enum(['switch-host', 'traffic', 'sde'], {
   error: "expected a host role: 'switch-host' (BMv2), 'sde' (Tofino) or 'traffic'",
 })

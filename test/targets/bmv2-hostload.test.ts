@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest'
 import { computeControlPlane } from '../../src-main/core/controlplane'
 import { activeBps, emptyTally, hostLoadPlan, loadVerdict, parseHostSample, tallyRound, type LoadRound } from '../../src-main/core/targets/bmv2/hostload'
-import { planNetns, runPrefix } from '../../src-main/core/targets/bmv2/netns'
-import { seriesProblem } from '../../src-main/core/telemetry/vocabulary'
-import { buildFabric } from '../../src-main/topology'
+import { planNetns, runPrefix } from '../../src-main/core/targets/remote/netns'
+import { seriesProblem } from '../../src-main/schemes'
+import { buildFabric } from '../../src-main/model/topology'
 
 const state = computeControlPlane(buildFabric({ kind: 'leaf-spine', leaves: 2, spines: 2, hostsPerLeaf: 2, hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000 }), 'ecmp')
 const plan = planNetns(state, runPrefix(7, 'xy'))

@@ -3,7 +3,7 @@
 import type { ExperimentSpec } from '../spec'
 import type { SimFlows } from '../../sim/types'
 
-export type TargetKind = 'sim' | 'bmv2' | 'tofino'
+export type TargetKind = TestbedKind
 
 /** What one run asks of a target: the experiment and the cell of its run matrix. */
 export interface RunPlan {
@@ -51,6 +51,7 @@ export interface RunContext {
 export type TargetFacts = Record<string, string | number | boolean>
 
 import type { SeriesSpec } from '../../contract/schemas'
+import type { TestbedKind } from '../../contract/testbeds'
 
 export type { SeriesSpec }
 

@@ -13,7 +13,7 @@ import { describeTool } from '../../testbeds/tools'
 import { passphraseSecretId } from '../../testbeds/service'
 import type { HostCheck, HostRole, TestbedKind } from '../../../contract/schemas'
 import { CancelledError, type RunContext, type RunTestbedHost } from '../driver'
-import { AgentOutputCollector, type AgentOutput } from '../agent'
+import { AgentOutputCollector, type AgentOutput } from './agent'
 import { describeLeftovers, parseLeftovers, TEARDOWN_SCRIPT, VERIFY_SCRIPT, type Leftovers } from './netns'
 
 export interface RemoteDeps {
