@@ -103,7 +103,12 @@ export function descendants(pid: number): number[] {
   return out
 }
 
-export async function startSshd(): Promise<Sshd> {
+export interface SshdOptions {
+  /** Extra sshd_config lines (e.g. `MaxSessions 3`), after the helper's own: sshd takes the first value of a keyword, so they cannot change one the helper sets. */
+  config?: readonly string[]
+}
+
+export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   requireSshd()
   const user = userInfo().username
   const root = process.getuid?.() === 0
@@ -143,6 +148,7 @@ export async function startSshd(): Promise<Sshd> {
       'LogLevel VERBOSE',
       // Keep the tests' sessions short-lived if a client vanishes.
       'ClientAliveInterval 30',
+      ...(opts.config ?? []),
       '',
     ].join('\n'),
   )
