@@ -73,6 +73,8 @@ describe.each([10, 3])('a six-switch run against an sshd with MaxSessions %i', (
       expect(states, why).toEqual(expect.arrayContaining(['deploy:done', 'traffic:done', 'teardown:done']))
       expect(states.filter((s) => s.endsWith(':failed')), why).toEqual([])
       expect(deploy.find((x) => x.part === 'configured')?.switches).toBe(6)
+      // Six switches polled at once: against MaxSessions 3 the pool learned the server's limit.
+      if (maxSessions === 3) expect(logs.some((l) => /the server refused a session with \d+ open; using at most [123] at once per connection/.test(l)), why).toBe(true)
       const teardown = events.filter((e) => e.kind === 'teardown').map((e) => e.detail)
       expect(teardown).toEqual([expect.objectContaining({ host: 'sw1', clean: true })])
       expect(prefix).toMatch(/^p4\w+-$/)

@@ -98,7 +98,6 @@ interface Taken {
 interface Slots {
   overflow: boolean
   /** Slots taken (channels open or opening). */
-  open: number
   taken: Set<Taken>
   seq: number
   /** Channels the server opened and that have not closed. */
@@ -172,7 +171,7 @@ export class SessionScheduler<C extends SlotConn> {
     let open = 0
     let connections = 0
     for (const [c, s] of this.conns) {
-      open += s.open
+      open += s.taken.size
       if (!c.lost) connections++
     }
     return {
@@ -191,7 +190,7 @@ export class SessionScheduler<C extends SlotConn> {
   /** A connection is up (the first one, a reconnect, or an overflow one). */
   add(c: C, overflow: boolean): void {
     this.closedError = undefined
-    this.conns.set(c, { overflow, open: 0, taken: new Set(), seq: 0, confirmed: 0, holdUntil: 0, refusedInRow: 0 })
+    this.conns.set(c, { overflow, taken: new Set(), seq: 0, confirmed: 0, holdUntil: 0, refusedInRow: 0 })
     this.pump()
   }
 
@@ -269,7 +268,7 @@ export class SessionScheduler<C extends SlotConn> {
   /** A live connection with a free slot, the first connection first; `ignoreHold` for "is everything full". */
   private freeConn(now: number, ignoreHold = false): C | undefined {
     for (const [c, s] of this.conns) {
-      if (c.lost || s.open >= this.limitNow) continue
+      if (c.lost || s.taken.size >= this.limitNow) continue
       if (!ignoreHold && s.holdUntil > now) continue
       return c
     }
@@ -282,7 +281,6 @@ export class SessionScheduler<C extends SlotConn> {
    */
   private lease(c: C, w: Waiter<C>): Lease<C> {
     const s = this.conns.get(c)!
-    s.open++
     if (s.idle) clearTimeout(s.idle)
     s.idle = undefined
     const me: Taken = { seq: s.seq++, state: 'opening' }
@@ -290,10 +288,7 @@ export class SessionScheduler<C extends SlotConn> {
     const live = () => this.conns.get(c) === s
     const giveBack = () => {
       s.taken.delete(me)
-      if (live()) {
-        s.open--
-        if (s.overflow && s.open === 0) this.idleLater(c, s)
-      }
+      if (live() && s.overflow && s.taken.size === 0) this.idleLater(c, s)
       this.pump()
     }
     return {
@@ -337,7 +332,7 @@ export class SessionScheduler<C extends SlotConn> {
           this.limitNow = learned
         }
         s.holdUntil = Date.now() + Math.min(1000, 25 * 2 ** Math.min(6, s.refusedInRow - 1))
-        const lone = others === 0 && s.open === 1
+        const lone = others === 0 && s.taken.size === 1
         giveBack()
         if (lone && w.refusals >= MAX_LONE_REFUSALS) {
           return new ChannelRefusedError(
@@ -354,7 +349,7 @@ export class SessionScheduler<C extends SlotConn> {
     if (s.idle) clearTimeout(s.idle)
     s.idle = setTimeout(() => {
       s.idle = undefined
-      if (this.conns.get(c) !== s || s.open > 0) return
+      if (this.conns.get(c) !== s || s.taken.size > 0) return
       this.conns.delete(c)
       this.hooks.closeConn(c)
     }, this.overflowIdleMs)
@@ -395,7 +390,7 @@ export class SessionScheduler<C extends SlotConn> {
   private wakeForHolds(now: number): void {
     if (!this.waiters.length) return
     let next = Infinity
-    for (const [c, s] of this.conns) if (!c.lost && s.open < this.limitNow && s.holdUntil > now) next = Math.min(next, s.holdUntil)
+    for (const [c, s] of this.conns) if (!c.lost && s.taken.size < this.limitNow && s.holdUntil > now) next = Math.min(next, s.holdUntil)
     if (next < Infinity) this.wakeAt(next)
   }
 
