@@ -379,6 +379,7 @@ export class SessionScheduler<C extends SlotConn> {
       },
       (e: Error) => {
         this.overflowing = false
+        if (this.closedError) return // closed meanwhile: whoever owned the log may be gone
         this.overflowRetryAt = Date.now() + 5000
         this.hooks.log?.(`ssh ${this.label}: cannot open another connection (${e.message}); the calls wait for a free session`)
         this.pump()
