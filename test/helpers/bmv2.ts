@@ -1,7 +1,8 @@
 // What the BMv2 driver tests share: a real sshd on 127.0.0.1 whose host key is trusted, a
 // SQLite store, a stand-in compiler (answers --version, logs its arguments, writes fixture.p4's
 // real outputs: there is no p4c here), the one-host testbed on that sshd, and sessions of the
-// real driver on all of it.
+// real driver on all of it. On request, stand-ins for simple_switch and simple_switch_CLI too
+// (see SWITCH_STAND_IN), so that a run can deploy.
 import { spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,9 +33,111 @@ export interface Bmv2Lab {
   firstRunId: number
 }
 
-export async function startBmv2Lab(name: string, firstRunId: number, o: { image?: SshdImage } = {}): Promise<Bmv2Lab> {
-  const sshd = await startSshd(o)
+/**
+ * There is no BMv2 here. With `switchStandIn`, the sshd's sessions find these two first on
+ * their PATH (sshd_config SetEnv), so a run's deploy gets past "start the switches" and
+ * "configure them", and the processes a real run has are there to stop at teardown:
+ * - simple_switch: checks what the real one needs (its interfaces exist in its namespace,
+ *   the JSON is there), listens on its thrift port and stays up until signalled;
+ * - simple_switch_CLI: reaches that port (or prints the real CLI's "Could not connect"
+ *   text), then answers each command on its stdin in the format of the real transcripts
+ *   (test/fixtures/bmv2/cli-session-ok.txt): a prompt before every answer, handles counted
+ *   per table and per session, registers and counters read as 0.
+ * It forwards nothing: traffic through it fails.
+ */
+const SWITCH_STAND_IN = `#!/usr/bin/python3
+import os, signal, socket, sys
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("0.0.0 (p4lab test stand-in, not BMv2)")
+    sys.exit(0)
+port, ifaces, i = None, [], 0
+while i < len(args) - 1:
+    if args[i] == "--thrift-port":
+        port = int(args[i + 1])
+    elif args[i] == "-i":
+        ifaces.append(args[i + 1].split("@", 1)[1])
+    i += 1
+missing = [n for n in ifaces if not os.path.exists("/sys/class/net/" + n)]
+if port is None or not os.path.isfile(args[-1]) or missing:
+    print("simple_switch stand-in: bad arguments or missing interfaces %s" % missing, file=sys.stderr)
+    sys.exit(1)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("0.0.0.0", port))
+srv.listen(16)
+print("Thrift server was started", flush=True)
+while True:
+    c, _ = srv.accept()
+    c.close()
+`
+
+const CLI_STAND_IN = `#!/usr/bin/python3
+import socket, sys
+args = sys.argv[1:]
+port = int(args[args.index("--thrift-port") + 1])
+try:
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+except OSError:
+    print("Could not connect to any of [('127.0.0.1', %d)]" % port)
+    print("Could not connect to thrift client on port %d" % port)
+    print("Make sure the switch is running and that you have the right port")
+    sys.exit(1)
+print("Obtaining JSON from switch...\\nDone\\nControl utility for runtime P4 table manipulation")
+handles, nodes = {}, 0
+out = []
+for line in sys.stdin:
+    w = line.split()
+    out.append("RuntimeCmd: ")
+    if not w:
+        continue
+    if w[0] == "table_add":
+        h = handles.get(w[1], 0)
+        handles[w[1]] = h + 1
+        out.append("Adding entry to match table %s\\naction:              %s\\nEntry has been added with handle %d\\n" % (w[1], w[2], h))
+    elif w[0] == "table_set_default":
+        out.append("Setting default action of %s\\naction:              %s\\n" % (w[1], w[2]))
+    elif w[0] == "mc_mgrp_create":
+        out.append("Creating multicast group %s\\n" % w[1])
+    elif w[0] == "mc_node_create":
+        out.append("Creating node with rid %s , port map and lag map \\nnode was created with handle %d\\n" % (w[1], nodes))
+        nodes += 1
+    elif w[0] == "mc_node_associate":
+        out.append("Associating node %s to multicast group %s\\n" % (w[2], w[1]))
+    elif w[0] == "register_read" and len(w) > 2:
+        out.append("%s[%s]= 0\\n" % (w[1], w[2]))
+    elif w[0] == "register_read":
+        out.append("register index omitted, reading entire array\\n%s= 0, 0, 0, 0\\n" % w[1])
+    elif w[0] == "counter_read":
+        out.append("%s[%s]= (0 bytes, 0 packets)\\n" % (w[1], w[2]))
+    elif w[0] == "table_num_entries":
+        out.append("0\\n")
+out.append("RuntimeCmd: ")
+sys.stdout.write("".join(out))
+`
+
+export interface Bmv2LabOptions {
+  /** Extra sshd_config lines (e.g. `MaxSessions 3`). */
+  sshdConfig?: readonly string[]
+  /** Stand-ins for simple_switch and simple_switch_CLI on the sessions' PATH (see SWITCH_STAND_IN). */
+  switchStandIn?: boolean
+  /** Tools hidden from, or added to, what the sshd's sessions see (SshdImage). */
+  image?: SshdImage
+}
+
+export async function startBmv2Lab(name: string, firstRunId: number, o: Bmv2LabOptions = {}): Promise<Bmv2Lab> {
   const dir = mkdtempSync(join(tmpdir(), `p4lab-${name}-`))
+  const config = [...(o.sshdConfig ?? [])]
+  if (o.switchStandIn) {
+    const bin = join(dir, 'switch-bin')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'simple_switch'), SWITCH_STAND_IN, { mode: 0o755 })
+    writeFileSync(join(bin, 'simple_switch_CLI'), CLI_STAND_IN, { mode: 0o755 })
+    // The stand-in compiler too, for runs through the core (which look for p4c-bm2-ss on the host).
+    config.push(`SetEnv PATH=${bin}:${join(dir, 'bin')}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`)
+  }
+  const sshd = await startSshd({ config, image: o.image })
   const knownHosts = new KnownHosts({ file: join(dir, 'known_hosts') })
   await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
   const store = openStore(join(dir, 'p4lab.db'))

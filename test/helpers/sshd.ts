@@ -136,7 +136,13 @@ for t in $hide; do
 done
 exec "$@"`
 
-export async function startSshd(opts: { image?: SshdImage } = {}): Promise<Sshd> {
+export interface SshdOptions {
+  /** Extra sshd_config lines (e.g. `MaxSessions 3`), after the helper's own: sshd takes the first value of a keyword, so they cannot change one the helper sets. */
+  config?: readonly string[]
+  image?: SshdImage
+}
+
+export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   requireSshd()
   const user = userInfo().username
   const root = process.getuid?.() === 0
@@ -176,6 +182,7 @@ export async function startSshd(opts: { image?: SshdImage } = {}): Promise<Sshd>
       'LogLevel VERBOSE',
       // Keep the tests' sessions short-lived if a client vanishes.
       'ClientAliveInterval 30',
+      ...(opts.config ?? []),
       '',
     ].join('\n'),
   )

@@ -21,6 +21,8 @@ export interface SshTarget {
   port?: number
   user: string
   auth: SshAuth
+  /** Sessions open at once on one connection (the server's MaxSessions); default the pool's, 10. */
+  maxSessions?: number
 }
 
 export interface ConnectOptions {

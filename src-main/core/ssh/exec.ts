@@ -2,6 +2,7 @@ import { StringDecoder } from 'node:string_decoder'
 import type { Client, ClientChannel } from 'ssh2'
 import { cmd, q } from './cmd'
 import { SshError } from './errors'
+import { ChannelRefusedError, type SessionSlot } from './sessions'
 
 export type StreamName = 'stdout' | 'stderr'
 
@@ -20,6 +21,11 @@ export interface ExecOptions {
   stdin?: string | Buffer
   /** Bytes of stdout and of stderr kept in the result. Default 4 MiB each; lines are still streamed past it. */
   maxCapture?: number
+  /**
+   * Teardown's calls: they get a session before every other waiting call, and another
+   * connection at once when every session of the host is busy (./sessions.ts).
+   */
+  priority?: boolean
 }
 
 export interface ExecResult {
@@ -93,6 +99,11 @@ export interface ExecChannelHost {
   readonly lost: boolean
   /** Register a call in flight; the connection calls `fail` when it drops. Returns the unregister function. */
   track(fail: (err: Error) => void): () => void
+  /**
+   * Runs the cancel path's `kill` of a command's group. It needs a session of its own while
+   * the command still holds one, so the pool gives it priority; default: execOn here.
+   */
+  side?(command: string): Promise<unknown>
 }
 
 /** The connection dropped while a call was in flight: whether the command ran is unknown unless `notStarted`. */
@@ -156,8 +167,12 @@ function brief(command: string): string {
 const CANCEL_WRAPPER = `read -r _ _ _ _ g _ < /proc/$$/stat 2>/dev/null || g=; printf '\\001p4lab-pgid:%s\\n' "$g" >&2; eval "$1"`
 const PGID_PREFIX = '\x01p4lab-pgid:'
 
-/** Run one command on a connection. Prefer `SshHost.exec`, which waits for (re)connection. */
-export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions = {}): Promise<ExecResult> {
+/**
+ * Run one command on a connection. Prefer `SshHost.exec`, which waits for (re)connection and
+ * for a free session. `slot`, from the pool's scheduler, is told when the channel opens,
+ * fails to open and closes.
+ */
+export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions = {}, slot?: SessionSlot): Promise<ExecResult> {
   return new Promise<ExecResult>((resolve, reject) => {
     const out = new Capture(opts.maxCapture ?? 4 << 20)
     const err = new Capture(opts.maxCapture ?? 4 << 20)
@@ -196,7 +211,8 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
     const abortError = () => new SshError('aborted', `cancelled: ${brief(command)}`)
     const killGroup = (sig: 'TERM' | 'KILL') => {
       if (pgid === undefined || pgid <= 1 || host.lost) return
-      execOn(host, `${cmd(['kill', `-${sig}`, '--', `-${pgid}`])} 2>/dev/null; true`).catch(() => undefined)
+      const line = `${cmd(['kill', `-${sig}`, '--', `-${pgid}`])} 2>/dev/null; true`
+      ;(host.side ? host.side(line) : execOn(host, line)).catch(() => undefined)
     }
     const onAbort = () => {
       if (aborted || settled) return
@@ -235,17 +251,28 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
       errLines?.push(b)
     }
 
-    if (opts.signal?.aborted) return fail(abortError())
+    if (opts.signal?.aborted) {
+      slot?.closed()
+      return fail(abortError())
+    }
     opts.signal?.addEventListener('abort', onAbort, { once: true })
 
-    if (settled) return // the connection was already gone
+    if (settled) return slot?.closed() // the connection was already gone
     try {
       sent = true
       host.client.exec(line, (e, ch) => {
         if (e) {
-          if (host.lost) return fail(new ConnectionLostError(host.label, false, false))
+          if (host.lost) {
+            slot?.closed()
+            return fail(new ConnectionLostError(host.label, false, false))
+          }
+          // A refusal (the server's session limit) is the scheduler's to retry, not the command's failure.
+          const why = slot ? slot.openFailed(e) : e
+          if (why instanceof ChannelRefusedError) return fail(why)
           return fail(new SshError('remote', `${host.label}: cannot start the command (${e.message}): ${brief(command)}`))
         }
+        slot?.opened()
+        ch.once('close', () => slot?.closed())
         stream = ch
         if (settled) {
           ch.close()
@@ -283,6 +310,7 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
       })
     } catch (e) {
       // ssh2 throws synchronously only when it sent nothing (not connected).
+      slot?.openFailed(e as Error)
       if (host.lost) fail(new ConnectionLostError(host.label, true))
       else fail(new SshError('remote', `${host.label}: cannot start the command: ${(e as Error).message}`))
     }

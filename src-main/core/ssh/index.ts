@@ -41,4 +41,5 @@ export {
   type RemoteProcessesOptions,
   type StopResult,
 } from './process'
+export { ChannelRefusedError, isChannelOpenFailure, type SessionOptions, type SessionStats } from './sessions'
 export { uploadDir, type UploadOptions, type UploadResult } from './upload'

@@ -5,6 +5,7 @@ import { connect, targetLabel, type ConnectOptions, type SshTarget } from './con
 import { SshError } from './errors'
 import { ConnectionLostError, execOn, type ExecChannelHost, type ExecOptions, type ExecResult } from './exec'
 import { hostLabel } from './known-hosts'
+import { ChannelRefusedError, SessionScheduler, type SessionOptions, type SessionSlot, type SessionStats } from './sessions'
 
 export interface BackoffOptions {
   /** First retry delay, ms. Default 500. */
@@ -30,7 +31,7 @@ export function backoffDelay(attempt: number, opts: BackoffOptions = {}, random:
   return Math.round(base / 2 + (base / 2) * r)
 }
 
-export interface PoolOptions extends ConnectOptions {
+export interface PoolOptions extends ConnectOptions, SessionOptions {
   backoff?: BackoffOptions
   /** Jitter source (tests pass a seeded one). Default Math.random. */
   random?: () => number
@@ -49,6 +50,8 @@ interface Conn extends ExecChannelHost {
   lost: boolean
   inflight: Set<(err: Error) => void>
   hostKey: string
+  /** An extra connection for when every session of the first one is busy (./sessions.ts). */
+  overflow: boolean
 }
 
 function isFatal(e: unknown): boolean {
@@ -62,9 +65,15 @@ function isFatal(e: unknown): boolean {
  * {@link ConnectionLostError} and it reconnects with backoff; calls made meanwhile wait
  * for the new connection (or fail when it gives up). A host-key or login failure is
  * never retried.
+ *
+ * Every channel (exec, SFTP) waits for a session slot first, so no more are open on a
+ * connection than the server allows; when all are busy, extra connections carry the
+ * overflow (./sessions.ts).
  */
 export class SshHost {
   readonly label: string
+  private readonly sessions: SessionScheduler<Conn>
+  private readonly extra = new Set<Conn>()
   private conn: Conn | undefined
   private connecting: Promise<Conn> | undefined
   private closed = false
@@ -77,6 +86,16 @@ export class SshHost {
     private readonly emit: (e: PoolEvent) => void,
   ) {
     this.label = targetLabel(target)
+    this.sessions = new SessionScheduler<Conn>({ ...opts, maxSessions: target.maxSessions ?? opts.maxSessions }, this.label, {
+      openOverflow: () => this.openOverflow(),
+      closeConn: (c) => this.closeConn(c, 'unused'),
+      log: opts.log,
+    })
+  }
+
+  /** Sessions open, waiting and learned (for tests and diagnostics). */
+  get sessionStats(): SessionStats {
+    return this.sessions.stats
   }
 
   /** Whether a connection is up right now. */
@@ -95,13 +114,27 @@ export class SshHost {
   }
 
   async exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
-    for (let tries = 0; ; tries++) {
-      const conn = await this.getConn(opts.signal)
+    return this.onChannel(opts, (conn, slot) => execOn(conn, command, opts, slot))
+  }
+
+  /**
+   * Opens a channel with `open` once a session is free, and again after a refusal (the
+   * server's session limit) or a connection lost before anything was sent.
+   */
+  private async onChannel<T>(opts: { priority?: boolean; signal?: AbortSignal }, open: (conn: Conn, slot: SessionSlot) => Promise<T>): Promise<T> {
+    let refusals = 0
+    for (let tries = 0; ; ) {
+      await this.getConn(opts.signal)
+      const lease = await this.sessions.acquire({ priority: opts.priority, signal: opts.signal, refusals })
       try {
-        return await execOn(conn, command, opts)
+        return await open(lease.conn, lease)
       } catch (e) {
+        if (e instanceof ChannelRefusedError && e.retry) {
+          refusals++
+          continue
+        }
         // The command never reached the server: safe to send it again on the new connection.
-        if (e instanceof ConnectionLostError && e.notStarted && tries < 2) continue
+        if (e instanceof ConnectionLostError && e.notStarted && tries++ < 2) continue
         throw e
       }
     }
@@ -124,28 +157,58 @@ export class SshHost {
   }
 
   /** Open an SFTP session for `fn`, closed afterwards. Fails like exec if the connection drops. */
-  async withSftp<T>(fn: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
-    const conn = await this.getConn()
+  async withSftp<T>(fn: (sftp: SFTPWrapper) => Promise<T>, opts: { priority?: boolean; signal?: AbortSignal } = {}): Promise<T> {
+    const { sftp, conn } = await this.onChannel(opts, (c, slot) => this.openSftp(c, slot))
     let untrack = () => {}
     const lost = new Promise<never>((_, reject) => {
       untrack = conn.track(reject)
     })
     lost.catch(() => undefined)
     try {
-      const sftp = await Promise.race([
-        new Promise<SFTPWrapper>((resolve, reject) =>
-          conn.client.sftp((e, s) => (e ? reject(new SshError('remote', `${this.label}: cannot start SFTP: ${e.message}`)) : resolve(s))),
-        ),
-        lost,
-      ])
-      try {
-        return await Promise.race([fn(sftp), lost])
-      } finally {
-        sftp.end()
-      }
+      return await Promise.race([fn(sftp), lost])
     } finally {
+      sftp.end()
       untrack()
     }
+  }
+
+  private openSftp(conn: Conn, slot: SessionSlot): Promise<{ sftp: SFTPWrapper; conn: Conn }> {
+    return new Promise((resolve, reject) => {
+      let done = false
+      const untrack = conn.track((e) => {
+        if (done) return
+        done = true
+        reject(e)
+      })
+      try {
+        conn.client.sftp((e, sftp) => {
+          untrack()
+          if (!e) {
+            slot.opened()
+            sftp.once('close', () => slot.closed())
+          }
+          if (done) {
+            if (!e) sftp.end()
+            else slot.closed()
+            return
+          }
+          done = true
+          if (!e) return resolve({ sftp, conn })
+          if (conn.lost) {
+            slot.closed()
+            return reject(new ConnectionLostError(this.label, false, false))
+          }
+          const why = slot.openFailed(e)
+          reject(why instanceof ChannelRefusedError ? why : new SshError('remote', `${this.label}: cannot start SFTP: ${e.message}`))
+        })
+      } catch (e) {
+        untrack()
+        slot.openFailed(e as Error)
+        if (done) return
+        done = true
+        reject(conn.lost ? new ConnectionLostError(this.label, true) : new SshError('remote', `${this.label}: cannot start SFTP: ${(e as Error).message}`))
+      }
+    })
   }
 
   /** Close the connection; calls in flight fail, later calls fail. */
@@ -153,13 +216,70 @@ export class SshHost {
     this.closed = true
     if (this.sleepTimer) clearTimeout(this.sleepTimer)
     this.wake?.()
+    this.sessions.close(new SshError('closed', `the connection to ${this.label} was closed`))
     const c = this.conn
     this.conn = undefined
-    if (c) {
-      c.lost = true
-      for (const f of [...c.inflight]) f(new SshError('closed', `the connection to ${this.label} was closed`))
-      c.client.end()
+    for (const x of [...(c ? [c] : []), ...this.extra]) this.closeConn(x, 'closed')
+  }
+
+  /** Closes one connection on purpose: its calls in flight fail. */
+  private closeConn(c: Conn, why: 'closed' | 'unused'): void {
+    this.extra.delete(c)
+    if (c.lost) return
+    c.lost = true
+    this.sessions.remove(c)
+    for (const f of [...c.inflight]) f(new SshError('closed', `the connection to ${this.label} was closed`))
+    c.inflight.clear()
+    if (why === 'unused') this.opts.log?.(`ssh ${this.label}: closing the extra connection (unused)`)
+    c.client.end()
+  }
+
+  /** Another connection to the host, for the overflow (not reconnected when it drops). */
+  private async openOverflow(): Promise<Conn> {
+    const { client, hostKey } = await connect(this.target, this.opts)
+    if (this.closed) {
+      client.end()
+      throw new SshError('closed', `the connection to ${this.label} is closed`)
     }
+    const conn = this.makeConn(client, hostKey, true)
+    this.extra.add(conn)
+    let lastError = ''
+    client.on('error', (e: Error) => {
+      lastError = e.message
+      if (!conn.lost) this.opts.log?.(`ssh ${this.label} (extra connection): ${e.message}`)
+    })
+    client.on('close', () => {
+      this.extra.delete(conn)
+      if (conn.lost) return
+      conn.lost = true
+      this.sessions.remove(conn)
+      for (const f of [...conn.inflight]) f(new ConnectionLostError(this.label, false))
+      conn.inflight.clear()
+      this.opts.log?.(`ssh ${this.label}: the extra connection closed (${lastError || 'by the server'})`)
+    })
+    this.opts.log?.(`ssh ${this.label}: extra connection up (host key ${hostKey})`)
+    return conn
+  }
+
+  private makeConn(client: Client, hostKey: string, overflow: boolean): Conn {
+    const conn: Conn = {
+      client,
+      label: this.label,
+      lost: false,
+      hostKey,
+      overflow,
+      inflight: new Set(),
+      track(fail) {
+        if (conn.lost) {
+          fail(new ConnectionLostError(conn.label, true))
+          return () => {}
+        }
+        conn.inflight.add(fail)
+        return () => conn.inflight.delete(fail)
+      },
+      side: (command) => this.exec(command, { priority: true }),
+    }
+    return conn
   }
 
   private getConn(signal?: AbortSignal): Promise<Conn> {
@@ -187,21 +307,7 @@ export class SshHost {
       client.end()
       throw new SshError('closed', `the connection to ${this.label} is closed`)
     }
-    const conn: Conn = {
-      client,
-      label: this.label,
-      lost: false,
-      hostKey,
-      inflight: new Set(),
-      track(fail) {
-        if (conn.lost) {
-          fail(new ConnectionLostError(conn.label, true))
-          return () => {}
-        }
-        conn.inflight.add(fail)
-        return () => conn.inflight.delete(fail)
-      },
-    }
+    const conn = this.makeConn(client, hostKey, false)
     let lastError = ''
     client.on('error', (e: Error) => {
       lastError = e.message
@@ -211,6 +317,7 @@ export class SshHost {
     })
     client.on('close', () => this.onDrop(conn, client, lastError || 'the connection closed'))
     this.conn = conn
+    this.sessions.add(conn, false)
     this.emit({ type: 'connected', host: this.label, hostKey })
     this.opts.log?.(`ssh ${this.label}: connected (host key ${hostKey})`)
     return conn
@@ -220,6 +327,7 @@ export class SshHost {
     if (conn.lost) return // closed on purpose
     conn.lost = true
     if (this.conn === conn) this.conn = undefined
+    this.sessions.remove(conn)
     for (const f of [...conn.inflight]) f(new ConnectionLostError(this.label, false))
     conn.inflight.clear()
     this.emit({ type: 'disconnected', host: this.label, reason })
@@ -254,12 +362,17 @@ export class SshHost {
         const msg = (e as Error).message
         this.emit({ type: 'reconnect-failed', host: this.label, attempt, error: msg })
         this.opts.log?.(`ssh ${this.label}: reconnect attempt ${attempt} failed: ${msg}`)
-        if (isFatal(e) || this.closed) throw e
+        if (isFatal(e) || this.closed) {
+          this.sessions.failWaiting(e as Error)
+          throw e
+        }
       }
     }
     const msg = `lost the connection to ${this.label} and could not reconnect after ${max} attempts: ${(last as Error)?.message}`
     this.emit({ type: 'gave-up', host: this.label, error: msg })
-    throw new SshError('connect', msg, { cause: last })
+    const err = new SshError('connect', msg, { cause: last })
+    this.sessions.failWaiting(err)
+    throw err
   }
 }
 

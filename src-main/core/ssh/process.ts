@@ -98,6 +98,8 @@ export interface RemoteProcessesOptions {
   pollMs?: number
   /** ms to wait after KILL before reporting failure. Default 5000. */
   killWaitMs?: number
+  /** Every command with priority for a session (teardown's processes: see SshHost). */
+  priority?: boolean
 }
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/
@@ -145,7 +147,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 export class RemoteProcesses {
   readonly runDir: string
-  private readonly opts: Required<Omit<RemoteProcessesOptions, 'baseDir'>>
+  private readonly opts: Required<Omit<RemoteProcessesOptions, 'baseDir' | 'priority'>>
+  private readonly prio: { priority?: true }
 
   constructor(
     readonly host: SshHost,
@@ -156,6 +159,7 @@ export class RemoteProcesses {
     const base = (opts.baseDir ?? '.p4lab/runs').replace(/\/+$/, '')
     this.runDir = `${base}/${runId}`
     this.opts = { graceMs: opts.graceMs ?? 5000, pollMs: opts.pollMs ?? 100, killWaitMs: opts.killWaitMs ?? 5000 }
+    this.prio = opts.priority ? { priority: true } : {}
   }
 
   pidFile(name: string): string {
@@ -189,7 +193,7 @@ export class RemoteProcesses {
       full = ['env', ...pairs, ...argv]
     }
     const line = shScript(START_SCRIPT, 'p4lab-start', [this.runDir, name, opts.cwd ?? '', ...full])
-    const r = await this.host.exec(line)
+    const r = await this.host.exec(line, this.prio)
     const outLines = r.stdout.toString('utf8').split('\n')
     const pid = Number(outLines[0])
     if (r.code !== 0 || !Number.isInteger(pid) || pid <= 1) {
@@ -200,7 +204,7 @@ export class RemoteProcesses {
   }
 
   async status(name: string): Promise<ProcessStatus> {
-    const r = await this.host.exec(shScript(STATUS_SCRIPT, 'p4lab-status', [this.pidFile(name)]), { maxCapture: 64 << 20 })
+    const r = await this.host.exec(shScript(STATUS_SCRIPT, 'p4lab-status', [this.pidFile(name)]), { ...this.prio, maxCapture: 64 << 20 })
     if (r.code !== 0) throw new SshError('process', `${this.host.label}: cannot read the status of ${name}: ${r.stderr.toString('utf8').trim()}`)
     const lines = r.stdout.toString('utf8').split('\n')
     const head = lines.shift() ?? ''
@@ -231,7 +235,7 @@ export class RemoteProcesses {
 
   /** Names of the processes this run has started (those with a pid file). */
   async list(): Promise<string[]> {
-    const r = await this.host.exec(shScript(LIST_SCRIPT, 'p4lab-list', [this.runDir]))
+    const r = await this.host.exec(shScript(LIST_SCRIPT, 'p4lab-list', [this.runDir]), this.prio)
     return r.stdout
       .toString('utf8')
       .split('\0')
@@ -266,7 +270,7 @@ export class RemoteProcesses {
 
   /** The last `maxBytes` of a process's log. */
   async readLog(name: string, maxBytes = 64 * 1024): Promise<string> {
-    const r = await this.host.exec(cmd(['tail', '-c', String(Math.max(1, Math.floor(maxBytes))), '--', this.logFile(name)]))
+    const r = await this.host.exec(cmd(['tail', '-c', String(Math.max(1, Math.floor(maxBytes))), '--', this.logFile(name)]), this.prio)
     return r.stdout.toString('utf8')
   }
 
@@ -280,6 +284,7 @@ export class RemoteProcesses {
       throw new SshError('usage', `readLogFrom ${name}: offset ${offset} and maxBytes ${maxBytes} must be integers, offset >= 0, maxBytes >= 1`)
     }
     const r = await this.host.exec(shScript(READ_FROM_SCRIPT, 'p4lab-read-log', [this.logFile(name), String(offset + 1), String(maxBytes)]), {
+      ...this.prio,
       ...(opts.signal ? { signal: opts.signal } : {}),
       maxCapture: maxBytes + 1,
     })
@@ -294,7 +299,7 @@ export class RemoteProcesses {
     const kills = [cmd(['kill', `-${sig}`, '--', `-${pgid}`])]
     if (strays.length) kills.push(cmd(['kill', `-${sig}`, '--', ...strays]))
     // Exit codes are ignored: some of them may already be gone (ESRCH).
-    await this.host.exec(kills.map((k) => `${k} 2>/dev/null`).join('; ') + '; true')
+    await this.host.exec(kills.map((k) => `${k} 2>/dev/null`).join('; ') + '; true', this.prio)
   }
 
   private async waitGone(name: string, ms: number): Promise<ProcessStatus> {

@@ -100,6 +100,8 @@ export interface ExecLogged {
   check?: boolean
   /** Cancel with the run (default true; false for teardown, which must run after a cancel). */
   cancellable?: boolean
+  /** Teardown's: a session before any other waiting command, another connection when all are busy. */
+  priority?: boolean
   maxCapture?: number
 }
 
@@ -113,6 +115,7 @@ export class RemoteRun {
   readonly key: string
   private readonly hosts = new Map<number, SshHost>()
   private readonly procs = new Map<number, RemoteProcesses>()
+  private readonly teardownProcs = new Map<number, RemoteProcesses>()
   private readonly homes = new Map<number, string>()
   /** Hosts on which this run made a directory or started something (teardown visits them). */
   readonly touched = new Set<number>()
@@ -150,21 +153,23 @@ export class RemoteRun {
     return s
   }
 
-  async processes(h: RunTestbedHost): Promise<RemoteProcesses> {
-    let p = this.procs.get(h.id)
+  /** The run's processes on the host; `teardown`: the same processes, every command with priority. */
+  async processes(h: RunTestbedHost, o: { teardown?: boolean } = {}): Promise<RemoteProcesses> {
+    const map = o.teardown ? this.teardownProcs : this.procs
+    let p = map.get(h.id)
     if (!p) {
-      p = new RemoteProcesses(await this.host(h), this.key, { baseDir: this.base, graceMs: this.deps.graceMs ?? 3000 })
-      this.procs.set(h.id, p)
+      p = new RemoteProcesses(await this.host(h), this.key, { baseDir: this.base, graceMs: this.deps.graceMs ?? 3000, priority: !!o.teardown })
+      map.set(h.id, p)
     }
     return p
   }
 
   /** The run directory on the host, absolute (`$HOME/<base>/<key>` for a relative base). */
-  async runDir(h: RunTestbedHost): Promise<string> {
+  async runDir(h: RunTestbedHost, o: { priority?: boolean } = {}): Promise<string> {
     let home = this.homes.get(h.id)
     if (home === undefined) {
       const s = await this.host(h)
-      const r = await s.exec(shScript('printf "%s" "$HOME"', 'p4lab-home'))
+      const r = await s.exec(shScript('printf "%s" "$HOME"', 'p4lab-home'), o.priority ? { priority: true } : {})
       home = r.stdout.toString('utf8')
       this.homes.set(h.id, home)
     }
@@ -183,6 +188,7 @@ export class RemoteRun {
       r = await s.exec(line, {
         ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
         ...(opts.cancellable !== false ? { signal: this.ctx.signal } : {}),
+        ...(opts.priority ? { priority: true } : {}),
         maxCapture: opts.maxCapture ?? 16 << 20,
         ...(opts.logOutput === false ? {} : { onLine: (l: string, stream: string) => this.ctx.log(h.name, stream === 'stderr' ? `! ${l}` : l) }),
       })
@@ -240,9 +246,9 @@ export class RemoteRun {
     }
   }
 
-  /** Stops every process of this run on the host (by process group) and logs what was signalled. */
+  /** Stops every process of this run on the host (by process group) and logs what was signalled. Teardown's: with priority. */
   async stopAll(h: RunTestbedHost): Promise<void> {
-    const p = await this.processes(h)
+    const p = await this.processes(h, { teardown: true })
     const stopped = await p.stopAll()
     for (const s of stopped) if (s.signalled !== 'none') this.ctx.log(h.name, `stopped ${s.name} (group ${s.pid}) with ${s.signalled}`)
   }
@@ -252,10 +258,10 @@ export class RemoteRun {
    * left: namespaces, interfaces, processes in them, and live members of the run's process groups.
    */
   async cleanAndVerify(h: RunTestbedHost, prefix: string | null): Promise<Leftovers> {
-    const opts = { cancellable: false, check: false } as const
+    const opts = { cancellable: false, check: false, priority: true } as const
     if (prefix) await this.script(h, 'p4lab-teardown', TEARDOWN_SCRIPT, [prefix], opts)
     const found = prefix ? parseLeftovers((await this.script(h, 'p4lab-verify', VERIFY_SCRIPT, [prefix], { ...opts, logOutput: false })).stdout.toString('utf8')) : { namespaces: [], links: [], pids: [], files: [] }
-    const p = await this.processes(h)
+    const p = await this.processes(h, { teardown: true })
     const processes: Leftovers['processes'] = []
     for (const name of await p.list()) {
       const st = await p.status(name)
@@ -265,8 +271,8 @@ export class RemoteRun {
   }
 
   async removeRunDir(h: RunTestbedHost): Promise<void> {
-    const dir = await this.runDir(h)
-    await this.run(h, ['rm', '-rf', '--', dir], { cancellable: false, check: false, logOutput: false })
+    const dir = await this.runDir(h, { priority: true })
+    await this.run(h, ['rm', '-rf', '--', dir], { cancellable: false, check: false, logOutput: false, priority: true })
   }
 
   close(): void {
