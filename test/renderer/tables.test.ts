@@ -91,25 +91,28 @@ describe('switch tables from series', () => {
     const v = [5, 2, 7, 1]
     const t = matrixTable(CONGA, d, 'leaf0', (i) => v[i])
     expect(t.cols).toEqual([0, 1])
-    expect(t.rows[0]).toEqual({ key: 'leaf1', cells: [5, 2], best: 1 })
+    expect(t.rows[0]).toEqual({ key: 'leaf1', cells: [5, 2], best: [1] })
     expect(t.rows[0].cells.map(formatMatrixCell)).toEqual(['5', '2'])
     expect(t.rows[1].key).toBe('leaf2')
     expect(t.rows[1].cells[0]).toBeNaN()
-    expect(t.rows[1].best).toBe(1)
+    expect(t.rows[1].best).toEqual([1])
   })
 
-  it('DHLB: destination ToRs × candidate ports, the highest degree (the least loaded path) marked, -1 never', () => {
+  it('DHLB: destination ToRs × candidate ports, the highest degree (the least loaded path) marked, every one of a tie, -1 never', () => {
     const d = [
       def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor3', port: 3 }),
       def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor3', port: 2 }),
       def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor4', port: 2 }),
       def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor4', port: 3 }),
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor5', port: 2 }),
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor5', port: 3 }),
     ]
-    const t = matrixTable(DHLB, d, 'agg0', (i) => [1, 0, -1, -1][i])
+    const t = matrixTable(DHLB, d, 'agg0', (i) => [1, 0, -1, -1, 5, 5][i])
     expect(t.cols).toEqual([2, 3])
     expect(t.rows).toEqual([
-      { key: 'tor3', cells: [0, 1], best: 1 },
-      { key: 'tor4', cells: [-1, -1], best: -1 },
+      { key: 'tor3', cells: [0, 1], best: [1] },
+      { key: 'tor4', cells: [-1, -1], best: [] },
+      { key: 'tor5', cells: [5, 5], best: [0, 1] },
     ])
     expect(t.rows[1].cells.map(formatMatrixCell)).toEqual(['—', '—'])
   })

@@ -90,8 +90,9 @@ export function destinationTable(spec: DestSpec, defs: readonly SeriesDefLike[],
 }
 
 const DASH = '—'
-/** Levels, degrees and packet counts are integers as a switch holds them: 5, not 5.00 (a roll-up's mean keeps 3 digits). */
-const num = (v: number) => (!Number.isFinite(v) ? DASH : Number.isInteger(v) ? String(v) : sig3(v))
+/** Levels, degrees, queue depths and counts are integers as a switch holds them: 5, not 5.00 (a roll-up's mean keeps 3 digits). */
+export const formatNumber = (v: number): string => (!Number.isFinite(v) ? DASH : Number.isInteger(v) ? String(v) : sig3(v))
+const num = formatNumber
 
 /** A per-destination cell as text: a port as "port 9", a ratio in %, a hardware level (a ratio column on BMv2) as its number. */
 export function formatCell(format: TableFormat, cell: DestCell): string {
@@ -125,14 +126,15 @@ export function cellAttr(kind: string): string {
 export interface MatrixTable {
   /** Column keys (uplinks, ports), sorted. */
   cols: Array<string | number>
-  /** best: the column index of the row's best cell (-1 when no cell has a value). */
-  rows: Array<{ key: string; cells: number[]; best: number }>
+  /** best: the column indices of the row's best value (every one of a tie; none when no cell has a value). */
+  rows: Array<{ key: string; cells: number[]; best: number[] }>
 }
 
 /**
  * A matrix table at one switch: one kind laid out rows × columns by two entity keys, each
- * row's best cell marked (the lowest when lowIsBest, else the highest). A negative value is a
- * stage's "not set yet" (DHLB's -1 before any probe) and never the best.
+ * row's best cells marked (the lowest value when lowIsBest, else the highest; all cells that
+ * tie for it, since the scheme holds them equal). A negative value is a stage's "not set yet"
+ * (DHLB's -1 before any probe) and never the best.
  */
 export function matrixTable(spec: MatrixSpec, defs: readonly SeriesDefLike[], sw: string, value: ValueOf): MatrixTable {
   const cells = new Map<string, Map<string | number, number>>()
@@ -147,14 +149,12 @@ export function matrixTable(spec: MatrixSpec, defs: readonly SeriesDefLike[], sw
     cells.set(r, m)
   })
   const cols = [...colSet].sort(byName)
-  const better = spec.lowIsBest ? (a: number, b: number) => a < b : (a: number, b: number) => a > b
   const rows = [...cells.keys()].sort(byName).map((key) => {
     const m = cells.get(key)!
     const vals = cols.map((c) => m.get(c) ?? NaN)
-    let best = -1
-    vals.forEach((v, j) => {
-      if (Number.isFinite(v) && v >= 0 && (best < 0 || better(v, vals[best]))) best = j
-    })
+    const set = vals.filter((v) => Number.isFinite(v) && v >= 0)
+    const top = set.length === 0 ? NaN : spec.lowIsBest ? Math.min(...set) : Math.max(...set)
+    const best = vals.flatMap((v, j) => (v === top ? [j] : []))
     return { key, cells: vals, best }
   })
   return { cols, rows }
