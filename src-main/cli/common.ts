@@ -18,6 +18,8 @@ export interface Command {
   name: string
   /** Lines of the usage text, the first being "NAME ARGS [OPTIONS]". */
   usage: string[]
+  /** More lines for `p4lab NAME --help` only (the schemes, their parameters). */
+  details?(): string[]
   run(argv: string[]): Promise<number> | number
 }
 

@@ -33,7 +33,8 @@ export async function main(argv: string[]): Promise<number> {
   const found = COMMANDS.find((c) => c.name === command)
   if (!found) throw new UsageError(`unknown command '${command}'`)
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`usage: p4lab ${found.usage.join('\n')}\n`)
+    const details = found.details?.() ?? []
+    process.stdout.write(`usage: p4lab ${found.usage.join('\n')}\n${details.length ? `\n${details.join('\n')}\n` : ''}`)
     return 0
   }
   return found.run(rest)

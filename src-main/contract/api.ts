@@ -19,6 +19,7 @@ import {
   RunLogLine,
   RunFlows,
   RunStatus,
+  Scheme,
   SeriesBatch,
   SeriesDef,
   SpecError,
@@ -40,6 +41,8 @@ export const methods = {
     res: z.object({ version: z.string(), dbPath: z.string(), targets: z.array(z.string()) }),
   },
   'templates.list': { req: Empty, res: z.array(Template) },
+  /** Every scheme p4lab knows, in the order the UI lists them: what it is, its parameters, series, switch tables and P4 program. */
+  'schemes.list': { req: Empty, res: z.array(Scheme) },
   'experiments.list': { req: Empty, res: z.array(ExperimentSummary) },
   'experiments.get': { req: z.object({ id: Id }).strict(), res: Experiment },
   'experiments.validate': {

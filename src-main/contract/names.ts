@@ -3,6 +3,7 @@
 export const METHOD_NAMES = [
   'app.info',
   'templates.list',
+  'schemes.list',
   'experiments.list',
   'experiments.get',
   'experiments.validate',

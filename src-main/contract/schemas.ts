@@ -184,3 +184,4 @@ export type RunFlows = z.infer<typeof RunFlows>
 export * from './testbeds'
 export * from './pipelines'
 export * from './sweeps'
+export * from './schemes'

@@ -8,6 +8,7 @@ import { fabricHandlers } from './handlers/fabric'
 import { archiveHandlers } from './handlers/archive'
 import { compareHandlers } from './handlers/compare'
 import { pipelineHandlers } from './handlers/pipelines'
+import { schemeHandlers } from './handlers/schemes'
 import { sweepHandlers } from './handlers/sweeps'
 import { testbedHandlers } from './handlers/testbeds'
 import { CoreError, notFound } from './errors'
@@ -153,6 +154,7 @@ export class Core {
         targets: Object.keys(this.opts.drivers),
       }),
       'templates.list': async () => listTemplates(this.opts.templatesDir),
+      ...schemeHandlers(),
       'experiments.list': async () =>
         store.listExperiments().map((e) => ({
           id: e.id,

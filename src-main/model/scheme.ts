@@ -4,10 +4,12 @@
 // and its probes. The simulator stage and the control-plane module, which are code, join this
 // in the scheme's folder (src-main/schemes/<name>/index.ts).
 
+// The data shapes the UI receives too (ParamUnit, PaperRef, SwitchTableSpec) are declared once,
+// in the contract, which 'schemes.list' sends them through.
+import type { ParamUnit, PaperRef, SwitchTableSpec } from '../contract/schemes'
 import type { SeriesKindDef } from './series'
 
-/** How a parameter is written in `params:` and what it is passed as (base units). */
-export type ParamUnit = 'duration' | 'size' | 'rate' | 'number' | 'fraction' | 'count' | 'flag'
+export type { ParamUnit, PaperRef, SwitchTableSpec }
 
 /** The suffix a parameter's name takes once normalised to its base unit (flowletGap → flowletGapNs). */
 export const UNIT_SUFFIX: Readonly<Partial<Record<ParamUnit, string>>> = { duration: 'Ns', size: 'Bytes', rate: 'Bps' }
@@ -27,21 +29,6 @@ export function paramName(key: string, unit: ParamUnit): string {
 
 /** A rule between parameters; `values` are normalised (flowletGapNs, ...), `sourceOf` maps them back to the keys written. */
 export type ParamRule = (values: Readonly<Record<string, number>>, sourceOf: Readonly<Record<string, string>>) => Array<{ key: string; message: string }>
-
-export interface PaperRef {
-  title: string
-  /** Absent where the paper's own copy does not give one. */
-  venue?: string
-}
-
-/**
- * A switch table the UI shows for this scheme, built from its series at the cursor:
- * `per-destination` puts one row per value of `rowKey` with a column per kind;
- * `matrix` lays one kind out as rows × columns of two entity keys (the least value marked).
- */
-export type SwitchTableSpec =
-  | { layout: 'per-destination'; title: string; switchKey: string; rowKey: string; columns: Array<{ kind: string; label: string; format: 'port' | 'ratio' | 'level' | 'bytes' | 'packets' | 'number' }> }
-  | { layout: 'matrix'; title: string; kind: string; switchKey: string; rowKey: string; colKey: string; lowIsBest: boolean }
 
 export interface SchemeInfo {
   /** The name experiment files use. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
 import { ROOT } from '../helpers/start'
 
 const BIN = join(ROOT, 'bin', 'p4lab.cjs')
@@ -63,6 +64,36 @@ describe('p4lab run: bad input', () => {
     const r = p4lab(['run', 'missing.yaml', '--db', join(dir, 'x.db')], dir)
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/cannot read experiment file missing\.yaml/)
+  })
+})
+
+describe('p4lab help lists the schemes from the registry', () => {
+  it('run --help: every scheme with its label and paper, every parameter with its unit, default and schemes', () => {
+    const r = p4lab(['run', '--help'], tmpdir())
+    expect(r.code).toBe(0)
+    const lines = r.stdout.split('\n')
+    for (const d of SCHEMES.map(schemeInfo)) {
+      const line = lines.find((l) => l.startsWith(`  ${d.name} `))
+      expect(line, d.name).toBeDefined()
+      expect(line).toContain(`${d.label}: ${d.summary}`)
+      if (d.paper) expect(line).toContain(d.paper.title)
+    }
+    for (const [key, p] of Object.entries(KNOWN_PARAMS)) {
+      const line = lines.find((l) => l.startsWith(`  ${key} `))
+      expect(line, key).toMatch(new RegExp(`^  ${key} +${p.unit} +\\S+ +${p.schemes.join(', ')}: `))
+    }
+    expect(lines.find((l) => l.startsWith('  flowletGap '))).toMatch(/ 100us /)
+  })
+
+  it('p4 --help and p4 render name the schemes that have P4 programs', () => {
+    const help = p4lab(['p4', '--help'], tmpdir())
+    expect(help.code).toBe(0)
+    for (const d of SCHEMES.map(schemeInfo)) {
+      if (d.p4Program) expect(help.stdout).toMatch(new RegExp(`\\n  ${d.name} +${d.p4Program}\\.p4 +${d.label}`))
+    }
+    const r = p4lab(['p4', 'render', '--topology', 'x.yaml', '--out', 'o'], tmpdir())
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`--scheme is required (${SCHEMES.map(schemeInfo).filter((d) => d.p4Program).map((d) => d.name).join(', ')})`)
   })
 })
 

@@ -1,23 +1,56 @@
 import { describe, expect, it } from 'vitest'
 import { buildFabricModel, evaluateFabric, utilColor } from '../../src-renderer/src/lib/fabric'
+import type { SwitchTableSpec } from '../../src-main/contract'
 import type { SeriesDefLike } from '../../src-renderer/src/lib/series'
 import {
   activeFlows,
   busiestPorts,
-  congaTable,
-  dhlbTable,
+  cellAttr,
+  destinationTable,
   fabricCapacityBps,
-  floodgateTable,
+  formatCell,
+  formatMatrixCell,
   heatmapGrid,
-  hulaTable,
+  matrixTable,
   portTable,
   probeShare,
   queueCdf,
+  schemeTables,
+  tablesWithData,
   topFlows,
+  type SchemeTable,
 } from '../../src-renderer/src/lib/tables'
 import { statOf, valueAt, windowRange } from '../../src-renderer/src/lib/window'
 
 const def = (kind: string, entity: Record<string, string | number>, unit = 'x'): SeriesDefLike => ({ kind, entity, unit })
+
+// The specs as the descriptors declare them (src-main/schemes/*/index.ts; test/core/schemes-list
+// holds the descriptors to their series); the builders know no scheme.
+const HULA = {
+  layout: 'per-destination',
+  title: 'best hop',
+  note: 'per destination ToR',
+  switchKey: 'switch',
+  rowKey: 'dstTor',
+  rowLabel: 'Dst ToR',
+  columns: [
+    { kind: 'hula.bestHop', label: 'Best hop', format: 'port' },
+    { kind: 'hula.pathUtil', label: 'Path util', format: 'ratio' },
+  ],
+} as const satisfies SwitchTableSpec
+const FLOODGATE = {
+  layout: 'per-destination',
+  title: 'windows',
+  switchKey: 'switch',
+  rowKey: 'dst',
+  columns: [
+    { kind: 'floodgate.window', label: 'Window', format: 'bytes' },
+    { kind: 'floodgate.voq', label: 'VOQ', format: 'packets' },
+  ],
+} as const satisfies SwitchTableSpec
+const CONGA = { layout: 'matrix', title: 'congestion-to-leaf', kind: 'conga.metric', switchKey: 'leaf', rowKey: 'dstLeaf', colKey: 'uplink', lowIsBest: true } as const satisfies SwitchTableSpec
+const DHLB = { layout: 'matrix', title: 'load information', kind: 'dhlb.loadDegree', switchKey: 'switch', rowKey: 'dstTor', colKey: 'port', lowIsBest: false } as const satisfies SwitchTableSpec
+const scheme = (name: string, label: string, tables: SwitchTableSpec[]) => ({ name, label, tables })
 
 describe('switch tables from series', () => {
   const peers = new Map([
@@ -34,13 +67,18 @@ describe('switch tables from series', () => {
   ]
   const values = [9, 0.5, 8, 0.25, 3, -1]
 
-  it("HULA: one row per destination ToR, best hop's port and neighbour, path util; -1 is no hop yet", () => {
-    const rows = hulaTable(defs, 'tor0', (i) => values[i], peers)
+  it("HULA's per-destination table: one row per destination ToR, best hop's port and neighbour, path util; -1 is no hop yet", () => {
+    const rows = destinationTable(HULA, defs, 'tor0', (i) => values[i], peers)
     expect(rows).toEqual([
-      { dstTor: 'tor1', bestHop: null, via: null, pathUtil: NaN },
-      { dstTor: 'tor2', bestHop: 9, via: 'agg1', pathUtil: 0.5 },
-      { dstTor: 'tor10', bestHop: 8, via: 'agg0', pathUtil: 0.25 },
+      { key: 'tor1', cells: [{ value: NaN, unit: 'port', via: null }, { value: NaN, unit: '' }] },
+      { key: 'tor2', cells: [{ value: 9, unit: 'port', via: 'agg1' }, { value: 0.5, unit: 'ratio' }] },
+      { key: 'tor10', cells: [{ value: 8, unit: 'port', via: 'agg0' }, { value: 0.25, unit: 'ratio' }] },
     ])
+    expect(rows.map((r) => formatCell('port', r.cells[0]))).toEqual(['—', 'port 9', 'port 8'])
+    expect(rows.map((r) => formatCell('ratio', r.cells[1]))).toEqual(['—', '50.0%', '25.0%'])
+    // On BMv2 and Tofino the path util is the register's 8-bit level, not a ratio.
+    expect(formatCell('ratio', { value: 128, unit: 'level' })).toBe('128')
+    expect([cellAttr('hula.bestHop'), cellAttr('hula.pathUtil'), cellAttr('floodgate.voq')]).toEqual(['data-best-hop', 'data-path-util', 'data-voq'])
   })
 
   it('CONGA: destination leaves × uplinks, the least congested marked', () => {
@@ -51,31 +89,65 @@ describe('switch tables from series', () => {
       def('conga.metric', { leaf: 'leaf1', dstLeaf: 'leaf0', uplink: 0 }),
     ]
     const v = [5, 2, 7, 1]
-    const t = congaTable(d, 'leaf0', (i) => v[i])
+    const t = matrixTable(CONGA, d, 'leaf0', (i) => v[i])
     expect(t.cols).toEqual([0, 1])
-    expect(t.rows[0]).toEqual({ key: 'leaf1', cells: [5, 2], best: 1 })
+    expect(t.rows[0]).toEqual({ key: 'leaf1', cells: [5, 2], best: [1] })
+    expect(t.rows[0].cells.map(formatMatrixCell)).toEqual(['5', '2'])
     expect(t.rows[1].key).toBe('leaf2')
     expect(t.rows[1].cells[0]).toBeNaN()
-    expect(t.rows[1].best).toBe(1)
+    expect(t.rows[1].best).toEqual([1])
   })
 
-  it('DHLB: destination ToRs × candidate ports', () => {
+  it('DHLB: destination ToRs × candidate ports, the highest degree (the least loaded path) marked, every one of a tie, -1 never', () => {
     const d = [
       def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor3', port: 3 }),
       def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor3', port: 2 }),
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor4', port: 2 }),
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor4', port: 3 }),
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor5', port: 2 }),
+      def('dhlb.loadDegree', { switch: 'agg0', dstTor: 'tor5', port: 3 }),
     ]
-    const t = dhlbTable(d, 'agg0', (i) => [1, 0][i])
+    const t = matrixTable(DHLB, d, 'agg0', (i) => [1, 0, -1, -1, 5, 5][i])
     expect(t.cols).toEqual([2, 3])
-    expect(t.rows).toEqual([{ key: 'tor3', cells: [0, 1], best: 0 }])
+    expect(t.rows).toEqual([
+      { key: 'tor3', cells: [0, 1], best: [1] },
+      { key: 'tor4', cells: [-1, -1], best: [] },
+      { key: 'tor5', cells: [5, 5], best: [0, 1] },
+    ])
+    expect(t.rows[1].cells.map(formatMatrixCell)).toEqual(['—', '—'])
   })
 
   it('Floodgate: window and VOQ per destination', () => {
     const d = [
-      def('floodgate.window', { switch: 'tor0', dst: 'h3' }),
-      def('floodgate.voq', { switch: 'tor0', dst: 'h3' }),
-      def('floodgate.window', { switch: 'tor1', dst: 'h3' }),
+      def('floodgate.window', { switch: 'tor0', dst: 'h3' }, 'bytes'),
+      def('floodgate.voq', { switch: 'tor0', dst: 'h3' }, 'packets'),
+      def('floodgate.window', { switch: 'tor1', dst: 'h3' }, 'bytes'),
     ]
-    expect(floodgateTable(d, 'tor0', (i) => [30000, 4, 1][i])).toEqual([{ dst: 'h3', window: 30000, voq: 4 }])
+    const rows = destinationTable(FLOODGATE, d, 'tor0', (i) => [30000, 4, 1][i], peers)
+    expect(rows).toEqual([{ key: 'h3', cells: [{ value: 30000, unit: 'bytes' }, { value: 4, unit: 'packets' }] }])
+    expect([formatCell('bytes', rows[0].cells[0]), formatCell('packets', rows[0].cells[1])]).toEqual(['30.0 KB', '4 pkt'])
+  })
+
+  it("lists each scheme's tables once (CONGA′ shares CONGA's) and keeps those the run has series for", () => {
+    const tables = schemeTables([
+      scheme('ecmp', 'ECMP', []),
+      scheme('conga', 'CONGA', [CONGA]),
+      scheme('conga-prime', 'CONGA′', [{ ...CONGA }]),
+      scheme('dhlb', 'DHLB', [DHLB]),
+      scheme('floodgate', 'Floodgate', [FLOODGATE]),
+      scheme('hula', 'HULA', [HULA, { ...HULA, title: 'second' }]),
+    ])
+    expect(tables.map((t) => [t.id, t.heading])).toEqual([
+      ['conga', 'CONGA congestion-to-leaf'],
+      ['dhlb', 'DHLB load information'],
+      ['floodgate', 'Floodgate windows'],
+      ['hula', 'HULA best hop'],
+      ['hula-2', 'HULA second'],
+    ])
+    const ids = (t: SchemeTable[]) => t.map((x) => x.id)
+    expect(ids(tablesWithData(tables, defs))).toEqual(['hula', 'hula-2'])
+    expect(ids(tablesWithData(tables, [def('floodgate.voq', { switch: 's', dst: 'h' })]))).toEqual(['floodgate'])
+    expect(ids(tablesWithData(tables, [def('link.util', { switch: 's', port: 1 })]))).toEqual([])
   })
 
   it('ports: util, queue and drops per port with the peer', () => {

@@ -1,6 +1,5 @@
 // p4lab p4 render | build: the control-plane files of a topology, and a local P4 build through
 // the artifact cache (src-main/core/p4build).
-import { SCHEME_NAMES } from '../../schemes'
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -17,6 +16,7 @@ import {
 } from '../../core/p4build'
 import { openStore } from '../../core/store'
 import { fail, UsageError, type Command } from '../common'
+import { p4SchemeNames, p4SchemesHelp } from '../schemes'
 import type { P4Diagnostic } from '../../core/p4/diagnostics'
 
 const TARGETS = ['bmv2', 'tofino'] as const
@@ -41,7 +41,7 @@ function cmdRender(argv: string[]): number {
   })
   if (positionals.length > 0) throw new UsageError(`p4 render takes no positional arguments, got '${positionals[0]}'`)
   if (!values.topology) throw new UsageError('--topology FILE is required (an experiment file or a topology-only YAML)')
-  if (!values.scheme) throw new UsageError(`--scheme is required (${SCHEME_NAMES.join(', ')})`)
+  if (!values.scheme) throw new UsageError(`--scheme is required (${p4SchemeNames().join(', ')})`)
   if (!values.out) throw new UsageError('--out DIR is required')
   const t = target(values.target)
   let text: string
@@ -160,6 +160,7 @@ export const p4Command: Command = {
     'p4 build FILE.p4 --target bmv2|tofino [--out DIR] [--flag F]... [-I DIR]... [--db PATH] [--json]',
     '    compile with p4c-bm2-ss / bf-p4c on this machine, through the artifact cache',
   ],
+  details: p4SchemesHelp,
   run(argv) {
     const [sub, ...rest] = argv
     if (sub === 'render') return cmdRender(rest)

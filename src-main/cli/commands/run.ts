@@ -7,6 +7,7 @@ import { sweepService } from '../../core/handlers/sweeps'
 import { parseExperiment } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
 import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
+import { paramsHelp, schemesHelp } from '../schemes'
 
 function parseParallel(text: string | undefined): number | undefined {
   if (text === undefined) return undefined
@@ -105,6 +106,7 @@ export const runCommand: Command = {
     '    (sim runs in parallel, one per core unless --parallel; --testbed overrides the file\'s testbed)',
     '    --resume runs only the cells with no done run (an interrupted sweep); --rerun-failed only failed/cancelled/interrupted ones',
   ],
+  details: () => [...schemesHelp(), '', ...paramsHelp()],
   run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' }, testbed: { type: 'string' }, resume: { type: 'boolean', default: false }, 'rerun-failed': { type: 'boolean', default: false } } })
     if (positionals.length !== 1) throw new UsageError('run takes one experiment file')

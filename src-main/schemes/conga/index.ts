@@ -8,7 +8,19 @@ import { CongaStage } from './stage'
 export const CONGA_PAPER = { title: 'CONGA: Distributed Congestion-Aware Load Balancing for Datacenters', venue: 'ACM SIGCOMM 2014' }
 
 export const CONGA_TABLES: readonly SwitchTableSpec[] = [
-  { layout: 'matrix', title: 'Congestion-to-leaf', kind: 'conga.metric', switchKey: 'leaf', rowKey: 'dstLeaf', colKey: 'uplink', lowIsBest: true },
+  {
+    layout: 'matrix',
+    title: 'congestion-to-leaf',
+    note: 'metric per uplink',
+    kind: 'conga.metric',
+    switchKey: 'leaf',
+    rowKey: 'dstLeaf',
+    rowLabel: 'Dst leaf',
+    colKey: 'uplink',
+    colLabel: 'uplink',
+    // The 3-bit metric is congestion: the least congested uplink is the one CONGA would pick.
+    lowIsBest: true,
+  },
 ]
 
 export const conga = defineScheme({

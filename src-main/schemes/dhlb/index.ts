@@ -20,7 +20,22 @@ export const dhlb = defineScheme({
     utilTauRule,
   ],
   series: DHLB_SERIES,
-  tables: [{ layout: 'matrix', title: 'Load information', kind: 'dhlb.loadDegree', switchKey: 'switch', rowKey: 'dstTor', colKey: 'port', lowIsBest: false }],
+  tables: [
+    {
+      layout: 'matrix',
+      title: 'load information',
+      note: 'load degree per candidate port',
+      kind: 'dhlb.loadDegree',
+      switchKey: 'switch',
+      rowKey: 'dstTor',
+      rowLabel: 'Dst ToR',
+      colKey: 'port',
+      colLabel: 'port',
+      // A degree is spare capacity (5 below 25 % utilization, 0 from 90 %): flowlets go to a
+      // port in proportion to it, so the highest is the best path.
+      lowIsBest: false,
+    },
+  ],
   p4Program: 'dhlb',
   probes: 'ethertype 0x2347: origin ToR, hop count and one INT hop record (switch, port, load degree) per hop',
   stage: (env) => new DhlbStage(env),

@@ -14,11 +14,13 @@ export const floodgate = defineScheme({
   tables: [
     {
       layout: 'per-destination',
-      title: 'Windows',
+      title: 'windows',
+      note: 'per destination',
       switchKey: 'switch',
       rowKey: 'dst',
+      rowLabel: 'Dst',
       columns: [
-        { kind: 'floodgate.window', label: 'window', format: 'bytes' },
+        { kind: 'floodgate.window', label: 'Window', format: 'bytes' },
         { kind: 'floodgate.voq', label: 'VOQ', format: 'packets' },
       ],
     },

@@ -17,12 +17,14 @@ export const hula = defineScheme({
   tables: [
     {
       layout: 'per-destination',
-      title: 'Best hops',
+      title: 'best hop',
+      note: 'per destination ToR',
       switchKey: 'switch',
       rowKey: 'dstTor',
+      rowLabel: 'Dst ToR',
       columns: [
-        { kind: 'hula.bestHop', label: 'best hop', format: 'port' },
-        { kind: 'hula.pathUtil', label: 'path util', format: 'ratio' },
+        { kind: 'hula.bestHop', label: 'Best hop', format: 'port' },
+        { kind: 'hula.pathUtil', label: 'Path util', format: 'ratio' },
       ],
     },
   ],

@@ -1,8 +1,9 @@
-// A switch's live tables, derived from its series at the cursor: HULA's best hop and path
-// util per destination ToR (the HULA paper, Fig. 2), CONGA's congestion-to-leaf table, DHLB's
-// load-information table, Floodgate's windows, and the switch's own ports. Also the
-// traffic view's derivations (busiest ports, probe overhead, queue CDF and heatmap, flows on
-// the wire). Pure functions; no DOM, tested in node.
+// A switch's live tables, derived from its series at the cursor: the tables its scheme
+// declares (a SwitchTableSpec in its descriptor, built here by two generic builders, one per
+// layout) and the switch's own ports. Also the traffic view's derivations (busiest ports,
+// probe overhead, queue CDF and heatmap, flows on the wire). Pure functions; no DOM, tested in node.
+import type { Scheme, SwitchTableSpec, TableFormat } from '@contract/index'
+import { formatBytes, sig3 } from './format'
 import type { SeriesDefLike } from './series'
 import { statOf, type StatMode } from './window'
 
@@ -11,56 +12,137 @@ export type ValueOf = (i: number) => number
 
 const byName = (a: string | number, b: string | number) => String(a).localeCompare(String(b), 'en', { numeric: true })
 
-export interface HulaRow {
-  dstTor: string
-  /** The best hop's port, or null before the first probe. */
-  bestHop: number | null
-  /** The neighbour behind that port. */
-  via: string | null
-  pathUtil: number
+/** A scheme's switch table as the UI lists it: `id` names it in the DOM, `heading` over it. */
+export interface SchemeTable {
+  /** The scheme's name, with `-2`, `-3`... for its second and later tables. */
+  id: string
+  /** The scheme's label and the table's title: "HULA best hop". */
+  heading: string
+  spec: SwitchTableSpec
 }
 
-/** HULA's best-hop table of one switch: one row per destination ToR. */
-export function hulaTable(defs: readonly SeriesDefLike[], sw: string, value: ValueOf, peers: ReadonlyMap<string, string>): HulaRow[] {
-  const rows = new Map<string, HulaRow>()
+/**
+ * Every scheme's tables, each once: a table two schemes share (CONGA′ keeps CONGA's) is listed
+ * under the first scheme that declares it, in the registry's order.
+ */
+export function schemeTables(schemes: ReadonlyArray<Pick<Scheme, 'name' | 'label' | 'tables'>>): SchemeTable[] {
+  const out: SchemeTable[] = []
+  const seen = new Set<string>()
+  for (const s of schemes) {
+    s.tables.forEach((spec, i) => {
+      const key = JSON.stringify(spec)
+      if (seen.has(key)) return
+      seen.add(key)
+      out.push({ id: i === 0 ? s.name : `${s.name}-${i + 1}`, heading: `${s.label} ${spec.title}`, spec })
+    })
+  }
+  return out
+}
+
+/** The series kinds a table is built from. */
+export function tableKinds(spec: SwitchTableSpec): string[] {
+  return spec.layout === 'matrix' ? [spec.kind] : spec.columns.map((c) => c.kind)
+}
+
+/** The tables a run has series for (a scheme's series exist only when it ran that scheme). */
+export function tablesWithData(tables: readonly SchemeTable[], defs: readonly SeriesDefLike[]): SchemeTable[] {
+  const kinds = new Set(defs.map((d) => d.kind))
+  return tables.filter((t) => tableKinds(t.spec).some((k) => kinds.has(k)))
+}
+
+export interface DestCell {
+  /** NaN when the switch has no value (yet); for a port, also before the first probe (the stages report -1). */
+  value: number
+  /** The series' unit ('' when there is none): a ratio column may hold a hardware level. */
+  unit: string
+  /** A port column's neighbour behind the port. */
+  via?: string | null
+}
+
+export interface DestRow {
+  key: string
+  /** One per column of the spec, in its order. */
+  cells: DestCell[]
+}
+
+type DestSpec = Extract<SwitchTableSpec, { layout: 'per-destination' }>
+type MatrixSpec = Extract<SwitchTableSpec, { layout: 'matrix' }>
+
+/** A per-destination table at one switch: a row per value of rowKey, a cell per column kind. */
+export function destinationTable(spec: DestSpec, defs: readonly SeriesDefLike[], sw: string, value: ValueOf, peers: ReadonlyMap<string, string>): DestRow[] {
+  const col = new Map(spec.columns.map((c, j) => [c.kind, j]))
+  const rows = new Map<string, DestRow>()
   defs.forEach((d, i) => {
-    if (d.entity.switch !== sw || (d.kind !== 'hula.bestHop' && d.kind !== 'hula.pathUtil')) return
-    const dst = String(d.entity.dstTor)
-    const row = rows.get(dst) ?? { dstTor: dst, bestHop: null, via: null, pathUtil: NaN }
+    const j = col.get(d.kind)
+    if (j === undefined || String(d.entity[spec.switchKey]) !== sw) return
+    const key = String(d.entity[spec.rowKey])
+    const row = rows.get(key) ?? { key, cells: spec.columns.map((c) => (c.format === 'port' ? { value: NaN, unit: '', via: null } : { value: NaN, unit: '' })) }
     const v = value(i)
-    if (d.kind === 'hula.bestHop') {
-      // The sim reports -1 (or nothing) until a probe for that ToR has arrived.
-      row.bestHop = Number.isFinite(v) && v >= 0 ? Math.round(v) : null
-      row.via = row.bestHop === null ? null : (peers.get(`${sw}:${row.bestHop}`) ?? null)
+    if (spec.columns[j].format === 'port') {
+      const port = Number.isFinite(v) && v >= 0 ? Math.round(v) : NaN
+      row.cells[j] = { value: port, unit: d.unit, via: Number.isNaN(port) ? null : (peers.get(`${sw}:${port}`) ?? null) }
     } else {
-      row.pathUtil = v
+      row.cells[j] = { value: v, unit: d.unit }
     }
-    rows.set(dst, row)
+    rows.set(key, row)
   })
-  return [...rows.values()].sort((a, b) => byName(a.dstTor, b.dstTor))
+  return [...rows.values()].sort((a, b) => byName(a.key, b.key))
+}
+
+const DASH = '—'
+/** Levels, degrees, queue depths and counts are integers as a switch holds them: 5, not 5.00 (a roll-up's mean keeps 3 digits). */
+export const formatNumber = (v: number): string => (!Number.isFinite(v) ? DASH : Number.isInteger(v) ? String(v) : sig3(v))
+const num = formatNumber
+
+/** A per-destination cell as text: a port as "port 9", a ratio in %, a hardware level (a ratio column on BMv2) as its number. */
+export function formatCell(format: TableFormat, cell: DestCell): string {
+  const v = cell.value
+  if (!Number.isFinite(v)) return DASH
+  switch (format) {
+    case 'port':
+      return `port ${v}`
+    case 'ratio':
+      return cell.unit === 'level' ? num(v) : `${(v * 100).toFixed(1)}%`
+    case 'bytes':
+      return formatBytes(v)
+    case 'packets':
+      return `${num(v)} pkt`
+    default:
+      return num(v)
+  }
+}
+
+/** A matrix cell as text; a negative value is "not set yet". */
+export function formatMatrixCell(v: number): string {
+  return v < 0 ? DASH : num(v)
+}
+
+/** The data attribute a column's value goes in on its row, from its kind: hula.bestHop → data-best-hop. */
+export function cellAttr(kind: string): string {
+  const last = kind.slice(kind.lastIndexOf('.') + 1)
+  return `data-${last.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 }
 
 export interface MatrixTable {
   /** Column keys (uplinks, ports), sorted. */
   cols: Array<string | number>
-  rows: Array<{ key: string; cells: number[]; /** Column index of the least congested cell. */ best: number }>
+  /** best: the column indices of the row's best value (every one of a tie; none when no cell has a value). */
+  rows: Array<{ key: string; cells: number[]; best: number[] }>
 }
 
-/** Rows × columns from the defs of one kind at one switch, keyed by two entity fields. */
-function matrix(
-  defs: readonly SeriesDefLike[],
-  kind: string,
-  matches: (e: SeriesDefLike['entity']) => boolean,
-  rowKey: string,
-  colKey: string,
-  value: ValueOf,
-): MatrixTable {
+/**
+ * A matrix table at one switch: one kind laid out rows × columns by two entity keys, each
+ * row's best cells marked (the lowest value when lowIsBest, else the highest; all cells that
+ * tie for it, since the scheme holds them equal). A negative value is a stage's "not set yet"
+ * (DHLB's -1 before any probe) and never the best.
+ */
+export function matrixTable(spec: MatrixSpec, defs: readonly SeriesDefLike[], sw: string, value: ValueOf): MatrixTable {
   const cells = new Map<string, Map<string | number, number>>()
   const colSet = new Set<string | number>()
   defs.forEach((d, i) => {
-    if (d.kind !== kind || !matches(d.entity)) return
-    const r = String(d.entity[rowKey])
-    const c = d.entity[colKey]
+    if (d.kind !== spec.kind || String(d.entity[spec.switchKey]) !== sw) return
+    const r = String(d.entity[spec.rowKey])
+    const c = d.entity[spec.colKey]
     colSet.add(c)
     const m = cells.get(r) ?? new Map<string | number, number>()
     m.set(c, value(i))
@@ -70,43 +152,12 @@ function matrix(
   const rows = [...cells.keys()].sort(byName).map((key) => {
     const m = cells.get(key)!
     const vals = cols.map((c) => m.get(c) ?? NaN)
-    let best = -1
-    vals.forEach((v, j) => {
-      if (Number.isFinite(v) && (best < 0 || v < vals[best])) best = j
-    })
+    const set = vals.filter((v) => Number.isFinite(v) && v >= 0)
+    const top = set.length === 0 ? NaN : spec.lowIsBest ? Math.min(...set) : Math.max(...set)
+    const best = vals.flatMap((v, j) => (v === top ? [j] : []))
     return { key, cells: vals, best }
   })
   return { cols, rows }
-}
-
-/** CONGA's congestion-to-leaf table at a leaf: per destination leaf, the metric of each uplink. */
-export function congaTable(defs: readonly SeriesDefLike[], leaf: string, value: ValueOf): MatrixTable {
-  return matrix(defs, 'conga.metric', (e) => e.leaf === leaf, 'dstLeaf', 'uplink', value)
-}
-
-/** DHLB's load-information table at a switch: per destination ToR, the load degree of each candidate port. */
-export function dhlbTable(defs: readonly SeriesDefLike[], sw: string, value: ValueOf): MatrixTable {
-  return matrix(defs, 'dhlb.loadDegree', (e) => e.switch === sw, 'dstTor', 'port', value)
-}
-
-export interface FloodgateRow {
-  dst: string
-  window: number
-  voq: number
-}
-
-/** Floodgate's per-destination windows (bytes) and VOQ occupancy (packets) at a switch. */
-export function floodgateTable(defs: readonly SeriesDefLike[], sw: string, value: ValueOf): FloodgateRow[] {
-  const rows = new Map<string, FloodgateRow>()
-  defs.forEach((d, i) => {
-    if (d.entity.switch !== sw || (d.kind !== 'floodgate.window' && d.kind !== 'floodgate.voq')) return
-    const dst = String(d.entity.dst)
-    const row = rows.get(dst) ?? { dst, window: NaN, voq: NaN }
-    if (d.kind === 'floodgate.window') row.window = value(i)
-    else row.voq = value(i)
-    rows.set(dst, row)
-  })
-  return [...rows.values()].sort((a, b) => byName(a.dst, b.dst))
 }
 
 export interface PortRow {
@@ -131,17 +182,6 @@ export function portTable(defs: readonly SeriesDefLike[], sw: string, value: Val
     rows.set(port, row)
   })
   return [...rows.values()].sort((a, b) => a.port - b.port)
-}
-
-/** Which tables a run has data for (a scheme's series exist only when it ran that scheme). */
-export function tablesOf(defs: readonly SeriesDefLike[]): { hula: boolean; conga: boolean; dhlb: boolean; floodgate: boolean } {
-  const kinds = new Set(defs.map((d) => d.kind))
-  return {
-    hula: kinds.has('hula.bestHop'),
-    conga: kinds.has('conga.metric'),
-    dhlb: kinds.has('dhlb.loadDegree'),
-    floodgate: kinds.has('floodgate.window'),
-  }
 }
 
 export interface BusyPort {
