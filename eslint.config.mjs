@@ -8,8 +8,8 @@ import p4lab from './eslint-rules/index.mjs'
 import { aliasesFromTsconfig } from './eslint-rules/imports.mjs'
 
 const root = dirname(fileURLToPath(import.meta.url))
-// The renderer's import aliases (@contract, @plots), as TypeScript resolves them.
-const aliases = aliasesFromTsconfig(join(root, 'tsconfig.web.json'))
+// The import aliases (@contract, @plots) as the two TypeScript projects resolve them.
+const aliases = aliasesFromTsconfig(join(root, 'tsconfig.node.json'), join(root, 'tsconfig.web.json'))
 
 // The layers and what each may import (p4lab/layers). A file outside every layer (scripts/, bench/,
 // test/, the config files) may import anything. Type-only imports count like the others.

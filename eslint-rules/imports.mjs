@@ -70,17 +70,26 @@ export function resolveImport(spec, fromFile, aliases) {
   return { kind: 'package', name: bare.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] }
 }
 
-/** tsconfig "paths" such as { "@contract/*": ["./src-main/contract/*"] } as { '@contract': '/abs/src-main/contract' }. */
-export function aliasesFromTsconfig(tsconfigFile) {
-  const { config, error } = ts.readConfigFile(tsconfigFile, ts.sys.readFile)
-  if (error) throw new Error(`${tsconfigFile}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`)
-  const paths = config.compilerOptions?.paths ?? {}
+/**
+ * The "paths" of these tsconfig files, such as { "@contract/*": ["./src-main/contract/*"] }, as
+ * { '@contract': '/abs/src-main/contract' }. Two files may name one alias only for one folder.
+ */
+export function aliasesFromTsconfig(...tsconfigFiles) {
   const out = {}
-  for (const [key, targets] of Object.entries(paths)) {
-    if (!key.endsWith('/*') || targets.length !== 1 || !targets[0].endsWith('/*')) {
-      throw new Error(`${tsconfigFile}: the import rules understand only "prefix/*": ["folder/*"] paths, not "${key}"`)
+  for (const file of tsconfigFiles) {
+    const { config, error } = ts.readConfigFile(file, ts.sys.readFile)
+    if (error) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(error.messageText, '\n')}`)
+    for (const [key, targets] of Object.entries(config.compilerOptions?.paths ?? {})) {
+      if (!key.endsWith('/*') || targets.length !== 1 || !targets[0].endsWith('/*')) {
+        throw new Error(`${file}: the import rules understand only "prefix/*": ["folder/*"] paths, not "${key}"`)
+      }
+      const prefix = key.slice(0, -2)
+      const folder = resolve(dirname(file), targets[0].slice(0, -2))
+      if (out[prefix] !== undefined && out[prefix] !== folder) {
+        throw new Error(`${file}: "${key}" names ${folder}, but another tsconfig names ${out[prefix]}; make them agree`)
+      }
+      out[prefix] = folder
     }
-    out[key.slice(0, -2)] = resolve(dirname(tsconfigFile), targets[0].slice(0, -2))
   }
   return out
 }
