@@ -15,8 +15,8 @@
 import type { RenderContext, SchemeModule } from '../../model/controlplane/module'
 import type { CpTarget, TableEntry } from '../../model/controlplane/types'
 import { iface, routingEntries } from '../shared/controlplane'
-import { probeGroupEntries, probePktgen, probeSourceEntries } from '../hula/controlplane'
 import { be } from '../shared/pktgen'
+import { probeGroupEntries, probePktgen, probeSourceEntries } from '../shared/probe-controlplane'
 
 export const DHLB_MAX_SLOTS = 4
 /** pktgen application that generates DHLB probes on Tofino. */

@@ -8,59 +8,13 @@
 // Tofino ToRs also get the pktgen timer app (app id HULA_PKTGEN_APP, period T_p) whose
 // packets probeSource turns into probes; its buffer carries hula_t { torId, minUtil 0 }.
 
-import type { PktgenApp, RenderContext, SchemeModule } from '../../model/controlplane/module'
-import type { TableEntry } from '../../model/controlplane/types'
+import type { SchemeModule } from '../../model/controlplane/module'
 import { iface, routingEntries } from '../shared/controlplane'
-import { be, timerApp } from '../shared/pktgen'
+import { be } from '../shared/pktgen'
+import { probeGroupEntries, probePktgen, probeSourceEntries } from '../shared/probe-controlplane'
 
 /** pktgen application that generates HULA probes on Tofino (tna/hula.p4's probeSource key). */
 export const HULA_PKTGEN_APP = 1
-
-export function probeGroupEntries(ctx: RenderContext, scheme: string): TableEntry[] {
-  const I = ctx.iface.names
-  return ctx.sw.probeReplication.map((r) =>
-    r.group > 0
-      ? {
-          table: I.probeGroup,
-          action: I.setProbeGroup,
-          match: [{ kind: 'exact', value: ctx.port(r.ingressPort) }],
-          params: [r.group],
-          comment: `${scheme} probes: ingress port -> multicast group`,
-        }
-      : {
-          table: I.probeGroup,
-          action: I.drop,
-          match: [{ kind: 'exact', value: ctx.port(r.ingressPort) }],
-          params: [],
-          comment: `${scheme} probes: ingress port -> multicast group`,
-        },
-  )
-}
-
-/** Tofino ToRs originate probes from the packet generator, straight into the uplink group. */
-export function probeSourceEntries(ctx: RenderContext, app: number, torIdWidthNote: string): TableEntry[] {
-  const { sw } = ctx
-  if (ctx.target !== 'tofino' || sw.role !== 'tor') return []
-  const up = sw.probeReplication.find((r) => sw.ports[r.ingressPort].facing === 'host' && r.group > 0)
-  if (!up) return []
-  const I = ctx.iface.names
-  return [
-    {
-      table: I.probeSource,
-      action: I.originateProbe,
-      match: [{ kind: 'exact', value: app }],
-      params: [sw.torIndex, up.group],
-      comment: `probes from pktgen app ${app}: this ToR's id (${torIdWidthNote}) and its uplink group`,
-    },
-  ]
-}
-
-/** The timer app of a Tofino ToR that originates probes (none elsewhere, or on BMv2). */
-export function probePktgen(ctx: RenderContext, app: number, header: number[], what: string): PktgenApp | undefined {
-  if (probeSourceEntries(ctx, app, '').length === 0) return undefined
-  const period = ctx.state.params.probePeriodNs
-  return timerApp(app, period, 1, header, `${what} probes: app ${app}, every ${period / 1000} us (probe period), 1 packet, probeSource[${app}] turns it into this ToR's probe`)
-}
 
 export const hula: SchemeModule = {
   scheme: 'hula',

@@ -24,7 +24,8 @@ import type { PacketPool } from '../engine/packets'
 import type { FlowTable } from '../tcp/flows'
 import type { TcpSenders } from '../tcp/sender'
 import type { TcpReceivers } from '../tcp/receiver'
-import type { Link, PacketSink } from './link'
+import type { Link } from './link'
+import type { HostAdmission, PacketSink } from './ports'
 
 export class Host implements PacketSink {
   constructor(
@@ -44,7 +45,7 @@ export class Host implements PacketSink {
 }
 
 /** Per-host NIC admission for data packets and the blocked-flow rings, for all hosts. */
-export class HostTx {
+export class HostTx implements HostAdmission {
   /** Set once the senders exist (they and this object refer to each other). */
   senders: TcpSenders | null = null
   private readonly ring: Int32Array

@@ -30,12 +30,7 @@ import type { Counters, SimContext } from '../engine/context'
 import { KIND_LINK } from '../engine/context'
 import { KIND_DATA, PKT_CE, PKT_ECT, type PacketPool } from '../engine/packets'
 import type { Scheduler } from '../engine/scheduler'
-import type { HostTx } from './host'
-
-/** Whatever sits at the far end of a link: a switch or a host. */
-export interface PacketSink {
-  receive(p: number, inPort: number): void
-}
+import type { HostAdmission, PacketSink } from './ports'
 
 export class Link {
   // Fields are declared hottest first: V8 lays them out in this order, so one event's
@@ -66,7 +61,7 @@ export class Link {
   /** The port this link arrives on at the far end. */
   nextPort = 0
   /** Set on a host NIC only: its host's admission control, and the host index. */
-  hostTx: HostTx | null = null
+  hostTx: HostAdmission | null = null
   /** False while the link is down: it holds nothing and drops what it is offered. */
   up = true
   private readonly ctx: SimContext

@@ -7,7 +7,8 @@
 import type { SimContext } from '../engine/context'
 import { KIND_PROBE, type PacketPool } from '../engine/packets'
 import { PORT_DROP, type ForwardingStage } from '../routing/stage'
-import type { Link, PacketSink } from './link'
+import type { Link } from './link'
+import type { PacketSink } from './ports'
 
 export class Switch implements PacketSink {
   /** Egress link of each port. */

@@ -27,8 +27,8 @@
 import type { SimContext } from '../engine/context'
 import { KIND_FLOW_TIMER } from '../engine/context'
 import { KIND_DATA, PKT_ECE, PKT_ECHO_RTX, PKT_ECT, PKT_RTX } from '../engine/packets'
-import type { HostTx } from '../net/host'
 import type { Link } from '../net/link'
+import type { HostAdmission } from '../net/ports'
 import type { TransportConfig } from '../types'
 import { TCP_HEADER_BYTES, type FlowTable } from './flows'
 
@@ -76,7 +76,7 @@ export class TcpSenders {
     private readonly ctx: SimContext,
     private readonly flows: FlowTable,
     private readonly nics: Link[],
-    private readonly hostTx: HostTx,
+    private readonly hostTx: HostAdmission,
     transport: TransportConfig,
   ) {
     const n = flows.n

@@ -1,0 +1,101 @@
+// The runs of one template, and the statistics the claims (reproduce-claims.ts) measure on them.
+// Apart from reproduce.ts so that the claims can name it without importing the script itself.
+import type { Core } from '../src-main/core'
+import type { ExperimentSpec } from '../src-main/core/spec'
+import type { RunRow } from '../src-main/core/store'
+import { buildFabric, linkByName, peer } from '../src-main/model/topology'
+
+/** Runs of one template, grouped for the measures. */
+export class Results {
+  constructor(
+    readonly core: Core,
+    readonly spec: ExperimentSpec,
+    readonly runs: RunRow[],
+  ) {}
+
+  private pick(scheme: string, load?: number): RunRow[] {
+    const rs = this.runs.filter((r) => r.scheme === scheme && r.status === 'done' && (load === undefined || r.load === load))
+    if (rs.length === 0) throw new Error(`no finished ${scheme} run${load === undefined ? '' : ` at load ${load}`}`)
+    return rs
+  }
+
+  /** A flow-completion statistic, averaged over seeds. */
+  fct(scheme: string, load: number | undefined, stat: 'meanNs' | 'p99Ns' | 'smallMeanNs' | 'largeMeanNs'): number {
+    const vals = this.pick(scheme, load).map((r) => r.stats?.[stat] ?? NaN)
+    return vals.reduce((a, b) => a + b, 0) / vals.length
+  }
+
+  /** Mean FCT of flows of a size class, from the stored flows (e.g. incast vs the rest). */
+  flowMean(scheme: string, keep: (sizeBytes: number) => boolean, stat: 'mean' | 'p99'): number {
+    const fcts: number[] = []
+    for (const r of this.pick(scheme)) {
+      for (const f of this.core.opts.store.listFlows(r.id)) if (f.fctNs !== null && keep(f.sizeBytes)) fcts.push(f.fctNs)
+    }
+    fcts.sort((a, b) => a - b)
+    if (stat === 'mean') return fcts.reduce((a, b) => a + b, 0) / fcts.length
+    return fcts[Math.min(fcts.length - 1, Math.ceil(0.99 * fcts.length) - 1)]
+  }
+
+  counter(scheme: string, load: number | undefined, name: string): number {
+    const vals = this.pick(scheme, load).map((r) => r.counters?.[name] ?? NaN)
+    return vals.reduce((a, b) => a + b, 0) / vals.length
+  }
+
+  /**
+   * p95 of queue.depth at the fabric's bottleneck: the switch-to-switch port that is deepest
+   * (by p95) under `reference`. Ports facing hosts are left out: their queues come from
+   * receivers' contention, which no load balancer can change, and the seed's figure is of
+   * the fabric link the asymmetry overloads.
+   */
+  queueP95(scheme: string, reference: string): number {
+    const fabric = buildFabric(this.spec.topology)
+    const facesSwitch = (entity: Record<string, string | number>) => {
+      const node = fabric.nodes.find((n) => n.name === entity.switch)
+      if (!node) return false
+      const port = Number(entity.port)
+      return fabric.nodes[peer(fabric, node.id, port).node].role !== 'host'
+    }
+    const p95 = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b)
+      return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)] ?? 0
+    }
+    const byPort = (run: RunRow) => {
+      const { defs, values } = this.core.opts.store.readSamples(run.id, ['queue.depth'])
+      return new Map(
+        defs
+          .map((d, i) => [d, i] as const)
+          .filter(([d]) => facesSwitch(d.entity))
+          .map(([d, i]) => [JSON.stringify(d.entity), p95(values[i].filter((v) => Number.isFinite(v)))]),
+      )
+    }
+    const ref = byPort(this.pick(reference)[0])
+    let worst = ''
+    for (const [port, v] of ref) if (worst === '' || v > ref.get(worst)!) worst = port
+    return byPort(this.pick(scheme)[0]).get(worst) ?? NaN
+  }
+
+  /** The worst time, after the first failure, for a best hop through the dead link to move off it. */
+  hulaRecoveryNs(): number {
+    const failure = this.spec.failures[0]
+    if (!failure) throw new Error('the template has no failure')
+    const fabric = buildFabric(this.spec.topology)
+    const link = linkByName(fabric, failure.link)
+    const dead = new Map([
+      [fabric.nodes[link.a].name, link.aPort],
+      [fabric.nodes[link.b].name, link.bPort],
+    ])
+    const run = this.pick('hula')[0]
+    const { defs, t, values } = this.core.opts.store.readSamples(run.id, ['hula.bestHop'])
+    let worst = 0
+    defs.forEach((d, i) => {
+      const port = dead.get(String(d.entity.switch))
+      if (port === undefined) return
+      let before = -1
+      for (let j = 0; j < t.length && t[j] < failure.atNs; j++) before = j
+      if (before < 0 || values[i][before] !== port) return
+      const after = t.findIndex((x, j) => x >= failure.atNs && values[i][j] >= 0 && values[i][j] !== port)
+      worst = Math.max(worst, after < 0 ? Infinity : t[after] - failure.atNs)
+    })
+    return worst
+  }
+}
