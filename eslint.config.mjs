@@ -59,11 +59,6 @@ const ISOLATED = [
     folder: 'src-main/core/targets',
     why: 'a target kind imports no other kind; put what targets share directly in src-main/core/targets/ or in src-main/core/targets/shared/.',
     shared: ['shared'],
-    // Temporary: the Tofino driver still uses BMv2's namespace and remote-process code, which is
-    // being moved to a shared folder. Remove these lines with that move; nothing may be added here.
-    allowFiles: {
-      'src-main/core/targets/tofino/driver.ts': ['src-main/core/targets/bmv2/netns.ts', 'src-main/core/targets/bmv2/remote.ts'],
-    },
   },
 ]
 

@@ -6,9 +6,9 @@ import { cliCommandLines, computeControlPlane, renderCli, type CpScheme } from '
 import { parseExperiment } from '../../src-main/core/spec'
 import { workloadsDir } from '../../src-main/core/paths'
 import { CALIBRATION_HEADROOM, chooseRateScale, longestPath, offeredLoad, roundDown2 } from '../../src-main/core/targets/bmv2/calibrate'
-import { planNetns, runPrefix } from '../../src-main/core/targets/remote/netns'
+import { planNetns, runPrefix } from '../../src-main/core/targets/shared/netns'
 import { rescaleCommands, withoutQueueRates } from '../../src-main/core/targets/bmv2/rescale'
-import { splitFlows } from '../../src-main/core/targets/remote/remote'
+import { splitFlows } from '../../src-main/core/targets/shared/remote'
 import { buildFabric, type FabricSpec } from '../../src-main/model/topology'
 
 const RATES = { hostLinkBps: 10e9, fabricLinkBps: 20e9, linkDelayNs: 1000 }

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { computeControlPlane } from '../../src-main/core/controlplane'
 import { activeBps, emptyTally, hostLoadPlan, loadVerdict, parseHostSample, tallyRound, type LoadRound } from '../../src-main/core/targets/bmv2/hostload'
-import { planNetns, runPrefix } from '../../src-main/core/targets/remote/netns'
+import { planNetns, runPrefix } from '../../src-main/core/targets/shared/netns'
 import { seriesProblem } from '../../src-main/schemes'
 import { buildFabric } from '../../src-main/model/topology'
 

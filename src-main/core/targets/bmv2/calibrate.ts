@@ -21,7 +21,7 @@
 // link.util denominators and the wall-clock cap of the poll loop (telemetry.ts).
 import type { ControlPlaneState } from '../../controlplane'
 import type { ExperimentSpec } from '../../spec'
-import type { NetnsPlan, PlannedHost } from '../remote/netns'
+import type { NetnsPlan, PlannedHost } from '../shared/netns'
 
 /** The share of the measured capacity the offered load may take. */
 export const CALIBRATION_HEADROOM = 0.8

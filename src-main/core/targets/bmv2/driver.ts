@@ -44,7 +44,7 @@ import {
 import { P4Builder, LocalRunner, SshRunner, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
 import type { Store } from '../../store'
-import { AGENT_FILE } from '../remote/agent'
+import { AGENT_FILE } from '../shared/agent'
 import {
   type RunContext,
   type RunOutput,
@@ -58,9 +58,9 @@ import { startAgentServers, startClients, startProbeSenders } from './agents'
 import { longestPath, offeredLoad } from './calibrate'
 import { configureSwitches, rescaleSwitches, startSwitches, switchProcName, uploadRunFiles } from './deploy'
 import { IntRelay } from './int'
-import { planNetns, runPrefix, type NetnsPlan } from '../remote/netns'
+import { planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
 import { calibrate, recordCalibration } from './measure'
-import { RemoteRun, collectAgentFlows, nonce, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../remote/remote'
+import { RemoteRun, collectAgentFlows, nonce, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
 import { withoutQueueRates } from './rescale'
 import { bringUpTopology } from './steps'
 import { bmv2Telemetry } from './telemetry'

@@ -11,8 +11,8 @@
 //                   agents' offered load when the fabric cannot carry it
 //   host.received   bit/s its ToR delivered to it (tx of that port): the achieved throughput
 import type { RunTestbedHost, SeriesSpec } from '../driver'
-import type { NetnsPlan } from '../remote/netns'
-import { PATH_PREFIX, type RemoteRun } from '../remote/remote'
+import type { NetnsPlan } from '../shared/netns'
+import { PATH_PREFIX, type RemoteRun } from '../shared/remote'
 
 /** `clk TCK CPUS NOW_NS`, a `stat NAME …` line per process, then `dev` and the namespace's /proc/net/dev. Args: NS then NAME PIDFILE pairs. */
 export const HOST_SAMPLE_SCRIPT = `${PATH_PREFIX}

@@ -1,11 +1,11 @@
 // The SSH half of the rate calibration (calibrate.ts is the pure half): a short iperf3 between
 // two host namespaces on the switch host, through whatever forwards between them (the deployed
 // switches in a run; a shaped Linux bridge in the test), and the scale chosen from it.
-import { iperf3ClientArgv, iperf3ServerArgv, parseIperf3Json, type Iperf3Result } from '../remote/agent'
+import { iperf3ClientArgv, iperf3ServerArgv, parseIperf3Json, type Iperf3Result } from '../shared/agent'
 import { CancelledError, type RunContext, type RunTestbedHost, type TargetFacts } from '../driver'
 import { waitListening } from './agents'
 import { chooseRateScale, type CalibrationPath, type OfferedLoad, type ScaleChoice, type ScaleInput } from './calibrate'
-import { ToolMissingError, WITH_PATH, type RemoteRun } from '../remote/remote'
+import { ToolMissingError, WITH_PATH, type RemoteRun } from '../shared/remote'
 
 export interface MeasureOptions {
   /** The sending end: its namespace on the switch host. */

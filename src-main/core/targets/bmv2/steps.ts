@@ -4,8 +4,8 @@
 // errors), and telemetry poll rounds (one CLI process per switch per round).
 import type { RunTestbedHost } from '../driver'
 import { cliInput, parseCliSession, parsePollRound, pollCommands, type CliCommandResult, type PollRead, type PollRound } from './output'
-import { collectorBatch, hostBatch, linksBatch, namespacesBatch, switchInterfaceArgs, switchNsIfnames, type NetnsPlan, type PlannedSwitch } from '../remote/netns'
-import { FROM_FILE, PATH_PREFIX, WITH_PATH, sleep, type RemoteRun } from '../remote/remote'
+import { collectorBatch, hostBatch, linksBatch, namespacesBatch, switchInterfaceArgs, switchNsIfnames, type NetnsPlan, type PlannedSwitch } from '../shared/netns'
+import { FROM_FILE, PATH_PREFIX, WITH_PATH, sleep, type RemoteRun } from '../shared/remote'
 import { CancelledError } from '../driver'
 
 /**

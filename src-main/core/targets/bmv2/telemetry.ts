@@ -17,9 +17,9 @@ import { schemeOf } from '../../../schemes'
 import type { RunTestbedHost, SeriesSpec, TargetFacts, TargetMessage } from '../driver'
 import { activeBps, emptyTally, hostLoadPlan, loadVerdict, sampleHost, tallyRound, type HostLoadPlan, type HostSample, type LoadTally } from './hostload'
 import type { IntRelay } from './int'
-import type { NetnsPlan } from '../remote/netns'
+import type { NetnsPlan } from '../shared/netns'
 import { pollKey, type PollRead } from './output'
-import { sleep, type RemoteRun } from '../remote/remote'
+import { sleep, type RemoteRun } from '../shared/remote'
 import { pollSwitch } from './steps'
 
 /** One poll round's values: switch name → pollKey → value (a counter's bytes, a register's value; packetsKey: a counter's packets). */

@@ -28,7 +28,7 @@ import { P4Builder, SshRunner, readVariant, schemeParams, type BuildResult } fro
 import { isCpScheme } from '../../p4build/render'
 import type { Store } from '../../store'
 import { uploadDir } from '../../ssh'
-import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../remote/agent'
+import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../shared/agent'
 import {
   type RunContext,
   type RunOutput,
@@ -39,8 +39,8 @@ import {
   type TargetMessage,
   type TargetSession,
 } from '../driver'
-import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../remote/netns'
-import { RemoteRun, WITH_PATH, collectAgentFlows, destinationRuleOf, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../remote/remote'
+import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
+import { RemoteRun, WITH_PATH, collectAgentFlows, destinationRuleOf, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
 import { bfrtPollKey, bfrtPollScript, combinePipes, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead } from './output'
 
 export interface TofinoDriverOptions extends RemoteDeps {
