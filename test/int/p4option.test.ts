@@ -1,6 +1,7 @@
 // The v1model INT option without p4c: the declaration reader sees its tables and register only
 // with -DP4LAB_INT, they match p4/README.md's INT section, and a report laid out by int.p4's
 // header types decodes with the collector's decoder to the fields the README promises.
+import { SCHEMES as ALL_SCHEMES } from '../../src-main/schemes'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -9,7 +10,8 @@ import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/de
 import { BitWriter } from './encoder'
 
 const ROOT = join(__dirname, '..', '..')
-const SCHEMES = ['ecmp', 'rps', 'hula', 'conga', 'dhlb', 'floodgate']
+/** Every program a scheme of the registry names. */
+const SCHEMES = [...new Set(ALL_SCHEMES.flatMap((d) => (d.p4Program ? [d.p4Program] : [])))]
 const INT_TABLES = ['MyEgress.intWatch', 'MyEgress.intReport']
 
 function read(scheme: string, defines?: string[]): P4Declarations {

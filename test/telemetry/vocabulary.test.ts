@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest'
 import { type SchemeName, type SimSeriesDef } from '../../src-main/sim'
 import { runSim } from '../../src-main/schemes'
 import { seriesName } from '../../src-main/model/series'
-import { SERIES_KINDS, series, seriesProblem } from '../../src-main/schemes'
+import { SCHEME_NAMES, SERIES_KINDS, series, seriesProblem } from '../../src-main/schemes'
 import { config, webSearch } from '../sim/helpers'
 
 const ROOT = join(__dirname, '..', '..')
-const SCHEMES: SchemeName[] = ['ecmp', 'rps', 'conga', 'conga-prime', 'hula', 'dhlb', 'floodgate']
+const SCHEMES: readonly SchemeName[] = SCHEME_NAMES
 
 describe('the series vocabulary', () => {
   for (const scheme of SCHEMES) {
