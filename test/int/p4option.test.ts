@@ -6,22 +6,20 @@ import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { decodeTelemetryReport } from '../../src-main/core/int/decode'
 import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/declarations'
+import { ROOT, shippedPrograms } from '../helpers/p4'
 import { BitWriter } from './encoder'
 
-const ROOT = join(__dirname, '..', '..')
-const SCHEMES = ['ecmp', 'rps', 'hula', 'conga', 'dhlb', 'floodgate']
 const INT_TABLES = ['MyEgress.intWatch', 'MyEgress.intReport']
 
-function read(scheme: string, defines?: string[]): P4Declarations {
-  const rel = `p4/v1model/${scheme}.p4`
+function read(rel: string, defines?: string[]): P4Declarations {
   return readDeclarations(readFileSync(join(ROOT, rel), 'utf8'), (p, from) => readFileSync(join(ROOT, dirname(from), p), 'utf8'), rel, defines)
 }
 
 describe('v1model INT option', () => {
-  for (const scheme of SCHEMES) {
-    it(`${scheme}.p4: INT tables and register only with -DP4LAB_INT, as the README says`, () => {
-      const off = read(scheme)
-      const on = read(scheme, ['P4LAB_INT'])
+  for (const { rel } of shippedPrograms('v1model')) {
+    it(`${rel}: INT tables and register only with -DP4LAB_INT, as the README says`, () => {
+      const off = read(rel)
+      const on = read(rel, ['P4LAB_INT'])
       expect(off.tables.map((t) => t.name).filter((n) => INT_TABLES.includes(n))).toEqual([])
       expect(off.registers.map((r) => r.name)).not.toContain('MyEgress.intSeq')
       // Nothing else changes with the option.
