@@ -1,4 +1,4 @@
-// The seed papers' claims (from PARAMETERS.md), each with how to measure it on a
+// The papers' claims , each with how to measure it on a
 // template's runs and when it counts as holding. `why` says what we know about where our
 // setting differs from the paper's, for the reader of docs/results.md.
 import type { Results } from './reproduce'

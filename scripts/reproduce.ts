@@ -209,7 +209,7 @@ async function main(): Promise<void> {
     return
   }
   const doc = [
-    '# Results: the seed papers\' claims on the embedded fabric',
+    '# Results: the papers\' claims on the embedded fabric',
     '',
     `Produced by \`npm run reproduce${quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ` +
       `${cpus().length} cores, ${parallelRuns} runs at a time, ${total} s in all` +

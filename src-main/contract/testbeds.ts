@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// ---- Testbeds (DESIGN §2, §4): where runs go, and the hosts p4lab reaches over SSH. ----
+// ---- Testbeds: where runs go, and the hosts p4lab reaches over SSH. ----
 
 /** Names people type in experiment files and on the command line. */
 const TESTBED_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
@@ -20,6 +20,9 @@ export function isHostAddress(s: string): boolean {
 
 export const TestbedKind = z.enum(['sim', 'bmv2', 'tofino'])
 export type TestbedKind = z.infer<typeof TestbedKind>
+/** The target kinds reached over SSH: every kind but the embedded simulator. */
+export const REMOTE_KINDS = TestbedKind.options.filter((k): k is Exclude<TestbedKind, 'sim'> => k !== 'sim')
+export type RemoteKind = Exclude<TestbedKind, 'sim'>
 export const HostRole = z.enum(['switch-host', 'traffic', 'sde'], {
   error: "expected a host role: 'switch-host' (BMv2), 'sde' (Tofino) or 'traffic'",
 })
@@ -41,6 +44,17 @@ export const Bmv2Settings = z
       .positive('the rate ceiling must be positive')
       .max(100e9, 'a BMv2 rate ceiling above 100 Gbps cannot be right')
       .default(1e9),
+    /**
+     * Fixes the rate scale (BMv2 rate = fabric rate x this) instead of choosing it: the ceiling's
+     * scale, lowered to what the calibration measured (docs/TESTBEDS.md, "Rates the switch host can carry").
+     */
+    rateScale: z
+      .number({ error: 'expected a rate scale (a number in (0, 1])' })
+      .positive('the rate scale must be positive')
+      .max(1, 'the rate scale is at most 1 (BMv2 runs links at most at the fabric rate)')
+      .optional(),
+    /** Before traffic, measure what the deployed switches forward (iperf3 through the fabric) and fit the offered load to it. */
+    calibrate: z.boolean({ error: 'expected true or false' }).default(true),
   })
   .strict()
 export type Bmv2Settings = z.infer<typeof Bmv2Settings>
@@ -146,11 +160,17 @@ export const ToolCheck = z.object({
   /** Needed by the host's role (missing ones make the testbed not ready). */
   required: z.boolean(),
   found: z.boolean(),
+  /** False when the probe itself could not run (no channel, no answer): then nothing is known of the tool. */
+  checked: z.boolean(),
   version: z.string().nullable(),
   /** Where it was found (a path or an environment variable's value). */
   path: z.string().nullable(),
   /** The first line of its output, or why it is missing. */
   detail: z.string().nullable(),
+  /** What a run does with it, and what goes wrong without it. */
+  why: z.string(),
+  /** Where it comes from: the Debian/Ubuntu package, or how else to get it. */
+  install: z.string(),
 })
 export type ToolCheck = z.infer<typeof ToolCheck>
 
@@ -171,7 +191,7 @@ export const HostCheck = z.object({
   /** With changed-key: the fingerprints p4lab expected. */
   expected: z.array(z.string()),
   tools: z.array(ToolCheck),
-  /** Required tools that were not found. */
+  /** Required tools that were not found, or that are on PATH but do not run. */
   missing: z.array(z.string()),
 })
 export type HostCheck = z.infer<typeof HostCheck>

@@ -1,6 +1,6 @@
 import type { FctStats } from '../contract'
 
-/** Flow-size classes of the seed papers' FCT breakdowns (decimal units, as they use). */
+/** Flow-size classes of the papers' FCT breakdowns (decimal units, as they use). */
 export const SMALL_FLOW_BYTES = 100_000
 export const LARGE_FLOW_BYTES = 10_000_000
 

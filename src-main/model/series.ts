@@ -14,8 +14,10 @@
 //            8-bit path utilization on BMv2/Tofino, 0 idle .. 255 saturated)
 //   degree   DHLB's load degree (0..7)
 //   ns       nanoseconds
+//   cores    CPU time per second of a process (1 = one core busy the whole interval)
+//   bps      bits per second over the interval
 
-export type SeriesUnit = 'ratio' | 'packets' | 'bytes' | 'count' | 'port' | 'level' | 'degree' | 'ns'
+export type SeriesUnit = 'ratio' | 'packets' | 'bytes' | 'count' | 'port' | 'level' | 'degree' | 'ns' | 'cores' | 'bps'
 
 export interface SeriesKindDef {
   /** The entity's keys, in the order they are written. */
@@ -36,6 +38,11 @@ export const SERIES_KINDS = {
   'queue.maxDepth': { entity: ['switch', 'port'], units: ['packets'], what: 'deepest the egress queue got in the interval' },
   drops: { entity: ['switch', 'port'], units: ['count'], what: 'packets dropped (tail drop) at a port in the interval' },
   'ecn.marks': { entity: ['switch', 'port'], units: ['count'], what: 'packets ECN-marked at a port in the interval' },
+  // the host a software switch runs on (BMv2: targets/bmv2/hostload.ts)
+  'switch.cpu': { entity: ['switch'], units: ['cores'], what: "CPU the software switch's process used in the interval (all its threads)" },
+  'switch.drops': { entity: ['switch'], units: ['count'], what: "packets that entered a software switch's interfaces and did not leave them in the interval" },
+  'host.sent': { entity: ['host'], units: ['bps'], what: 'throughput a host put on its link into the fabric' },
+  'host.received': { entity: ['host'], units: ['bps'], what: 'throughput the fabric delivered to a host (achieved)' },
   // fabric-wide transport
   'tcp.retransmits': { entity: [], units: ['count'], what: 'TCP segments retransmitted in the interval' },
   'tcp.dctcpAlpha': { entity: [], units: ['ratio'], what: "mean DCTCP alpha over active senders" },

@@ -7,15 +7,14 @@ import type { ControlPlaneState, SwitchState } from '../model/controlplane/types
 import type { SchemeInfo } from '../model/scheme'
 import type { StageFactory } from '../sim/routing/stage'
 
-/** A register cell of the scheme's program that the pollers read, and the series it feeds. */
-export interface PolledCell {
-  /** The register's P4 name (control-qualified, from the program's names). */
-  register: string
-  index: number
-  def: SeriesSpec
-  /** The series value from the cell's raw value. */
-  value: (raw: number) => number
-}
+/**
+ * A cell of the scheme's program that the pollers read, and the series it feeds: a register
+ * cell (its value, through `value`), or a counter cell (its packets since the last round).
+ * Names are P4 names (control-qualified, from the program's names).
+ */
+export type PolledCell =
+  | { register: string; index: number; def: SeriesSpec; value: (raw: number) => number }
+  | { counter: string; index: number; def: SeriesSpec }
 
 export interface SchemeDescriptor extends SchemeInfo {
   readonly stage: StageFactory

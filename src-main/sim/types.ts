@@ -46,7 +46,7 @@ export type { FabricSpec }
  */
 export const DEFAULT_HOST_QUEUE_PACKETS = 20
 
-/** DCTCP's marking threshold at 10G (PARAMETERS.md); the default scales it with each port's rate. */
+/** DCTCP's marking threshold at 10G; the default scales it with each port's rate. */
 export const DCTCP_K_AT_10G = 65
 
 /** A scheme's name; the stage that implements it is passed in (src-main/schemes). */
@@ -62,7 +62,7 @@ export interface TransportConfig {
   /**
    * DCTCP only: every switch port marks an ECN-capable packet CE when it arrives to find
    * at least this many packets queued. Default: round(65 × port rate / 10G) per port
-   * (K = 65 at 10G, scaled with the link speed as PARAMETERS.md says).
+   * (K = 65 at 10G, scaled with the link speed as the DCTCP paper's guidance does).
    */
   ecnThresholdPackets?: number
   /** DCTCP's EWMA gain g for α; default 1/16. */
@@ -103,7 +103,7 @@ export interface IncastWorkload {
     events: number
     ratePerSec: number
     flowBytes: number
-    /** A fixed fan-in, or [fanIn, weight] choices (PARAMETERS.md: [[1,10],[5,60],[10,30]]). */
+    /** A fixed fan-in, or [fanIn, weight] choices ([[1,10],[5,60],[10,30]]). */
     fanIn: number | Array<[number, number]>
   }
 }

@@ -7,7 +7,7 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cmd } from '../../src-main/core/ssh'
-import { AgentLineError, agentClientArgv, agentProbeArgv, agentServerArgv, parseAgentLine, parseAgentOutput, parseIperf3Json } from '../../src-main/core/targets/agent'
+import { AgentLineError, agentClientArgv, agentProbeArgv, agentServerArgv, parseAgentLine, parseAgentOutput, parseIperf3Json } from '../../src-main/core/targets/remote/agent'
 import { Rng } from '../../src-main/sim/engine/rng'
 import { cdfMean, loadCdf, sampleCdf } from '../../src-main/sim/workload/cdf'
 

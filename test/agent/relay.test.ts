@@ -7,8 +7,8 @@ import { createSocket } from 'node:dgram'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { IntDecoder } from '../../src-main/core/int/decode'
-import { agentRelayArgv } from '../../src-main/core/targets/agent'
-import { completeLines, parseRelayLine } from '../../src-main/core/targets/relay-output'
+import { agentRelayArgv } from '../../src-main/core/targets/remote/agent'
+import { completeLines, parseRelayLine } from '../../src-main/core/targets/remote/relay-output'
 import { postcard } from '../int/postcard'
 
 const ROOT = resolve(import.meta.dirname, '../..')

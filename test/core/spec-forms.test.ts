@@ -480,8 +480,10 @@ describe('scheme parameters', () => {
   })
 
   it("checks HULA's tau against the probe period", () => {
-    expect(errorsOf(hula(SCHEMES_LINE, POISSON, 'params:', '  probePeriod: 200us', '  utilTau: 300us'))).toEqual([
-      "test.yaml:15:3: params.utilTau: HULA's utilization time constant must be at least 2 × probePeriod (seed 002: τ ≥ 2 T_p), got 300us < 2 × 200us",
+    // A scheme's rules apply when the experiment runs it (HULA's and DHLB's estimator reads utilTau).
+    expect(parseExperiment(hula(SCHEMES_LINE, POISSON, 'params:', '  probePeriod: 200us', '  utilTau: 300us'), opts()).ok).toBe(true)
+    expect(errorsOf(hula('schemes: [ecmp, hula]', POISSON, 'params:', '  probePeriod: 200us', '  utilTau: 300us'))).toEqual([
+      "test.yaml:15:3: params.utilTau: the utilization time constant must be at least 2 × probePeriod (the HULA paper: τ ≥ 2 T_p), got 300us < 2 × 200us",
     ])
   })
 
@@ -491,7 +493,7 @@ describe('scheme parameters', () => {
     expect(specOf(hula(SCHEMES_LINE, POISSON, ...lines)).params).toEqual({ flowletGapNs: 100_000, probePeriodNs: 150_000 })
     const errors = errorsOf(hula('schemes: [ecmp, dhlb]', POISSON, ...lines))
     expect(errors).toContain(
-      "test.yaml:15:3: params.probePeriod: DHLB's probe period must be at least 2 × flowletGap (seed 004: T_probe ≥ 2δ), got 150us < 2 × 100us",
+      "test.yaml:15:3: params.probePeriod: DHLB's probe period must be at least 2 × flowletGap (the DHLB paper: T_probe ≥ 2δ), got 150us < 2 × 100us",
     )
     // Until the sim implements DHLB, the scheme itself is also refused.
     expect(errors.filter((e) => !e.includes('params.'))).toEqual(
@@ -511,7 +513,7 @@ describe('many new-form errors at once', () => {
       'forms-errors.yaml:14:43: transport.ecnThreshold: ecnThreshold is the DCTCP marking threshold (packets); it needs kind: dctcp, and this transport is newreno',
       ...(SCHEMES.includes('dhlb' as never) ? [] : [`forms-errors.yaml:15:17: schemes[1]: unknown scheme 'dhlb'; the sim implements ${SCHEMES.join(', ')}`]),
       'forms-errors.yaml:18:9: workload.load: load does not apply to kind permutation: its flows are saturating (they send as fast as the fabric lets them), so its runs are recorded with load 1; remove load',
-      "forms-errors.yaml:19:30: params.probePeriod: DHLB's probe period must be at least 2 × flowletGap (seed 004: T_probe ≥ 2δ), got 150us < 2 × 100us",
+      "forms-errors.yaml:19:30: params.probePeriod: DHLB's probe period must be at least 2 × flowletGap (the DHLB paper: T_probe ≥ 2δ), got 150us < 2 × 100us",
       'forms-errors.yaml:19:76: params.dreAlpha: expected a number in (0, 1], got 2',
       "forms-errors.yaml:19:90: params.keepAlive: expected a positive duration such as 100us, got '64KB'",
       "forms-errors.yaml:19:99: params.x: expected a number, or a duration (100us), size (64KB) or rate (10Gbps), got 'fast'",

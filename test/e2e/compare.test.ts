@@ -208,7 +208,7 @@ describe('the compare view in Chromium', () => {
     await expect.poll(async () => (await plotOf(page, 'plot-main')).lines?.length ?? 0, { timeout: 20_000 }).toBe(3)
     const db = join(home, 'p4lab.db')
     expectPlotEqualsStore(await plotOf(page, 'plot-main'), storeMeans(db, meanOf))
-    // p99 FCT of all flows (seed 002 Figs. 5–8 grid): nearest-rank p99 per run, averaged over seeds.
+    // p99 FCT of all flows (the HULA paper's Figs. 5–8 grid): nearest-rank p99 per run, averaged over seeds.
     await expect.poll(async () => (await plotOf(page, 'plot-fct-3')).lines?.length ?? 0, { timeout: 20_000 }).toBe(3)
     expectPlotEqualsStore(await plotOf(page, 'plot-fct-3'), storeMeans(db, p99Of))
     // Normalised to ecmp: ecmp's own line is 1 everywhere.

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 
-// HULA's 3-tier fabric (seed 002, Fig. 4) with 800 web-search flows: about 90 ms of sim time,
+// HULA's 3-tier fabric (the HULA paper, Fig. 4) with 800 web-search flows: about 90 ms of sim time,
 // several seconds of wall time, long enough to watch.
 const YAML = `name: fabric-e2e-hula
 description: A small HULA run on the 3-tier fabric, for the fabric view test.

@@ -78,6 +78,8 @@ describe('testbeds in Chromium', () => {
     expect(await found('ip')).toBe('true')
     expect(await page.locator('[data-testid="tool-row"][data-tool="iperf3"] [data-col="version"]').innerText()).toMatch(/^3\.\d+/)
     expect(await found('simple_switch')).toBe('false')
+    // A missing tool is listed with what the run needs it for and where it comes from.
+    expect(await page.locator('[data-testid="missing-tool"][data-tool="simple_switch"]').innerText()).toMatch(/^simple_switch is every switch of the fabric.*Install: p4lang-bmv2 from p4lang's OBS repository home:p4lang/)
     await expect.poll(() => page.getByTestId('host-pinned-key').innerText()).toContain(fp)
     expect(readFileSync(join(home, 'known_hosts'), 'utf8')).toMatch(/^\|1\|/)
     await page.screenshot({ path: join(ARTIFACTS, 'tb-3-checked.png'), fullPage: true })

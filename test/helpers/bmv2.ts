@@ -14,7 +14,7 @@ import { openStore, type Store } from '../../src-main/core/store'
 import { Bmv2Driver, type Bmv2Session } from '../../src-main/core/targets/bmv2/driver'
 import type { RunContext, RunTestbed } from '../../src-main/core/targets/driver'
 import { netnsList } from './netns'
-import { startSshd, type Sshd } from './sshd'
+import { startSshd, type Sshd, type SshdImage } from './sshd'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BMV2_FIXTURES = join(ROOT, 'test/fixtures/bmv2')
@@ -32,8 +32,8 @@ export interface Bmv2Lab {
   firstRunId: number
 }
 
-export async function startBmv2Lab(name: string, firstRunId: number): Promise<Bmv2Lab> {
-  const sshd = await startSshd()
+export async function startBmv2Lab(name: string, firstRunId: number, o: { image?: SshdImage } = {}): Promise<Bmv2Lab> {
+  const sshd = await startSshd(o)
   const dir = mkdtempSync(join(tmpdir(), `p4lab-${name}-`))
   const knownHosts = new KnownHosts({ file: join(dir, 'known_hosts') })
   await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())

@@ -103,7 +103,40 @@ export function descendants(pid: number): number[] {
   return out
 }
 
-export async function startSshd(): Promise<Sshd> {
+/**
+ * What the sshd's sessions see of this machine's commands, to make a host that lacks a tool
+ * or has one this machine does not: sshd runs in a private mount namespace (nothing of it is
+ * seen outside) where each PATH folder holding a `hide` tool is overlaid with that tool
+ * removed, and /usr/local/bin gets the `add` scripts. Needs root (mounts).
+ */
+export interface SshdImage {
+  hide?: string[]
+  /** name → script text, installed executable in /usr/local/bin. */
+  add?: Record<string, string>
+}
+
+/** Runs "$@" (sshd) in a private mount namespace with the image applied; data in positional parameters. */
+const IMAGE_SCRIPT = `set -e
+w=$1; hide=$2; add=$3; shift 3
+mount -t tmpfs p4lab-image "$w"
+n=0
+for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+  [ -d "$d" ] && [ ! -L "$d" ] || continue
+  touch=
+  for t in $hide; do if [ -e "$d/$t" ] || [ -L "$d/$t" ]; then touch=1; fi; done
+  if [ "$d" = /usr/local/bin ] && [ -n "$add" ]; then touch=1; fi
+  [ -n "$touch" ] || continue
+  n=$((n + 1)); mkdir "$w/u$n" "$w/w$n"
+  mount -t overlay p4lab-image -o "lowerdir=$d,upperdir=$w/u$n,workdir=$w/w$n" "$d"
+  for t in $hide; do rm -f "$d/$t"; done
+  if [ "$d" = /usr/local/bin ] && [ -n "$add" ]; then cp -p "$add"/* "$d"/; fi
+done
+for t in $hide; do
+  if PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v "$t" >/dev/null 2>&1; then echo "p4lab test image: could not hide $t" >&2; exit 1; fi
+done
+exec "$@"`
+
+export async function startSshd(opts: { image?: SshdImage } = {}): Promise<Sshd> {
   requireSshd()
   const user = userInfo().username
   const root = process.getuid?.() === 0
@@ -147,12 +180,25 @@ export async function startSshd(): Promise<Sshd> {
     ].join('\n'),
   )
 
+  let argv = [SSHD, '-D', '-e', '-f', config]
+  if (opts.image) {
+    if (!root) throw new Error('a test sshd with an image (tools hidden or added) needs root: it mounts in its own mount namespace')
+    const work = join(dir, 'image')
+    const add = join(dir, 'image-add')
+    mkdirSync(work)
+    mkdirSync(add)
+    for (const [name, text] of Object.entries(opts.image.add ?? {})) writeFileSync(join(add, name), text, { mode: 0o755 })
+    const hide = opts.image.hide ?? []
+    for (const t of hide) if (!/^[\w.+-]+$/.test(t)) throw new Error(`not a tool name: ${t}`)
+    argv = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', IMAGE_SCRIPT, 'p4lab-image', work, hide.join(' '), Object.keys(opts.image.add ?? {}).length ? add : '', ...argv]
+  }
+
   let child: ChildProcess | undefined
   let stderr = ''
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
-      const c = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] })
+      const c = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] })
       child = c
       let ready = false
       c.stderr!.setEncoding('utf8')

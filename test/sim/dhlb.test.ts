@@ -1,4 +1,4 @@
-// DHLB's mechanism (seed 004): the proportional split over 10^4 flowlets, load degrees
+// DHLB's mechanism (the DHLB paper): the proportional split over 10^4 flowlets, load degrees
 // that follow link loads on real physics, the adaptive probe period F = σ/θ with
 // T_probe ≥ 2δ, flowlets without reordering, and determinism.
 import { readFileSync } from 'node:fs'
@@ -112,7 +112,7 @@ describe('the proportional split', () => {
   })
 })
 
-test('load degrees follow the bands of seed 004', () => {
+test('load degrees follow the bands of the DHLB paper', () => {
   expect([0, 0.1, 0.249, 0.25, 0.49, 0.5, 0.69, 0.7, 0.89, 0.9, 1].map(loadDegree)).toEqual([5, 5, 5, 3, 3, 2, 2, 1, 1, 0, 0])
 })
 
@@ -174,7 +174,7 @@ describe('the adaptive probe period', () => {
     expect(period.at(-1)!).toBeGreaterThan(THETA)
   })
 
-  test('costs fewer probe bytes than HULA when the fabric is idle (seed 004)', () => {
+  test('costs fewer probe bytes than HULA when the fabric is idle (the DHLB paper)', () => {
     const d = runSim(idle('dhlb'))
     const h = runSim(idle('hula'))
     expect(d.counters.controlBytes).toBeGreaterThan(0)
@@ -220,8 +220,8 @@ describe('templates', () => {
   const dir = join(__dirname, '../../resources/experiments')
   test.each(['dhlb-fig4-probe-overhead', 'dhlb-fig5-fct'])("%s parses on DHLB's fat-tree with T_probe ≥ 2δ", (name) => {
     const text = readFileSync(join(dir, `${name}.yaml`), 'utf8')
-    expect(text).toMatch(/^# DHLB, seed 004, Fig\. \d: .*\n/)
-    expect(text).toMatch(/Seed's claim/)
+    expect(text).toMatch(/^# DHLB, Fig\. \d: .*\n/)
+    expect(text).toMatch(/The paper's claim/)
     const r = parseExperiment(text, { file: name, baseDir: dir, workloadsDir: join(__dirname, '../../resources/workloads') })
     if (!r.ok) throw new Error(JSON.stringify(r.errors))
     // 4 spines (cores), 8 leaves (aggregation), 8 ToRs (edge): the k=4 fat-tree.

@@ -44,7 +44,7 @@ export function meanFct(r: { flows: { startNs: Float64Array; finishNs: Float64Ar
 const RATES = { hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000, queuePackets: 100 }
 /** A k=4 fat-tree: 16 hosts, 20 switches, 4 paths between pods. */
 export const FAT_TREE: Topology = { kind: 'fat-tree', k: 4, ...RATES }
-/** HULA's 3-tier fabric (seed 002, Fig. 4): 32 hosts, 8 paths between pods. */
+/** HULA's 3-tier fabric (the HULA paper, Fig. 4): 32 hosts, 8 paths between pods. */
 export const THREE_TIER: Topology = {
   kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, ...RATES,
 }

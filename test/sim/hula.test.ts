@@ -1,5 +1,5 @@
-// HULA's mechanism on real physics (seed 002): probes converge to the min-max-utilization
-// path, keep-alive moves best hops off a failed link, probe overhead is seed 002 §4.5's
+// HULA's mechanism on real physics (the HULA paper): probes converge to the min-max-utilization
+// path, keep-alive moves best hops off a failed link, probe overhead is the HULA paper's (§4.5)
 // formula, flowlets do not reorder, and a seed gives one result.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -117,7 +117,7 @@ describe('a failed link', () => {
   })
 })
 
-describe('probe overhead (seed 002 §4.5)', () => {
+describe('probe overhead (the HULA paper, §4.5)', () => {
   /** Probe bytes per link per second: one probe per ToR per link per period. */
   const formula = (probeBytes: number, tors: number, periodNs: number): number => (probeBytes * tors) / (periodNs / 1e9)
 
@@ -187,8 +187,8 @@ describe('templates', () => {
   }
   test.each(['hula-fig5a-websearch', 'hula-fig5b-datamining', 'hula-fig6-asymmetric', 'hula-fig8-queues', 'hula-fig9-failure'])('%s parses on Fig. 4 fabric with HULA', (name) => {
     const text = readFileSync(join(dir, `${name}.yaml`), 'utf8')
-    expect(text).toMatch(/^# HULA, seed 002, Fig\. \d\w?: .*\n/)
-    expect(text).toMatch(/Seed's claim/)
+    expect(text).toMatch(/^# HULA \(ACM SOSR 2016\), Fig\. \d\w?: .*\n/)
+    expect(text).toMatch(/The paper's claim/)
     const spec = parse(`${name}.yaml`)
     expect(spec.topology).toMatchObject({ kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLinkBps: 10e9, fabricLinkBps: 40e9 })
     expect(spec.schemes).toEqual(['ecmp', 'conga-prime', 'hula'])

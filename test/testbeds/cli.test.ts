@@ -146,6 +146,24 @@ describe('p4lab testbed', () => {
     expect(readFileSync(join(ttyHome, 'known_hosts'), 'utf8')).toMatch(/^\|1\|/)
   })
 
+  it('the BMv2 rate settings: --rate-scale fixes the scale, --no-calibrate skips the measurement, a bad scale is refused', async () => {
+    const env = { P4LAB_HOME: mkdtempSync(join(tmpdir(), 'p4lab-tbrate-')) }
+    const host = ['--host', `${sshd.user}@${sshd.host}:${sshd.port}`, '--key', sshd.plainKey]
+    const bad = await p4lab(['testbed', 'add', 'r', '--kind', 'bmv2', ...host, '--rate-scale', '2'], env)
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--rate-scale: expected a number in \(0, 1\] \(BMv2 rate = fabric rate x this\), got '2'/)
+    expect((await p4lab(['testbed', 'add', 't', '--kind', 'tofino', ...host, '--no-calibrate'], env)).stderr).toMatch(/--no-calibrate is for a bmv2 testbed/)
+    const fixed = await p4lab(['testbed', 'add', 'r', '--kind', 'bmv2', ...host, '--rate-scale', '0.004', '--no-calibrate'], env)
+    expect(fixed.code, fixed.stderr).toBe(0)
+    expect(fixed.stdout).toMatch(/rate scale fixed at 0.004, no calibration/)
+    const auto = await p4lab(['testbed', 'add', 'a', '--kind', 'bmv2', ...host], env)
+    expect(auto.stdout).toMatch(/rate ceiling 1 ?Gbps, rate scale calibrated/)
+    const tbs = JSON.parse((await p4lab(['testbed', 'list', '--json'], env)).stdout) as Array<{ name: string; settings: Record<string, unknown> }>
+    expect(tbs.find((t) => t.name === 'r')!.settings).toMatchObject({ rateScale: 0.004, calibrate: false })
+    expect(tbs.find((t) => t.name === 'a')!.settings).toMatchObject({ calibrate: true })
+    expect(tbs.find((t) => t.name === 'a')!.settings.rateScale).toBeUndefined()
+  })
+
   it('run --testbed overrides the file, and a run on a bmv2 testbed stops cleanly at the missing tools', async () => {
     writeFileSync(join(cwd, 'tiny.yaml'), TINY_YAML.replace('testbed: sim', 'testbed: elsewhere  # a testbed of another machine'))
     const unknown = await p4lab(['run', 'tiny.yaml'])

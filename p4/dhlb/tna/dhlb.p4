@@ -1,6 +1,6 @@
 /* DHLB for Tofino 1 (TNA).
  *
- * Algorithm (seed 004), as in ../v1model/dhlb.p4: ToRs send INT-like probes up; each switch maps
+ * Algorithm (the DHLB paper), as in ../v1model/dhlb.p4: ToRs send INT-like probes up; each switch maps
  * the utilization of the link a probe arrived on to a load degree (0-25% -> 5, 25-50% -> 3,
  * 50-70% -> 2, 70-90% -> 1, above -> 0), keeps the smallest degree along the path and records
  * it per (origin ToR, path slot). New flowlets pick a slot with probability proportional to

@@ -1,6 +1,6 @@
 /* DHLB for BMv2 simple_switch (v1model).
  *
- * Algorithm (seed 004): ToRs send INT-like probes up; each switch maps the
+ * Algorithm (the DHLB paper): ToRs send INT-like probes up; each switch maps the
  * utilization of the link a probe arrived on to a load degree (0-25% -> 5,
  * 25-50% -> 3, 50-70% -> 2, 70-90% -> 1, above 90% -> 0), keeps the smallest
  * degree along the path, and records it per (origin ToR, path slot). New

@@ -1,6 +1,6 @@
 /* Floodgate for Tofino 1 (TNA).
  *
- * Algorithm (seed 001), as in ../v1model/floodgate.p4: each switch keeps, per destination ToR, a
+ * Algorithm (the Floodgate paper), as in ../v1model/floodgate.p4: each switch keeps, per destination ToR, a
  * window of bytes it may send to the next hop; a packet consumes window, and the downstream
  * switch returns credits for the bytes it received, which reopen it.
  *

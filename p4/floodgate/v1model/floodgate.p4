@@ -1,6 +1,6 @@
 /* Floodgate for BMv2 simple_switch (v1model).
  *
- * Algorithm (seed 001): each switch keeps, per destination ToR, a window of
+ * Algorithm (the Floodgate paper): each switch keeps, per destination ToR, a window of
  * bytes it may send to the next hop; a packet consumes window, and the
  * downstream switch returns credits (every CREDIT_BYTES received for a
  * destination from one upstream port) that reopen it.

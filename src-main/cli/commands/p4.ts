@@ -1,5 +1,6 @@
 // p4lab p4 render | build: the control-plane files of a topology, and a local P4 build through
 // the artifact cache (src-main/core/p4build).
+import { SCHEME_NAMES } from '../../schemes'
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -40,7 +41,7 @@ function cmdRender(argv: string[]): number {
   })
   if (positionals.length > 0) throw new UsageError(`p4 render takes no positional arguments, got '${positionals[0]}'`)
   if (!values.topology) throw new UsageError('--topology FILE is required (an experiment file or a topology-only YAML)')
-  if (!values.scheme) throw new UsageError('--scheme is required (ecmp, rps, conga, conga-prime, hula, dhlb, floodgate)')
+  if (!values.scheme) throw new UsageError(`--scheme is required (${SCHEME_NAMES.join(', ')})`)
   if (!values.out) throw new UsageError('--out DIR is required')
   const t = target(values.target)
   let text: string

@@ -9,8 +9,10 @@ import { COMMON_OPTIONS, openCore, UsageError, type Command } from '../common'
 
 const USAGE = [
   'testbed add NAME --kind bmv2|tofino --host [USER@]ADDR[:PORT] [--host ...] [--key FILE] [--role ROLE] [--name HOST]',
-  '        [--passphrase-env VAR] [--bring-up mininet|netns] [--rate-ceiling 1Gbps] [--sde PATH] [--sde-install PATH] [--target model|hardware]',
+  '        [--passphrase-env VAR] [--bring-up mininet|netns] [--rate-ceiling 1Gbps] [--rate-scale X] [--no-calibrate]',
+  '        [--sde PATH] [--sde-install PATH] [--target model|hardware]',
   '    add a BMv2 or Tofino testbed; --key/--role/--name once for every host, or once per --host in order',
+  '    (BMv2: --rate-scale fixes the fabric-to-BMv2 rate factor; --no-calibrate skips measuring the switches before traffic)',
   '    (auth is the ssh-agent unless --key; a key passphrase is read from $VAR into the secret store)',
   'testbed host-add NAME --host [USER@]ADDR[:PORT] [--key FILE] [--role ROLE] [--name HOST] [--passphrase-env VAR]',
   'testbed host-remove NAME HOST',
@@ -129,7 +131,10 @@ function table(header: string[], rows: Array<Array<string | number>>): string {
 
 function describeSettings(t: { kind: string; settings: Record<string, unknown> }): string {
   const s = t.settings
-  if (t.kind === 'bmv2') return `bring-up ${String(s.bringUp)}, rate ceiling ${formatRate(Number(s.rateCeilingBps))}`
+  if (t.kind === 'bmv2') {
+    const scale = typeof s.rateScale === 'number' ? `rate scale fixed at ${s.rateScale}` : s.calibrate === false ? "the ceiling's rate scale" : 'rate scale calibrated'
+    return `bring-up ${String(s.bringUp)}, rate ceiling ${formatRate(Number(s.rateCeilingBps))}, ${scale}${s.calibrate === false ? ', no calibration' : ''}`
+  }
   if (t.kind === 'tofino') {
     return [`target ${String(s.target)}`, s.sde ? `SDE ${String(s.sde)}` : 'SDE from the login environment', s.sdeInstall ? `SDE_INSTALL ${String(s.sdeInstall)}` : ''].filter(Boolean).join(', ')
   }
@@ -171,13 +176,17 @@ function printHostCheck(tb: string, h: HostCheck): void {
   }
   if (h.message) process.stdout.write(`  ${h.message}\n`)
   if (h.tools.length) {
-    const rows = h.tools.map((t) => [t.name, t.found ? 'yes' : t.required ? 'MISSING' : 'no', t.version ?? '-', t.path ?? '-', t.found ? '' : (t.detail ?? '')])
+    const rows = h.tools.map((t) => [t.name, t.found ? 'yes' : !t.checked ? 'unknown' : t.required ? 'MISSING' : 'no', t.version ?? '-', t.path ?? '-', t.found ? '' : (t.detail ?? '')])
     process.stdout.write(
       table(['tool', 'found', 'version', 'where', ''], rows)
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n') + '\n',
     )
+  }
+  // Each missing tool with what the run needs it for and where it comes from.
+  for (const t of h.tools.filter((x) => h.missing.includes(x.name))) {
+    process.stdout.write(`  ${t.name} ${t.why}\n    install: ${t.install}\n`)
   }
 }
 
@@ -207,6 +216,8 @@ function settingsFromFlags(kind: string, flags: object): Record<string, unknown>
   }
   only('bring-up', 'bmv2')
   only('rate-ceiling', 'bmv2')
+  only('rate-scale', 'bmv2')
+  only('no-calibrate', 'bmv2')
   only('sde', 'tofino')
   only('sde-install', 'tofino')
   only('target', 'tofino')
@@ -219,6 +230,12 @@ function settingsFromFlags(kind: string, flags: object): Record<string, unknown>
       throw e
     }
   }
+  if (v['rate-scale'] !== undefined) {
+    const x = Number(v['rate-scale'])
+    if (!(x > 0 && x <= 1)) throw new UsageError(`--rate-scale: expected a number in (0, 1] (BMv2 rate = fabric rate x this), got '${v['rate-scale']}'`)
+    s.rateScale = x
+  }
+  if (v['no-calibrate'] !== undefined) s.calibrate = false
   if (v.sde !== undefined) s.sde = v.sde
   if (v['sde-install'] !== undefined) s.sdeInstall = v['sde-install']
   if (v.target !== undefined) s.target = v.target
@@ -254,6 +271,8 @@ async function run(argv: string[]): Promise<number> {
           kind: { type: 'string' },
           'bring-up': { type: 'string' },
           'rate-ceiling': { type: 'string' },
+          'rate-scale': { type: 'string' },
+          'no-calibrate': { type: 'boolean' },
           sde: { type: 'string' },
           'sde-install': { type: 'string' },
           target: { type: 'string' },

@@ -21,6 +21,7 @@ import { archivePlots, type ArchivePlot } from './plots'
 import { archiveReadme } from './readme'
 import { writeSubset } from './subset'
 import { runLogs, writeCsvTables } from './tables'
+import type { RemoteKind, TestbedKind } from '../../contract/testbeds'
 
 export interface ExportOptions {
   store: Store
@@ -102,7 +103,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
 
     // Testbeds, described without anything secret or local (key file paths stay home).
     const targets = [...new Set(runs.map((r) => r.target))].sort()
-    const kinds = new Map<string, 'sim' | 'bmv2' | 'tofino'>()
+    const kinds = new Map<string, TestbedKind>()
     for (const name of targets) {
       const tb = store.getTestbed(name)
       kinds.set(name, tb?.kind ?? 'sim')
@@ -120,7 +121,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     // What P4 runs built from: sources (the experiment's variant, else the shipped program),
     // compiled outputs, and the control-plane files rendered for that topology.
     const artifactKeys = new Set<string>()
-    const programs = new Map<string, { kind: 'bmv2' | 'tofino'; scheme: string; program: string }>()
+    const programs = new Map<string, { kind: RemoteKind; scheme: string; program: string }>()
     for (const r of runs) {
       const kind = kinds.get(r.target)
       if (kind !== 'bmv2' && kind !== 'tofino') continue

@@ -25,8 +25,9 @@ import type { Store } from '../store'
 import { artifactKey, type BuildOptions, type CompilerId } from './key'
 import { LocalRunner, type CompilerRunner } from './runner'
 import { collectSources, type ProgramSources } from './sources'
+import type { RemoteKind } from '../../contract/testbeds'
 
-export type P4Target = 'bmv2' | 'tofino'
+export type P4Target = RemoteKind
 
 export const COMPILERS: Record<P4Target, { tool: string; arch: string }> = {
   bmv2: { tool: 'p4c-bm2-ss', arch: 'v1model' },

@@ -7,11 +7,12 @@
 // shape changes, so old keys cannot collide with new ones.
 
 import { sha256, type ProgramSources } from './sources'
+import type { RemoteKind } from '../../contract/testbeds'
 
 export const KEY_VERSION = 1
 
 export interface BuildOptions {
-  target: 'bmv2' | 'tofino'
+  target: RemoteKind
   /** v1model for BMv2, tna for Tofino. */
   arch: string
   /** Extra compiler flags, passed before the output options, in this order. */

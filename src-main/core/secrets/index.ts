@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /**
- * Where passwords and key passphrases live. They never go to the database (DESIGN §2).
+ * Where passwords and key passphrases live. They never go to the database.
  * The Electron shell provides one backed by safeStorage; headless p4lab uses
  * {@link FileSecretStore}. Ids are opaque strings chosen by the caller, e.g.
  * `ssh:passphrase:<testbed>/<host>`.

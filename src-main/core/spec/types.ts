@@ -28,7 +28,7 @@ export const CDF_KINDS: readonly CdfKind[] = ['web-search', 'data-mining', 'cdf'
 export type WorkloadKind = CdfKind | 'incast' | 'long-lived' | 'permutation'
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = [...CDF_KINDS, 'incast', 'long-lived', 'permutation']
 
-/** Floodgate's incast mix (PARAMETERS.md, TrafficGenerator): fan-in 1, 5 or 10 with weights 10, 60, 30. */
+/** Floodgate's incast mix (TrafficGenerator): fan-in 1, 5 or 10 with weights 10, 60, 30. */
 export const DEFAULT_FAN_IN: ReadonlyArray<readonly [number, number]> = [
   [1, 10],
   [5, 60],

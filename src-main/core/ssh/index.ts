@@ -1,5 +1,5 @@
 /**
- * The SSH layer (DESIGN §4): verified connections (known_hosts), agent / key / password
+ * The SSH layer: verified connections (known_hosts), agent / key / password
  * login with secrets from a SecretStore, a pool with keepalive and reconnect, streamed
  * exec, folder upload by content hash, and detached process groups. Plain Node, never
  * electron. Every remote command line goes through `cmd()` (shell-quote).

@@ -1,10 +1,11 @@
 import { fromJson, toJson, type StoreContext } from './rows'
+import type { TestbedKind } from '../../contract/testbeds'
 
 // Testbeds and their hosts (migration 1's tables). A host's pinned key is kept in the
 // known_hosts form `keytype base64`; secrets (passphrases) have no column at all: they
 // live in the SecretStore under an id derived from the host's id.
 
-export type TestbedKindRow = 'sim' | 'bmv2' | 'tofino'
+export type TestbedKindRow = TestbedKind
 
 export interface HostRow {
   id: number

@@ -1,9 +1,9 @@
-// The one interface every target kind implements (DESIGN §4). The orchestrator owns
+// The one interface every target kind implements. The orchestrator owns
 // the order of the steps, retries and clean-up; a driver owns how each step is done.
 import type { ExperimentSpec } from '../spec'
 import type { SimFlows } from '../../sim/types'
 
-export type TargetKind = 'sim' | 'bmv2' | 'tofino'
+export type TargetKind = TestbedKind
 
 /** What one run asks of a target: the experiment and the cell of its run matrix. */
 export interface RunPlan {
@@ -51,6 +51,7 @@ export interface RunContext {
 export type TargetFacts = Record<string, string | number | boolean>
 
 import type { SeriesSpec } from '../../contract/schemas'
+import type { TestbedKind } from '../../contract/testbeds'
 
 export type { SeriesSpec }
 

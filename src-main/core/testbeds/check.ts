@@ -2,6 +2,9 @@
 // versions found (issue 5, item 2). Every remote command line is built with cmd().
 // An unknown host key stops that host with the key's fingerprint, for the user to
 // confirm (then `trust`, and check again); a changed key is refused with the layer's error.
+// A host is ready only when every required tool was seen and runs: a tool that is on PATH
+// but cannot be executed counts as missing, and a probe that could not run at all (no
+// channel, no answer) makes the host an error, never a pass.
 import {
   Bmv2Settings,
   TofinoSettings,
@@ -19,7 +22,7 @@ import {
   type SshPool,
   type SshTarget,
 } from '../ssh'
-import { bmv2Tools, tofinoTools, type ToolSpec } from './tools'
+import { SDE_DIRS, bmv2Tools, tofinoTools, type ToolSpec } from './tools'
 import { firstLine, sdeVersionFromPath } from './versions'
 
 /**
@@ -66,14 +69,14 @@ function timeoutSignal(ms: number, outer?: AbortSignal): AbortSignal {
 
 async function probeTool(h: SshHost, spec: ToolSpec, env: Record<string, string>, opts: CheckOptions): Promise<ToolCheck> {
   const argv = ['sh', '-c', PROBE, 'p4lab-probe', spec.name, ...(spec.kind === 'version' ? (spec.args ?? []) : [])]
-  const base = { name: spec.name, required: spec.required }
+  const base = { name: spec.name, required: spec.required, checked: true, why: spec.why, install: spec.install }
   let r
   try {
     r = await h.exec(cmd(argv, { env }), { signal: timeoutSignal(opts.toolTimeoutMs ?? 20_000, opts.signal), maxCapture: 64 << 10 })
   } catch (e) {
     if (opts.signal?.aborted) throw e
     const why = (e as { code?: string }).code === 'aborted' ? `no answer within ${(opts.toolTimeoutMs ?? 20_000) / 1000} s` : (e as Error).message
-    return { ...base, found: false, version: null, path: null, detail: why }
+    return { ...base, checked: false, found: false, version: null, path: null, detail: `could not look: ${why}` }
   }
   const out = r.stdout.toString('utf8')
   if (r.code === 127 && !out.trim().startsWith('/')) {
@@ -83,6 +86,11 @@ async function probeTool(h: SshHost, spec: ToolSpec, env: Record<string, string>
   const path = (nl >= 0 ? out.slice(0, nl) : out).trim() || null
   const rest = nl >= 0 ? out.slice(nl + 1) : ''
   if (spec.kind === 'present') return { ...base, found: true, version: null, path, detail: null }
+  // 126/127 after the path was printed: the shell found it but could not execute it
+  // (not executable, a missing interpreter or shared library).
+  if (r.code === 126 || r.code === 127) {
+    return { ...base, found: false, version: null, path, detail: `on PATH but does not run: ${firstLine(rest) ?? '(no output)'} (exit ${r.code})` }
+  }
   const version = spec.parse ? spec.parse(rest) : null
   const exit = r.code === 0 ? '' : r.code === null ? ` (killed by ${r.signal ?? 'a signal'})` : ` (exit ${r.code})`
   return { ...base, found: true, version, path, detail: (firstLine(rest) ?? '(no output)') + exit }
@@ -111,7 +119,7 @@ async function sdeEnv(h: SshHost, settings: TofinoSettings, opts: CheckOptions):
   const dir = async (name: 'SDE' | 'SDE_INSTALL', fromSettings: string | undefined, fromLogin: string, fallback?: string) => {
     const value = fromSettings ?? (fromLogin || fallback)
     const source = fromSettings ? 'from the testbed settings' : fromLogin ? 'from the login environment' : fallback ? 'default' : ''
-    const base = { name: `$${name}`, required: true }
+    const base = { name: `$${name}`, required: true, checked: true, ...SDE_DIRS[name] }
     if (!value) {
       tools.push({ ...base, found: false, version: null, path: null, detail: 'not set in the testbed settings nor in the login environment' })
       return
@@ -195,6 +203,12 @@ export async function checkHost(
     result.status = 'error'
     result.message = (e as Error).message
   }
-  result.missing = result.tools.filter((t) => t.required && !t.found).map((t) => t.name)
+  const unchecked = result.tools.filter((t) => !t.checked)
+  if (unchecked.length && result.status === 'ok') {
+    result.status = 'error'
+    const why = [...new Set(unchecked.map((t) => (t.detail ?? '').replace(/^could not look: /, '')))]
+    result.message = `could not look for ${unchecked.map((t) => t.name).join(', ')} (${why.join('; ')}), so the host is not known to be ready`
+  }
+  result.missing = result.tools.filter((t) => t.required && t.checked && !t.found).map((t) => t.name)
   return result
 }

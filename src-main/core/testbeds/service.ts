@@ -20,6 +20,7 @@ import type { Store } from '../store'
 import type { HostRow, HostRowInput, TestbedRow } from '../store/testbeds'
 import { checkHost, type CheckOptions } from './check'
 import { describeStoredKey, fetchHostKey, storedKeyText } from './hostkey'
+import type { RemoteKind } from '../../contract/testbeds'
 
 export interface TestbedServiceOptions {
   store: Store
@@ -39,8 +40,8 @@ export function passphraseSecretId(hostId: number): string {
   return `ssh:key-passphrase:host-${hostId}`
 }
 
-const DEFAULT_ROLE: Record<'bmv2' | 'tofino', HostRole> = { bmv2: 'switch-host', tofino: 'sde' }
-const ROLES: Record<'bmv2' | 'tofino', HostRole[]> = { bmv2: ['switch-host', 'traffic'], tofino: ['sde', 'traffic'] }
+const DEFAULT_ROLE: Record<RemoteKind, HostRole> = { bmv2: 'switch-host', tofino: 'sde' }
+const ROLES: Record<RemoteKind, HostRole[]> = { bmv2: ['switch-host', 'traffic'], tofino: ['sde', 'traffic'] }
 
 /** zod issues as one line each: `hosts[0].port: a port is 1-65535`. */
 export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
@@ -272,7 +273,7 @@ export class TestbedService {
    * without one is refused).
    */
   private async prepareHosts(
-    kind: 'bmv2' | 'tofino',
+    kind: RemoteKind,
     hosts: ReturnType<TestbedService['validate']>['hosts'],
     old: HostRow[],
   ): Promise<Array<{ row: HostRowInput; passphrase: string | null | undefined; index: number }>> {

@@ -4,10 +4,12 @@
 // the embedded simulator). This is also what the GUI shows, so it stays plain, named data:
 // numbers, strings and arrays, no classes, no maps. No Node APIs.
 
+import type { RemoteKind } from '../../contract/testbeds'
+
 /** A scheme's name; the scheme registry (src-main/schemes) says which exist. */
 export type CpScheme = string
 
-export type CpTarget = 'bmv2' | 'tofino'
+export type CpTarget = RemoteKind
 
 /**
  * Parameters in base units (ns, bytes), by the names the schemes read them under

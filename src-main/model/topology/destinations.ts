@@ -1,5 +1,5 @@
-// Which hosts a source may send to in a random-destination workload. The seed papers draw
-// destinations uniformly over the hosts of other racks (PARAMETERS.md); `other-pods`
+// Which hosts a source may send to in a random-destination workload. The papers draw
+// destinations uniformly over the hosts of other racks; `other-pods`
 // narrows that to hosts in other pods, so that every flow crosses the spine layer (what an
 // asymmetry between pods, such as HULA's Fig. 6, acts on). The simulator and the real
 // testbeds' traffic agents use this one rule.

@@ -67,7 +67,7 @@ export interface FatTreeSpec extends Common {
   k: number
 }
 
-/** HULA's 3-tier fabric (seed 002, Fig. 4): every ToR to every agg of its pod, every agg to every spine. */
+/** HULA's 3-tier fabric (the HULA paper, Fig. 4): every ToR to every agg of its pod, every agg to every spine. */
 export interface ThreeTierSpec extends Common {
   kind: 'three-tier'
   pods: number

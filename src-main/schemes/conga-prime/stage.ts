@@ -1,4 +1,4 @@
-// CONGA′, as the HULA paper (seed 002, §6) defines its baseline: CONGA inside each pod, and
+// CONGA′, as the HULA paper (the HULA paper, §6) defines its baseline: CONGA inside each pod, and
 // for traffic across pods, ECMP at flowlet granularity (a hash of the 5-tuple and the
 // flowlet id). CONGA's leaf-to-leaf feedback only spans the two tiers of a pod; across the
 // spine layer it has no path identity to feed back, so there it balances blindly.

@@ -1,4 +1,4 @@
-// CONGA (Alizadeh et al., SIGCOMM'14; seed 003): congestion-aware flowlet load balancing
+// CONGA (Alizadeh et al., SIGCOMM'14): congestion-aware flowlet load balancing
 // for a 2-tier leaf-spine, decided at the source leaf from leaf-to-leaf feedback.
 //
 // State (typed arrays, sized at construction):
@@ -134,7 +134,7 @@ export class CongaStage implements ForwardingStage {
   protected checkFabric(scheme: string): void {
     if (this.env.fabric.kind !== 'leaf-spine') {
       throw new Error(
-        `${scheme} is defined for a 2-tier leaf-spine (seed 003), but the topology is a ${this.env.fabric.kind}: ` +
+        `${scheme} is defined for a 2-tier leaf-spine (the CONGA paper), but the topology is a ${this.env.fabric.kind}: ` +
           `use conga-prime (CONGA inside each pod, flowlet ECMP across pods) on 3-tier and fat-tree fabrics`,
       )
     }

@@ -13,7 +13,7 @@
 // program reads as "no probe yet" (all degrees 0: fall back to nextHop): nothing to initialise.
 
 import type { RenderContext, SchemeModule } from '../../model/controlplane/module'
-import type { TableEntry } from '../../model/controlplane/types'
+import type { CpTarget, TableEntry } from '../../model/controlplane/types'
 import { iface, routingEntries } from '../shared/controlplane'
 import { probeGroupEntries, probePktgen, probeSourceEntries } from '../hula/controlplane'
 import { be } from '../shared/pktgen'
@@ -22,8 +22,8 @@ export const DHLB_MAX_SLOTS = 4
 /** pktgen application that generates DHLB probes on Tofino. */
 export const DHLB_PKTGEN_APP = 1
 /** The estimator's time constant: TAU_US = 512 in p4/dhlb/v1model/dhlb.p4 (2^9 us). */
-export const DHLB_TAU_NS: Record<'bmv2' | 'tofino', number> = { bmv2: 512_000, tofino: 524_288 }
-/** Degree per utilization band (seed 004): below 25% 5, 25-50% 3, 50-70% 2, 70-90% 1, above 0. */
+export const DHLB_TAU_NS: Record<CpTarget, number> = { bmv2: 512_000, tofino: 524_288 }
+/** Degree per utilization band (the DHLB paper): below 25% 5, 25-50% 3, 50-70% 2, 70-90% 1, above 0. */
 export const DHLB_BANDS: ReadonlyArray<{ below: number; degree: number }> = [
   { below: 0.25, degree: 5 },
   { below: 0.5, degree: 3 },

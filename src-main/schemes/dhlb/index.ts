@@ -1,3 +1,4 @@
+import { formatDuration } from '../../model/units'
 import { utilTauRule } from '../shared/rules'
 import { defineScheme } from '../types'
 import { dhlb as controlPlane } from './controlplane'
@@ -14,7 +15,7 @@ export const dhlb = defineScheme({
   rules: [
     (v, src) =>
       v.probePeriodNs !== undefined && v.flowletGapNs !== undefined && v.probePeriodNs < 2 * v.flowletGapNs
-        ? [{ key: src.probePeriodNs, message: `DHLB's probe period must be at least 2 × flowletGap (T_probe ≥ 2δ), got ${v.probePeriodNs} ns < 2 × ${v.flowletGapNs} ns` }]
+        ? [{ key: src.probePeriodNs, message: `DHLB's probe period must be at least 2 × flowletGap (the DHLB paper: T_probe ≥ 2δ), got ${formatDuration(v.probePeriodNs)} < 2 × ${formatDuration(v.flowletGapNs)}` }]
         : [],
     utilTauRule,
   ],

@@ -1,4 +1,4 @@
-// DHLB (seed 004): ToRs send INT probes that record, hop by hop, the load degree of the link
+// DHLB (the DHLB paper): ToRs send INT probes that record, hop by hop, the load degree of the link
 // they arrived on and keep the smallest degree along the path; each switch keeps a
 // load-information table of its paths (per destination ToR, the degree through each
 // candidate next hop) and splits new flowlets over the candidates in proportion to degree.
@@ -27,7 +27,7 @@
 // switch-to-switch link directions over the last interval (what a central controller
 // polling port counters sees); T_probe = clamp(θ/σ, probePeriodNs, probeMaxPeriodNs), so
 // F = σ/θ. θ (probeThetaNs, default probePeriodNs) is the load-time one probe round covers:
-// at σ = 1 probes go every θ. probePeriodNs (the floor) must be ≥ 2δ (seed 004: T_probe ≥ 2δ,
+// at σ = 1 probes go every θ. probePeriodNs (the floor) must be ≥ 2δ (the DHLB paper: T_probe ≥ 2δ,
 // δ ≈ one RTT). adaptiveProbes: 0 keeps the period at probePeriodNs.
 //
 // Differences from p4/dhlb/v1model/dhlb.p4: the P4 program records degrees for up-facing ports
@@ -65,7 +65,7 @@ export const DHLB_DEFAULTS = {
 
 export const MAX_DEGREE = 5
 
-/** Seed 004's bands: utilization → load degree. */
+/** The DHLB paper's bands: utilization → load degree. */
 export function loadDegree(util: number): number {
   if (util < 0.25) return 5
   if (util < 0.5) return 3
@@ -115,7 +115,7 @@ export class DhlbStage implements ForwardingStage {
     const P = env.portBase[S]
     const gapNs = param(env, 'dhlb', 'flowletGapNs', DHLB_DEFAULTS.flowletGapNs)
     const minNs = param(env, 'dhlb', 'probePeriodNs', Math.max(DHLB_DEFAULTS.probePeriodNs, 2 * gapNs))
-    if (minNs < 2 * gapNs) throw new Error(`dhlb: probePeriodNs (${minNs}) must be at least 2 × flowletGapNs (${gapNs}) (seed 004: T_probe ≥ 2δ)`)
+    if (minNs < 2 * gapNs) throw new Error(`dhlb: probePeriodNs (${minNs}) must be at least 2 × flowletGapNs (${gapNs}) (the DHLB paper: T_probe ≥ 2δ)`)
     const maxNs = param(env, 'dhlb', 'probeMaxPeriodNs', DHLB_DEFAULTS.maxPeriodFactor * minNs)
     if (maxNs < minNs) throw new Error(`dhlb: probeMaxPeriodNs (${maxNs}) must be at least probePeriodNs (${minNs})`)
     this.minPeriodPs = Math.round(minNs * 1000)

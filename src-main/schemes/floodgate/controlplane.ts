@@ -14,7 +14,7 @@
 // pktgen timer batch (app FLOODGATE_PKTGEN_APP, every creditIntervalNs) flushes one
 // (fabric port, dstTor) counter; over-window packets go to queue 1 of their egress port,
 // which gets a lower strict priority than queue 0 on fabric ports.
-// window[dstTor] starts at windowBdpFactor x BDP to the next hop + C_out x T (seed 001; public
+// window[dstTor] starts at windowBdpFactor x BDP to the next hop + C_out x T (the Floodgate paper; public
 // code: 1.5 x BDP, T = 10 us), from the fastest next-hop link; BDP = rate x 2 x link delay.
 
 import type { QueuePriority, SchemeModule } from '../../model/controlplane/module'

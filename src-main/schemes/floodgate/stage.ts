@@ -1,4 +1,4 @@
-// Floodgate (Liu et al., CoNEXT'21; seed 001): per-destination, hop-by-hop credit flow
+// Floodgate (Liu et al., CoNEXT'21): per-destination, hop-by-hop credit flow
 // control, so that an incast's backlog waits in VOQs upstream instead of filling the shared
 // queues that other traffic crosses. Path choice is ECMP (5-tuple hash); Floodgate only
 // decides when a data packet may leave.

@@ -1,4 +1,4 @@
-// HULA (Katta et al., SOSR'16; seed 002). Every ToR sends a probe up every probe period T_p;
+// HULA (Katta et al., SOSR'16). Every ToR sends a probe up every probe period T_p;
 // probes spread over the fabric by the replication rule (probes.ts) and tell each switch,
 // per destination ToR, which of its ports starts the path whose most utilized link is the
 // least utilized (min-max). New flowlets take that best hop; a flowlet keeps its port.
@@ -14,7 +14,7 @@
 //   pathUtil[s × T + t]  that path's max utilization (0..255)
 //   updateTime[s × T + t] when the entry was last refreshed (ps)
 //   sentRound[g × T + t] the last round of ToR t's probe sent out of global port g: at most
-//                        one probe per ToR per link per T_p (seed 002's optimisation)
+//                        one probe per ToR per link per T_p (the HULA paper's optimisation)
 //   flowlets             FlowletTable per switch (flowletGapNs)
 // Update rule, per probe (as p4/hula/v1model/hula.p4): take the probe's port as the best hop if
 // there is none, if the probe's path is less utilized, if it comes from the current best hop
@@ -94,7 +94,7 @@ export class HulaStage implements ForwardingStage {
     const gapNs = param(env, 'hula', 'flowletGapNs', HULA_DEFAULTS.flowletGapNs)
     const periodNs = param(env, 'hula', 'probePeriodNs', HULA_DEFAULTS.probePeriodNs)
     const tauNs = param(env, 'hula', 'utilTauNs', Math.max(HULA_DEFAULTS.utilTauNs, 2 * periodNs))
-    if (tauNs < 2 * periodNs) throw new Error(`hula: utilTauNs (${tauNs}) must be at least 2 × probePeriodNs (${periodNs}) (seed 002: τ ≥ 2 T_p)`)
+    if (tauNs < 2 * periodNs) throw new Error(`hula: utilTauNs (${tauNs}) must be at least 2 × probePeriodNs (${periodNs}) (the HULA paper: τ ≥ 2 T_p)`)
     this.periodPs = Math.round(periodNs * 1000)
     this.keepAlivePs = Math.round(param(env, 'hula', 'keepAliveNs', HULA_DEFAULTS.keepAliveNs) * 1000)
     this.probeBytes = Math.round(param(env, 'hula', 'probeBytes', HULA_DEFAULTS.probeBytes))

@@ -1,4 +1,4 @@
-// CONGA's Discounting Rate Estimator (seed 003, §3.3), one register per global port: every
+// CONGA's Discounting Rate Estimator (the CONGA paper, §3.3), one register per global port: every
 // packet the port sends adds its bytes to X, and every T_dre the register is multiplied by
 // (1 − α). For a constant rate R, X settles to a sawtooth that peaks at R·T_dre/α = R·τ just
 // before each decay and falls to (1 − α)·R·τ right after it; τ = T_dre/α is the
@@ -9,7 +9,7 @@
 // sweeping every port every T_dre computes, without an event per port per period. Ticks are
 // at integer multiples of T_dre; a read at exactly k·T_dre sees the k-th decay applied.
 
-/** Metric levels: 3 bits (seed 003: CE and FB_Metric are 3-bit fields). */
+/** Metric levels: 3 bits (the CONGA paper: CE and FB_Metric are 3-bit fields). */
 export const DRE_LEVELS = 8
 /** Beyond this many ticks the register is below any byte (0.8^200 ≈ 4e-20): zero it. */
 const FORGET_TICKS = 200

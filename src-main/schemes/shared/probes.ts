@@ -16,7 +16,7 @@ import type { StageEnv } from '../../sim/routing/stage'
 export { PROBE_BYTES } from './probe-format'
 
 /**
- * The utilization estimator of every switch egress port (seed 002): U = D + U × (1 − Δt/τ),
+ * The utilization estimator of every switch egress port (the HULA paper): U = D + U × (1 − Δt/τ),
  * where D is what the port sent since the last update. D is read from the link's exact busy
  * time (ps of serialization done by now), so U is in ps per τ and U/τ is the utilization;
  * with a constant rate ρ the fixed point is U = ρτ whatever the update times are, so

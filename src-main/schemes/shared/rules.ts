@@ -1,7 +1,8 @@
 import type { ParamRule } from '../../model/scheme'
+import { formatDuration } from '../../model/units'
 
 /** HULA's estimator (and DHLB's, which reuses it) needs τ ≥ 2 T_p to smooth over at least two probes. */
 export const utilTauRule: ParamRule = (v, src) =>
   v.utilTauNs !== undefined && v.probePeriodNs !== undefined && v.utilTauNs < 2 * v.probePeriodNs
-    ? [{ key: src.utilTauNs, message: `the utilization time constant must be at least 2 × probePeriod (τ ≥ 2 T_p), got ${v.utilTauNs} ns < 2 × ${v.probePeriodNs} ns` }]
+    ? [{ key: src.utilTauNs, message: `the utilization time constant must be at least 2 × probePeriod (the HULA paper: τ ≥ 2 T_p), got ${formatDuration(v.utilTauNs)} < 2 × ${formatDuration(v.probePeriodNs)}` }]
     : []

@@ -1,5 +1,5 @@
 // A switch's live tables, derived from its series at the cursor: HULA's best hop and path
-// util per destination ToR (seed 002, Fig. 2), CONGA's congestion-to-leaf table, DHLB's
+// util per destination ToR (the HULA paper, Fig. 2), CONGA's congestion-to-leaf table, DHLB's
 // load-information table, Floodgate's windows, and the switch's own ports. Also the
 // traffic view's derivations (busiest ports, probe overhead, queue CDF and heatmap, flows on
 // the wire). Pure functions; no DOM, tested in node.

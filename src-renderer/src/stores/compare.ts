@@ -14,7 +14,7 @@ export interface Fetched<T> {
 }
 const idle = <T>(): Fetched<T> => ({ value: null, error: null, loading: false })
 
-/** seed 002 Figs. 5–8: mean and p99 FCT for all, small (<100 KB) and large (>10 MB) flows. */
+/** the HULA paper's Figs. 5–8: mean and p99 FCT for all, small (<100 KB) and large (>10 MB) flows. */
 export const FCT_GRID: ReadonlyArray<{ metric: CompareMetric; title: string }> = [
   { metric: 'mean', title: 'Mean FCT · all flows' },
   { metric: 'small.mean', title: 'Mean FCT · <100 KB' },

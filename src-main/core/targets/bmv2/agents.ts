@@ -1,10 +1,10 @@
 // The deploy and traffic phases start agents on the hosts (probe senders, servers, clients); as functions of the plan they read and run apart from the session that sequences the phases.
 
 import type { ControlPlaneState } from '../../controlplane'
-import { agentClientArgv, agentProbeArgv, agentServerArgv, type AgentLocation, type AgentWorkload } from '../agent'
+import { agentClientArgv, agentProbeArgv, agentServerArgv, type AgentLocation, type AgentWorkload } from '../remote/agent'
 import type { RunTestbedHost } from '../driver'
-import type { NetnsPlan } from './netns'
-import { destinationRuleOf, sleep, splitFlows, type RemoteRun } from './remote'
+import type { NetnsPlan } from '../remote/netns'
+import { destinationRuleOf, sleep, splitFlows, type RemoteRun } from '../remote/remote'
 
 const AGENT_PORT = 5001
 const HULA_ETHERTYPE = 0x2345

@@ -4,10 +4,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { uploadDir } from '../../ssh'
-import { AGENT_FILE } from '../agent'
+import { AGENT_FILE } from '../remote/agent'
 import { CancelledError, type RunTestbedHost } from '../driver'
-import type { NetnsPlan } from './netns'
-import type { RemoteRun } from './remote'
+import type { NetnsPlan } from '../remote/netns'
+import type { RemoteRun } from '../remote/remote'
+import { rescaleCommands } from './rescale'
+import { cliInput } from './output'
 import { configureSwitch, simpleSwitchArgv, waitSwitchReady, type SwitchFiles } from './steps'
 
 /** What goes into the run directory, from this machine. */
@@ -46,6 +48,9 @@ export async function uploadRunFiles(run: RemoteRun, h: RunTestbedHost, dir: str
   }
 }
 
+/** The detached process of a switch's simple_switch (RemoteProcesses name). */
+export const switchProcName = (switchName: string): string => `ss-${switchName}`
+
 /** One simple_switch per switch, detached, in the switch namespace; returns once every one answers its CLI. */
 export async function startSwitches(run: RemoteRun, h: RunTestbedHost, plan: NetnsPlan, files: SwitchFiles): Promise<void> {
   await run.requireTools(h, ['simple_switch', 'simple_switch_CLI'])
@@ -53,10 +58,10 @@ export async function startSwitches(run: RemoteRun, h: RunTestbedHost, plan: Net
   for (const s of plan.switches) {
     run.throwIfCancelled()
     const argv = simpleSwitchArgv(s, plan, files)
-    const p = await procs.start(`ss-${s.name}`, ['sh', '-c', 'PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"; exec "$@"', 'p4lab-ss', ...argv])
+    const p = await procs.start(switchProcName(s.name), ['sh', '-c', 'PATH="$PATH:/usr/local/bin:/usr/sbin:/sbin"; exec "$@"', 'p4lab-ss', ...argv])
     run.ctx.log(h.name, `started simple_switch for ${s.name}: device ${s.deviceId}, thrift ${s.thriftPort} (in ${plan.switchNs}), pid ${p.pid}`)
   }
-  for (const s of plan.switches) await waitSwitchReady(run, h, s.name, `ss-${s.name}`, { ns: plan.switchNs, thriftPort: s.thriftPort })
+  for (const s of plan.switches) await waitSwitchReady(run, h, s.name, switchProcName(s.name), { ns: plan.switchNs, thriftPort: s.thriftPort })
 }
 
 /** Each switch's command file (uploaded to `<dir>/cli/`) piped into simple_switch_CLI, the transcript parsed. */
@@ -65,4 +70,26 @@ export async function configureSwitches(run: RemoteRun, h: RunTestbedHost, plan:
     run.throwIfCancelled()
     await configureSwitch(run, h, s.name, `${dir}/cli/${s.name}.cli`, commands.get(s.name) ?? [], { ns: plan.switchNs, thriftPort: s.thriftPort })
   }
+}
+
+/**
+ * Brings every switch, configured with `configured` (its file without the queue rates), to `final`
+ * (its file at the chosen rate scale): queue rates, registers and scale-dependent tables (rescale.ts).
+ */
+export async function rescaleSwitches(
+  run: RemoteRun,
+  h: RunTestbedHost,
+  plan: NetnsPlan,
+  configured: ReadonlyMap<string, readonly string[]>,
+  final: ReadonlyMap<string, readonly string[]>,
+): Promise<number> {
+  let sent = 0
+  for (const s of plan.switches) {
+    run.throwIfCancelled()
+    const cmds = rescaleCommands(configured.get(s.name) ?? [], final.get(s.name) ?? [])
+    if (cmds.length === 0) continue
+    await configureSwitch(run, h, s.name, { stdin: cliInput(cmds) }, cmds, { ns: plan.switchNs, thriftPort: s.thriftPort })
+    sent += cmds.length
+  }
+  return sent
 }

@@ -1,20 +1,25 @@
-// The BMv2 target: a Linux switch host over SSH (DESIGN §4, issue 5 item 3).
+// The BMv2 target: a Linux switch host over SSH.
 //
 //   check     log in to every host, find the tools (the testbeds' Check), root on the switch host
 //   build     the scheme's v1model program through the artifact cache, compiled on the switch
 //             host (SshRunner) when it has p4c-bm2-ss, else on this machine when it does
 //             (with -DP4LAB_INT when the experiment has telemetry.int on: another artifact key);
 //             the control plane rendered per switch (simple_switch_CLI command files) with the
-//             testbed's rate ceiling (and the INT entries when on), and the queue mapping recorded
+//             testbed's rate ceiling, or its fixed rateScale (and the INT entries when on), and
+//             the queue mapping recorded
 //   deploy    upload the agent, the JSON, the command files and the workload CDF into the run
 //             directory; namespaces and veths (netns.ts; with INT, a collector namespace and a
 //             link per switch into it, and the agent's relay listening there: int.ts); one
 //             simple_switch per switch, detached (RemoteProcesses), in the switch namespace; each
-//             configured by piping its file into simple_switch_CLI, the transcript parsed (any
-//             error fails the step); probe senders (agent probe mode) on one host per ToR for HULA/DHLB
+//             configured by piping its file, queue rates left out, into simple_switch_CLI, the
+//             transcript parsed (any error fails the step); probe senders (agent probe mode) on
+//             one host per ToR for HULA/DHLB; then the rate calibration (calibrate.ts, measure.ts):
+//             iperf3 across the fabric's longest path, the scale lowered until the offered load
+//             fits, the switches brought to the file at that scale (rescale.ts), and the scale
+//             and its reason recorded
 //   traffic   an agent server in every host namespace, then the clients (one PRNG stream per host)
 //   telemetry (telemetry.ts) a poll round per interval: one simple_switch_CLI per switch with every
-//             read; with INT, the relay's output read every intReadMs meanwhile, decoded into int.*
+//             read, and one read of the switch host's load (hostload.ts); with INT, the relay's output read every intReadMs meanwhile, decoded into int.*
 //             series and points; at the end the relay is stopped, read to the end, its counts logged
 //   collect   the agents' JSON lines → flows
 //   teardown  stop every process of the run by group, delete its namespaces and veths, then
@@ -25,6 +30,7 @@ import { buildFabric, type FabricSpec } from '../../../model/topology'
 import {
   bmv2QueueMapping,
   cliCommandLines,
+  fastestQueueBps,
   computeControlPlane,
   intNodeNames,
   intPlan,
@@ -38,7 +44,7 @@ import {
 import { P4Builder, LocalRunner, SshRunner, programPath, programRelPath, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
 import type { Store } from '../../store'
-import { AGENT_FILE } from '../agent'
+import { AGENT_FILE } from '../remote/agent'
 import {
   type RunContext,
   type RunOutput,
@@ -49,10 +55,13 @@ import {
   type TargetSession,
 } from '../driver'
 import { startAgentServers, startClients, startProbeSenders } from './agents'
-import { configureSwitches, startSwitches, uploadRunFiles } from './deploy'
+import { longestPath, offeredLoad } from './calibrate'
+import { configureSwitches, rescaleSwitches, startSwitches, switchProcName, uploadRunFiles } from './deploy'
 import { IntRelay } from './int'
-import { planNetns, runPrefix, type NetnsPlan } from './netns'
-import { RemoteRun, collectAgentFlows, nonce, teardownTouchedHosts, type RemoteDeps } from './remote'
+import { planNetns, runPrefix, type NetnsPlan } from '../remote/netns'
+import { calibrate, recordCalibration } from './measure'
+import { RemoteRun, collectAgentFlows, nonce, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../remote/remote'
+import { withoutQueueRates } from './rescale'
 import { bringUpTopology } from './steps'
 import { bmv2Telemetry } from './telemetry'
 
@@ -83,10 +92,21 @@ interface Built {
   mapping: Bmv2QueueMapping
   programName: string
   artifact: BuildResult
-  /** switch name → command lines (what the CLI is sent). */
+  /** switch name → command lines at mapping.scale (what each switch ends up configured with). */
   commands: Map<string, string[]>
   /** With telemetry.int on: every switch's INT configuration. */
   int?: IntPlan
+  /** The agents' offered load at the chosen scale (bit/s), once calibrated. */
+  offeredBps?: number
+}
+
+/** Every switch's command lines and the queue mapping, at the ceiling's scale or at `scale`. */
+function renderCommands(state: ControlPlaneState, o: { ceilingBps: number; scale?: number; int?: IntPlan }): { mapping: Bmv2QueueMapping; commands: Map<string, string[]> } {
+  const q = { ceilingBps: o.ceilingBps, ...(o.scale !== undefined ? { scale: o.scale } : {}) }
+  const mapping = bmv2QueueMapping(state, q)
+  const commands = new Map<string, string[]>()
+  for (const sw of state.switches) commands.set(sw.name, cliCommandLines(renderCli(state, sw.name, undefined, { ...q, ...(o.int ? { int: o.int } : {}) })))
+  return { mapping, commands }
 }
 
 export class Bmv2Session implements TargetSession {
@@ -154,11 +174,8 @@ export class Bmv2Session implements TargetSession {
     }
     const topology = plan.spec.topology
     const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, plan.spec.params))
-    const ceilingBps = this.settings.rateCeilingBps
-    const mapping = bmv2QueueMapping(state, { ceilingBps })
     const int = plan.spec.int ? intPlan(state, plan.spec.int) : undefined
-    const commands = new Map<string, string[]>()
-    for (const sw of state.switches) commands.set(sw.name, cliCommandLines(renderCli(state, sw.name, undefined, { ceilingBps, ...(int ? { int } : {}) })))
+    const { mapping, commands } = renderCommands(state, { ceilingBps: this.settings.rateCeilingBps, scale: this.settings.rateScale, int })
     const programName = schemeModule(scheme).iface('bmv2').programName
     // The INT option is a build flag: an INT build and a default one have different artifact keys.
     const flags = int ? ['-DP4LAB_INT'] : []
@@ -186,13 +203,37 @@ export class Bmv2Session implements TargetSession {
   }
 
   /** The queue mapping goes into the facts and an event: how the fabric's rates were scaled onto BMv2. */
-  private recordMapping(m: Bmv2QueueMapping): void {
+  private recordMapping(m: Bmv2QueueMapping, source = 'build'): void {
     this.facts.rateCeilingBps = m.ceilingBps
     this.facts.rateScale = m.scale
     this.facts.queuePacketBytes = m.packetBytes
     this.facts.queueMapping = JSON.stringify(m.ports.map((p) => [p.switch, p.port, p.bps, p.pps, p.depthPackets]))
     this.ctx.event?.('bmv2.queue-mapping', { ceilingBps: m.ceilingBps, scale: m.scale, packetBytes: m.packetBytes, ports: m.ports })
-    this.ctx.log('build', `link rates x ${m.scale} (fastest link at most ${m.ceilingBps / 1e6} Mbps), queues set with set_queue_rate/set_queue_depth`)
+    this.ctx.log(source, `link rates x ${m.scale} (fastest link at most ${m.ceilingBps / 1e6} Mbps), queues set with set_queue_rate/set_queue_depth`)
+  }
+
+  /**
+   * The rate calibration (calibrate.ts, measure.ts), on switches configured without queue rates:
+   * measure the longest path, choose the scale, bring every switch to the file at that scale.
+   */
+  private async calibrateRates(h: RunTestbedHost, plan: NetnsPlan, configured: Map<string, string[]>): Promise<void> {
+    const b = this.built!
+    const spec = this.ctx.plan.spec
+    const w = spec.workload
+    const perHost = splitFlows('flows' in w && typeof w.flows === 'number' ? w.flows : plan.hosts.length, plan.hosts.length)
+    const offered = offeredLoad(spec, this.ctx.plan.load, perHost)
+    const path = longestPath(b.state, plan)
+    const input = { fastestBps: fastestQueueBps(b.state), ceilingBps: this.settings.rateCeilingBps, offeredBps: offered.totalBps, ...(this.settings.rateScale !== undefined ? { fixedScale: this.settings.rateScale } : {}) }
+    const measure = this.settings.calibrate ? { src: { name: path.src.name, ns: path.src.ns }, dst: { name: path.dst.name, ns: path.dst.ns, ip: path.dst.ip } } : null
+    const { choice, measurement: m } = await calibrate(this.run, h, input, measure)
+    if (choice.scale !== b.mapping.scale) {
+      const again = renderCommands(b.state, { ceilingBps: this.settings.rateCeilingBps, scale: choice.scale, ...(b.int ? { int: b.int } : {}) })
+      this.built = { ...b, ...again }
+      this.recordMapping(again.mapping, 'deploy')
+    }
+    const sent = await rescaleSwitches(this.run, h, plan, configured, this.built!.commands)
+    this.built!.offeredBps = choice.offeredBps
+    recordCalibration(this.ctx, h, this.facts, { choice, measurement: m }, { path, offered, commandsSent: sent })
   }
 
   private async compilerRunner(): Promise<CompilerRunner> {
@@ -218,11 +259,13 @@ export class Bmv2Session implements TargetSession {
 
     // 1. Files: agent, JSON, command files, workload CDF, run.json, in one folder upload.
     const w = this.ctx.plan.spec.workload
+    // The queue rates come after the calibration: it measures what the switches forward unshaped.
+    const configured = new Map([...b.commands].map(([sw, cmds]) => [sw, withoutQueueRates(cmds)]))
     await uploadRunFiles(this.run, h, this.dir, {
       agentFile: this.o.agentFile,
       programJson: b.artifact.files.json,
       programName: b.programName,
-      commands: b.commands,
+      commands: configured,
       ...('file' in w ? { workloadCdf: w.file } : {}),
       runJson: { runId: this.ctx.plan.runId, testbed: this.ctx.testbed!.name, experiment: this.ctx.plan.spec.name, scheme: this.ctx.plan.scheme, prefix: plan.prefix },
     })
@@ -244,7 +287,7 @@ export class Bmv2Session implements TargetSession {
     this.facts.thriftPorts = plan.switches.map((s) => `${s.name}:${s.thriftPort}`).join(' ')
 
     // 4. Configuration: the command file piped into simple_switch_CLI, the transcript parsed.
-    await configureSwitches(this.run, h, plan, this.dir, b.commands)
+    await configureSwitches(this.run, h, plan, this.dir, configured)
     this.ctx.event?.('deploy', { part: 'configured', switches: plan.switches.length })
 
     // 5. Probe senders on one host per ToR (HULA, DHLB): the agent's raw-socket probe mode.
@@ -254,6 +297,9 @@ export class Bmv2Session implements TargetSession {
       this.facts.probePeriodUs = periodUs
       this.ctx.log(h.name, `probe senders started on ${b.state.tors.length} ToR hosts, every ${periodUs} µs`)
     }
+
+    // 6. The rate scale the switches can carry (the probes, running, take their share), then the queue rates.
+    await this.calibrateRates(h, plan, configured)
   }
 
   private agentLoc() {
@@ -297,6 +343,7 @@ export class Bmv2Session implements TargetSession {
       minPollMs: this.o.minPollMs,
       intReadMs: this.o.intReadMs,
       intDrainMs: this.o.intDrainMs,
+      ...(b.offeredBps !== undefined ? { hostLoad: { proc: switchProcName, offeredBps: b.offeredBps } } : {}),
     })
   }
 

@@ -7,20 +7,26 @@
 //
 //   series    link.util per switch port (MyEgress.portTx bytes over the scaled link rate), and what
 //             the scheme's descriptor says its program's registers hold (poll; HULA: hula.bestHop
-//             and hula.pathUtil per switch and other ToR)
+//             and hula.pathUtil per switch and other ToR); the switch host's load beside them
+//             (hostload.ts: switch.cpu, switch.drops, host.sent, host.received), and at the end
+//             its verdict: a warning event when the switches, not the links, were the bottleneck
 //   times     poll frames from the clients' start on this machine's clock; INT samples from
 //             their start on the switch host's clock (IntRelay.attach)
 import type { Bmv2QueueMapping, ControlPlaneState } from '../../controlplane'
 import { schemeOf } from '../../../schemes'
 import type { RunTestbedHost, SeriesSpec, TargetFacts, TargetMessage } from '../driver'
+import { activeBps, emptyTally, hostLoadPlan, loadVerdict, sampleHost, tallyRound, type HostLoadPlan, type HostSample, type LoadTally } from './hostload'
 import type { IntRelay } from './int'
-import type { NetnsPlan } from './netns'
+import type { NetnsPlan } from '../remote/netns'
 import { pollKey, type PollRead } from './output'
-import { sleep, type RemoteRun } from './remote'
+import { sleep, type RemoteRun } from '../remote/remote'
 import { pollSwitch } from './steps'
 
-/** One poll round's values: switch name → pollKey → value (a counter's bytes, a register's value). */
+/** One poll round's values: switch name → pollKey → value (a counter's bytes, a register's value; packetsKey: a counter's packets). */
 export type PollValues = Map<string, Map<string, number>>
+
+/** Where a round keeps a counter's packets (its bytes are under the counter's pollKey). */
+const packetsKey = (key: string): string => `${key}/packets`
 
 /** A series' value from this round and the one before (null at the first), `dtS` seconds apart; NaN when it has none. */
 export type SeriesValue = (rounds: PollValues, prev: PollValues | null, dtS: number) => number
@@ -43,7 +49,8 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
   for (const sw of state.switches) {
     const swReads: PollRead[] = sw.ports.map((p) => ({ kind: 'counter', name: 'MyEgress.portTx', index: p.port }))
     const polled = d.poll?.(sw, state, iface) ?? []
-    for (const register of new Set(polled.map((c) => c.register))) swReads.push({ kind: 'register', name: register })
+    for (const c of polled) if ('counter' in c) swReads.push({ kind: 'counter', name: c.counter, index: c.index })
+    for (const register of new Set(polled.flatMap((c) => ('register' in c ? [c.register] : [])))) swReads.push({ kind: 'register', name: register })
     reads.set(sw.name, swReads)
     for (const p of sw.ports) {
       const scaled = mapping.ports.find((q) => q.switch === sw.name && q.port === p.port)?.scaledBps ?? p.bps * mapping.scale
@@ -58,11 +65,21 @@ export function seriesPlan(state: ControlPlaneState, mapping: Bmv2QueueMapping, 
     }
     for (const c of polled) {
       defs.push(c.def)
-      const key = pollKey(c.register, c.index)
-      value.push((round) => {
-        const v = round.get(sw.name)?.get(key)
-        return v === undefined ? NaN : c.value(v)
-      })
+      if ('counter' in c) {
+        const key = packetsKey(pollKey(c.counter, c.index))
+        value.push((round, prev) => {
+          const now = round.get(sw.name)?.get(key)
+          const before = prev?.get(sw.name)?.get(key)
+          return now === undefined || before === undefined ? NaN : now - before
+        })
+      } else {
+        const key = pollKey(c.register, c.index)
+        const decode = c.value
+        value.push((round) => {
+          const v = round.get(sw.name)?.get(key)
+          return v === undefined ? NaN : decode(v)
+        })
+      }
     }
   }
   return { defs, value, reads }
@@ -92,19 +109,23 @@ export interface TelemetryRun {
   intReadMs?: number
   /** ms the INT relay keeps receiving after the traffic ends. Default 1000. */
   intDrainMs?: number
+  /** The switch host's load is sampled each round when set: each switch's process name, and what the agents offer (bit/s). */
+  hostLoad?: { proc: (switchName: string) => string; offeredBps: number }
 }
 
 /** The run's telemetry messages: the poller's series, its frames, and the INT relay's series and points. */
 export async function* bmv2Telemetry(t: TelemetryRun): AsyncGenerator<TargetMessage> {
   const sp = seriesPlan(t.state, t.mapping, t.run.ctx.plan.scheme)
-  yield { type: 'series', defs: sp.defs }
+  const lp = t.hostLoad ? hostLoadPlan(t.plan, t.hostLoad.proc) : undefined
+  const defs = [...sp.defs, ...(lp?.defs ?? [])]
+  yield { type: 'series', defs }
   // INT series are numbered after the poller's, INT times from the clients' start.
   const relay = t.relay
-  relay?.attach(sp.defs.length, t.trafficStartNs)
+  relay?.attach(defs.length, t.trafficStartNs)
   const intReadMs = t.intReadMs ?? 250
   try {
     relay?.startReading(intReadMs)
-    yield* pollLoop(t, sp, intReadMs)
+    yield* pollLoop(t, sp, intReadMs, lp)
     if (relay) {
       await relay.stop(t.intDrainMs ?? 1000)
       yield* relay.take()
@@ -117,7 +138,7 @@ export async function* bmv2Telemetry(t: TelemetryRun): AsyncGenerator<TargetMess
 }
 
 /** Poll rounds until the clients are done; the INT relay's messages are handed on between and during the waits. */
-export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: number): AsyncGenerator<TargetMessage> {
+export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: number, lp?: HostLoadPlan): AsyncGenerator<TargetMessage> {
   const { run, h, plan, relay } = t
   const { ctx } = run
   const procs = await run.processes(h)
@@ -128,33 +149,59 @@ export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: numb
   let prev: PollValues | null = null
   let prevT = 0
   let pollErrors = 0
+  // The host's load: the last good sample (its deltas span a failed round), the verdict's tally.
+  let prevSample: HostSample | null = null
+  let sample: HostSample | null = null
+  let sampleErrors = 0
+  const tally = emptyTally()
+  const utilIndexes = sp.defs.flatMap((d, i) => (d.kind === 'link.util' ? [i] : []))
+  const width = sp.defs.length + (lp?.defs.length ?? 0)
   for (;;) {
     run.throwIfCancelled()
     const roundStart = Date.now()
     const rounds: PollValues = new Map()
-    await Promise.all(
-      plan.switches.map(async (s) => {
+    const sampling = lp
+      ? sampleHost(run, h, plan, lp).then(
+          (x) => (sample = x),
+          () => (sample = null),
+        )
+      : null
+    await Promise.all([
+      sampling,
+      ...plan.switches.map(async (s) => {
         const reads = sp.reads.get(s.name) ?? []
         const r = await pollSwitch(run, h, reads, { ns: plan.switchNs, thriftPort: s.thriftPort })
         const m = new Map<string, number>()
         for (const [k, v] of r.registers) m.set(k, v)
-        for (const [k, v] of r.counters) m.set(k, v.bytes)
+        for (const [k, v] of r.counters) {
+          m.set(k, v.bytes)
+          m.set(packetsKey(k), v.packets)
+        }
         rounds.set(s.name, m)
         if (r.connectError || r.errors.length) {
           pollErrors++
           if (pollErrors <= 5) ctx.log(h.name, `poll ${s.name}: ${r.connectError ?? r.errors.slice(0, 2).map((e) => `${e.command}: ${e.error.message}`).join('; ')}`)
         }
       }),
-    )
+    ])
     const now = Date.now()
+    const cur = sample as HostSample | null
+    if (lp && !cur && ++sampleErrors <= 3) ctx.log(h.name, 'could not read the switch host\'s load this round (simple_switch CPU, interface counters)')
     if (prev) {
       const dtS = (now - prevT) / 1000
-      const values = new Float64Array(sp.defs.length)
+      const values = new Float64Array(width).fill(NaN)
       sp.value.forEach((f, i) => (values[i] = f(rounds, prev, dtS)))
+      const load = lp && cur ? lp.values(cur, prevSample) : null
+      if (load) {
+        values.set(load.values, sp.defs.length)
+        const maxUtil = Math.max(0, ...utilIndexes.map((i) => values[i]).filter(Number.isFinite))
+        tallyRound(tally, load.round, maxUtil, activeBps(t.hostLoad?.offeredBps ?? 0))
+      }
       yield { type: 'telemetry', t: new Float64Array([(now - t.trafficStartMs) * 1e6]), values }
     }
     prev = rounds
     prevT = now
+    if (cur) prevSample = cur
     let running = 0
     for (const c of t.clients) if ((await procs.status(c.name)).alive) running++
     if (running === 0) break
@@ -177,6 +224,26 @@ export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: numb
     }
   }
   t.facts.pollErrors = pollErrors
+  if (lp && t.hostLoad) recordLoad(t, tally, t.hostLoad.offeredBps, sampleErrors)
+}
+
+/** The verdict on the switch host's load goes into the facts, a 'bmv2.load' event, and a warning when the switches were the bottleneck. */
+export function recordLoad(t: Pick<TelemetryRun, 'run' | 'h' | 'facts'>, tally: LoadTally, offeredBps: number, sampleErrors = 0): void {
+  const v = loadVerdict(tally, offeredBps)
+  const { ctx } = t.run
+  Object.assign(t.facts, {
+    bottleneck: v.bottleneck,
+    switchPinnedShare: Number(v.pinnedShare.toFixed(3)),
+    switchLossRatio: Number(v.lossRatio.toPrecision(3)),
+    achievedBps: Math.round(v.achievedBps),
+    offeredBps: Math.round(offeredBps),
+    ...(tally.maxCpu ? { switchMaxCores: Number(tally.maxCpu.cores.toFixed(2)) } : {}),
+  })
+  ctx.event?.('bmv2.load', { ...v, rounds: tally.rounds, pinnedRounds: tally.pinnedRounds, saturatedRounds: tally.saturatedRounds, packetsIn: tally.packetsIn, packetsLost: tally.packetsLost, maxCpu: tally.maxCpu, sampleErrors })
+  if (v.bottleneck === 'switches') {
+    ctx.event?.('warning', { source: 'bmv2', code: 'switch-bottleneck', message: v.message })
+    ctx.log(t.h.name, `WARNING: ${v.message}`)
+  } else ctx.log(t.h.name, `switch host load: ${v.message}`)
 }
 
 /** The INT counts go into the run's facts, an 'int' event and its log. */

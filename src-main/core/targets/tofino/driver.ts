@@ -1,4 +1,4 @@
-// The Tofino target: SDE boxes or tofino-model hosts over SSH (DESIGN §4, issue 5 item 4).
+// The Tofino target: SDE boxes or tofino-model hosts over SSH.
 //
 // Mapping: the testbed's 'sde' hosts, in order, carry the fabric's switches in control-plane
 // order (ToRs first), one switch each (one ASIC or one tofino-model per host). Traffic:
@@ -28,7 +28,7 @@ import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeP
 import { isCpScheme } from '../../p4build/render'
 import type { Store } from '../../store'
 import { uploadDir } from '../../ssh'
-import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../agent'
+import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../remote/agent'
 import {
   type RunContext,
   type RunOutput,
@@ -39,8 +39,8 @@ import {
   type TargetMessage,
   type TargetSession,
 } from '../driver'
-import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../bmv2/netns'
-import { RemoteRun, WITH_PATH, collectAgentFlows, destinationRuleOf, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../bmv2/remote'
+import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../remote/netns'
+import { RemoteRun, WITH_PATH, collectAgentFlows, destinationRuleOf, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../remote/remote'
 import { bfrtPollKey, bfrtPollScript, combinePipes, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead } from './output'
 
 export interface TofinoDriverOptions extends RemoteDeps {

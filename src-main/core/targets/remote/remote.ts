@@ -9,10 +9,11 @@ import type { SecretStore } from '../../secrets'
 import type { ExperimentSpec } from '../../spec'
 import { RemoteProcesses, SshPool, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
 import { checkHost } from '../../testbeds/check'
+import { describeTool } from '../../testbeds/tools'
 import { passphraseSecretId } from '../../testbeds/service'
 import type { HostCheck, HostRole, TestbedKind } from '../../../contract/schemas'
 import { CancelledError, type RunContext, type RunTestbedHost } from '../driver'
-import { AgentOutputCollector, type AgentOutput } from '../agent'
+import { AgentOutputCollector, type AgentOutput } from './agent'
 import { describeLeftovers, parseLeftovers, TEARDOWN_SCRIPT, VERIFY_SCRIPT, type Leftovers } from './netns'
 
 export interface RemoteDeps {
@@ -44,13 +45,35 @@ exec "$@" < "$f"`
 export const WITH_PATH = `${PATH_PREFIX}
 exec "$@"`
 
+/** A tool a host lacks; with Check's findings when it came from there (why the run needs it, where to get it). */
+export interface MissingTool {
+  name: string
+  /** Check's detail: `not found on PATH`, or why a tool on PATH does not run. */
+  detail?: string | null
+  why?: string
+  install?: string
+}
+
+const NOT_FOUND = 'not found on PATH'
+const DOES_NOT_RUN = 'on PATH but does not run'
+
 export class ToolMissingError extends Error {
+  readonly tools: string[]
+
   constructor(
-    readonly tools: string[],
+    missing: ReadonlyArray<string | MissingTool>,
     readonly host: string,
   ) {
-    super(`${tools.join(', ')} ${tools.length === 1 ? 'is' : 'are'} not installed on ${host} (not found on PATH); see docs/TESTBEDS.md for what the host needs`)
+    const list = missing.map((t) => (typeof t === 'string' ? { name: t } : t))
+    const runs = (t: MissingTool) => !t.detail?.startsWith(DOES_NOT_RUN)
+    const absent = list.filter(runs).map((t) => t.name)
+    const parts: string[] = []
+    if (absent.length) parts.push(`${absent.join(', ')} ${absent.length === 1 ? 'is' : 'are'} not installed on ${host} (${NOT_FOUND})`)
+    for (const t of list) if (!runs(t)) parts.push(`${t.name} is on PATH on ${host} but does not run (${t.detail!.slice(DOES_NOT_RUN.length + 2)})`)
+    const why = list.filter((t) => t.why).map((t) => `${t.name} ${t.why}${t.install ? `; install: ${t.install}` : ''}`)
+    super(`${parts.join('; ')}. ${why.map((w) => w + '. ').join('')}See docs/TESTBEDS.md for what a host needs`)
     this.name = 'ToolMissingError'
+    this.tools = list.map((t) => t.name)
   }
 }
 
@@ -188,7 +211,7 @@ export class RemoteRun {
 
   async requireTools(h: RunTestbedHost, tools: readonly string[]): Promise<void> {
     const missing = await this.missingTools(h, tools)
-    if (missing.length) throw new ToolMissingError(missing, `${h.name} (${h.user}@${h.address})`)
+    if (missing.length) throw new ToolMissingError(missing.map((name) => ({ name, ...describeTool(name) })), `${h.name} (${h.user}@${h.address})`)
   }
 
   /** Logs in to the host and looks for the tools of its role (the testbeds' Check), failing on a missing required one. */
@@ -204,7 +227,7 @@ export class RemoteRun {
       throw new Error(`${h.name}: the host key ${r.hostKey?.fingerprint ?? ''} is not trusted yet; compare it and run: p4lab testbed trust ${this.ctx.testbed?.name ?? 'TESTBED'}`)
     }
     if (r.status !== 'ok') throw new Error(`${h.name}: ${r.message ?? r.status}`)
-    const missing = r.missing.filter((m) => !ignore.includes(m))
+    const missing = r.tools.filter((t) => r.missing.includes(t.name) && !ignore.includes(t.name))
     if (missing.length) throw new ToolMissingError(missing, `${h.name} (${h.user}@${h.address})`)
     return r
   }

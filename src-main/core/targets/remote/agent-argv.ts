@@ -161,9 +161,11 @@ export function iperf3ServerArgv(o: { port: number; bind?: string; oneOff?: bool
   return argv
 }
 
-export function iperf3ClientArgv(o: { server: string; port: number; seconds: number; parallel?: number; bind?: string }): string[] {
+export function iperf3ClientArgv(o: { server: string; port: number; seconds: number; parallel?: number; bind?: string; omitSeconds?: number }): string[] {
   const argv = ['iperf3', '-c', o.server, '-p', int('port', o.port, 1), '-J', '-t', positive('seconds', o.seconds)]
   if (o.parallel !== undefined) argv.push('-P', int('parallel', o.parallel, 1))
+  // -O: the first seconds (TCP's slow start) are sent but left out of the summary.
+  if (o.omitSeconds !== undefined) argv.push('-O', int('omitSeconds', o.omitSeconds, 0))
   if (o.bind !== undefined) argv.push('-B', o.bind)
   return argv
 }

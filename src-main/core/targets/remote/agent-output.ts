@@ -7,7 +7,7 @@
 // start_ns/end_ns are wall-clock epoch nanoseconds (~1.8e18, beyond 2^53): they are read
 // from the line's text as BigInt and made relative to an origin before becoming numbers.
 
-import type { SimFlows } from '../../sim/types'
+import type { SimFlows } from '../../../sim/types'
 
 /** One rejected line: where it came from and why. Never thrown by the parser. */
 export class AgentLineError extends Error {
