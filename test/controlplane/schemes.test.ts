@@ -326,6 +326,5 @@ describe('p4/README.md states the replication rules the renderer applies', () =>
       for (const r of rules) expect(readme, `${scheme}: "${r}"`).toContain(r)
     }
     expect(readme).toMatch(/## dhlb[\s\S]*except that a spine sends only to the leaves of the other pods/)
-    expect(readme).toMatch(/PARAMETERS\.md/)
   })
 })
