@@ -1,4 +1,4 @@
-// Deparsers shared by the TNA programs with probes (tna/hula.p4, tna/dhlb.p4). Include after
+// Deparsers shared by the TNA programs with probes (hula/tna/hula.p4, dhlb/tna/dhlb.p4). Include after
 // the program's headers_t, ig_metadata_t (with `pass`, a probe_pass_t) and eg_metadata_t.
 // IngressDeparser resubmits a probe's first pass with its probe_pass_t (RESUBMIT_PROBE,
 // include/tna_common.p4) and recomputes the IPv4 checksum; EgressDeparser emits the headers.

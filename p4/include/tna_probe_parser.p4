@@ -1,4 +1,4 @@
-// Parser states shared by the TNA programs with probes (tna/hula.p4, tna/dhlb.p4): included
+// Parser states shared by the TNA programs with probes (hula/tna/hula.p4, dhlb/tna/dhlb.p4): included
 // INSIDE their IngressParser body, so it has no include guard and declares only states. It
 // expects `pkt`, `hdr` (with ipv4, tcp, udp), `meta` (with `pass`, l4Src, l4Dst) and
 // `ig_intr_md`, and transitions to two states the program defines: parse_pktgen (a packet

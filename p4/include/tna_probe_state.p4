@@ -1,4 +1,4 @@
-// MyIngress state shared by the TNA programs with probes (tna/hula.p4, tna/dhlb.p4). Included
+// MyIngress state shared by the TNA programs with probes (hula/tna/hula.p4, dhlb/tna/dhlb.p4). Included
 // INSIDE the MyIngress control body (no include guard). It expects MAX_PORTS, FLOWLET_SLOTS,
 // FLOWLET_GAP and `meta` with utilEpoch (this packet's window number), utilBytes (bytes to
 // add: 0 for a probe, which only reads) and now (ns >> 10).

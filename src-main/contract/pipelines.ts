@@ -4,7 +4,7 @@ import { z } from 'zod'
 
 export const P4Target = z.enum(['bmv2', 'tofino'])
 export type P4Target = z.infer<typeof P4Target>
-/** A program's name in p4/<arch>/: the scheme it implements. */
+/** A program's name: its folder p4/<program>/ and its files <arch>/<program>.p4 (the scheme it implements). */
 export const ProgramName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'expected a program name such as hula')
 
 /** A compiler message: file:line:column: severity: message (src-main/core/p4/diagnostics.ts). */
@@ -24,7 +24,7 @@ export const PipelineProgram = z.object({
   scheme: z.string(),
   target: P4Target,
   arch: z.string(),
-  /** p4/<arch>/<scheme>.p4 */
+  /** p4/<program>/<arch>/<program>.p4 (`scheme` is the program name) */
   path: z.string(),
   tables: z.array(z.object({ name: z.string(), keys: z.array(z.string()), actions: z.array(z.string()), size: z.number().int().nullable() })),
   registers: z.array(z.object({ name: z.string(), bits: z.number().int(), size: z.number().int() })),
@@ -53,7 +53,7 @@ export const PipelineSource = z.object({
   target: P4Target,
   /** How builds of it are named in the artifacts list. */
   program: z.string(),
-  /** The main file, relative to the program root (e.g. v1model/hula.p4). */
+  /** The main file, relative to the program root (e.g. hula/v1model/hula.p4). */
   main: z.string(),
   files: z.array(z.object({ path: z.string(), text: z.string() })),
   /** Set when this is an experiment's editable copy. */

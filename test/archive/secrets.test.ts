@@ -46,6 +46,7 @@ describe('p4lab export: no secret in the archive', () => {
     expect(readFileSync(defaultSecretsPath(home), 'utf8')).toContain(PASSPHRASE)
 
     // Two finished BMv2 runs, as the driver records them: the artifact they built, the program, tool versions.
+    // The program as a run recorded it before p4/ had a folder per program (now ecmp/v1model/ecmp.p4).
     const parsed = parseExperiment(YAML, { file: 'lab.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim', 'lab'] })
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
     const exp = store.createExperiment({ name: 'lab-secrets', yaml: YAML, spec: parsed.spec, file: null, tags: [] })
@@ -83,7 +84,7 @@ describe('p4lab export: no secret in the archive', () => {
     }
     // What the archive does say about the testbed and the P4 the runs used.
     const text = tar.toString('latin1')
-    for (const name of ['testbed/lab.json', 'p4/v1model/ecmp.p4', `artifacts/${KEY}/ecmp.json`, 'controlplane/bmv2-ecmp/', 'logs/run-1.log']) expect(text, name).toContain(name)
+    for (const name of ['testbed/lab.json', 'p4/ecmp/v1model/ecmp.p4', 'p4/include/headers.p4', `artifacts/${KEY}/ecmp.json`, 'controlplane/bmv2-ecmp/', 'logs/run-1.log']) expect(text, name).toContain(name)
     const testbed = JSON.parse(text.slice(text.indexOf('{\n  "name": "lab"'), text.indexOf('\n}\n', text.indexOf('{\n  "name": "lab"')) + 2))
     expect(testbed.hosts[0]).toEqual({ name: 'sw1', address: '10.0.0.1', port: 22, user: 'p4', auth: 'key', role: 'switch-host', hostKey: null })
     expect(text).not.toContain('/home/alice/.ssh/lab_ed25519')

@@ -11,6 +11,7 @@ import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/de
 import { computeControlPlane, renderBfrt, renderCli, schemeModule, type CpScheme, type CpTarget } from '../../src-main/core/controlplane'
 import { SCHEME_NAMES } from '../../src-main/schemes'
 import { checkBfrt, checkCli } from '../../src-main/core/controlplane/check'
+import { programPath as shippedProgramPath } from '../../src-main/core/p4build/programs'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const RATES = { hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000 }
@@ -19,10 +20,8 @@ const FABRICS: Record<string, FabricSpec> = {
   'k=4 fat-tree': { kind: 'fat-tree', k: 4, ...RATES },
   'leaf-spine 4x4': { kind: 'leaf-spine', leaves: 4, spines: 4, hostsPerLeaf: 4, ...RATES },
 }
-const ARCH: Record<CpTarget, string> = { bmv2: 'v1model', tofino: 'tna' }
-
 function programPath(scheme: CpScheme, target: CpTarget): string {
-  return join(ROOT, 'p4', ARCH[target], `${schemeModule(scheme).iface(target).programName}.p4`)
+  return shippedProgramPath(join(ROOT, 'p4'), { scheme: schemeModule(scheme).iface(target).programName, target })
 }
 
 const cache = new Map<string, P4Declarations>()

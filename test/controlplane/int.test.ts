@@ -96,7 +96,7 @@ describe('INT entries in the simple_switch_CLI files', () => {
 
 describe('INT commands against the v1model programs', () => {
   const read = (scheme: string, defines?: string[]) => {
-    const rel = `p4/v1model/${scheme}.p4`
+    const rel = `p4/${scheme}/v1model/${scheme}.p4`
     return readDeclarations(readFileSync(join(ROOT, rel), 'utf8'), (p, from) => readFileSync(join(ROOT, dirname(from), p), 'utf8'), rel, defines)
   }
   for (const scheme of SCHEME_NAMES) {

@@ -72,7 +72,7 @@ describe('Floodgate credit counters', () => {
   ]
 
   for (const target of ['bmv2', 'tofino'] as const) {
-    const rel = `p4/${ARCH[target]}/floodgate.p4`
+    const rel = `p4/floodgate/${ARCH[target]}/floodgate.p4`
     it(`${rel}: the index is dstTor << CREDIT_SLOT_SHIFT | the portSlot slot, sized by named constants`, () => {
       expect(p4Const(rel, 'CREDIT_PORT_SLOTS')).toBe(CREDIT_PORT_SLOTS)
       expect(2 ** p4Const(rel, 'CREDIT_SLOT_SHIFT')).toBe(CREDIT_PORT_SLOTS)
@@ -97,7 +97,7 @@ describe('Floodgate credit counters', () => {
       for (const [mname, port] of mappings) {
         it(`${target}, ${fname}, ${mname}: every (fabric port, dstTor) has its own counter`, () => {
           const state = computeControlPlane(buildFabric(spec), 'floodgate')
-          const size = p4Const(`p4/${ARCH[target]}/floodgate.p4`, 'MAX_TORS') * CREDIT_PORT_SLOTS
+          const size = p4Const(`p4/floodgate/${ARCH[target]}/floodgate.p4`, 'MAX_TORS') * CREDIT_PORT_SLOTS
           for (const sw of state.switches) {
             const prog = program(state, sw.name, target, port)
             const slotOf = new Map(entriesOf(prog, 'portSlot').map((e) => [exact(e), Number(e.params[0])]))
@@ -159,7 +159,7 @@ describe("the ToR id invariant (Floodgate counts a ToR's own hosts under dstTor 
 
   it('is stated in p4/README.md and in both floodgate programs', () => {
     expect(source('p4/README.md')).toMatch(/Invariant: a ToR's switch id is its ToR index/)
-    for (const rel of ['p4/v1model/floodgate.p4', 'p4/tna/floodgate.p4']) expect(source(rel)).toMatch(/meta\.dstTor = meta\.switchId;\s*\/\/ a ToR's switch id is its ToR index/)
+    for (const rel of ['p4/floodgate/v1model/floodgate.p4', 'p4/floodgate/tna/floodgate.p4']) expect(source(rel)).toMatch(/meta\.dstTor = meta\.switchId;\s*\/\/ a ToR's switch id is its ToR index/)
   })
 })
 
@@ -179,7 +179,7 @@ describe('DHLB load degrees on a switch whose links differ in speed', () => {
 
   for (const target of ['bmv2', 'tofino'] as const) {
     it(`${target}: loadDegree is keyed by the ingress port and each port's bands follow its own rate`, () => {
-      const d = declarations(`p4/${ARCH[target]}/dhlb.p4`)
+      const d = declarations(`p4/dhlb/${ARCH[target]}/dhlb.p4`)
       expect(d.tables.find((t) => t.name === 'MyIngress.loadDegree')?.keys.map((k) => k.matchKind)).toEqual(['exact', 'range'])
       const agg3 = state.switches.find((s) => s.name === 'agg3')!
       const scale = target === 'bmv2' ? bmv2QueueMapping(state).scale : 1
@@ -199,27 +199,27 @@ describe('DHLB load degrees on a switch whose links differ in speed', () => {
 
 describe('CONGA uplink limit', () => {
   it('the renderer limit is each program\'s CONGA_MAX_UPLINKS', () => {
-    expect(p4Const('p4/v1model/conga.p4', 'CONGA_MAX_UPLINKS')).toBe(CONGA_MAX_UPLINKS.bmv2)
-    expect(p4Const('p4/tna/conga.p4', 'CONGA_MAX_UPLINKS')).toBe(CONGA_MAX_UPLINKS.tofino)
+    expect(p4Const('p4/conga/v1model/conga.p4', 'CONGA_MAX_UPLINKS')).toBe(CONGA_MAX_UPLINKS.bmv2)
+    expect(p4Const('p4/conga/tna/conga.p4', 'CONGA_MAX_UPLINKS')).toBe(CONGA_MAX_UPLINKS.tofino)
     // uplinkPort holds one entry per uplink.
-    for (const a of ['v1model', 'tna']) expect(declarations(`p4/${a}/conga.p4`).tables.find((t) => t.name === 'MyIngress.uplinkPort')?.size).toBe(p4Const(`p4/${a}/conga.p4`, 'CONGA_MAX_UPLINKS'))
+    for (const a of ['v1model', 'tna']) expect(declarations(`p4/conga/${a}/conga.p4`).tables.find((t) => t.name === 'MyIngress.uplinkPort')?.size).toBe(p4Const(`p4/conga/${a}/conga.p4`, 'CONGA_MAX_UPLINKS'))
   })
 
   it('a leaf with 6 uplinks: BMv2 is refused with the limit, the file and the constant; Tofino renders', () => {
     const state = computeControlPlane(buildFabric({ kind: 'leaf-spine', leaves: 3, spines: 6, hostsPerLeaf: 2, ...RATES }), 'conga')
-    expect(() => renderCli(state, 'leaf0')).toThrow(/leaf0 has 6 uplinks; p4\/v1model\/conga\.p4 handles at most CONGA_MAX_UPLINKS = 4/)
+    expect(() => renderCli(state, 'leaf0')).toThrow(/leaf0 has 6 uplinks; p4\/conga\/v1model\/conga\.p4 handles at most CONGA_MAX_UPLINKS = 4/)
     const bf = renderBfrt(state, 'leaf0')
-    expect(checkBfrt(bf, declarations('p4/tna/conga.p4'), 'conga')).toEqual([])
+    expect(checkBfrt(bf, declarations('p4/conga/tna/conga.p4'), 'conga')).toEqual([])
     expect(bf).toContain('bfrt.conga.pipe.MyIngress.uplinkPort.add_with_setUplink(5, port=')
   })
 
   it('a leaf with 17 uplinks is refused on Tofino too', () => {
     const state = computeControlPlane(buildFabric({ kind: 'leaf-spine', leaves: 2, spines: 17, hostsPerLeaf: 1, ...RATES }), 'conga')
-    expect(() => renderBfrt(state, 'leaf0')).toThrow(/p4\/tna\/conga\.p4 handles at most CONGA_MAX_UPLINKS = 16/)
+    expect(() => renderBfrt(state, 'leaf0')).toThrow(/p4\/conga\/tna\/conga\.p4 handles at most CONGA_MAX_UPLINKS = 16/)
   })
 
   it('p4/README.md states both limits', () => {
-    expect(source('p4/README.md')).toMatch(/CONGA_MAX_UPLINKS[\s\S]*4 in `v1model\/conga\.p4`[\s\S]*16 in `tna\/conga\.p4`/)
+    expect(source('p4/README.md')).toMatch(/CONGA_MAX_UPLINKS[\s\S]*4 in `conga\/v1model\/conga\.p4`[\s\S]*16 in `conga\/tna\/conga\.p4`/)
   })
 })
 
@@ -269,7 +269,7 @@ describe('Tofino packet generator setup', () => {
         const src = entriesOf(program(state, c.sw, 'tofino'), 'probeSource')
         expect(src.map((e) => exact(e))).toEqual([Number(kw(lines[app], 'app_id'))])
       }
-      expect(checkBfrt(bf, declarations(`p4/tna/${c.scheme}.p4`), c.scheme)).toEqual([])
+      expect(checkBfrt(bf, declarations(`p4/${c.scheme}/tna/${c.scheme}.p4`), c.scheme)).toEqual([])
     })
   }
 
@@ -282,21 +282,21 @@ describe('Tofino packet generator setup', () => {
 
   it('the checker refuses entries waiting for packets nobody generates, and a wrong pkt_len', () => {
     const state = computeControlPlane(buildFabric(HULA3), 'hula')
-    const d = declarations('p4/tna/hula.p4')
+    const d = declarations('p4/hula/tna/hula.p4')
     const bf = renderBfrt(state, 'tor0')
     const noApp = bf.split('\n').filter((l) => !l.startsWith('bfrt.tf1.pktgen.app_cfg')).join('\n')
     expect(checkBfrt(noApp, d, 'hula').join('\n')).toMatch(/waits for pktgen app 1, which the script never configures/)
     expect(checkBfrt(bf.replace('pkt_len=58', 'pkt_len=64'), d, 'hula').join('\n')).toMatch(/pkt_len 64 differs from the 58-byte buffer/)
     expect(checkBfrt(bf + 'bfrt.tf1.pktgen.port_cfg.mod(dev_port=12, pktgen_enable=True)\n', d, 'hula').join('\n')).toMatch(/not a packet-generator port/)
     const ecmp = renderBfrt(computeControlPlane(buildFabric(HULA3), 'ecmp'), 'tor0')
-    expect(checkBfrt(ecmp + 'bfrt.tf1.pktgen.port_cfg.mod(dev_port=68, pktgen_enable=True)\n', declarations('p4/tna/ecmp.p4'), 'ecmp').join('\n')).toMatch(/does not use the packet generator/)
+    expect(checkBfrt(ecmp + 'bfrt.tf1.pktgen.port_cfg.mod(dev_port=68, pktgen_enable=True)\n', declarations('p4/ecmp/tna/ecmp.p4'), 'ecmp').join('\n')).toMatch(/does not use the packet generator/)
     const fg = renderBfrt(computeControlPlane(buildFabric(HULA3), 'floodgate'), 'agg0')
-    expect(checkBfrt(fg.replace('packets_per_batch_cfg=9', 'packets_per_batch_cfg=5'), declarations('p4/tna/floodgate.p4'), 'floodgate').join('\n')).toMatch(/waits for generated packet 6/)
+    expect(checkBfrt(fg.replace('packets_per_batch_cfg=9', 'packets_per_batch_cfg=5'), declarations('p4/floodgate/tna/floodgate.p4'), 'floodgate').join('\n')).toMatch(/waits for generated packet 6/)
   })
 
   it('Floodgate: queue 1 (over-window) gets a lower priority than queue 0 on every fabric port, through the helper', () => {
     const state = computeControlPlane(buildFabric(HULA3), 'floodgate')
-    expect(p4Const('p4/tna/floodgate.p4', 'OVER_WINDOW_QID')).toBe(OVER_WINDOW_QID)
+    expect(p4Const('p4/floodgate/tna/floodgate.p4', 'OVER_WINDOW_QID')).toBe(OVER_WINDOW_QID)
     for (const sw of state.switches) {
       const bf = renderBfrt(state, sw.name)
       const calls = [...bf.matchAll(/^p4lab_queue_priority\(dev_port=(\d+), qid=(\d+), priority=(\d+)\)$/gm)].map((m) => m.slice(1).map(Number))
@@ -310,7 +310,7 @@ describe('Tofino packet generator setup', () => {
     }
     const bf = renderBfrt(state, 'agg0')
     const broken = bf.replace("    cfg = bfrt.tf1.tm.port.cfg.get(dev_port, print_ents=False)\n", '')
-    expect(checkBfrt(broken, declarations('p4/tna/floodgate.p4'), 'floodgate').length).toBeGreaterThan(0)
+    expect(checkBfrt(broken, declarations('p4/floodgate/tna/floodgate.p4'), 'floodgate').length).toBeGreaterThan(0)
   })
 })
 
@@ -326,6 +326,5 @@ describe('p4/README.md states the replication rules the renderer applies', () =>
       for (const r of rules) expect(readme, `${scheme}: "${r}"`).toContain(r)
     }
     expect(readme).toMatch(/## dhlb[\s\S]*except that a spine sends only to the leaves of the other pods/)
-    expect(readme).toMatch(/PARAMETERS\.md/)
   })
 })

@@ -51,7 +51,7 @@ describe('the Pipelines view in Chromium', () => {
 
     // Highlighted source with line numbers.
     const source = page.getByTestId('p4-source')
-    await expect.poll(() => source.getAttribute('data-path'), { timeout: 10_000 }).toBe('v1model/hula.p4')
+    await expect.poll(() => source.getAttribute('data-path'), { timeout: 10_000 }).toBe('hula/v1model/hula.p4')
     expect(await source.locator('.tok-kw').count()).toBeGreaterThan(50)
     expect(await source.locator('.tok-com').count()).toBeGreaterThan(10)
     expect(await source.locator('.tok-type').count()).toBeGreaterThan(10)
@@ -67,13 +67,13 @@ describe('the Pipelines view in Chromium', () => {
     await expect.poll(() => file.getAttribute('data-switch'), { timeout: 10_000 }).toBe('tor0')
     expect(await page.getByTestId('cp-file-name').innerText()).toBe('tor0.cli')
     const cli = await file.innerText()
-    expect(cli).toMatch(/^table_add Ingress\.ipv4Route Ingress\.toHost 10\.0\.0\.1\/32 => 0 /m)
+    expect(cli).toMatch(/^table_add MyIngress\.ipv4Route MyIngress\.toHost 10\.0\.0\.1\/32 => 0 /m)
     expect(cli).toMatch(/^mc_mgrp_create \d+$/m)
     expect(await page.locator('[data-testid="switch-option"]').count()).toBe(10)
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-2-cli-tor0.png') })
     await page.getByTestId('cp-tab-bfrt').click()
     await expect.poll(() => page.getByTestId('cp-file-name').innerText(), { timeout: 10_000 }).toBe('tor0.py')
-    expect(await file.innerText()).toMatch(/bfrt\.hula\.pipe\.Ingress\.\w+\.add_with_/)
+    expect(await file.innerText()).toMatch(/bfrt\.hula\.pipe\.MyIngress\.\w+\.add_with_/)
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-3-bfrt-tor0.png') })
 
     // Copy into the experiment's variant, edit it, save.
@@ -98,13 +98,13 @@ describe('the Pipelines view in Chromium', () => {
     const col = lines[at - 1].indexOf('bestHop') + 1
     writeFileSync(
       transcript(),
-      `v1model/hula.p4(${at}): [--Werror=type-error] error: bestHop: register element width does not match its use\n` +
+      `hula/v1model/hula.p4(${at}): [--Werror=type-error] error: bestHop: register element width does not match its use\n` +
         `${lines[at - 1]}\n${' '.repeat(col - 1)}^^^^^^^\n`,
     )
     await page.getByTestId('compile').click()
     await expect.poll(() => page.getByTestId('build-summary').getAttribute('data-status'), { timeout: 15_000 }).toBe('failed')
     const diag = page.getByTestId('diagnostic').first()
-    expect(await diag.innerText()).toMatch(new RegExp(`v1model/hula\\.p4:${at}:${col}`))
+    expect(await diag.innerText()).toMatch(new RegExp(`hula/v1model/hula\\.p4:${at}:${col}`))
     // Scroll the source away, then follow the diagnostic back to its line.
     await source.evaluate((el) => (el.scrollTop = 0))
     await diag.click()

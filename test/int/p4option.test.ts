@@ -1,29 +1,25 @@
 // The v1model INT option without p4c: the declaration reader sees its tables and register only
 // with -DP4LAB_INT, they match p4/README.md's INT section, and a report laid out by int.p4's
 // header types decodes with the collector's decoder to the fields the README promises.
-import { SCHEMES as ALL_SCHEMES } from '../../src-main/schemes'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { decodeTelemetryReport } from '../../src-main/core/int/decode'
 import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/declarations'
+import { ROOT, shippedPrograms } from '../helpers/p4'
 import { BitWriter } from './encoder'
 
-const ROOT = join(__dirname, '..', '..')
-/** Every program a scheme of the registry names. */
-const SCHEMES = [...new Set(ALL_SCHEMES.flatMap((d) => (d.p4Program ? [d.p4Program] : [])))]
 const INT_TABLES = ['MyEgress.intWatch', 'MyEgress.intReport']
 
-function read(scheme: string, defines?: string[]): P4Declarations {
-  const rel = `p4/v1model/${scheme}.p4`
+function read(rel: string, defines?: string[]): P4Declarations {
   return readDeclarations(readFileSync(join(ROOT, rel), 'utf8'), (p, from) => readFileSync(join(ROOT, dirname(from), p), 'utf8'), rel, defines)
 }
 
 describe('v1model INT option', () => {
-  for (const scheme of SCHEMES) {
-    it(`${scheme}.p4: INT tables and register only with -DP4LAB_INT, as the README says`, () => {
-      const off = read(scheme)
-      const on = read(scheme, ['P4LAB_INT'])
+  for (const { rel } of shippedPrograms('v1model')) {
+    it(`${rel}: INT tables and register only with -DP4LAB_INT, as the README says`, () => {
+      const off = read(rel)
+      const on = read(rel, ['P4LAB_INT'])
       expect(off.tables.map((t) => t.name).filter((n) => INT_TABLES.includes(n))).toEqual([])
       expect(off.registers.map((r) => r.name)).not.toContain('MyEgress.intSeq')
       // Nothing else changes with the option.

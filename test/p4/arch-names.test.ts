@@ -9,10 +9,9 @@ import { describe, expect, it } from 'vitest'
 import { parseDiagnostics } from '../../src-main/core/p4/diagnostics'
 import { programTokens, topLevelNames } from '../../src-main/core/p4/names'
 import { ARCHITECTURES, V1MODEL_P4, type ArchFile } from '../fixtures/p4/arch-names'
+import { ROOT, shippedPrograms } from '../helpers/p4'
 
-const ROOT = join(__dirname, '..', '..')
 const COMPILED = join(ROOT, 'test', 'fixtures', 'p4', 'compiled')
-const SCHEMES = ['ecmp', 'rps', 'hula', 'conga', 'dhlb', 'floodgate']
 
 interface Clash { name: string; kind: string; arch: string }
 
@@ -27,16 +26,13 @@ function clashes(source: string, fileName: string, root: string, target: 'v1mode
 }
 
 describe('program names against the architecture files', () => {
-  for (const target of ['v1model', 'tna'] as const) {
-    for (const scheme of SCHEMES) {
-      for (const defines of target === 'v1model' ? [[], ['P4LAB_INT']] : [[]]) {
-        const rel = `p4/${target}/${scheme}.p4`
-        it(`${rel}${defines.length ? ' -D' + defines.join(' -D') : ''} declares no name of ${ARCHITECTURES[target].map((a) => a.file).join(' or ')}`, () => {
-          const source = readFileSync(join(ROOT, rel), 'utf8')
-          expect(source, `${rel} includes <${target}.p4>`).toMatch(new RegExp(`#include <${target}\\.p4>`))
-          expect(clashes(source, rel, ROOT, target, defines)).toEqual([])
-        })
-      }
+  for (const { arch: target, rel } of shippedPrograms()) {
+    for (const defines of target === 'v1model' ? [[], ['P4LAB_INT']] : [[]]) {
+      it(`${rel}${defines.length ? ' -D' + defines.join(' -D') : ''} declares no name of ${ARCHITECTURES[target].map((a) => a.file).join(' or ')}`, () => {
+        const source = readFileSync(join(ROOT, rel), 'utf8')
+        expect(source, `${rel} includes <${target}.p4>`).toMatch(new RegExp(`#include <${target}\\.p4>`))
+        expect(clashes(source, rel, ROOT, target, defines)).toEqual([])
+      })
     }
   }
 })

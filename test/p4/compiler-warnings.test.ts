@@ -9,10 +9,9 @@ import { parseDiagnostics } from '../../src-main/core/p4/diagnostics'
 import { programTokens, topLevelNames, unusedConstants } from '../../src-main/core/p4/names'
 import { matching, type Tok } from '../../src-main/core/p4/tokens'
 import { TNA_P4 } from '../fixtures/p4/arch-names'
+import { ROOT, shippedPrograms } from '../helpers/p4'
 
-const ROOT = join(__dirname, '..', '..')
 const COMPILED = join(ROOT, 'test', 'fixtures', 'p4', 'compiled')
-const SCHEMES = ['ecmp', 'rps', 'hula', 'conga', 'dhlb', 'floodgate']
 
 function read(root: string, rel: string, defines: string[] = []): { toks: Tok[]; macros: Map<string, string> } {
   const macros = new Map<string, string>()
@@ -83,15 +82,12 @@ function unsetAtStart(toks: Tok[]): { parser: string; missing: string[] }[] {
 }
 
 describe('no unused constant ([--Wwarn=unused])', () => {
-  for (const target of ['v1model', 'tna'] as const) {
-    for (const scheme of SCHEMES) {
-      for (const defines of target === 'v1model' ? [[], ['P4LAB_INT']] : [[]]) {
-        const rel = `p4/${target}/${scheme}.p4`
-        it(`${rel}${defines.length ? ' -D' + defines.join(' -D') : ''}`, () => {
-          const { toks, macros } = read(ROOT, rel, defines)
-          expect(unusedConstants(toks, macros)).toEqual([])
-        })
-      }
+  for (const { arch: target, rel } of shippedPrograms()) {
+    for (const defines of target === 'v1model' ? [[], ['P4LAB_INT']] : [[]]) {
+      it(`${rel}${defines.length ? ' -D' + defines.join(' -D') : ''}`, () => {
+        const { toks, macros } = read(ROOT, rel, defines)
+        expect(unusedConstants(toks, macros)).toEqual([])
+      })
     }
   }
 
@@ -131,9 +127,9 @@ describe('no unused constant ([--Wwarn=unused])', () => {
 })
 
 describe('TNA ingress parsers set all their metadata ([--Wwarn=uninitialized-out-param])', () => {
-  for (const scheme of SCHEMES) {
-    it(`p4/tna/${scheme}.p4`, () => {
-      const parsers = unsetAtStart(read(ROOT, `p4/tna/${scheme}.p4`).toks)
+  for (const { rel } of shippedPrograms('tna')) {
+    it(rel, () => {
+      const parsers = unsetAtStart(read(ROOT, rel).toks)
       expect(parsers.map((p) => p.parser)).toEqual(['IngressParser', 'EgressParser'])
       for (const p of parsers) expect(p.missing, p.parser).toEqual([])
     })

@@ -1,11 +1,11 @@
 // The P4 declaration reader: checked against the real compiler's output for the fixture, then used to
 // hold every program in p4/ to the interface p4/README.md promises the control-plane renderers.
-import { readFileSync, existsSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/declarations'
+import { ROOT, shippedPrograms } from '../helpers/p4'
 
-const ROOT = join(__dirname, '..', '..')
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'bmv2')
 
 function readProgram(path: string): P4Declarations {
@@ -86,7 +86,6 @@ function promises(readme: string): Map<string, Promise[]> {
   return out
 }
 
-const SCHEMES = ['ecmp', 'rps', 'hula', 'conga', 'dhlb', 'floodgate']
 const readme = readFileSync(join(ROOT, 'p4', 'README.md'), 'utf8')
 const promised = promises(readme)
 
@@ -96,34 +95,32 @@ describe('every program declares what p4/README.md promises', () => {
     expect(promised.get('hula')?.some((p) => p.name === 'probeSource' && p.target === 'tna')).toBe(true)
   })
 
-  for (const target of ['v1model', 'tna'] as const) {
-    for (const scheme of SCHEMES) {
-      const path = join(ROOT, 'p4', target, `${scheme}.p4`)
-      it.skipIf(!existsSync(path))(`${target}/${scheme}.p4`, () => {
-        const d = readProgram(path)
-        const expected = [...(promised.get('common') ?? []), ...(promised.get(scheme) ?? [])].filter((p) => p.target === 'both' || p.target === target)
-        for (const p of expected) {
-          const q = `${p.control}.${p.name}`
-          if (p.kind === 'table') {
-            const table = d.tables.find((t) => t.name === q)
-            expect(table, q).toBeDefined()
-            for (const a of p.actions) {
-              const name = a.name === 'NoAction' ? 'NoAction' : `${p.control}.${a.name}`
-              expect(table?.actions, `${q} lists ${a.name}`).toContain(name)
-              expect(d.actions.find((x) => x.name === name)?.params, `${name} parameters`).toEqual(a.params)
-            }
-          } else if (p.kind === 'register') {
-            expect(d.registers.map((r) => r.name), q).toContain(q)
-          } else {
-            expect(d.counters.map((c) => c.name), q).toContain(q)
+  for (const { arch: target, scheme, rel } of shippedPrograms()) {
+    const path = join(ROOT, rel)
+    it(rel, () => {
+      const d = readProgram(path)
+      const expected = [...(promised.get('common') ?? []), ...(promised.get(scheme) ?? [])].filter((p) => p.target === 'both' || p.target === target)
+      for (const p of expected) {
+        const q = `${p.control}.${p.name}`
+        if (p.kind === 'table') {
+          const table = d.tables.find((t) => t.name === q)
+          expect(table, q).toBeDefined()
+          for (const a of p.actions) {
+            const name = a.name === 'NoAction' ? 'NoAction' : `${p.control}.${a.name}`
+            expect(table?.actions, `${q} lists ${a.name}`).toContain(name)
+            expect(d.actions.find((x) => x.name === name)?.params, `${name} parameters`).toEqual(a.params)
           }
+        } else if (p.kind === 'register') {
+          expect(d.registers.map((r) => r.name), q).toContain(q)
+        } else {
+          expect(d.counters.map((c) => c.name), q).toContain(q)
         }
-        // And nothing the README does not mention: tables and registers are the renderers' interface.
-        const mentioned = new Set(expected.map((p) => `${p.control}.${p.name}`))
-        expect(d.tables.map((t) => t.name).filter((n) => !mentioned.has(n))).toEqual([])
-        expect(d.registers.map((r) => r.name).filter((n) => !mentioned.has(n))).toEqual([])
-        expect(d.usesMulticast).toBe(scheme === 'hula' || scheme === 'dhlb')
-      })
-    }
+      }
+      // And nothing the README does not mention: tables and registers are the renderers' interface.
+      const mentioned = new Set(expected.map((p) => `${p.control}.${p.name}`))
+      expect(d.tables.map((t) => t.name).filter((n) => !mentioned.has(n))).toEqual([])
+      expect(d.registers.map((r) => r.name).filter((n) => !mentioned.has(n))).toEqual([])
+      expect(d.usesMulticast).toBe(scheme === 'hula' || scheme === 'dhlb')
+    })
   }
 })

@@ -57,10 +57,11 @@ describe('sources', () => {
   })
 
   it('reads the shipped programs with their shared includes', () => {
-    const s = collectSources(join(ROOT, 'p4', 'tna', 'hula.p4'))
-    expect(s.main).toBe('tna/hula.p4')
+    const s = collectSources(join(ROOT, 'p4', 'hula', 'tna', 'hula.p4'))
+    expect(s.root).toBe(join(ROOT, 'p4'))
+    expect(s.main).toBe('hula/tna/hula.p4')
     expect(s.files.map((f) => f.path)).toEqual([
-      'tna/hula.p4',
+      'hula/tna/hula.p4',
       'include/headers.p4',
       'include/tna_common.p4',
       'include/tna_probe_deparsers.p4',
@@ -71,6 +72,15 @@ describe('sources', () => {
 })
 
 describe('the artifact cache', () => {
+  it('a shipped program builds from its folder: staged under p4/ as hula/v1model/hula.p4, outputs named after the file', async () => {
+    const file = join(ROOT, 'p4', 'hula', 'v1model', 'hula.p4')
+    const r = await builder().build({ file, target: 'bmv2' })
+    expect(fake.compiles()).toEqual(['--p4v 16 --p4runtime-files ../out/hula.p4info.txtpb -o ../out/hula.json hula/v1model/hula.p4'])
+    expect(r.artifact.outputs.files).toEqual({ json: 'hula.json', p4info: 'hula.p4info.txtpb' })
+    expect(r.artifact.outputs.main).toBe('hula/v1model/hula.p4')
+    expect(r.artifact.outputs.sources.map((s) => s.path)).toEqual(['hula/v1model/hula.p4', 'include/headers.p4', 'include/int.p4', 'include/int_egress.p4'])
+  })
+
   it('builds once; the second build of unchanged sources calls no compiler and returns the stored outputs', async () => {
     const file = project()
     const first = await builder().build({ file, target: 'bmv2' })

@@ -25,15 +25,16 @@ const HULA3 = 'topology: { kind: three-tier, pods: 2, torsPerPod: 2, aggsPerPod:
 const SWITCHES = ['tor0', 'tor1', 'tor2', 'tor3', 'agg0', 'agg1', 'agg2', 'agg3', 'spine0', 'spine1']
 
 describe('p4lab p4 render', () => {
-  it("HULA's 3-tier on BMv2: one command file per switch that the checker accepts against v1model/hula.p4", () => {
+  it("HULA's 3-tier on BMv2: one command file per switch that the checker accepts against hula/v1model/hula.p4", () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-p4cli-'))
     writeFileSync(join(dir, 'hula3.yaml'), HULA3)
     const r = p4lab(['p4', 'render', '--topology', 'hula3.yaml', '--scheme', 'hula', '--target', 'bmv2', '--out', 'out'], dir)
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^hula on bmv2 \(p4\/hula\/v1model\/hula\.p4\): 10 switches$/m)
     const files = readdirSync(join(dir, 'out')).sort()
     expect(files).toEqual([...SWITCHES.map((s) => `${s}.cli`), 'queues.json', 'state.json'].sort())
-    const d = declarations('v1model/hula.p4')
+    const d = declarations('hula/v1model/hula.p4')
     for (const s of SWITCHES) {
       const text = readFileSync(join(dir, 'out', `${s}.cli`), 'utf8')
       expect(text).not.toMatch(/^\s*#/m)
@@ -57,7 +58,7 @@ describe('p4lab p4 render', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(readdirSync(join(dir, 'bf')).sort()).toEqual([...SWITCHES.map((s) => `${s}.py`), 'state.json'].sort())
-    const d = declarations('tna/hula.p4')
+    const d = declarations('hula/tna/hula.p4')
     for (const s of SWITCHES) expect(checkBfrt(readFileSync(join(dir, 'bf', `${s}.py`), 'utf8'), d, 'hula'), s).toEqual([])
     // The experiment's probe period reaches the pktgen timer.
     expect(readFileSync(join(dir, 'bf', 'tor0.py'), 'utf8')).toMatch(/timer_nanosec=100000\b/)

@@ -43,7 +43,7 @@ describe('highlightP4', () => {
   })
 
   it('every shipped program round-trips', () => {
-    for (const f of ['v1model/hula.p4', 'tna/hula.p4', 'v1model/floodgate.p4', 'tna/dhlb.p4']) {
+    for (const f of ['hula/v1model/hula.p4', 'hula/tna/hula.p4', 'floodgate/v1model/floodgate.p4', 'dhlb/tna/dhlb.p4', 'dhlb/tna/dhlb_hops.p4']) {
       const text = readFileSync(join(import.meta.dirname, '../../p4', f), 'utf8')
       expect(highlightP4(text).map((l) => l.map((t) => t.text).join('')).join('\n'), f).toBe(text)
     }

@@ -110,8 +110,8 @@ describe('BMv2 + INT: build', () => {
     await off.session.build()
     const calls = readFileSync(argvLog, 'utf8').trim().split('\n')
     expect(calls).toHaveLength(2)
-    expect(calls[0]).toMatch(/^--p4v 16 -DP4LAB_INT --p4runtime-files \S+ -o \S+ v1model\/ecmp\.p4$/)
-    expect(calls[1]).toMatch(/^--p4v 16 --p4runtime-files \S+ -o \S+ v1model\/ecmp\.p4$/)
+    expect(calls[0]).toMatch(/^--p4v 16 -DP4LAB_INT --p4runtime-files \S+ -o \S+ ecmp\/v1model\/ecmp\.p4$/)
+    expect(calls[1]).toMatch(/^--p4v 16 --p4runtime-files \S+ -o \S+ ecmp\/v1model\/ecmp\.p4$/)
     const keyOf = (logs: string[]) => /artifact ([0-9a-f]{12})/.exec(logs.join('\n'))?.[1]
     expect(keyOf(on.logs)).toBeDefined()
     expect(keyOf(on.logs)).not.toBe(keyOf(off.logs))

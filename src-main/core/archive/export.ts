@@ -10,7 +10,7 @@ import { create } from 'tar'
 import { TERMINAL_STATUSES } from '../../contract/schemas'
 import { compareRuns, formatCompareJson, formatCompareTable } from '../compare'
 import { collectSources } from '../p4build/sources'
-import { readVariant } from '../p4build/programs'
+import { programPath, readVariant } from '../p4build/programs'
 import { renderPipeline } from '../p4build/render'
 import { packageVersion } from '../paths'
 import type { ExperimentSpec } from '../spec'
@@ -133,8 +133,12 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
       const name = basename(program, '.p4')
       const variant = readVariant(o.dataDir, exp.id, { scheme: name, target: kind })
       if (variant) cpSync(variant.dir, join(stage, 'p4', 'variants', `${kind}-${name}`), { recursive: true })
-      else if (existsSync(join(o.p4Dir, program))) {
-        for (const f of collectSources(join(o.p4Dir, program)).files) put(stage, `p4/${f.path}`, f.text)
+      else {
+        // Found by name, not by the run's facts.program: a run recorded before p4/ had a folder
+        // per program wrote `v1model/hula.p4`, which is now `hula/v1model/hula.p4`.
+        const shipped = programPath(o.p4Dir, { scheme: name, target: kind })
+        if (existsSync(shipped)) for (const f of collectSources(shipped).files) put(stage, `p4/${f.path}`, f.text)
+        else notes.push(`the ${kind} program ${program} is not in ${o.p4Dir}; its sources are not in the archive`)
       }
       try {
         for (const sw of renderPipeline(spec.topology, scheme, kind, spec.params, spec.int ? { int: spec.int } : {}).switches) put(stage, `controlplane/${kind}-${scheme}/${sw.fileName}`, sw.text)

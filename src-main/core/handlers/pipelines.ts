@@ -16,6 +16,7 @@ import {
   declarationsOf,
   listProgramFiles,
   programPath,
+  programRelPath,
   readTopologyYaml,
   readVariant,
   renderPipeline,
@@ -79,7 +80,7 @@ export function pipelineHandlers(deps: PipelineDeps): Pick<Handlers, PipelineMet
   const builder = new P4Builder({ store: deps.store, artifactsDir: join(deps.dataDir, 'artifacts'), runner: deps.runner })
 
   const toPosix = (p: string) => (sep === '/' ? p : p.split(sep).join('/'))
-  const shippedName = (ref: ProgramRef) => `p4/${P4_ARCH[ref.target]}/${ref.scheme}.p4`
+  const shippedName = (ref: ProgramRef) => `p4/${programRelPath(ref)}`
 
   const shipped = (ref: ProgramRef): string => {
     const file = programPath(deps.p4Dir, ref)

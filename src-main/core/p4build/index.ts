@@ -10,6 +10,7 @@ export {
   declarationsOf,
   listProgramFiles,
   programPath,
+  programRelPath,
   readVariant,
   saveVariantFile,
   variantDir,

@@ -1,14 +1,23 @@
-// The P4 programs p4lab ships (p4/<arch>/<scheme>.p4) and the per-experiment variants people
-// copy them into to edit.
+// The P4 programs p4lab ships and the per-experiment variants people copy them into to edit.
 //
-// Variants live on disk, not in the database: <userData>/variants/<experimentId>/<target>-<scheme>/
+// A program is p4/<program>/<arch>/<program>.p4 (p4/hula/v1model/hula.p4, p4/hula/tna/hula.p4):
+// a scheme's programs sit in one folder that its descriptor names (p4Program), so adding a
+// scheme adds a folder and deleting it takes the programs away, with no shared list to edit.
+// The file's base name is the program name: bf-p4c names the Tofino program (bfrt.<program>)
+// after it. Headers every program shares are p4/include/; a scheme's own fragments sit beside
+// its program (p4/dhlb/tna/dhlb_hops.p4) and are not programs, since their name is not the folder's.
+//
+// Variants live on disk, not in the database: <userData>/variants/<experimentId>/<target>-<program>/
 // holds the program and every project file it includes, in the same layout as p4/
-// (`v1model/hula.p4`, `include/headers.p4`), plus variant.json (what it was copied from, when).
+// (`hula/v1model/hula.p4`, `include/headers.p4`), plus variant.json (what it was copied from,
+// when, and its main file). A variant copied before the per-scheme folders has the older layout
+// (`v1model/hula.p4`, including `../include/headers.p4`); it reads and builds unchanged, because
+// its main file is whatever variant.json names.
 // A compiler reads files, so the variant must be files anyway; keeping it self-contained means
 // an edited header in one variant cannot change another; and the build cache keys it by content,
 // so no row is needed to tell a changed variant from an unchanged one. No migration either.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { dirname, join, posix, sep } from 'node:path'
 import { readDeclarations, type P4Declarations } from '../p4/declarations'
@@ -28,22 +37,33 @@ export function checkScheme(scheme: string): void {
   if (!NAME.test(scheme)) throw new Error(`'${scheme}' is not a program name (lower-case letters, digits, - and _)`)
 }
 
-/** p4/<arch>/<scheme>.p4 */
-export function programPath(p4Dir: string, ref: ProgramRef): string {
+/** Where a program lives under p4/, with '/': `<program>/<arch>/<program>.p4`. */
+export function programRelPath(ref: ProgramRef): string {
   checkScheme(ref.scheme)
-  return join(p4Dir, P4_ARCH[ref.target], `${ref.scheme}.p4`)
+  return `${ref.scheme}/${P4_ARCH[ref.target]}/${ref.scheme}.p4`
 }
 
-/** The programs in p4/, v1model first, by name. */
+/** p4/<program>/<arch>/<program>.p4 */
+export function programPath(p4Dir: string, ref: ProgramRef): string {
+  return join(p4Dir, ...programRelPath(ref).split('/'))
+}
+
+/**
+ * The programs in p4/, v1model first, then by name: every p4/<program>/<arch>/<program>.p4.
+ * Other .p4 files in a program's folder are its fragments; p4/include/ holds no program.
+ */
 export function listProgramFiles(p4Dir: string): ProgramRef[] {
   const out: ProgramRef[] = []
+  const folders = existsSync(p4Dir)
+    ? readdirSync(p4Dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && NAME.test(e.name))
+        .map((e) => e.name)
+        .sort()
+    : []
   for (const target of ['bmv2', 'tofino'] as const) {
-    const dir = join(p4Dir, P4_ARCH[target])
-    if (!existsSync(dir)) continue
-    const names = readdirSync(dir)
-    for (const f of names.filter((n) => n.endsWith('.p4')).sort()) {
-      const scheme = f.slice(0, -3)
-      if (NAME.test(scheme)) out.push({ scheme, target })
+    for (const scheme of folders) {
+      const file = programPath(p4Dir, { scheme, target })
+      if (existsSync(file) && statSync(file).isFile()) out.push({ scheme, target })
     }
   }
   return out

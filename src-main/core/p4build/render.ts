@@ -28,6 +28,7 @@ import {
 import { DEFAULT_PARAMS } from '../controlplane/defaults'
 import { isSchemeName, SCHEME_NAMES } from '../../schemes'
 import { parseExperiment, type IntSpec } from '../spec'
+import { programRelPath } from './programs'
 import { toTopology } from '../spec/checks'
 import { formatPath, locate } from '../spec/locate'
 import { normaliseParams } from '../spec/params'
@@ -140,7 +141,7 @@ export interface RenderedSwitch {
 export interface RenderedPipeline {
   scheme: CpScheme
   target: CpTarget
-  /** p4/<arch>/<program>.p4 */
+  /** The program, relative to p4/: `<program>/<arch>/<program>.p4`. */
   program: string
   switches: RenderedSwitch[]
   /** BMv2 only. */
@@ -156,7 +157,7 @@ export function renderPipeline(topology: Topology, scheme: string, target: CpTar
   if (!isCpScheme(scheme)) throw new Error(`unknown scheme '${scheme}'; expected one of ${SCHEME_NAMES.join(', ')}`)
   const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, params))
   const mod = schemeModule(scheme)
-  const program = `${target === 'bmv2' ? 'v1model' : 'tna'}/${mod.iface(target).programName}.p4`
+  const program = programRelPath({ scheme: mod.iface(target).programName, target })
   const int = target === 'bmv2' && opts.int ? intPlan(state, opts.int) : undefined
   const switches = state.switches.map((sw) => {
     const text = target === 'bmv2' ? renderCli(state, sw.name, undefined, int ? { int } : {}) : renderBfrt(state, sw.name)

@@ -13,7 +13,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 export const SYSTEM_INCLUDES = new Set(['core.p4', 'v1model.p4', 'psa.p4', 'pna.p4', 'tna.p4', 't2na.p4', 'ebpf_model.p4'])
 
 export interface SourceFile {
-  /** Path relative to the program's root, with '/' (e.g. `v1model/hula.p4`, `include/headers.p4`). */
+  /** Path relative to the program's root, with '/' (e.g. `hula/v1model/hula.p4`, `include/headers.p4`). */
   path: string
   /** Absolute path on this machine. */
   abs: string

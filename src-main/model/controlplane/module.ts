@@ -12,7 +12,7 @@ import type { ControlPlaneState, CpTarget, McastGroup, RegisterInit, RegisterWri
  * names of each action (bfrt_python passes them by keyword).
  */
 export interface P4Iface {
-  /** p4/<v1model|tna>/<program>.p4; bfrt.<program> on Tofino. */
+  /** p4/<program>/<v1model|tna>/<program>.p4; bfrt.<program> on Tofino. */
   programName: string
   names: Record<string, string>
   actionParams: Record<string, string[]>

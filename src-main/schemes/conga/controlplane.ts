@@ -1,10 +1,10 @@
-// CONGA (p4/v1model/conga.p4, p4/tna/conga.p4; p4/README.md "conga"). Leaf-spine only.
+// CONGA (p4/conga/v1model/conga.p4, p4/conga/tna/conga.p4; p4/README.md "conga"). Leaf-spine only.
 //   MyIngress.switchInfo  keyless  setSwitchId(id: 16, uplinks: 8)   (table_set_default)
 //   MyIngress.uplinkPort  meta.lbTag (exact)  setUplink(port: 9) | drop()
 // A leaf's id is its ToR index (the overlay's srcLeaf, the congestion tables' leaf index);
 // LBTag i is its i-th uplink. Spines get uplinks 0 and forward by nextHop. A leaf may have
-// at most CONGA_MAX_UPLINKS uplinks, a constant of each program: v1model/conga.p4 compares
-// the metrics of LBTags 0..3 (m0..m3) for a new flowlet, so 4; tna/conga.p4 keeps only the
+// at most CONGA_MAX_UPLINKS uplinks, a constant of each program: p4/conga/v1model/conga.p4 compares
+// the metrics of LBTags 0..3 (m0..m3) for a new flowlet, so 4; p4/conga/tna/conga.p4 keeps only the
 // best tag per leaf and is bounded by the 4-bit LBTag, so 16. More are refused.
 // Registers start at 0 (metric 0, no feedback yet): nothing to initialise.
 
@@ -12,7 +12,7 @@ import type { SchemeModule } from '../../model/controlplane/module'
 import type { CpTarget, TableEntry } from '../../model/controlplane/types'
 import { iface, routingEntries } from '../shared/controlplane'
 
-/** CONGA_MAX_UPLINKS of p4/v1model/conga.p4 (bmv2) and p4/tna/conga.p4 (tofino). */
+/** CONGA_MAX_UPLINKS of p4/conga/v1model/conga.p4 (bmv2) and p4/conga/tna/conga.p4 (tofino). */
 export const CONGA_MAX_UPLINKS: Record<CpTarget, number> = { bmv2: 4, tofino: 16 }
 
 export const conga: SchemeModule = {
@@ -31,7 +31,7 @@ export const conga: SchemeModule = {
     const ups = sw.ports.filter((p) => p.facing === 'up').map((p) => p.port)
     const max = CONGA_MAX_UPLINKS[ctx.target]
     if (sw.role === 'tor' && ups.length > max) {
-      const file = ctx.target === 'bmv2' ? 'p4/v1model/conga.p4' : 'p4/tna/conga.p4'
+      const file = ctx.target === 'bmv2' ? 'p4/conga/v1model/conga.p4' : 'p4/conga/tna/conga.p4'
       throw new Error(
         `conga: leaf ${sw.name} has ${ups.length} uplinks; ${file} handles at most CONGA_MAX_UPLINKS = ${max}` +
           (ctx.target === 'bmv2' ? ` (a new flowlet compares the metrics of LBTags 0..${max - 1}; the Tofino program takes ${CONGA_MAX_UPLINKS.tofino})` : ' (LBTag is 4 bits)'),

@@ -34,10 +34,10 @@
 //
 // Parameters (schemeParams): flowletGapNs (100 µs, HULA's and the other templates'; CONGA's
 // testbed used 500 µs), drePeriodNs (T_dre, 50 µs: inside the 30–200 µs public simulators
-// use, and the value p4/v1model/conga.p4 uses), dreAlpha (0.2), metricAgingNs (1 ms, our
+// use, and the value p4/conga/v1model/conga.p4 uses), dreAlpha (0.2), metricAgingNs (1 ms, our
 // choice: the paper gives no number we have), flowletSlots (4096, as conga.p4).
 //
-// Differences from p4/v1model/conga.p4 (which cannot do better in v1model): the P4 program
+// Differences from p4/conga/v1model/conga.p4 (which cannot do better in v1model): the P4 program
 // breaks ties toward the lowest LBTag, feeds back plain round-robin and does not age remote
 // metrics; this file does all three as the paper says.
 

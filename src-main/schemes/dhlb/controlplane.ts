@@ -1,4 +1,4 @@
-// DHLB (p4/v1model/dhlb.p4, p4/tna/dhlb.p4; p4/README.md "dhlb").
+// DHLB (p4/dhlb/v1model/dhlb.p4, p4/dhlb/tna/dhlb.p4; p4/README.md "dhlb").
 //   MyIngress.switchInfo    keyless  setSwitchId(id: 16)
 //   MyIngress.probeGroup    ingress port (exact)  setProbeGroup(group: 16) | drop()
 //   MyIngress.portSlot      ingress port (exact)  setSlot(slot: 8) | NoAction()
@@ -21,7 +21,7 @@ import { probeGroupEntries, probePktgen, probeSourceEntries } from '../shared/pr
 export const DHLB_MAX_SLOTS = 4
 /** pktgen application that generates DHLB probes on Tofino. */
 export const DHLB_PKTGEN_APP = 1
-/** The estimator's time constant: TAU_US = 512 in v1model/dhlb.p4 (2^9 us). */
+/** The estimator's time constant: TAU_US = 512 in p4/dhlb/v1model/dhlb.p4 (2^9 us). */
 export const DHLB_TAU_NS: Record<CpTarget, number> = { bmv2: 512_000, tofino: 524_288 }
 /** Degree per utilization band (the DHLB paper): below 25% 5, 25-50% 3, 50-70% 2, 70-90% 1, above 0. */
 export const DHLB_BANDS: ReadonlyArray<{ below: number; degree: number }> = [

@@ -30,7 +30,7 @@
 // at σ = 1 probes go every θ. probePeriodNs (the floor) must be ≥ 2δ (the DHLB paper: T_probe ≥ 2δ,
 // δ ≈ one RTT). adaptiveProbes: 0 keeps the period at probePeriodNs.
 //
-// Differences from p4/v1model/dhlb.p4: the P4 program records degrees for up-facing ports
+// Differences from p4/dhlb/v1model/dhlb.p4: the P4 program records degrees for up-facing ports
 // only (at most four slots) and falls back to ECMP going down; the sim records every
 // candidate next hop, so a 3-tier spine choosing between two aggregation switches splits
 // by degree too. The P4 split is a 16-bucket lookup (largest remainder); the sim draws

@@ -1,4 +1,4 @@
-// Floodgate (p4/v1model/floodgate.p4, p4/tna/floodgate.p4; p4/README.md "floodgate").
+// Floodgate (p4/floodgate/v1model/floodgate.p4, p4/floodgate/tna/floodgate.p4; p4/README.md "floodgate").
 //   MyIngress.switchInfo    keyless  setSwitchId(id: 16)
 //   MyIngress.portSlot      ingress port (exact)  setSlot(slot: 8) | NoAction()
 //   MyIngress.creditPort    ingress port (exact)  setCreditSession(session: 16) | NoAction()   v1model only
@@ -24,9 +24,9 @@ import { timerApp } from '../shared/pktgen'
 
 /** floodgate.p4 CREDIT_PORT_SLOTS: fabric ports per switch that have credit counters. */
 export const CREDIT_PORT_SLOTS = 32
-/** tna/floodgate.p4 OVER_WINDOW_QID: the queue over-window packets are put in. */
+/** p4/floodgate/tna/floodgate.p4 OVER_WINDOW_QID: the queue over-window packets are put in. */
 export const OVER_WINDOW_QID = 1
-/** The pktgen app of tna/floodgate.p4's credit timer (creditTarget is keyed by packet id only). */
+/** The pktgen app of p4/floodgate/tna/floodgate.p4's credit timer (creditTarget is keyed by packet id only). */
 export const FLOODGATE_PKTGEN_APP = 1
 
 /** The dense credit slot of each fabric port of a switch, in port order. */
@@ -34,7 +34,7 @@ export function creditSlots(sw: SwitchState): Map<number, number> {
   const fabric = sw.ports.filter((p) => p.facing !== 'host').map((p) => p.port)
   if (fabric.length > CREDIT_PORT_SLOTS) {
     throw new Error(
-      `floodgate: ${sw.name} has ${fabric.length} fabric ports; the programs count credits for at most CREDIT_PORT_SLOTS = ${CREDIT_PORT_SLOTS} per switch (p4/*/floodgate.p4)`,
+      `floodgate: ${sw.name} has ${fabric.length} fabric ports; the programs count credits for at most CREDIT_PORT_SLOTS = ${CREDIT_PORT_SLOTS} per switch (p4/floodgate/*/floodgate.p4)`,
     )
   }
   return new Map(fabric.map((p, slot) => [p, slot]))

@@ -49,7 +49,7 @@
 // owed, the credit timer) ← FloodgateStage here (windows, path choice, the entry points);
 // parameters and their defaults in floodgate-params.ts.
 //
-// Differences from p4/v1model/floodgate.p4: that program has no VOQ (it forwards over-window
+// Differences from p4/floodgate/v1model/floodgate.p4: that program has no VOQ (it forwards over-window
 // packets and ECN-marks them), credits per destination ToR on a byte count only, on
 // arrival rather than departure; this file does what the paper says: VOQs per destination
 // host, credits on departure, timer or byte count, optional PAUSE.

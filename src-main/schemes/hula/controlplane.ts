@@ -1,4 +1,4 @@
-// HULA (p4/v1model/hula.p4, p4/tna/hula.p4; p4/README.md "hula").
+// HULA (p4/hula/v1model/hula.p4, p4/hula/tna/hula.p4; p4/README.md "hula").
 //   MyIngress.probeGroup   ingress port (exact)  setProbeGroup(group: 16) | drop()   default drop()
 //   MyIngress.probeSource  hdr.pktgen.app_id (exact)  originateProbe(torId: 24, group: 16)   tna only
 // Registers need no initial values: bestHop 0 means "no probe seen yet" and the program then
@@ -13,7 +13,7 @@ import { iface, routingEntries } from '../shared/controlplane'
 import { be } from '../shared/pktgen'
 import { probeGroupEntries, probePktgen, probeSourceEntries } from '../shared/probe-controlplane'
 
-/** pktgen application that generates HULA probes on Tofino (tna/hula.p4's probeSource key). */
+/** pktgen application that generates HULA probes on Tofino (p4/hula/tna/hula.p4's probeSource key). */
 export const HULA_PKTGEN_APP = 1
 
 export const hula: SchemeModule = {

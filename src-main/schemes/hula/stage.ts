@@ -16,7 +16,7 @@
 //   sentRound[g × T + t] the last round of ToR t's probe sent out of global port g: at most
 //                        one probe per ToR per link per T_p (the HULA paper's optimisation)
 //   flowlets             FlowletTable per switch (flowletGapNs)
-// Update rule, per probe (as p4/v1model/hula.p4): take the probe's port as the best hop if
+// Update rule, per probe (as p4/hula/v1model/hula.p4): take the probe's port as the best hop if
 // there is none, if the probe's path is less utilized, if it comes from the current best hop
 // (in-place refresh, even when worse), or if the best hop was not refreshed for keepAliveNs.
 //

@@ -41,7 +41,7 @@ import {
   type CpScheme,
   type IntPlan,
 } from '../../controlplane'
-import { P4Builder, LocalRunner, SshRunner, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
+import { P4Builder, LocalRunner, SshRunner, programPath, programRelPath, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
 import type { Store } from '../../store'
 import { AGENT_FILE } from '../shared/agent'
@@ -182,11 +182,11 @@ export class Bmv2Session implements TargetSession {
 
     this.run.throwIfCancelled()
     const variant = plan.experimentId !== undefined ? readVariant(this.o.dataDir, plan.experimentId, { scheme: programName, target: 'bmv2' }) : null
-    const file = variant?.file ?? join(this.o.p4Dir, 'v1model', `${programName}.p4`)
+    const file = variant?.file ?? programPath(this.o.p4Dir, { scheme: programName, target: 'bmv2' })
     const runner = await this.compilerRunner()
     this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with p4c-bm2-ss${flags.length ? ` ${flags.join(' ')}` : ''} (${runner.where})`)
     const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
-    const artifact = await builder.build({ file, target: 'bmv2', flags, program: variant ? `variant:${programName}` : `p4/v1model/${programName}.p4`, signal: this.ctx.signal })
+    const artifact = await builder.build({ file, target: 'bmv2', flags, program: variant ? `variant:${programName}` : `p4/${programRelPath({ scheme: programName, target: 'bmv2' })}`, signal: this.ctx.signal })
     this.ctx.log('build', `${artifact.hit ? 'cache hit' : 'compiled'}: artifact ${artifact.key.slice(0, 12)} (${artifact.artifact.compiler})`)
     this.built = { state, mapping, programName, artifact, commands, ...(int ? { int } : {}) }
     if (int) {
@@ -195,7 +195,7 @@ export class Bmv2Session implements TargetSession {
       this.facts.intWatch = int.watch
       this.ctx.log('build', `INT on: postcards from ${int.watch === 'all' ? 'every port' : int.watch === 'fabric' ? 'the switch-to-switch ports' : 'the host ports'} of every switch to udp ${int.collectorIp}:${int.udpPort}, mirror session ${int.session}; Node ID = switch id`)
     }
-    this.facts.program = `v1model/${programName}.p4`
+    this.facts.program = programRelPath({ scheme: programName, target: 'bmv2' })
     this.facts.artifact = artifact.key
     this.facts.compiler = artifact.artifact.compiler
     this.facts.buildCacheHit = artifact.hit

@@ -24,7 +24,7 @@ import { join } from 'node:path'
 import { TofinoSettings } from '../../../contract/schemas'
 import { buildFabric, type FabricSpec } from '../../../model/topology'
 import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState } from '../../controlplane'
-import { P4Builder, SshRunner, readVariant, schemeParams, type BuildResult } from '../../p4build'
+import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type BuildResult } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
 import type { Store } from '../../store'
 import { uploadDir } from '../../ssh'
@@ -187,17 +187,17 @@ export class TofinoSession implements TargetSession {
     if (!first) throw new Error('build before check: no SDE host placed')
     const { plan } = this.ctx
     const variant = plan.experimentId !== undefined ? readVariant(this.o.dataDir, plan.experimentId, { scheme: this.programName, target: 'tofino' }) : null
-    const file = variant?.file ?? join(this.o.p4Dir, 'tna', `${this.programName}.p4`)
+    const file = variant?.file ?? programPath(this.o.p4Dir, { scheme: this.programName, target: 'tofino' })
     const runner = new SshRunner(await this.run.host(first.host), {
       tools: { 'bf-p4c': `${first.sdeInstall}/bin/bf-p4c` },
       env: { SDE: first.sde, SDE_INSTALL: first.sdeInstall },
     })
     this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with bf-p4c (${runner.where})`)
     const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
-    this.artifact = await builder.build({ file, target: 'tofino', program: variant ? `variant:${this.programName}` : `p4/tna/${this.programName}.p4`, signal: this.ctx.signal })
+    this.artifact = await builder.build({ file, target: 'tofino', program: variant ? `variant:${this.programName}` : `p4/${programRelPath({ scheme: this.programName, target: 'tofino' })}`, signal: this.ctx.signal })
     this.facts.artifact = this.artifact.key
     this.facts.compiler = this.artifact.artifact.compiler
-    this.facts.program = `tna/${this.programName}.p4`
+    this.facts.program = programRelPath({ scheme: this.programName, target: 'tofino' })
   }
 
   async deploy(): Promise<void> {

@@ -1,5 +1,5 @@
 // DHLB probe states: dhlb_t, then hopCount (at most DHLB_MAX_HOPS = 4) hop records into
-// hdr.hop0..hdr.hop3. Included INSIDE a parser body (tna/dhlb.p4 uses it in its ingress and
+// hdr.hop0..hdr.hop3. Included INSIDE a parser body (dhlb.p4 uses it in its ingress and
 // its egress parser), so it has no include guard and declares only states; it expects `pkt`
 // and `hdr` with dhlb, hop0..hop3. Enter at parse_dhlb.
 

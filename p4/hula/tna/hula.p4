@@ -1,13 +1,13 @@
 /* HULA for Tofino 1 (TNA).
  *
- * Algorithm (Katta et al., SOSR'16), as in v1model/hula.p4: every ToR floods probes that
+ * Algorithm (Katta et al., SOSR'16), as in ../v1model/hula.p4: every ToR floods probes that
  * advertise the utilization of the best path back to it; each switch keeps, per destination
  * ToR, the best next hop and that path's utilization, and sends new flowlets to the best hop.
  * A best hop not refreshed for KEEPALIVE_EPOCHS is replaced by the next probe (keep-alive).
  *
  * Probe: ethertype TYPE_HULA (0x2345), hula_t { torId: 24, minUtil: 8 }, frame padded to 64 B.
  * Probes come from the packet generator of each ToR. pktgen configuration (control plane):
- *   app id 1 (schemes/hula.ts HULA_PKTGEN_APP), periodic timer, period T_p = 200 us, 1 batch
+ *   app id 1 (src-main/schemes/hula/controlplane.ts HULA_PKTGEN_APP), periodic timer, period T_p = 200 us, 1 batch
  *   of 1 packet, source port 68 (pipe 0); buffer = a 64 B probe frame minus its first 6 bytes
  *   (8 ignored bytes, hula_t, zero padding: 58 B); probeSource[app id] -> originateProbe(torId,
  *   uplink group).
@@ -27,10 +27,10 @@
  *   probeSource key hdr.pktgen.app_id: exact         actions originateProbe(torId, group), drop
  * Counters: MyEgress.portTx[MAX_PORTS]. Multicast: one group per ingress port with HULA's up/down
  * rule (mcast_grp_a from probeGroup, or from probeSource for generated probes).
- * Shared pieces in ../include: tna_probe_parser.p4 (parser states), tna_probe_state.p4
+ * Shared pieces in ../../include: tna_probe_parser.p4 (parser states), tna_probe_state.p4
  * (linkUtil, flowletTime and their RegisterActions), tna_probe_deparsers.p4.
  *
- * Differences from v1model/hula.p4, and why:
+ * Differences from ../v1model/hula.p4, and why:
  * - Estimator: no multiply on Tofino, so U = D + U(1 - dt/tau) becomes a tumbling window: bytes
  *   sent in the current 2^19 ns epoch (one RegisterAction on the {epoch, bytes} pair). A probe
  *   early in an epoch sees a partial count. The Lpf extern would give a true EWMA but needs
@@ -61,8 +61,8 @@
 #define P4LAB_HULA
 #define P4LAB_TNA_PKTGEN
 #define P4LAB_TNA_PROBE_PASSES
-#include "../include/headers.p4"
-#include "../include/tna_common.p4"
+#include "../../include/headers.p4"
+#include "../../include/tna_common.p4"
 
 /* ---- constants ---- */
 const bit<32> MAX_PORTS        = 512;
@@ -75,7 +75,7 @@ const bit<32> FLOWLET_GAP      = 98;    // 100 us in ns >> 10 units
 const bit<16> KEEPALIVE_EPOCHS = 16;    // T_fail ~ 1 ms in 2^16 ns epochs
 const bit<8>  UTIL_SHIFT       = 15;    // estimator bytes per metric level
 const bit<16> BEST_HOP_VALID   = 0x8000;
-// The probes' pktgen application is app id 1, probeSource's key: schemes/hula.ts HULA_PKTGEN_APP
+// The probes' pktgen application is app id 1, probeSource's key: src-main/schemes/hula/controlplane.ts HULA_PKTGEN_APP
 // (not a constant here, where nothing would use it).
 
 /* ---- headers ---- */
@@ -140,7 +140,7 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
             default: parse_port_metadata;
         }
     }
-#include "../include/tna_probe_parser.p4"
+#include "../../include/tna_probe_parser.p4"
     state parse_pktgen {
         pkt.extract(hdr.pktgen);
         pkt.advance(PKTGEN_SKIP_BITS);
@@ -174,7 +174,7 @@ control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
     Register<path_util_t, bit<16>>(MAX_TORS) pathUtil;
     Register<bit<16>, bit<12>>(FLOWLET_SLOTS) flowletHop;
 
-#include "../include/tna_probe_state.p4"
+#include "../../include/tna_probe_state.p4"
     RegisterAction<bit<16>, bit<16>, bit<16>>(bestHop) readBestHop = {
         void apply(inout bit<16> value, out bit<16> rv) {
             rv = value;
@@ -384,7 +384,7 @@ control MyEgress(inout headers_t hdr, inout eg_metadata_t meta,
 }
 
 /* ---- deparsers ---- */
-#include "../include/tna_probe_deparsers.p4"
+#include "../../include/tna_probe_deparsers.p4"
 
 /* ---- switch ---- */
 Pipeline(IngressParser(), MyIngress(), IngressDeparser(), EgressParser(), MyEgress(), EgressDeparser()) pipe;

@@ -1,4 +1,4 @@
-// DHLB's path degrees on Tofino (tna/dhlb.p4): per origin ToR, the smallest load degree of the
+// DHLB's path degrees on Tofino (dhlb.p4, beside it): per origin ToR, the smallest load degree of the
 // path through each of the four path slots. Included INSIDE the MyIngress control body (no
 // include guard); it expects MAX_TORS and hdr.dhlb. Each register has a read action (data
 // packets read all four) and a write action (a probe's second pass writes its slot's), so

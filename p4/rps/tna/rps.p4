@@ -1,7 +1,7 @@
-/* ECMP for Tofino 1 (TNA).
+/* RPS (random packet spraying) for Tofino 1 (TNA).
  *
- * Algorithm: each packet to a remote ToR takes one of the 16 buckets of that
- * ToR's next-hop group, chosen by a CRC16 hash of the 5-tuple.
+ * Algorithm: each packet to a remote ToR takes a uniformly random bucket of
+ * that ToR's next-hop group (Random<bit<8>> masked to 0..15).
  *
  * Tables (MyIngress):
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm             actions toHost(port, dmac), toTor(tor), drop
@@ -11,14 +11,14 @@
  * The egress parser extracts only the intrinsic metadata; the packet passes through unparsed.
  *
  * Configured by src-main/core/controlplane, rendering bfrt_python
- * (bfrt.ecmp.pipe.MyIngress.<table>.add_with_<action>).
+ * (bfrt.rps.pipe.MyIngress.<table>.add_with_<action>).
  * Checked against p4lang/p4c backends/tofino/bf-p4c/p4include: tna.p4 and
  * tofino1_arch.p4 at f155d030 (TNA 2.0.1), tofino1_base.p4 at 4d9bc819,
  * tofino1_specs.p4 at ba9cf72a.
  */
 #include <core.p4>
 #include <tna.p4>
-#include "../include/headers.p4"
+#include "../../include/headers.p4"
 
 /* ---- constants ---- */
 const bit<32> MAX_PORTS    = 512;
@@ -99,7 +99,7 @@ control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
                   in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
                   inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                   inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
-    Hash<bit<8>>(HashAlgorithm_t.CRC16) bucketHash;
+    Random<bit<8>>() bucketRandom;
 
     action drop() {
         ig_dprsr_md.drop_ctl = 1;
@@ -135,8 +135,7 @@ control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
             hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
             switch (ipv4Route.apply().action_run) {
                 toTor: {
-                    meta.bucket = bucketHash.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, hdr.ipv4.protocol,
-                                                   meta.l4Src, meta.l4Dst }) & BUCKET_MASK;
+                    meta.bucket = bucketRandom.get() & BUCKET_MASK;
                     nextHop.apply();
                 }
             }

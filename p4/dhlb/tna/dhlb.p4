@@ -1,6 +1,6 @@
 /* DHLB for Tofino 1 (TNA).
  *
- * Algorithm (the DHLB paper), as in v1model/dhlb.p4: ToRs send INT-like probes up; each switch maps
+ * Algorithm (the DHLB paper), as in ../v1model/dhlb.p4: ToRs send INT-like probes up; each switch maps
  * the utilization of the link a probe arrived on to a load degree (0-25% -> 5, 25-50% -> 3,
  * 50-70% -> 2, 70-90% -> 1, above -> 0), keeps the smallest degree along the path and records
  * it per (origin ToR, path slot). New flowlets pick a slot with probability proportional to
@@ -33,11 +33,11 @@
  *   slotPort   key meta.slot: exact   actions setEgress(port), drop
  *   probeSource key hdr.pktgen.app_id: exact   actions originateProbe(torId, group), drop
  * Counters: MyEgress.portTx[MAX_PORTS]. Multicast: one group per ingress port, DHLB's rule.
- * Shared pieces in ../include: tna_probe_parser.p4 and tna_dhlb_hops.p4 (parser states),
- * tna_probe_state.p4 (linkUtil, flowletTime), tna_dhlb_degrees.p4 (pathDegree0..3 and their
- * read/write actions), tna_probe_deparsers.p4.
+ * Shared pieces in ../../include: tna_probe_parser.p4 (parser states), tna_probe_state.p4
+ * (linkUtil, flowletTime), tna_probe_deparsers.p4. DHLB's own, beside this file: dhlb_hops.p4
+ * (the hop-record parser states) and dhlb_degrees.p4 (pathDegree0..3 and their read/write actions).
  *
- * Differences from v1model/dhlb.p4, and why:
+ * Differences from ../v1model/dhlb.p4, and why:
  * - Estimator: a tumbling window of bytes per 2^19 ns (no multiply on Tofino), see hula.p4.
  * - Probes take two passes (resubmit, include/tna_common.p4): pass 1 reads linkUtil of the
  *   arrival port and maps it to a degree; pass 2 writes pathDegree<slot>, appends the record
@@ -59,8 +59,8 @@
 #define P4LAB_DHLB
 #define P4LAB_TNA_PKTGEN
 #define P4LAB_TNA_PROBE_PASSES
-#include "../include/headers.p4"
-#include "../include/tna_common.p4"
+#include "../../include/headers.p4"
+#include "../../include/tna_common.p4"
 
 /* ---- constants ---- */
 const bit<32> MAX_PORTS     = 512;
@@ -149,8 +149,8 @@ parser IngressParser(packet_in pkt, out headers_t hdr, out ig_metadata_t meta,
             default: parse_port_metadata;
         }
     }
-#include "../include/tna_probe_parser.p4"
-#include "../include/tna_dhlb_hops.p4"
+#include "../../include/tna_probe_parser.p4"
+#include "dhlb_hops.p4"
     state parse_pktgen {
         pkt.extract(hdr.pktgen);
         pkt.advance(PKTGEN_SKIP_BITS);
@@ -178,8 +178,8 @@ control MyIngress(inout headers_t hdr, inout ig_metadata_t meta,
     Random<bit<4>>() pickRandom;
 
     Register<bit<8>, bit<12>>(FLOWLET_SLOTS) flowletSlot;
-#include "../include/tna_probe_state.p4"
-#include "../include/tna_dhlb_degrees.p4"
+#include "../../include/tna_probe_state.p4"
+#include "dhlb_degrees.p4"
 
     RegisterAction<bit<8>, bit<12>, bit<8>>(flowletSlot) startFlowlet = {
         void apply(inout bit<8> value, out bit<8> rv) {
@@ -411,7 +411,7 @@ parser EgressParser(packet_in pkt, out headers_t hdr, out eg_metadata_t meta,
             default: accept;
         }
     }
-#include "../include/tna_dhlb_hops.p4"
+#include "dhlb_hops.p4"
 }
 
 /* ---- egress ---- */
@@ -435,7 +435,7 @@ control MyEgress(inout headers_t hdr, inout eg_metadata_t meta,
 }
 
 /* ---- deparsers ---- */
-#include "../include/tna_probe_deparsers.p4"
+#include "../../include/tna_probe_deparsers.p4"
 
 /* ---- switch ---- */
 Pipeline(IngressParser(), MyIngress(), IngressDeparser(), EgressParser(), MyEgress(), EgressDeparser()) pipe;

@@ -44,9 +44,9 @@
 // The constants of the shared includes this program uses (the others stay undeclared, so p4c
 // has none to warn about as unused).
 #define P4LAB_CONGA
-#include "../include/headers.p4"
+#include "../../include/headers.p4"
 #ifdef P4LAB_INT
-#include "../include/int.p4"
+#include "../../include/int.p4"
 #endif
 
 /* ---- constants ---- */
@@ -63,7 +63,7 @@ const bit<32> TAU_US         = 256;   // 2^TAU_SHIFT
 const bit<8>  DRE_SHIFT      = 12;
 const bit<8>  NO_METRIC      = 8;     // worse than any 3-bit metric
 // Uplinks a leaf may have: a new flowlet compares the metrics of LBTags 0..3 (m0..m3 below),
-// so the renderer refuses leaves with more (schemes/conga.ts). tna/conga.p4 allows 16.
+// so the renderer refuses leaves with more (src-main/schemes/conga/controlplane.ts). ../tna/conga.p4 allows 16.
 const int     CONGA_MAX_UPLINKS = 4;
 
 /* ---- headers ---- */
@@ -316,7 +316,7 @@ control MyEgress(inout headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
-#include "../include/int_egress.p4"
+#include "../../include/int_egress.p4"
 #endif
     apply {
 #ifdef P4LAB_INT

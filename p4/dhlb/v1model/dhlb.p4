@@ -48,9 +48,9 @@
 // The constants of the shared includes this program uses (the others stay undeclared, so p4c
 // has none to warn about as unused).
 #define P4LAB_DHLB
-#include "../include/headers.p4"
+#include "../../include/headers.p4"
 #ifdef P4LAB_INT
-#include "../include/int.p4"
+#include "../../include/int.p4"
 #endif
 
 /* ---- constants ---- */
@@ -381,7 +381,7 @@ control MyEgress(inout headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
-#include "../include/int_egress.p4"
+#include "../../include/int_egress.p4"
 #endif
     apply {
 #ifdef P4LAB_INT

@@ -1,6 +1,6 @@
 /* CONGA for Tofino 1 (TNA), leaf-spine.
  *
- * Algorithm (Alizadeh et al., SIGCOMM'14), as in v1model/conga.p4: the source leaf sends each
+ * Algorithm (Alizadeh et al., SIGCOMM'14), as in ../v1model/conga.p4: the source leaf sends each
  * new flowlet on the uplink (LBTag) with the least congestion to the destination leaf; CE is
  * the max DRE metric along the path; the destination leaf stores CE per (source leaf, LBTag)
  * and piggy-backs it, round-robin, on traffic going back (FB_LBTag, FB_Metric).
@@ -25,7 +25,7 @@
  *   uplinkPort key meta.lbTag: exact   actions setUplink(port), drop  (at most CONGA_MAX_UPLINKS = 16)
  * Counters: MyEgress.portTx[MAX_PORTS].
  *
- * Differences from v1model/conga.p4, and why:
+ * Differences from ../v1model/conga.p4, and why:
  * - Path choice: Tofino cannot read four DREs and four remote metrics of one register per
  *   packet, so the per-(leaf, tag) table congToLeaf is replaced by congToLeafBest, kept by the
  *   feedback in one RegisterAction: feedback for the current best tag refreshes its metric
@@ -48,8 +48,8 @@
 // The constants of the shared includes this program uses (the others stay undeclared, so p4c
 // has none to warn about as unused).
 #define P4LAB_CONGA
-#include "../include/headers.p4"
-#include "../include/tna_common.p4"
+#include "../../include/headers.p4"
+#include "../../include/tna_common.p4"
 
 /* ---- constants ---- */
 const bit<32> MAX_PORTS     = 512;
@@ -62,7 +62,7 @@ const int     NEXTHOP_SIZE  = 16384;
 const bit<32> FLOWLET_GAP   = 98;     // 100 us in ns >> 10 units
 const bit<8>  DRE_SHIFT     = 17;
 // Uplinks (LBTags) a leaf may have: LBTag is 4 bits, and congFromLeaf / feedback index by
-// (leaf << 4 | LBTag). The renderer refuses leaves with more (schemes/conga.ts).
+// (leaf << 4 | LBTag). The renderer refuses leaves with more (src-main/schemes/conga/controlplane.ts).
 const int     CONGA_MAX_UPLINKS = 16;
 
 /* ---- headers ---- */

@@ -1,6 +1,6 @@
 /* Floodgate for Tofino 1 (TNA).
  *
- * Algorithm (the Floodgate paper), as in v1model/floodgate.p4: each switch keeps, per destination ToR, a
+ * Algorithm (the Floodgate paper), as in ../v1model/floodgate.p4: each switch keeps, per destination ToR, a
  * window of bytes it may send to the next hop; a packet consumes window, and the downstream
  * switch returns credits for the bytes it received, which reopen it.
  *
@@ -28,7 +28,7 @@
  *   creditTarget key hdr.pktgen.packet_id: exact   actions sendCredit(port, dstTor, counter), drop
  * Multicast: none.
  *
- * Honest differences from the paper (and from v1model/floodgate.p4):
+ * Honest differences from the paper (and from ../v1model/floodgate.p4):
  * - No per-destination VOQ: the pipeline cannot hold a packet until credit arrives. A packet
  *   its window does not cover is still forwarded, counted in overWindow, ECN-marked (CE) when
  *   ECN-capable, and put in queue OVER_WINDOW_QID of its egress port (ig_tm_md.qid) instead
@@ -57,8 +57,8 @@
 // has none to warn about as unused).
 #define P4LAB_FLOODGATE
 #define P4LAB_TNA_PKTGEN
-#include "../include/headers.p4"
-#include "../include/tna_common.p4"
+#include "../../include/headers.p4"
+#include "../../include/tna_common.p4"
 
 /* ---- constants ---- */
 const bit<32>   MAX_PORTS       = 512;

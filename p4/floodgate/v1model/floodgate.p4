@@ -47,9 +47,9 @@
 // The constants of the shared includes this program uses (the others stay undeclared, so p4c
 // has none to warn about as unused).
 #define P4LAB_FLOODGATE
-#include "../include/headers.p4"
+#include "../../include/headers.p4"
 #ifdef P4LAB_INT
-#include "../include/int.p4"
+#include "../../include/int.p4"
 #endif
 
 /* ---- constants ---- */
@@ -263,7 +263,7 @@ control MyEgress(inout headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
-#include "../include/int_egress.p4"
+#include "../../include/int_egress.p4"
 #endif
     apply {
 #ifdef P4LAB_INT

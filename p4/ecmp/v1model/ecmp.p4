@@ -1,8 +1,8 @@
-/* RPS (random packet spraying) for BMv2 simple_switch (v1model).
+/* ECMP for BMv2 simple_switch (v1model).
  *
- * Algorithm: each packet to a remote ToR takes a uniformly random bucket of
- * that ToR's next-hop group, so consecutive packets of one flow spread over
- * all paths (and arrive reordered; the transport pays for that).
+ * Algorithm: each packet to a remote ToR takes one of the 16 buckets of that
+ * ToR's next-hop group, chosen by a CRC16 hash of the 5-tuple, so a flow
+ * always takes the same path.
  *
  * Tables (MyIngress):
  *   ipv4Route  key hdr.ipv4.dstAddr: lpm             actions toHost(port, dmac), toTor(tor), drop
@@ -16,14 +16,14 @@
  */
 #include <core.p4>
 #include <v1model.p4>
-#include "../include/headers.p4"
+#include "../../include/headers.p4"
 #ifdef P4LAB_INT
-#include "../include/int.p4"
+#include "../../include/int.p4"
 #endif
 
 /* ---- constants ---- */
 const bit<32> MAX_PORTS    = 512;
-const bit<8>  NH_LAST_BUCKET = 15;  // buckets are 0..15
+const bit<16> NH_BUCKETS   = 16;
 const int     ROUTE_SIZE   = 1024;
 const int     NEXTHOP_SIZE = 16384;
 
@@ -42,6 +42,8 @@ struct headers_t {
 struct metadata_t {
     bit<16> dstTor;
     bit<8>  bucket;
+    bit<16> l4Src;
+    bit<16> l4Dst;
 #ifdef P4LAB_INT
     P4LAB_INT_METADATA
 #endif
@@ -118,7 +120,16 @@ control MyIngress(inout headers_t hdr, inout metadata_t meta,
         hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
         switch (ipv4Route.apply().action_run) {
             toTor: {
-                random(meta.bucket, (bit<8>)0, NH_LAST_BUCKET);
+                if (hdr.tcp.isValid()) {
+                    meta.l4Src = hdr.tcp.srcPort;
+                    meta.l4Dst = hdr.tcp.dstPort;
+                } else if (hdr.udp.isValid()) {
+                    meta.l4Src = hdr.udp.srcPort;
+                    meta.l4Dst = hdr.udp.dstPort;
+                }
+                hash(meta.bucket, HashAlgorithm.crc16, (bit<8>)0,
+                     { hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, hdr.ipv4.protocol, meta.l4Src, meta.l4Dst },
+                     NH_BUCKETS);
                 nextHop.apply();
             }
         }
@@ -130,7 +141,7 @@ control MyEgress(inout headers_t hdr, inout metadata_t meta,
                  inout standard_metadata_t standard_metadata) {
     counter(MAX_PORTS, CounterType.packets_and_bytes) portTx;
 #ifdef P4LAB_INT
-#include "../include/int_egress.p4"
+#include "../../include/int_egress.p4"
 #endif
     apply {
 #ifdef P4LAB_INT
