@@ -89,7 +89,7 @@ const VIOLATIONS: Array<{ fixture: string; as: string; message: string }> = [
     fixture: 'target-imports-target.ts.txt',
     as: 'src-main/core/targets/sim/lint-fixture.ts',
     message:
-      'src-main/core/targets/sim/lint-fixture.ts may not import src-main/core/targets/bmv2/netns.ts: a target kind imports no other kind; ' +
+      'src-main/core/targets/sim/lint-fixture.ts may not import src-main/core/targets/bmv2/telemetry.ts: a target kind imports no other kind; ' +
       'put what targets share directly in src-main/core/targets/ or in src-main/core/targets/shared/.',
   },
   {

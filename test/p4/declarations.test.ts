@@ -1,6 +1,6 @@
 // The P4 declaration reader: checked against the real compiler's output for the fixture, then used to
 // hold every program in p4/ to the interface p4/README.md promises the control-plane renderers.
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/declarations'
@@ -53,14 +53,14 @@ describe('readDeclarations against p4c output for fixture.p4', () => {
 
 interface Promise { control: string; name: string; target: 'both' | 'v1model' | 'tna'; kind: 'table' | 'register' | 'counter'; actions: { name: string; params: { name: string; bits: number }[] }[] }
 
-/** Reads the README's tables: rows `| Control | \`name\` | ... |`, per `## scheme` section. */
-function promises(readme: string): Map<string, Promise[]> {
+/** Reads the README's tables: rows `| Control | \`name\` | ... |`, per `## scheme` section (or all of `scheme`'s, for a scheme's own README). */
+function promises(readme: string, scheme?: string): Map<string, Promise[]> {
   const out = new Map<string, Promise[]>()
-  let section = 'common'
+  let section = scheme ?? 'common'
   let kind: Promise['kind'] = 'table'
   for (const line of readme.split('\n')) {
     const h = /^## (\w+)/.exec(line)
-    if (h) section = h[1] === 'Conventions' ? 'common' : h[1]
+    if (h && scheme === undefined) section = h[1] === 'Conventions' ? 'common' : h[1]
     const head = /^\| control \| (table|register|counter) \|/.exec(line)
     if (head) kind = head[1] as Promise['kind']
     const row = /^\| (MyIngress|MyEgress) \| (.+?) \|(.*)\|\s*$/.exec(line)
@@ -88,6 +88,12 @@ function promises(readme: string): Map<string, Promise[]> {
 
 const readme = readFileSync(join(ROOT, 'p4', 'README.md'), 'utf8')
 const promised = promises(readme)
+// A scheme's own README (src-main/schemes/<name>/README.md) may promise its program's interface too.
+for (const name of readdirSync(join(ROOT, 'src-main', 'schemes'))) {
+  const file = join(ROOT, 'src-main', 'schemes', name, 'README.md')
+  if (!existsSync(file)) continue
+  for (const [section, list] of promises(readFileSync(file, 'utf8'), name)) promised.set(section, [...(promised.get(section) ?? []), ...list])
+}
 
 describe('every program declares what p4/README.md promises', () => {
   it('the README was read', () => {

@@ -51,24 +51,24 @@ describe('p4/ layout', () => {
     expect(before).toEqual(listProgramFiles(P4_DIR))
 
     // A scheme's folder with both programs and a fragment of its own.
-    mkdirSync(join(dir, 'letflow', 'v1model'), { recursive: true })
-    mkdirSync(join(dir, 'letflow', 'tna'), { recursive: true })
-    writeFileSync(join(dir, 'letflow', 'v1model', 'letflow.p4'), '#include "../../include/headers.p4"\n#include "state.p4"\n')
-    writeFileSync(join(dir, 'letflow', 'v1model', 'state.p4'), '// a fragment\n')
-    writeFileSync(join(dir, 'letflow', 'tna', 'letflow.p4'), '#include "../../include/headers.p4"\n')
+    mkdirSync(join(dir, 'newscheme', 'v1model'), { recursive: true })
+    mkdirSync(join(dir, 'newscheme', 'tna'), { recursive: true })
+    writeFileSync(join(dir, 'newscheme', 'v1model', 'newscheme.p4'), '#include "../../include/headers.p4"\n#include "state.p4"\n')
+    writeFileSync(join(dir, 'newscheme', 'v1model', 'state.p4'), '// a fragment\n')
+    writeFileSync(join(dir, 'newscheme', 'tna', 'newscheme.p4'), '#include "../../include/headers.p4"\n')
     // Not programs: a file named after no folder, a folder without its program, a program directly under p4/.
     writeFileSync(join(dir, 'include', 'include.p4'), '// not a program\n')
     mkdirSync(join(dir, 'notes', 'v1model'), { recursive: true })
     writeFileSync(join(dir, 'notes', 'v1model', 'draft.p4'), '// not a program\n')
     writeFileSync(join(dir, 'stray.p4'), '// not a program\n')
     const added = listProgramFiles(dir)
-    expect(added.filter((r) => r.scheme === 'letflow')).toEqual([
-      { scheme: 'letflow', target: 'bmv2' },
-      { scheme: 'letflow', target: 'tofino' },
+    expect(added.filter((r) => r.scheme === 'newscheme')).toEqual([
+      { scheme: 'newscheme', target: 'bmv2' },
+      { scheme: 'newscheme', target: 'tofino' },
     ])
-    expect(added.filter((r) => r.scheme !== 'letflow')).toEqual(before)
-    const s = collectSources(programPath(dir, { scheme: 'letflow', target: 'bmv2' }))
-    expect(s.files.map((f) => f.path)).toEqual(['letflow/v1model/letflow.p4', 'include/headers.p4', 'letflow/v1model/state.p4'])
+    expect(added.filter((r) => r.scheme !== 'newscheme')).toEqual(before)
+    const s = collectSources(programPath(dir, { scheme: 'newscheme', target: 'bmv2' }))
+    expect(s.files.map((f) => f.path)).toEqual(['newscheme/v1model/newscheme.p4', 'include/headers.p4', 'newscheme/v1model/state.p4'])
 
     // Deleting a folder deletes its programs and nothing else.
     rmSync(join(dir, 'hula'), { recursive: true })
