@@ -211,12 +211,18 @@ export const methods = {
 
 /** Everything the core pushes: run lifecycle and telemetry. */
 export const events = {
+  /**
+   * A run moved to a new status. `run` is the run as stored at that moment, its results (stats,
+   * counters) included: the core stores a run's results before it stores the status that ends it,
+   * so a view applies status and results together and never shows a finished run without them.
+   */
   'run.status': z.object({
     runId: z.number().int(),
     experimentId: z.number().int(),
     status: RunStatus,
     error: z.string().nullable(),
     at: z.string(),
+    run: Run,
   }),
   'run.progress': z.object({
     runId: z.number().int(),

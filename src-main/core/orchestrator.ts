@@ -12,6 +12,7 @@ import type { ExperimentSpec } from './spec'
 import type { RunRow, Store } from './store'
 import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
+import { toRun } from './run-view'
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -313,6 +314,7 @@ export class Orchestrator {
       status: run.status,
       error: run.error,
       at: new Date().toISOString(),
+      run: toRun(run),
     })
   }
 }
