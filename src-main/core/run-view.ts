@@ -20,5 +20,6 @@ export function toRun(r: RunRow): Run {
     error: r.error,
     stats: r.stats,
     counters: r.counters,
+    completion: r.completion,
   }
 }

@@ -45,7 +45,7 @@ const FCT_COLS = ['meanFct', 'p50Fct', 'p99Fct', 'smallMeanFct', 'largeMeanFct']
 function run(status: Run['status'], over: Partial<Run> = {}): Run {
   return {
     id: 3, experimentId: EXP, experimentName: 'quickstart', target: 'sim', scheme: 'ecmp', load: 0.3, seed: 1, params: {},
-    status, createdAt: '2026-11-21T00:00:00.000Z', startedAt: '2026-11-21T00:00:01.000Z', finishedAt: null, error: null, stats: null, counters: null,
+    status, createdAt: '2026-11-21T00:00:00.000Z', startedAt: '2026-11-21T00:00:01.000Z', finishedAt: null, error: null, stats: null, counters: null, completion: null,
     ...over,
   }
 }
@@ -86,7 +86,7 @@ beforeEach(async () => {
   handlers.clear()
   memory.clear()
   // Show one flow-derived metric too: it comes only with a compare.runs record.
-  memory.set(`p4lab.runs.columns.${EXP}`, JSON.stringify({ shown: ['id', 'scheme', 'status', 'finished', 'mean', 'p50', 'p99', 'small.mean', 'large.mean', 'small.p99'] }))
+  memory.set(`p4lab.runs.columns.${EXP}`, JSON.stringify({ shown: ['id', 'scheme', 'status', 'progress', 'finished', 'mean', 'p50', 'p99', 'small.mean', 'large.mean', 'small.p99'] }))
   pinia = createPinia()
   setActivePinia(pinia)
   answers['runs.list'] = () => [run('running')]
@@ -123,6 +123,24 @@ describe('a run that ends, in the runs table', () => {
     cells = await renderRow(pinia)
     expect(cells.get('small.p99')).toMatch(/\d/)
     for (const col of FCT_COLS) expect(cells.get(col), col).toMatch(/\d/)
+  })
+
+  it('shows an incomplete run as incomplete, with its numbers and likely cause, never as done (issue 11)', async () => {
+    const completion = { flows: 600, finished: 0, failed: 600, unfinished: 0, unbounded: 0, complete: false, cause: 'the traffic agents reported 600 failed flows (600 × "connect: timed out")' }
+    const error = `0 of 600 flows finished (600 failed, 0 unfinished); a run is done when at least 99 % finish. Likely cause: ${completion.cause}`
+    const stats = { flows: 600, finished: 0, meanNs: null, p50Ns: null, p99Ns: null, smallMeanNs: null, largeMeanNs: null }
+    handlers.get('run.status')!(statusEvent(run('incomplete', { stats, completion, error, counters: { flowsFailed: 600 } })))
+    records.value = recordOf('incomplete')
+    const html = await renderToString(createSSRApp({ render: () => h(RunsTable, { experimentId: EXP, runs: useRunsStore(pinia).runs, progress: {}, shownRunId: null, selectedRunId: null }) }).use(pinia))
+    expect(html).toMatch(/data-status="incomplete"/)
+    expect(html).not.toMatch(/data-status="done"/)
+    const cells = await renderRow(pinia)
+    expect(cells.get('status')).toBe('incomplete')
+    expect(cells.get('progress')).toBe('0 of 600 flows finished (600 failed, 0 unfinished)')
+    expect(html).toMatch(/data-testid="run-incomplete" title="0 of 600 flows finished \(600 failed, 0 unfinished\); a run is done when at least 99 % finish\. Likely cause: the traffic agents reported 600 failed flows/)
+    // No flow finished: no FCT to show, and its record is in, so "—" (no data) is the truth here.
+    for (const col of FCT_COLS) expect(cells.get(col), col).toBe('—')
+    expect(cells.get('finished')).toBe('0')
   })
 
   it('keeps "—" for a run that ended without results', async () => {

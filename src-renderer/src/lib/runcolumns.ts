@@ -183,7 +183,7 @@ export function savePins(storage: KeyValueStorage, experimentId: number, pins: r
 // ---- Rows ----
 
 /** Statuses whose runs have results (FCT statistics, counters, metrics) to show. */
-export const RESULT_STATUSES: readonly RunStatus[] = ['done']
+export const RESULT_STATUSES: readonly RunStatus[] = ['done', 'incomplete']
 
 /**
  * Whether a run's results are still on their way to this table: it has ended with results,

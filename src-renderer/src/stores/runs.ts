@@ -25,11 +25,11 @@ export const useRunsStore = defineStore('runs', () => {
       .sort((a, b) => a.id - b.id),
   )
 
-  /** The run the charts follow when none is selected: the newest active one, else the newest done one. */
+  /** The run the charts follow when none is selected: the newest active one, else the newest one with results (done or incomplete). */
   const followedRunId = computed(() => {
     const list = runs.value
     for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'running' || list[i].status === 'collecting') return list[i].id
-    for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'done') return list[i].id
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'done' || list[i].status === 'incomplete') return list[i].id
     return null
   })
 
