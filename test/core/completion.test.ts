@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { assessCompletion, incompleteReason } from '../../src-main/core/completion'
-import { parseAgentOutput } from '../../src-main/core/targets/agent-output'
+import { parseAgentOutput } from '../../src-main/core/targets/shared/agent-output'
 import { ROOT } from '../helpers/start'
 
 /** n flows of 1000 bytes starting 1 µs apart; `finished` of them finish, the rest are open. */
