@@ -1,6 +1,6 @@
 // What every p4lab command shares: errors, opening the core, run tables.
 import { resolve } from 'node:path'
-import type { Run } from '../contract'
+import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath } from '../core/paths'
 import { formatNs, table } from './format'
@@ -29,7 +29,16 @@ export const COMMON_OPTIONS = {
   json: { type: 'boolean', default: false },
 } as const
 
-export function runsTable(runs: Run[]): string {
+/**
+ * The runs as a table; below it, each run that is not done but has results (incomplete) with
+ * its numbers and likely cause, so no listing shows it as if it were done.
+ */
+export function runsTable(runs: Run[], o: { notes?: boolean } = {}): string {
+  const notes = (o.notes ?? true) ? runs.filter((r) => r.status === 'incomplete').map((r) => `  run ${r.id} is incomplete: ${r.error ?? (r.completion ? completionNumbers(r.completion) : 'no numbers recorded')}`) : []
+  return [runsTableOnly(runs), ...notes].join('\n')
+}
+
+function runsTableOnly(runs: Run[]): string {
   return table(
     ['run', 'scheme', 'load', 'seed', 'status', 'flows', 'mean FCT', 'p50', 'p99', '<100KB mean', '>10MB mean'],
     runs.map((r) => [
@@ -38,7 +47,7 @@ export function runsTable(runs: Run[]): string {
       r.load,
       r.seed,
       r.status,
-      r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-',
+      r.completion ? `${r.completion.finished}/${r.completion.flows}` : r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-',
       formatNs(r.stats?.meanNs),
       formatNs(r.stats?.p50Ns),
       formatNs(r.stats?.p99Ns),
@@ -68,6 +77,7 @@ function runResult(r: Run) {
         }
       : null,
     counters: r.counters,
+    completion: r.completion,
   }
 }
 

@@ -145,12 +145,13 @@ export const methods = {
   },
   /** The run matrix (scheme × load × seed × params) with every cell's latest status. */
   'sweeps.matrix': { req: z.object({ experimentId: Id }).strict(), res: SweepMatrix },
-  /** Queues a new run for every failed, cancelled or interrupted cell. */
+  /** Queues a new run for every failed, incomplete, cancelled or interrupted cell. */
   'sweeps.rerunFailed': { req: z.object({ experimentId: Id }).strict(), res: z.object({ runIds: z.array(z.number().int()) }) },
-  /** Queues every cell without a done run that is not running now; done cells are never run twice. */
+  /** Queues every cell without a done run that is not running now and did not end incomplete; done cells are never run twice. */
   'sweeps.resume': {
     req: z.object({ experimentId: Id }).strict(),
-    res: z.object({ runIds: z.array(z.number().int()), done: z.number().int(), cells: z.number().int() }),
+    /** incomplete: cells left alone because their latest run ended incomplete (Re-run failed repeats them). */
+    res: z.object({ runIds: z.array(z.number().int()), done: z.number().int(), incomplete: z.number().int(), cells: z.number().int() }),
   },
   /** Runs an (imported) experiment again, every cell, with its seeds and pipeline, on the sim or a testbed. */
   'experiments.runAgain': {
@@ -211,12 +212,18 @@ export const methods = {
 
 /** Everything the core pushes: run lifecycle and telemetry. */
 export const events = {
+  /**
+   * A run moved to a new status. `run` is the run as stored at that moment, its results (stats,
+   * counters) included: the core stores a run's results before it stores the status that ends it,
+   * so a view applies status and results together and never shows a finished run without them.
+   */
   'run.status': z.object({
     runId: z.number().int(),
     experimentId: z.number().int(),
     status: RunStatus,
     error: z.string().nullable(),
     at: z.string(),
+    run: Run,
   }),
   'run.progress': z.object({
     runId: z.number().int(),

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { RunStatus } from './status'
+import { RunCompletion, RunStatus } from './status'
 
-export { RunStatus, TERMINAL_STATUSES } from './status'
+export { COMPLETE_SHARE, RunCompletion, RunStatus, TERMINAL_STATUSES, completionNumbers } from './status'
 
 // Domain shapes shared by the core and the UI. Times crossing the contract are
 // integers in nanoseconds (sim time) or ISO-8601 strings (wall clock).
@@ -78,6 +78,8 @@ export const Run = z.object({
   stats: FctStats.nullable(),
   /** Simulator or target counters: packets, drops, retransmissions, events, ... */
   counters: z.record(z.string(), z.number()).nullable(),
+  /** How its flows ended (done or incomplete runs); null before that, or for runs that stopped without results. */
+  completion: RunCompletion.nullable(),
 })
 export type Run = z.infer<typeof Run>
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { RunStatus } from './status'
+import { RunCompletion, RunStatus } from './status'
 
 // ---- Sweeps, compare and archives (issue 7). ----
 
@@ -13,6 +13,8 @@ export const SweepCell = z.object({
   runId: z.number().int().nullable(),
   runs: z.number().int(),
   doneRunId: z.number().int().nullable(),
+  /** How the latest run's flows ended: finished / failed / unfinished of all, and for an incomplete run the likely cause. */
+  completion: RunCompletion.nullable(),
   /** False for a cell with runs that the experiment's matrix no longer has. */
   inSpec: z.boolean(),
 })
@@ -59,6 +61,21 @@ export const CompareResult = z.object({
   ),
   matched: z.number().int(),
   excluded: z.number().int(),
+  /** Cells whose latest run ended incomplete: left out of the rows (their FCTs describe the flows that finished), listed with their numbers and likely cause. */
+  incomplete: z.array(
+    z.object({
+      experiment: z.string(),
+      target: z.string(),
+      scheme: z.string(),
+      load: z.number(),
+      seed: z.number().int(),
+      flows: z.number().int(),
+      finished: z.number().int(),
+      failed: z.number().int(),
+      unfinished: z.number().int(),
+      cause: z.string().nullable(),
+    }),
+  ),
   /** "Diff only": the parameters (hashes of program, topology and config included) that differ, per run. */
   differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
   cdfs: z.array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])) })).optional(),

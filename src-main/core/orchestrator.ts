@@ -7,11 +7,13 @@ import type { RunStatus } from '../contract'
 import { TERMINAL_STATUSES } from '../contract'
 import type { EventBus } from './bus'
 import { fctStats } from './stats'
+import { assessCompletion, incompleteReason } from './completion'
 import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
 import type { RunRow, Store } from './store'
 import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
+import { toRun } from './run-view'
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -218,12 +220,25 @@ export class Orchestrator {
       this.setStatus(job, 'collecting')
       const out = await step('collect', () => s.collect())
       const stats = fctStats(out.flows)
+      // Done only when enough of its flows finished (completion.ts); else incomplete, saying why.
+      const completion = assessCompletion({
+        flows: out.flows,
+        ...(out.flows.errors ? { errors: out.flows.errors } : {}),
+        counters: out.counters,
+        facts: { ...(store.getRun(run.id)?.facts ?? {}), ...out.facts },
+        stopAfterNs: spec.stopAfterNs,
+        log: () => store.listLogs(run.id).map((l) => l.line),
+      })
       store.transaction(() => {
         store.insertFlows(run.id, out.flows)
         for (const e of out.events ?? []) store.addEvent(run.id, e.tNs, e.kind, e.detail)
-        store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts })
+        store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts, completion })
       })
-      outcome = { status: 'done', error: null }
+      if (completion.complete) outcome = { status: 'done', error: null }
+      else {
+        outcome = { status: 'incomplete', error: incompleteReason(completion) }
+        log('orchestrator', `incomplete: ${outcome.error}`)
+      }
     } catch (err) {
       if (err instanceof CancelledError || job.abort.signal.aborted) outcome = { status: 'cancelled', error: null }
       else outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) }
@@ -313,6 +328,7 @@ export class Orchestrator {
       status: run.status,
       error: run.error,
       at: new Date().toISOString(),
+      run: toRun(run),
     })
   }
 }

@@ -2,7 +2,7 @@
 // drivers, where resources live), so the CLI, the web bridge, the Electron shell and
 // the tests all construct the same thing.
 import { dirname, isAbsolute, join } from 'node:path'
-import type { Experiment, ExperimentSummary, Handlers, Run } from '../contract'
+import type { Experiment, ExperimentSummary, Handlers } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
 import { archiveHandlers } from './handlers/archive'
@@ -22,6 +22,9 @@ import type { TargetDriver } from './targets/driver'
 import { TestbedService } from './testbeds'
 import { listTemplates } from './templates'
 import { toWireBatch } from './wire'
+import { toRun } from './run-view'
+
+export { toRun }
 
 export interface CoreOptions {
   store: Store
@@ -36,25 +39,6 @@ export interface CoreOptions {
   secrets?: SecretStore
 }
 
-export function toRun(r: RunRow): Run {
-  return {
-    id: r.id,
-    experimentId: r.experimentId,
-    experimentName: r.experimentName,
-    target: r.target,
-    scheme: r.scheme,
-    load: r.load,
-    seed: r.seed,
-    params: r.params,
-    status: r.status,
-    createdAt: r.createdAt,
-    startedAt: r.startedAt,
-    finishedAt: r.finishedAt,
-    error: r.error,
-    stats: r.stats,
-    counters: r.counters,
-  }
-}
 
 export class Core {
   readonly bus = new EventBus()

@@ -2,6 +2,7 @@
 import { hostname } from 'node:os'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Core } from '../../src-main/core'
+import { events, type EventPayload } from '../../src-main/contract'
 import { EventBus } from '../../src-main/core/bus'
 import { Orchestrator, ownerIsAlive } from '../../src-main/core/orchestrator'
 import { workloadsDir, experimentTemplatesDir } from '../../src-main/core/paths'
@@ -36,6 +37,9 @@ describe('Orchestrator', () => {
     const { core } = fresh()
     const yaml = TINY_YAML.replace('seeds: [1]', 'seeds: [1, 2]')
     const exp = core.findOrCreateExperiment(yaml, null)
+    // What a view is told: each status with the run as stored then, results included once it ends.
+    const told: EventPayload<'run.status'>[] = []
+    core.bus.subscribe((event, p) => void (event === 'run.status' && told.push(p as EventPayload<'run.status'>)))
     const runs = core.runExperiment(exp.id)
     expect(runs.map((r) => [r.scheme, r.load, r.seed])).toEqual([
       ['ecmp', 0.3, 1], ['ecmp', 0.3, 2], ['ecmp', 0.5, 1], ['ecmp', 0.5, 2],
@@ -52,6 +56,14 @@ describe('Orchestrator', () => {
         'queued', 'deploying', 'running', 'collecting', 'done',
       ])
     }
+    for (const p of told) {
+      expect(events['run.status'].safeParse(p).success).toBe(true)
+      expect(p.run.status).toBe(p.status)
+      // Results come with the status that ends the run, never after it.
+      if (p.status === 'done') expect(p.run.stats).toEqual(store.getRun(p.runId)!.stats)
+      else expect(p.run.stats).toBeNull()
+    }
+    expect(told.filter((p) => p.status === 'done')).toHaveLength(runs.length)
     // The same text finds the same experiment rather than a copy.
     expect(core.findOrCreateExperiment(yaml, null).id).toBe(exp.id)
   })

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ARTIFACTS, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 
@@ -161,30 +161,29 @@ describe('the compare view in Chromium', () => {
     const matrix = page.getByTestId('sweep-matrix')
     await expect.poll(() => matrix.getAttribute('data-cells'), { timeout: 30_000 }).toBe('18')
     await expect.poll(() => matrix.getAttribute('data-done'), { timeout: 300_000, interval: 500 }).toBe('18')
-    expect(await page.getByTestId('matrix-cell').count()).toBe(18)
-    expect(await page.locator('[data-testid="matrix-cell"][data-status="done"]').count()).toBe(18)
+    await expect.poll(() => page.getByTestId('matrix-cell').count(), { timeout: 10_000 }).toBe(18)
+    await expect.poll(() => page.locator('[data-testid="matrix-cell"][data-status="done"]').count(), { timeout: 10_000 }).toBe(18)
     await expect.poll(async () => (await page.getByTestId('run-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))).join(','), { timeout: 20_000 }).toBe(Array(18).fill('done').join(','))
     // Nothing failed: Re-run failed has nothing to do, Resume neither.
-    expect(await page.getByTestId('rerun-failed').isDisabled()).toBe(true)
-    expect(await page.getByTestId('resume-sweep').isDisabled()).toBe(true)
+    await expect.poll(() => page.getByTestId('rerun-failed').isDisabled(), { timeout: 10_000 }).toBe(true)
+    await expect.poll(() => page.getByTestId('resume-sweep').isDisabled(), { timeout: 10_000 }).toBe(true)
     await page.getByTestId('runs-panel').scrollIntoViewIfNeeded()
     await page.screenshot({ path: join(ARTIFACTS, 'compare-1-matrix-runs.png') })
 
     // Diff only: just the parameters that differ between the shown runs, the P4 program's hash among them.
     const table = page.getByTestId('runs-table')
     await page.getByTestId('runs-diff-only').check()
-    await expect.poll(async () => (await table.getAttribute('data-columns'))!.split(',').filter((c) => !['mean', 'p50', 'p99', 'small.mean', 'large.mean', 'drops', 'retransmits', 'status', 'progress', 'finished', 'wall'].includes(c))).toEqual(['id', 'scheme', 'load', 'seed', 'hash.program'])
+    await expect.poll(async () => (await table.getAttribute('data-columns'))!.split(',').filter((c) => !['mean', 'p50', 'p99', 'small.mean', 'large.mean', 'drops', 'retransmits', 'status', 'progress', 'finished', 'wall'].includes(c)), { timeout: 10_000 }).toEqual(['id', 'scheme', 'load', 'seed', 'hash.program'])
     // A query narrows the runs to one scheme: only load and seed still differ.
     await page.getByTestId('runs-query').fill('scheme = conga and load >= 0.5')
-    await expect.poll(() => page.getByTestId('run-row').count(), { timeout: 10_000 }).toBe(4)
-    const conga = await page.getByTestId('run-row').evaluateAll((els) => els.map((e) => e.querySelector('[data-col="load"]')?.textContent?.trim()))
-    expect(conga.sort()).toEqual(['0.5', '0.5', '0.7', '0.7'])
-    await expect.poll(async () => (await table.getAttribute('data-columns'))!.split(',').slice(0, 3)).toEqual(['id', 'load', 'seed'])
+    const congaLoads = async () => (await page.getByTestId('run-row').evaluateAll((els) => els.map((e) => e.querySelector('[data-col="load"]')?.textContent?.trim() ?? ''))).sort()
+    await expect.poll(congaLoads, { timeout: 10_000 }).toEqual(['0.5', '0.5', '0.7', '0.7'])
+    await expect.poll(async () => (await table.getAttribute('data-columns'))!.split(',').slice(0, 3), { timeout: 10_000 }).toEqual(['id', 'load', 'seed'])
     await page.screenshot({ path: join(ARTIFACTS, 'compare-2-diff-only-query.png') })
     // A bad query: the parser's message and a caret at its column; the rows stay.
     await page.getByTestId('runs-query').fill('scheme = = conga')
     await expect.poll(() => page.getByTestId('runs-query-error').getAttribute('data-offset'), { timeout: 10_000 }).toBe('9')
-    expect(await page.getByTestId('runs-query-error').innerText()).toMatch(/column 10: expected a value/)
+    await expect.poll(() => page.getByTestId('runs-query-error').innerText(), { timeout: 10_000 }).toMatch(/column 10: expected a value/)
     await page.getByTestId('runs-query-error').scrollIntoViewIfNeeded()
     await page.screenshot({ path: join(ARTIFACTS, 'compare-3-query-error.png') })
     await page.getByTestId('runs-query').fill('')
@@ -194,34 +193,40 @@ describe('the compare view in Chromium', () => {
     // Pin the last run: it moves to the top. Then group by scheme: three groups with bands.
     const lastId = await page.getByTestId('run-row').last().getAttribute('data-run-id')
     await page.getByTestId('run-row').last().getByTestId('pin-run').click()
-    await expect.poll(() => page.getByTestId('run-row').first().getAttribute('data-run-id')).toBe(lastId)
+    await expect.poll(() => page.getByTestId('run-row').first().getAttribute('data-run-id'), { timeout: 10_000 }).toBe(lastId)
     await page.getByTestId('runs-group-by').selectOption('scheme')
-    await expect.poll(() => page.getByTestId('run-group').count()).toBe(3)
+    await expect.poll(() => page.getByTestId('run-group').count(), { timeout: 10_000 }).toBe(3)
     const groupMean = page.locator('[data-testid="run-group"][data-value="rps"] [data-testid="group-mean"][data-key="mean"]')
-    expect(Number(await groupMean.getAttribute('data-lo'))).toBeLessThan(Number(await groupMean.getAttribute('data-hi')))
+    await expect.poll(async () => Number(await groupMean.getAttribute('data-hi')) - Number(await groupMean.getAttribute('data-lo')), { timeout: 10_000 }).toBeGreaterThan(0)
     await page.getByTestId('runs-panel').scrollIntoViewIfNeeded()
     await page.screenshot({ path: join(ARTIFACTS, 'compare-4-grouped.png') })
     await page.getByTestId('runs-group-by').selectOption('')
 
     // The compare view: mean FCT vs load, one line per scheme, equal to the store's numbers.
     await page.getByTestId('open-compare').click()
-    await expect.poll(async () => (await plotOf(page, 'plot-main')).lines?.length ?? 0, { timeout: 20_000 }).toBe(3)
+    // Each plot is waited for until it shows what is asserted of it (vi.waitFor retries the assertions).
     const db = join(home, 'p4lab.db')
-    expectPlotEqualsStore(await plotOf(page, 'plot-main'), storeMeans(db, meanOf))
+    const means = storeMeans(db, meanOf)
+    await vi.waitFor(async () => expectPlotEqualsStore(await plotOf(page, 'plot-main'), means), { timeout: 20_000, interval: 200 })
     // p99 FCT of all flows (the HULA paper's Figs. 5–8 grid): nearest-rank p99 per run, averaged over seeds.
-    await expect.poll(async () => (await plotOf(page, 'plot-fct-3')).lines?.length ?? 0, { timeout: 20_000 }).toBe(3)
-    expectPlotEqualsStore(await plotOf(page, 'plot-fct-3'), storeMeans(db, p99Of))
+    const p99s = storeMeans(db, p99Of)
+    await vi.waitFor(async () => expectPlotEqualsStore(await plotOf(page, 'plot-fct-3'), p99s), { timeout: 20_000, interval: 200 })
     // Normalised to ecmp: ecmp's own line is 1 everywhere.
-    await expect.poll(async () => (await plotOf(page, 'plot-normalised')).lines?.length ?? 0, { timeout: 20_000 }).toBe(3)
-    const norm = await plotOf(page, 'plot-normalised')
-    expect(norm.lines[0].label).toBe('ecmp')
-    for (const v of norm.lines[0].mean) expect(v).toBeCloseTo(1, 12)
+    await vi.waitFor(async () => {
+      const norm = await plotOf(page, 'plot-normalised')
+      expect(norm.lines?.length).toBe(3)
+      expect(norm.lines[0].label).toBe('ecmp')
+      for (const v of norm.lines[0].mean) expect(v).toBeCloseTo(1, 12)
+    }, { timeout: 20_000, interval: 200 })
     // CDFs are there, ending at 100%.
-    await expect.poll(async () => (await plotOf(page, 'plot-fct-cdf')).lines?.length ?? 0, { timeout: 20_000 }).toBe(3)
+    await vi.waitFor(async () => {
+      const cdf = await plotOf(page, 'plot-fct-cdf')
+      expect(cdf.lines?.length).toBe(3)
+      for (const l of cdf.lines) expect(Math.max(...l.mean.filter((v): v is number => v !== null))).toBe(1)
+    }, { timeout: 20_000, interval: 200 })
     await expect.poll(async () => (await plotOf(page, 'plot-queue-cdf')).lines?.length ?? 0, { timeout: 20_000 }).toBe(3)
-    for (const l of (await plotOf(page, 'plot-fct-cdf')).lines) expect(Math.max(...l.mean.filter((v): v is number => v !== null))).toBe(1)
     // The differences table names what differs across the 18 runs, the program hash included.
-    expect(await page.getByTestId('compare-diffs').getAttribute('data-fields')).toBe('scheme,load,seed,hash.program')
+    await expect.poll(() => page.getByTestId('compare-diffs').getAttribute('data-fields'), { timeout: 10_000 }).toBe('scheme,load,seed,hash.program')
     await settled(page)
     await page.screenshot({ path: join(ARTIFACTS, 'compare-5-view.png') })
 
@@ -275,16 +280,15 @@ describe('the compare view in Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'compare-8-export-dialog.png') })
     await page.getByTestId('archive-export-submit').click()
     await expect.poll(() => page.getByTestId('archive-export-result').isVisible(), { timeout: 60_000 }).toBe(true)
-    expect(await page.getByTestId('archive-export-result').innerText()).toMatch(/18 runs/)
+    await expect.poll(() => page.getByTestId('archive-export-result').innerText(), { timeout: 10_000 }).toMatch(/18 runs/)
     expect([...readFileSync(file).subarray(0, 2)]).toEqual([0x1f, 0x8b])
     await page.keyboard.press('Escape')
     await page.getByTestId('import-archive').click()
     await page.getByTestId('archive-import-path').fill(file)
     await page.getByTestId('archive-import-submit').click()
     const result = page.getByTestId('archive-import-result')
-    await expect.poll(() => result.isVisible(), { timeout: 60_000 }).toBe(true)
-    expect(await result.getAttribute('data-compare-matches')).toBe('true')
-    expect(await result.innerText()).toMatch(/18 runs/)
+    await expect.poll(() => result.getAttribute('data-compare-matches'), { timeout: 60_000 }).toBe('true')
+    await expect.poll(() => result.innerText(), { timeout: 10_000 }).toMatch(/18 runs/)
     await page.screenshot({ path: join(ARTIFACTS, 'compare-9-imported.png') })
     const importedId = Number(await result.getAttribute('data-experiment-id'))
     await page.getByTestId('archive-open-imported').click()

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ARTIFACTS, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 
@@ -106,28 +106,31 @@ describe('the fabric view in Chromium', () => {
       if (status === 'done' || status === 'failed') break
       await page.waitForTimeout(100)
     }
-    expect(await runStatus(page)).toBe('done')
+    await expect.poll(() => runStatus(page), { timeout: 10_000 }).toBe('done')
     // Colours changed several times during the run, and the table with them.
     expect(colourStates.size).toBeGreaterThanOrEqual(3)
     expect(hulaStates.size).toBeGreaterThanOrEqual(2)
     // Both directions of each fabric link, and each ToR's host ports, are edges.
-    const ids = Object.keys((await edges(page))!)
-    expect(ids).toEqual(expect.arrayContaining(['spine0-agg0:down', 'spine0-agg0:up', 'tor0:hosts:down']))
-    expect(ids.length).toBe(2 * 16 + 4)
-    const rows = await page.getByTestId('hula-row').count()
-    expect(rows).toBe(3) // tor0's table has a row per other ToR
+    await vi.waitFor(async () => {
+      const ids = Object.keys((await edges(page)) ?? {})
+      expect(ids).toEqual(expect.arrayContaining(['spine0-agg0:down', 'spine0-agg0:up', 'tor0:hosts:down']))
+      expect(ids.length).toBe(2 * 16 + 4)
+    }, { timeout: 10_000, interval: 200 })
+    await expect.poll(() => page.getByTestId('hula-row').count(), { timeout: 10_000 }).toBe(3) // tor0's table has a row per other ToR
     await page.screenshot({ path: join(ARTIFACTS, 'fabric-2-done.png') })
 
     // Replay: reopen the finished run from the store and scrub back.
     await page.getByTestId('run-row').first().click()
-    await expect.poll(() => page.getByTestId('replay-bar').getAttribute('data-mode')).toBe('replay')
+    await expect.poll(() => page.getByTestId('replay-bar').getAttribute('data-mode'), { timeout: 10_000 }).toBe('replay')
     // The stored series are loaded (the slider spans the run's sim time).
     await expect.poll(async () => Number(await page.getByTestId('replay-slider').getAttribute('max')), { timeout: 10_000 }).toBeGreaterThan(10)
     const graph = page.getByTestId('fabric-graph')
-    const endT = Number(await graph.getAttribute('data-t-ms'))
-    const endEdges = await edges(page)
     const slider = page.getByTestId('replay-slider')
     const max = Number(await slider.getAttribute('max'))
+    // The replay starts at the run's end: the graph shows that instant before it is taken as the reference.
+    await expect.poll(async () => Math.abs(Number(await graph.getAttribute('data-t-ms')) - max), { timeout: 10_000 }).toBeLessThan(0.2)
+    const endT = Number(await graph.getAttribute('data-t-ms'))
+    const endEdges = await edges(page)
     const min = Number(await slider.getAttribute('min'))
     const seen = new Set<string>()
     for (const f of [0.2, 0.4, 0.6]) {
@@ -148,22 +151,22 @@ describe('the fabric view in Chromium', () => {
     // A link opens its series, with the replay cursor on it.
     await page.getByTestId('fabric-mode').locator('[data-mode="p95"]').click()
     await page.getByTestId('fabric-switch-select').selectOption('agg0')
-    await expect.poll(() => page.getByTestId('switch-tables').getAttribute('data-switch')).toBe('agg0')
+    await expect.poll(() => page.getByTestId('switch-tables').getAttribute('data-switch'), { timeout: 10_000 }).toBe('agg0')
     await page.screenshot({ path: join(ARTIFACTS, 'fabric-3-replay.png') })
 
     // The other run views on the same run and cursor.
     await page.getByTestId('tab-queues').click()
-    await expect.poll(async () => Number(await page.getByTestId('queue-heatmap').getAttribute('data-rows'))).toBeGreaterThan(0)
+    await expect.poll(async () => Number(await page.getByTestId('queue-heatmap').getAttribute('data-rows')), { timeout: 10_000 }).toBeGreaterThan(0)
     const heat = (await page.getByTestId('queue-heatmap').boundingBox())!
     await page.mouse.click(heat.x + heat.width * 0.5, heat.y + 20)
     await expect.poll(async () => Number(await page.getByTestId('flows-on-wire').getAttribute('data-total')), { timeout: 10_000 }).toBeGreaterThan(0)
     await page.screenshot({ path: join(ARTIFACTS, 'fabric-4-queues.png'), fullPage: true })
     await page.getByTestId('tab-traffic').click()
-    await expect.poll(async () => page.getByTestId('busy-port').count()).toBeGreaterThan(0)
-    await expect.poll(async () => page.getByTestId('top-flows').getByTestId('flow-row').count()).toBe(10)
+    await expect.poll(async () => page.getByTestId('busy-port').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(async () => page.getByTestId('top-flows').getByTestId('flow-row').count(), { timeout: 10_000 }).toBe(10)
     await page.screenshot({ path: join(ARTIFACTS, 'fabric-5-traffic.png'), fullPage: true })
     await page.getByTestId('tab-int').click()
-    await expect.poll(() => page.getByTestId('int-empty').isVisible()).toBe(true)
+    await expect.poll(() => page.getByTestId('int-empty').isVisible(), { timeout: 10_000 }).toBe(true)
     await page.screenshot({ path: join(ARTIFACTS, 'fabric-6-int.png') })
     expect(errors).toEqual([])
   }, 300_000)

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { STORED_MAX_VALUES } from '../../src-renderer/src/lib/series'
 import { ARTIFACTS, launchChromium, contract } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
@@ -63,31 +63,34 @@ describe('a long run in Chromium', () => {
     const chart = page.getByTestId('chart-util')
     const level = page.getByTestId('chart-util-level')
     await expect.poll(() => level.getAttribute('data-level'), { timeout: 10_000 }).toBe('1000000')
-    expect(await level.innerText()).toBe('1 ms means')
+    await expect.poll(() => level.innerText(), { timeout: 10_000 }).toBe('1 ms means')
     // The overview holds one point per 1 ms bucket (the run is about 43 ms of sim time).
-    const overviewPoints = Number(await chart.getAttribute('data-points'))
-    expect(overviewPoints).toBeGreaterThan(20)
-    expect(overviewPoints).toBeLessThan(100)
+    let overviewPoints = 0
+    await vi.waitFor(async () => {
+      overviewPoints = Number(await chart.getAttribute('data-points'))
+      expect(overviewPoints).toBeGreaterThan(20)
+      expect(overviewPoints).toBeLessThan(100)
+    }, { timeout: 10_000, interval: 200 })
     await page.screenshot({ path: join(ARTIFACTS, 'longrun-1-overview.png') })
 
     // Zoomed into a fifth of the run, the chart draws that range's raw samples.
     await drag(page, 'chart-util', 0.4, 0.6)
-    await expect.poll(() => chart.getAttribute('data-zoomed')).toBe('true')
+    await expect.poll(() => chart.getAttribute('data-zoomed'), { timeout: 10_000 }).toBe('true')
     await expect.poll(() => level.getAttribute('data-level'), { timeout: 10_000 }).toBe('raw')
-    expect(await level.innerText()).toBe('raw samples')
+    await expect.poll(() => level.innerText(), { timeout: 10_000 }).toBe('raw samples')
     // Raw over ~9 ms at 2 µs is thousands of samples, downsampled to the plot's width.
-    expect(Number(await chart.getAttribute('data-drawn'))).toBeGreaterThan(overviewPoints * 4)
+    await expect.poll(async () => Number(await chart.getAttribute('data-drawn')), { timeout: 10_000 }).toBeGreaterThan(overviewPoints * 4)
     await page.screenshot({ path: join(ARTIFACTS, 'longrun-2-zoomed.png') })
 
     // Reset: the overview again.
     await page.locator('[data-testid="chart-util"] .u-over').dblclick()
-    await expect.poll(() => level.getAttribute('data-level')).toBe('1000000')
+    await expect.poll(() => level.getAttribute('data-level'), { timeout: 10_000 }).toBe('1000000')
 
     // The run views say it too: the replay bar, and the queue CDF (of means, which flatten peaks).
     await page.getByTestId('tab-queues').click()
     await expect.poll(() => page.getByTestId('replay-bar').getAttribute('data-mode'), { timeout: 10_000 }).toBe('replay')
-    expect(await page.getByTestId('replay-level').innerText()).toMatch(/^\d+ × 1 ms means$/)
-    expect(await page.getByTestId('cdf-level').innerText()).toContain('of stored 1 ms means')
+    await expect.poll(() => page.getByTestId('replay-level').innerText(), { timeout: 10_000 }).toMatch(/^\d+ × 1 ms means$/)
+    await expect.poll(() => page.getByTestId('cdf-level').innerText(), { timeout: 10_000 }).toContain('of stored 1 ms means')
     await page.screenshot({ path: join(ARTIFACTS, 'longrun-3-queues.png') })
     expect(errors).toEqual([])
   }, 240_000)

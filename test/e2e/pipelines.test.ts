@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ARTIFACTS, launchChromium, contract } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 import { fakeCompiler } from '../p4build/fake-compiler'
@@ -52,12 +52,14 @@ describe('the Pipelines view in Chromium', () => {
     // Highlighted source with line numbers.
     const source = page.getByTestId('p4-source')
     await expect.poll(() => source.getAttribute('data-path'), { timeout: 10_000 }).toBe('hula/v1model/hula.p4')
-    expect(await source.locator('.tok-kw').count()).toBeGreaterThan(50)
-    expect(await source.locator('.tok-com').count()).toBeGreaterThan(10)
-    expect(await source.locator('.tok-type').count()).toBeGreaterThan(10)
-    expect(await source.locator('.ln').count()).toBeGreaterThan(200)
+    await vi.waitFor(async () => {
+      expect(await source.locator('.tok-kw').count()).toBeGreaterThan(50)
+      expect(await source.locator('.tok-com').count()).toBeGreaterThan(10)
+      expect(await source.locator('.tok-type').count()).toBeGreaterThan(10)
+      expect(await source.locator('.ln').count()).toBeGreaterThan(200)
+    }, { timeout: 10_000, interval: 200 })
     // The INT includes sit behind #ifdef P4LAB_INT; they are sources of the program all the same.
-    expect(await page.locator('[data-testid="source-file-tab"]').allInnerTexts()).toEqual(['hula.p4', 'headers.p4', 'int.p4', 'int_egress.p4'])
+    await expect.poll(() => page.locator('[data-testid="source-file-tab"]').allInnerTexts(), { timeout: 10_000 }).toEqual(['hula.p4', 'headers.p4', 'int.p4', 'int_egress.p4'])
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-1-source.png') })
 
     // The experiment's topology, tor0: the simple_switch_CLI file, then the bfrt script.
@@ -65,26 +67,28 @@ describe('the Pipelines view in Chromium', () => {
     await page.locator('[data-testid="switch-option"][data-switch="tor0"]').click()
     const file = page.getByTestId('cp-file')
     await expect.poll(() => file.getAttribute('data-switch'), { timeout: 10_000 }).toBe('tor0')
-    expect(await page.getByTestId('cp-file-name').innerText()).toBe('tor0.cli')
-    const cli = await file.innerText()
-    expect(cli).toMatch(/^table_add MyIngress\.ipv4Route MyIngress\.toHost 10\.0\.0\.1\/32 => 0 /m)
-    expect(cli).toMatch(/^mc_mgrp_create \d+$/m)
-    expect(await page.locator('[data-testid="switch-option"]').count()).toBe(10)
+    await expect.poll(() => page.getByTestId('cp-file-name').innerText(), { timeout: 10_000 }).toBe('tor0.cli')
+    await vi.waitFor(async () => {
+      const cli = await file.innerText()
+      expect(cli).toMatch(/^table_add MyIngress\.ipv4Route MyIngress\.toHost 10\.0\.0\.1\/32 => 0 /m)
+      expect(cli).toMatch(/^mc_mgrp_create \d+$/m)
+    }, { timeout: 10_000, interval: 200 })
+    await expect.poll(() => page.locator('[data-testid="switch-option"]').count(), { timeout: 10_000 }).toBe(10)
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-2-cli-tor0.png') })
     await page.getByTestId('cp-tab-bfrt').click()
     await expect.poll(() => page.getByTestId('cp-file-name').innerText(), { timeout: 10_000 }).toBe('tor0.py')
-    expect(await file.innerText()).toMatch(/bfrt\.hula\.pipe\.MyIngress\.\w+\.add_with_/)
+    await expect.poll(() => file.innerText(), { timeout: 10_000 }).toMatch(/bfrt\.hula\.pipe\.MyIngress\.\w+\.add_with_/)
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-3-bfrt-tor0.png') })
 
     // Copy into the experiment's variant, edit it, save.
     await page.getByTestId('copy-variant').click()
-    await expect(page.getByTestId('variant-badge').innerText()).resolves.toMatch(new RegExp(`experiment #${exp.id}`))
+    await expect.poll(() => page.getByTestId('variant-badge').innerText(), { timeout: 10_000 }).toMatch(new RegExp(`experiment #${exp.id}`))
     const editor = page.getByTestId('variant-editor')
     await editor.focus()
     await page.keyboard.press('Control+Home')
     await page.keyboard.type('// edited in the e2e test\n')
-    await expect.poll(() => source.locator('[data-line="1"]').innerText()).toBe('// edited in the e2e test')
-    expect(await source.locator('[data-line="1"] .tok-com').count()).toBe(1)
+    await expect.poll(() => source.locator('[data-line="1"]').innerText(), { timeout: 10_000 }).toBe('// edited in the e2e test')
+    await expect.poll(() => source.locator('[data-line="1"] .tok-com').count(), { timeout: 10_000 }).toBe(1)
     await page.getByTestId('save-variant').click()
     await expect
       .poll(async () => (await contract(app.url, 'pipelines.source', { scheme: 'hula', target: 'bmv2', experimentId: exp.id })).files[0].text.split('\n')[0])
@@ -104,25 +108,25 @@ describe('the Pipelines view in Chromium', () => {
     await page.getByTestId('compile').click()
     await expect.poll(() => page.getByTestId('build-summary').getAttribute('data-status'), { timeout: 15_000 }).toBe('failed')
     const diag = page.getByTestId('diagnostic').first()
-    expect(await diag.innerText()).toMatch(new RegExp(`hula/v1model/hula\\.p4:${at}:${col}`))
+    await expect.poll(() => diag.innerText(), { timeout: 10_000 }).toMatch(new RegExp(`hula/v1model/hula\\.p4:${at}:${col}`))
     // Scroll the source away, then follow the diagnostic back to its line.
     await source.evaluate((el) => (el.scrollTop = 0))
     await diag.click()
     const marked = source.locator('.line.marked')
-    await expect.poll(() => marked.getAttribute('data-line')).toBe(String(at))
-    await expect.poll(() => marked.isVisible()).toBe(true)
-    expect(await source.evaluate((el) => el.scrollTop)).toBeGreaterThan(0)
-    expect(await source.locator('.ln.error').count()).toBe(1)
+    await expect.poll(() => marked.getAttribute('data-line'), { timeout: 10_000 }).toBe(String(at))
+    await expect.poll(() => marked.isVisible(), { timeout: 10_000 }).toBe(true)
+    await expect.poll(() => source.evaluate((el) => el.scrollTop), { timeout: 10_000 }).toBeGreaterThan(0)
+    await expect.poll(() => source.locator('.ln.error').count(), { timeout: 10_000 }).toBe(1)
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-5-compile-log.png') })
 
     await page.getByTestId('side-tab-artifacts').click()
-    await expect.poll(() => page.getByTestId('artifact-row').count()).toBe(1)
-    expect(await page.getByTestId('artifact-row').first().getAttribute('data-status')).toBe('failed')
+    await expect.poll(() => page.getByTestId('artifact-row').count(), { timeout: 10_000 }).toBe(1)
+    await expect.poll(() => page.getByTestId('artifact-row').first().getAttribute('data-status'), { timeout: 10_000 }).toBe('failed')
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-6-artifacts.png') })
 
     // Back to the experiments: the sidebar leaves the Pipelines view.
     await page.getByTestId('experiment-item').first().click()
-    await expect.poll(() => page.getByTestId('pipelines-view').count()).toBe(0)
+    await expect.poll(() => page.getByTestId('pipelines-view').count(), { timeout: 10_000 }).toBe(0)
     expect(errors).toEqual([])
   }, 120_000)
 })

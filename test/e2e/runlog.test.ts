@@ -7,7 +7,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ARTIFACTS, launchChromium, contract } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 
@@ -75,23 +75,23 @@ describe('the run log in Chromium', () => {
     // The run's error on top, as stored.
     await expect.poll(() => page.getByTestId('runlog-error').innerText(), { timeout: 10_000 }).toContain(run.error)
     // The first step (check) failed, with its error; teardown still ran.
-    const steps = await page.getByTestId('runlog-step').evaluateAll((els) => els.map((e) => [e.getAttribute('data-state'), e.textContent ?? '']))
-    expect(steps.map(([s, t]) => `${/step (\w+)/.exec(t)![1]}:${s}`)).toEqual(['check:started', 'check:failed', 'teardown:started', 'teardown:done'])
+    const stepsShown = async () =>
+      (await page.getByTestId('runlog-step').evaluateAll((els) => els.map((e) => [e.getAttribute('data-state'), e.textContent ?? '']))).map(([s, t]) => `${/step (\w+)/.exec(t ?? '')?.[1]}:${s}`)
+    await expect.poll(stepsShown, { timeout: 10_000 }).toEqual(['check:started', 'check:failed', 'teardown:started', 'teardown:done'])
     const failed = page.locator('[data-testid="runlog-step"][data-state="failed"]')
-    expect(await failed.innerText()).toContain('step check: failed')
-    expect((await failed.innerText()).length).toBeGreaterThan('step check: failed'.length + 5)
-    const statuses = await page.getByTestId('runlog-status').evaluateAll((els) => els.map((e) => e.getAttribute('data-state')))
-    expect(statuses).toEqual(['queued', 'deploying', 'failed'])
+    await expect.poll(() => failed.innerText(), { timeout: 10_000 }).toContain('step check: failed')
+    await expect.poll(async () => (await failed.innerText()).length, { timeout: 10_000 }).toBeGreaterThan('step check: failed'.length + 5)
+    await expect.poll(() => page.getByTestId('runlog-status').evaluateAll((els) => els.map((e) => e.getAttribute('data-state'))), { timeout: 10_000 }).toEqual(['queued', 'deploying', 'failed'])
     // The orchestrator's lines, and the filter by source.
     const lines = page.getByTestId('runlog-line')
-    const texts = await lines.allInnerTexts()
-    expect(texts.some((t) => /orchestrator\s+step check: failed: /.test(t))).toBe(true)
-    const sources = await lines.evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute('data-source')))])
-    expect(sources).toContain('orchestrator')
+    await expect.poll(async () => (await lines.allInnerTexts()).some((t) => /orchestrator\s+step check: failed: /.test(t)), { timeout: 10_000 }).toBe(true)
+    await expect.poll(() => lines.evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute('data-source')))]), { timeout: 10_000 }).toContain('orchestrator')
     await page.getByTestId('runlog-source').selectOption('orchestrator')
-    const filtered = await lines.evaluateAll((els) => els.map((e) => e.getAttribute('data-source')))
-    expect(filtered.length).toBeGreaterThan(0)
-    expect(new Set(filtered)).toEqual(new Set(['orchestrator']))
+    await vi.waitFor(async () => {
+      const filtered = await lines.evaluateAll((els) => els.map((e) => e.getAttribute('data-source')))
+      expect(filtered.length).toBeGreaterThan(0)
+      expect(new Set(filtered)).toEqual(new Set(['orchestrator']))
+    }, { timeout: 10_000, interval: 200 })
     await page.screenshot({ path: join(ARTIFACTS, 'runlog-failed.png') })
 
     // A sim run: the Log tab open while it runs follows its status to the end.
@@ -101,8 +101,8 @@ describe('the run log in Chromium', () => {
     await expect
       .poll(() => page.getByTestId('runlog-status').evaluateAll((els) => els.map((e) => e.getAttribute('data-state'))), { timeout: 120_000, interval: 250 })
       .toEqual(['queued', 'deploying', 'running', 'collecting', 'done'])
-    await expect.poll(() => page.getByTestId('runlog-error').count()).toBe(0)
-    expect(await page.getByTestId('runlog-step').count()).toBe(0)
+    await expect.poll(() => page.getByTestId('runlog-error').count(), { timeout: 10_000 }).toBe(0)
+    await expect.poll(() => page.getByTestId('runlog-step').count(), { timeout: 10_000 }).toBe(0)
     await page.screenshot({ path: join(ARTIFACTS, 'runlog-sim.png') })
     expect(errors).toEqual([])
   }, 240_000)

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 
@@ -75,11 +75,11 @@ describe("a switch's tables from its scheme's descriptor, in Chromium", () => {
     const schemes = (await contract(app.url, 'schemes.list', {})) as Array<{ name: string; params: unknown[] }>
     await page.getByTestId('new-experiment').click()
     await expect.poll(() => page.getByTestId('scheme-card').count(), { timeout: 10_000 }).toBe(schemes.length)
-    expect(await page.getByTestId('scheme-card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-scheme')))).toEqual(schemes.map((s) => s.name))
+    await expect.poll(() => page.getByTestId('scheme-card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-scheme'))), { timeout: 10_000 }).toEqual(schemes.map((s) => s.name))
     const hula = page.locator('[data-testid="scheme-card"][data-scheme="hula"]')
     await hula.locator('summary').click()
-    expect(await hula.locator('[data-testid="scheme-param"][data-key="flowletGap"]').innerText()).toMatch(/flowletGap\s+100us\s+flowlet inactivity gap/)
-    expect(await hula.getByTestId('scheme-param').count()).toBe(schemes.find((s) => s.name === 'hula')!.params.length)
+    await expect.poll(() => hula.locator('[data-testid="scheme-param"][data-key="flowletGap"]').innerText(), { timeout: 10_000 }).toMatch(/flowletGap\s+100us\s+flowlet inactivity gap/)
+    await expect.poll(() => hula.getByTestId('scheme-param').count(), { timeout: 10_000 }).toBe(schemes.find((s) => s.name === 'hula')!.params.length)
 
     await page.getByTestId('experiment-item').first().click()
     await page.getByTestId('tab-fabric').click()
@@ -104,21 +104,25 @@ describe("a switch's tables from its scheme's descriptor, in Chromium", () => {
       await page.locator('aside.side').screenshot({ path: join(ARTIFACTS, `switch-tables-${scheme}.png`) })
 
       if (scheme === 'floodgate') {
-        expect(await page.getByTestId('floodgate-table').locator('th').allInnerTexts()).toEqual(['Dst', 'Window', 'VOQ'])
+        await expect.poll(() => page.getByTestId('floodgate-table').locator('th').allInnerTexts(), { timeout: 10_000 }).toEqual(['Dst', 'Window', 'VOQ'])
         // A row per destination host, with the window in bytes.
-        expect(await page.getByTestId('floodgate-row').count()).toBe(24)
-        const windows = await page.getByTestId('floodgate-row').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-window'))))
-        expect(windows.every((w) => Number.isFinite(w) && w >= 0)).toBe(true)
+        await vi.waitFor(async () => {
+          expect(await page.getByTestId('floodgate-row').count()).toBe(24)
+          const windows = await page.getByTestId('floodgate-row').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-window'))))
+          expect(windows.every((w) => Number.isFinite(w) && w >= 0)).toBe(true)
+        }, { timeout: 10_000, interval: 200 })
         continue
       }
-      const rows = await matrixRows(page, scheme)
-      expect(rows.length).toBe(2) // the other two leaves (CONGA) / ToRs (DHLB)
-      for (const r of rows) {
-        const set = r.values.filter((v) => Number.isFinite(v))
-        expect(set.length).toBe(2) // two uplinks, both with a value by now
-        const best = scheme === 'conga' ? Math.min(...set) : Math.max(...set)
-        expect(r.marked).toEqual(r.values.flatMap((v, j) => (v === best ? [j] : [])))
-      }
+      await vi.waitFor(async () => {
+        const rows = await matrixRows(page, scheme)
+        expect(rows.length).toBe(2) // the other two leaves (CONGA) / ToRs (DHLB)
+        for (const r of rows) {
+          const set = r.values.filter((v) => Number.isFinite(v))
+          expect(set.length).toBe(2) // two uplinks, both with a value by now
+          const best = scheme === 'conga' ? Math.min(...set) : Math.max(...set)
+          expect(r.marked).toEqual(r.values.flatMap((v, j) => (v === best ? [j] : [])))
+        }
+      }, { timeout: 10_000, interval: 200 })
     }
     // Each run shows its own scheme's table and the ports, nothing of the others.
     expect(seen.conga.map((h) => h.split('\n')[0])).toEqual([expect.stringMatching(/^CONGA congestion-to-leaf/i), expect.stringMatching(/^Ports/i)])

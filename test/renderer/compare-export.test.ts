@@ -27,6 +27,7 @@ function result(over: Partial<CompareResult> = {}): CompareResult {
     rows: [row('ecmp', 0.5, [20, 40]), row('ecmp', 0.3, [10, 12]), row('rps', 0.3, [8, 9]), row('rps', 0.7, [30, 50]), row('ecmp', 0.7, [60, 70])],
     matched: 10,
     excluded: 0,
+    incomplete: [],
     differences: [],
     ...over,
   }

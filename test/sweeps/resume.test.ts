@@ -90,5 +90,6 @@ describe('p4lab run --resume after SIGKILL', () => {
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toContain('resuming: 12 of 12 cell(s) already done, 0 to run')
     expect(readRuns(db)).toHaveLength(after.length)
-  })
+    // A hang guard: 45 s alone, over two minutes on a loaded 2-core machine (its CLI calls block the test's own timer).
+  }, 300_000)
 })

@@ -20,8 +20,9 @@ type RunMode = 'all' | 'resume' | 'rerun-failed'
 
 /**
  * --resume: every cell with no done run (never run, failed, cancelled, or interrupted by a
- * killed process) runs; done cells never run again. --rerun-failed: only cells whose latest
- * run failed, was cancelled or interrupted. Both work on the experiment with this file's text.
+ * killed process) runs; done cells never run again, nor cells whose latest run ended
+ * incomplete (it ran to its end). --rerun-failed: only cells whose latest run failed, ended
+ * incomplete, was cancelled or interrupted. Both work on the experiment with this file's text.
  */
 function continueSweep(core: ReturnType<typeof openCore>, experimentId: number, mode: Exclude<RunMode, 'all'>) {
   const sweeps = sweepService({
@@ -33,11 +34,12 @@ function continueSweep(core: ReturnType<typeof openCore>, experimentId: number, 
   })
   if (mode === 'rerun-failed') {
     const r = sweeps.rerunFailed(experimentId)
-    process.stderr.write(`p4lab: re-running ${r.runs.length} failed, cancelled or interrupted cell(s) of ${r.cells}\n`)
+    process.stderr.write(`p4lab: re-running ${r.runs.length} failed, incomplete, cancelled or interrupted cell(s) of ${r.cells}\n`)
     return r.runs
   }
   const r = sweeps.resume(experimentId)
-  process.stderr.write(`p4lab: resuming: ${r.done} of ${r.cells} cell(s) already done, ${r.runs.length} to run\n`)
+  const left = r.incomplete ? `, ${r.incomplete} incomplete left alone (--rerun-failed runs them again)` : ''
+  process.stderr.write(`p4lab: resuming: ${r.done} of ${r.cells} cell(s) already done${left}, ${r.runs.length} to run\n`)
   return r.runs
 }
 
@@ -95,6 +97,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   }
   store.close()
   if (finished.some((r) => r.status === 'cancelled' || r.status === 'interrupted')) return 130
+  // An incomplete run is not a success either: scripts that trust exit 0 get only done runs.
   return finished.every((r) => r.status === 'done') ? 0 : 1
 }
 
@@ -104,7 +107,8 @@ export const runCommand: Command = {
     'run FILE [--db PATH] [--json] [--parallel N] [--testbed NAME] [--resume | --rerun-failed]',
     '    run every cell of an experiment file on its target',
     '    (sim runs in parallel, one per core unless --parallel; --testbed overrides the file\'s testbed)',
-    '    --resume runs only the cells with no done run (an interrupted sweep); --rerun-failed only failed/cancelled/interrupted ones',
+    '    --resume runs only the cells with no done run (an interrupted sweep; incomplete cells are left alone);',
+    '    --rerun-failed only failed/incomplete/cancelled/interrupted ones',
   ],
   details: () => [...schemesHelp(), '', ...paramsHelp()],
   run(argv) {

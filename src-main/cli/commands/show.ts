@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { COMPLETE_SHARE, completionNumbers } from '../../contract'
 import { toRun } from '../../core/services'
 import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
@@ -17,11 +18,12 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
     const lines = [
       `run ${row.id}: ${row.experimentName}, ${row.scheme}, load ${row.load}, seed ${row.seed} on ${row.target}`,
       `status    ${row.status}${row.error ? `: ${row.error}` : ''}`,
+      ...(row.completion ? [`flows     ${completionNumbers(row.completion)}${row.completion.complete ? '' : `; done needs ${COMPLETE_SHARE * 100} %`}`] : []),
       `created   ${row.createdAt}`,
       `started   ${row.startedAt ?? '-'}`,
       `finished  ${row.finishedAt ?? '-'}`,
       '',
-      runsTable([toRun(row)]),
+      runsTable([toRun(row)], { notes: false }),
       '',
       'counters',
       ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${v}`),

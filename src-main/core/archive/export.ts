@@ -7,7 +7,7 @@ import { arch, platform, release, tmpdir } from 'node:os'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import Database from 'better-sqlite3'
 import { create } from 'tar'
-import { TERMINAL_STATUSES } from '../../contract/schemas'
+import { TERMINAL_STATUSES, completionNumbers } from '../../contract/schemas'
 import { compareRuns, formatCompareJson, formatCompareTable } from '../compare'
 import { collectSources } from '../p4build/sources'
 import { programPath, readVariant } from '../p4build/programs'
@@ -93,6 +93,9 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
   const notes: string[] = []
   const inFlight = store.listRuns({ experimentId: exp.id }).length - runs.length
   if (inFlight > 0) notes.push(`${inFlight} run(s) still queued or running at export time are left out`)
+  for (const r of runs.filter((x) => x.status === 'incomplete')) {
+    notes.push(`run ${r.id} (${r.scheme}, load ${r.load}, seed ${r.seed}) is incomplete: ${r.error ?? (r.completion ? completionNumbers(r.completion) : 'no numbers recorded')}`)
+  }
 
   const stage = mkdtempSync(join(tmpdir(), 'p4lab-export-'))
   try {
@@ -163,7 +166,8 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     // drawn from the same rows as SVG plots.
     let compareText: string | null = null
     let plots: ArchivePlot[] = []
-    if (runs.some((r) => r.status === 'done')) {
+    // Incomplete runs too: the comparison lists them as left out, with their numbers and cause.
+    if (runs.some((r) => r.status === 'done' || r.status === 'incomplete')) {
       const result = compareRuns(store, { experimentIds: [exp.id] })
       compareText = formatCompareTable(result)
       put(stage, 'compare/mean-by-load.txt', compareText)
@@ -187,6 +191,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
         targets,
       },
       tools: { node: process.versions.node, sqlite: sqliteVersion(), os: `${platform()} ${release()} ${arch()}` },
+      statuses: Object.fromEntries([...new Set(runs.map((r) => r.status))].sort().map((s) => [s, runs.filter((r) => r.status === s).length])),
       targets: sharedFacts(runs),
       notes,
     }

@@ -29,6 +29,8 @@ export const Manifest = z
     }),
     /** Where the archive was written: node, SQLite, OS. */
     tools: z.record(z.string(), z.string()),
+    /** How many of the archived runs ended in each status (done, incomplete, failed, ...); archives before it have none. */
+    statuses: z.record(z.string(), z.number().int().nonnegative()).optional(),
     /** Per target: the facts (tool versions, artifact, mapping) every run on it shares. */
     targets: z.record(z.string(), z.record(z.string(), FactValue)),
     files: z

@@ -1,5 +1,6 @@
 // README.md of an archive: what was run, where, what came out, and how to read the files
 // without p4lab.
+import { COMPLETE_SHARE, completionNumbers } from '../../contract'
 import type { ExperimentSpec } from '../spec'
 import type { RunRow } from '../store'
 import type { Manifest } from './manifest'
@@ -12,7 +13,9 @@ function ms(ns: number | null | undefined): string {
 export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, runs: RunRow[], compareText: string | null, plots: ReadonlyArray<Pick<ArchivePlot, 'path' | 'title'>>, files: string[]): string {
   const byStatus = new Map<string, number>()
   for (const r of runs) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1)
-  const done = runs.filter((r) => r.status === 'done')
+  // Runs with results: done ones, and incomplete ones (shown as such, with their numbers and likely cause).
+  const done = runs.filter((r) => r.status === 'done' || r.status === 'incomplete')
+  const incomplete = runs.filter((r) => r.status === 'incomplete')
   const lines = [
     `# ${m.experiment.name}: p4lab result archive`,
     '',
@@ -36,12 +39,25 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
     '## Results',
     '',
     'Flow completion times (FCT) per run; small flows are under 100 KB, large over 10 MB; percentiles are nearest-rank.',
+    `A run is done when at least ${COMPLETE_SHARE * 100} % of its flows finished; a run that went to its end with fewer is`,
+    '*incomplete*: its FCTs describe only the flows that finished, and the comparison leaves it out.',
     '',
-    '| scheme | load | seed | target | flows finished | mean FCT | p99 FCT |',
-    '|---|---|---|---|---|---|---|',
-    ...done.map((r) => `| ${r.scheme} | ${r.load} | ${r.seed} | ${r.target} | ${r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-'} | ${ms(r.stats?.meanNs)} | ${ms(r.stats?.p99Ns)} |`),
+    '| scheme | load | seed | target | status | flows finished | mean FCT | p99 FCT |',
+    '|---|---|---|---|---|---|---|---|',
+    ...done.map((r) => {
+      const finished = r.completion ? `${r.completion.finished}/${r.completion.flows}` : r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-'
+      return `| ${r.scheme} | ${r.load} | ${r.seed} | ${r.target} | ${r.status} | ${finished} | ${ms(r.stats?.meanNs)} | ${ms(r.stats?.p99Ns)} |`
+    }),
     '',
   ]
+  if (incomplete.length > 0) {
+    lines.push(
+      '### Incomplete runs',
+      '',
+      ...incomplete.map((r) => `- ${r.scheme}, load ${r.load}, seed ${r.seed} on ${r.target} (run ${r.id}): ${r.completion ? `${completionNumbers(r.completion)}. Likely cause: ${r.completion.cause ?? 'unknown'}` : (r.error ?? 'no numbers recorded')}`),
+      '',
+    )
+  }
   if (compareText) lines.push('Mean FCT by scheme and load across seeds (`compare/mean-by-load.txt`):', '', '```', compareText.trimEnd(), '```', '')
   if (plots.length > 0) lines.push('Plots (SVG, the band is across seeds):', '', ...plots.map((p) => `- [${p.title}](${p.path})`), '')
   lines.push(
@@ -49,8 +65,9 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
     '',
     '- `manifest.json`: format version, p4lab version, tool versions, target facts, sha256 of every file.',
     '- `data/p4lab.sqlite`: the runs, flows, series, samples, events and logs as a SQLite database (p4lab\'s own schema; open it with `sqlite3`).',
-    '- `data/*.csv`: the same as CSV. `runs.csv` has one row per run (tags, start and finish times, duration, FCT statistics,',
-    '  counters and target facts as JSON); `flows.csv` every flow (sizes in bytes, times in ns; empty finish = unfinished);',
+    '- `data/*.csv`: the same as CSV. `runs.csv` has one row per run (tags, start and finish times, duration, status, how many',
+    '  flows finished, failed or did not finish and, for an incomplete run, the likely cause, FCT statistics, counters and',
+    '  target facts as JSON); `flows.csv` every flow (sizes in bytes, times in ns; empty finish = unfinished or failed);',
     '  `series.csv` the telemetry series (kind, entity, unit) and `samples.csv` their samples (t in ns); `events.csv` the run events.',
     '- `logs/run-<id>.log`: each run\'s log (orchestrator steps, target output).',
     '- `testbed/<name>.json`: the testbed each run went to, without secrets (no passwords, passphrases or key files).',

@@ -58,8 +58,23 @@ export interface CompareResult {
   /** Runs the query matched, and of those the ones left out (not done, no value, no baseline). */
   matched: number
   excluded: number
+  /** Of the cells left out, those whose latest run ended incomplete, with their numbers and likely cause. */
+  incomplete: IncompleteCell[]
   differences: Array<{ field: string; values: FieldValue[] }>
   cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]> }>
+}
+
+export interface IncompleteCell {
+  experiment: string
+  target: string
+  scheme: string
+  load: number
+  seed: number
+  flows: number
+  finished: number
+  failed: number
+  unfinished: number
+  cause: string | null
 }
 
 export class CompareError extends Error {}
@@ -188,6 +203,23 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
     rows,
     matched,
     excluded,
+    incomplete: cells
+      .filter((r) => r.run.status === 'incomplete')
+      .map((r) => {
+        const c = r.run.completion
+        return {
+          experiment: r.experiment.name,
+          target: r.run.target,
+          scheme: r.run.scheme,
+          load: r.run.load,
+          seed: r.run.seed,
+          flows: c?.flows ?? r.run.stats?.flows ?? 0,
+          finished: c?.finished ?? r.run.stats?.finished ?? 0,
+          failed: c?.failed ?? 0,
+          unfinished: c?.unfinished ?? 0,
+          cause: c?.cause ?? r.run.error,
+        }
+      }),
     differences: diffOnly(cells),
   }
   if (opts.cdf) {

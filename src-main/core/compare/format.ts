@@ -1,6 +1,7 @@
 // compare's plain-text table: one line per line key × x, the mean and the band across
 // seeds. Numbers are shown with four significant digits in a unit chosen per value, so the
 // text is a pure function of the result (byte-identical after an archive round trip).
+import { COMPLETE_SHARE } from '../../contract'
 import type { CompareResult } from './compare'
 import type { FieldValue } from './records'
 
@@ -60,6 +61,15 @@ export function formatCompareTable(r: CompareResult): string {
   ]
   if (r.differences.length > 0) {
     out.push('', `parameters that differ: ${r.differences.map((d) => d.field).join(', ')}`)
+  }
+  if (r.incomplete.length > 0) {
+    out.push('', `left out as incomplete (fewer than ${COMPLETE_SHARE * 100} % of their flows finished):`)
+    for (const c of r.incomplete) {
+      const where = [...(r.experiments.length > 1 ? [c.experiment] : []), ...(new Set(r.incomplete.map((x) => x.target)).size > 1 ? [c.target] : [])]
+      out.push(
+        `  ${[...where, c.scheme].join(' ')} load ${c.load} seed ${c.seed}: ${c.finished} of ${c.flows} flows finished (${c.failed} failed, ${c.unfinished} unfinished); likely cause: ${c.cause ?? 'unknown'}`,
+      )
+    }
   }
   return out.join('\n') + '\n'
 }

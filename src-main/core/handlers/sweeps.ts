@@ -62,7 +62,7 @@ export function sweepHandlers(d: SweepHandlerDeps): SweepHandlers {
     'sweeps.rerunFailed': async ({ experimentId }) => ({ runIds: sweeps.rerunFailed(experimentId).runs.map((r) => r.id) }),
     'sweeps.resume': async ({ experimentId }) => {
       const r = sweeps.resume(experimentId)
-      return { runIds: r.runs.map((x) => x.id), done: r.done, cells: r.cells }
+      return { runIds: r.runs.map((x) => x.id), done: r.done, incomplete: r.incomplete, cells: r.cells }
     },
     'experiments.runAgain': async ({ id, testbed }) => {
       const r = sweeps.runAgain(id, testbed)

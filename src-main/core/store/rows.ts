@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3'
-import type { FctStats, RunStatus } from '../../contract/schemas'
+import type { FctStats, RunCompletion, RunStatus } from '../../contract/schemas'
 
 // Row shapes the store returns (camelCase; JSON columns parsed), and the small context
 // every table module shares.
@@ -37,6 +37,8 @@ export interface RunRow {
   stats: FctStats | null
   counters: Record<string, number> | null
   facts: Record<string, unknown> | null
+  /** How the run's flows ended (done and incomplete runs). */
+  completion: RunCompletion | null
   owner: string
 }
 

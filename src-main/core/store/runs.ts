@@ -1,4 +1,4 @@
-import { TERMINAL_STATUSES, type FctStats, type RunStatus } from '../../contract/schemas'
+import { TERMINAL_STATUSES, type FctStats, type RunCompletion, type RunStatus } from '../../contract/schemas'
 import { fromJson, toJson, type RunRow, type StoreContext } from './rows'
 import { addEvent } from './telemetry'
 
@@ -20,6 +20,7 @@ interface RunRecord {
   stats: string | null
   counters: string | null
   facts: string | null
+  completion: string | null
 }
 
 const SELECT_RUN = `SELECT r.*, e.name AS experiment_name FROM runs r JOIN experiments e ON e.id = r.experiment_id`
@@ -42,6 +43,7 @@ function toRow(r: RunRecord): RunRow {
     stats: fromJson<FctStats>(r.stats),
     counters: fromJson<Record<string, number>>(r.counters),
     facts: fromJson<Record<string, unknown>>(r.facts),
+    completion: fromJson<RunCompletion>(r.completion),
     owner: r.owner,
   }
 }
@@ -127,16 +129,18 @@ export function setRunStatus(
 export function setRunResults(
   s: StoreContext,
   id: number,
-  r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown> },
+  r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown>; completion?: RunCompletion },
 ): void {
   s.db.transaction(() => {
     const run = getRun(s, id)
     if (!run) throw new Error(`run ${id} does not exist`)
     const facts = r.facts === undefined ? run.facts : { ...(run.facts ?? {}), ...r.facts }
-    s.stmt('UPDATE runs SET stats = ?, counters = ?, facts = ? WHERE id = ?').run(
+    const completion = r.completion ?? run.completion
+    s.stmt('UPDATE runs SET stats = ?, counters = ?, facts = ?, completion = ? WHERE id = ?').run(
       toJson(r.stats),
       toJson(r.counters),
       facts === null ? null : toJson(facts),
+      completion === null ? null : toJson(completion),
       id,
     )
   })()

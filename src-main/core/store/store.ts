@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import type { FctStats, RunStatus } from '../../contract/schemas'
+import type { FctStats, RunCompletion, RunStatus } from '../../contract/schemas'
 import * as artifacts from './artifacts'
 import * as experiments from './experiments'
 import * as flows from './flows'
@@ -107,7 +107,7 @@ export class Store {
     return runs.setRunStatus(this.s, id, status, opts)
   }
 
-  setRunResults(id: number, r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown> }): void {
+  setRunResults(id: number, r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown>; completion?: RunCompletion }): void {
     runs.setRunResults(this.s, id, r)
   }
 

@@ -2,7 +2,7 @@
 // the status of every cell, where a cell's status is that of its latest run. Which cells a
 // resume or a re-run repeats is decided here, from the database alone, so it is the same
 // whether the process that ran them is this one, a finished one or one killed mid-sweep.
-import { TERMINAL_STATUSES, type RunStatus } from '../../contract/schemas'
+import { TERMINAL_STATUSES, type RunCompletion, type RunStatus } from '../../contract/schemas'
 import { canonicalJson } from '../p4build/key'
 import { expandRuns, type ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
@@ -22,6 +22,8 @@ export interface SweepCell {
   runs: number
   /** The latest run that finished 'done', if any. */
   doneRunId: number | null
+  /** How the latest run's flows ended (its numbers and, when incomplete, the likely cause). */
+  completion: RunCompletion | null
   /** False for a cell that has runs but is no longer in the experiment's matrix (the file changed). */
   inSpec: boolean
 }
@@ -33,8 +35,19 @@ export interface SweepMatrix {
   counts: Record<CellStatus, number>
 }
 
-/** Failed, cancelled and interrupted cells: what "re-run failed cells" repeats. */
-export const RERUN_STATUSES: readonly CellStatus[] = ['failed', 'cancelled', 'interrupted']
+/**
+ * Failed, incomplete, cancelled and interrupted cells: what "re-run failed cells" repeats. An
+ * incomplete run did not measure what it was meant to (most often a host or a spec to fix first);
+ * re-running it is the user's explicit choice.
+ */
+export const RERUN_STATUSES: readonly CellStatus[] = ['failed', 'incomplete', 'cancelled', 'interrupted']
+
+/**
+ * What Resume repeats: cells never run, or whose latest run stopped before its end. A cell whose
+ * latest run ended incomplete is not resumed: it ran to its end, and running it again unchanged
+ * gives the same (the simulator is deterministic; on a testbed the cause needs fixing first).
+ */
+export const RESUME_STATUSES: readonly CellStatus[] = ['pending', 'failed', 'cancelled', 'interrupted']
 
 export function cellKey(c: { scheme: string; load: number; seed: number; params: Record<string, unknown> }): string {
   return canonicalJson([c.scheme, c.load, c.seed, c.params])
@@ -46,7 +59,7 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
   const spec = exp.spec as ExperimentSpec
   const cells = new Map<string, SweepCell>()
   for (const c of expandRuns(spec)) {
-    const cell: SweepCell = { ...c, params: {}, status: 'pending', runId: null, runs: 0, doneRunId: null, inSpec: true }
+    const cell: SweepCell = { ...c, params: {}, status: 'pending', runId: null, runs: 0, doneRunId: null, completion: null, inSpec: true }
     cells.set(cellKey(cell), cell)
   }
   // Runs come in id order, so the last one seen is the cell's latest.
@@ -54,7 +67,7 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
     const key = cellKey(run)
     let cell = cells.get(key)
     if (!cell) {
-      cell = { scheme: run.scheme, load: run.load, seed: run.seed, params: run.params, status: 'pending', runId: null, runs: 0, doneRunId: null, inSpec: false }
+      cell = { scheme: run.scheme, load: run.load, seed: run.seed, params: run.params, status: 'pending', runId: null, runs: 0, doneRunId: null, completion: null, inSpec: false }
       cells.set(key, cell)
     }
     record(cell, run)
@@ -74,21 +87,20 @@ function record(cell: SweepCell, run: RunRow): void {
   cell.runs++
   cell.status = run.status
   cell.runId = run.id
+  cell.completion = run.completion
   if (run.status === 'done') cell.doneRunId = run.id
 }
 
-const isActive = (s: CellStatus) => s !== 'pending' && !TERMINAL_STATUSES.includes(s)
-
-/** Cells whose latest run failed, was cancelled or was interrupted. */
+/** Cells whose latest run failed, ended incomplete, was cancelled or was interrupted. */
 export function cellsToRerun(m: SweepMatrix): SweepCell[] {
   return m.cells.filter((c) => c.inSpec && RERUN_STATUSES.includes(c.status))
 }
 
 /**
- * Cells with no finished run that nothing is running now: never run, failed, cancelled or
- * interrupted. A cell with a done run is never repeated; one queued or running in a live
- * process is left to it.
+ * Cells with no done run that nothing is running now and that did not end incomplete: never
+ * run, failed, cancelled or interrupted. A cell with a done run is never repeated; one queued
+ * or running in a live process is left to it.
  */
 export function cellsToResume(m: SweepMatrix): SweepCell[] {
-  return m.cells.filter((c) => c.inSpec && c.doneRunId === null && !isActive(c.status))
+  return m.cells.filter((c) => c.inSpec && c.doneRunId === null && RESUME_STATUSES.includes(c.status))
 }

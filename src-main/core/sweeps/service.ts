@@ -45,7 +45,7 @@ export class SweepService {
     )
   }
 
-  /** Queues a new run for every failed, cancelled or interrupted cell. */
+  /** Queues a new run for every failed, incomplete, cancelled or interrupted cell. */
   rerunFailed(experimentId: number): { runs: RunRow[]; cells: number } {
     const exp = this.experiment(experimentId)
     const m = this.matrix(experimentId)
@@ -53,13 +53,14 @@ export class SweepService {
     return { runs: this.enqueue(exp, this.d.specOf(exp), cells), cells: m.cells.length }
   }
 
-  /** Queues every cell without a done run (and not running now); done cells are never run again. */
-  resume(experimentId: number): { runs: RunRow[]; done: number; cells: number } {
+  /** Queues every cell without a done run (and not running now, nor ended incomplete); done cells are never run again. */
+  resume(experimentId: number): { runs: RunRow[]; done: number; incomplete: number; cells: number } {
     const exp = this.experiment(experimentId)
     const m = this.matrix(experimentId)
     const cells = cellsToResume(m)
     const done = m.cells.filter((c) => c.doneRunId !== null).length
-    return { runs: this.enqueue(exp, this.d.specOf(exp), cells), done, cells: m.cells.length }
+    const incomplete = m.cells.filter((c) => c.inSpec && c.doneRunId === null && c.status === 'incomplete').length
+    return { runs: this.enqueue(exp, this.d.specOf(exp), cells), done, incomplete, cells: m.cells.length }
   }
 
   /**

@@ -68,7 +68,8 @@ export type TargetMessage =
   | { type: 'progress'; simTimeNs: number; flowsDone: number; flowsTotal: number }
 
 export interface RunOutput {
-  flows: SimFlows
+  /** The flows; a testbed's agents also give each failed flow's error text (null for the others). */
+  flows: SimFlows & { errors?: ReadonlyArray<string | null> }
   counters: Record<string, number>
   facts: TargetFacts
   /** What happened in the fabric during the run (link down/up, best-hop changes), in time order. */

@@ -14,6 +14,7 @@ import {
   loadPins,
   moveColumn,
   placeColumn,
+  resultsPending,
   saveColumnState,
   savePins,
   sortRows,
@@ -29,6 +30,8 @@ const FLOW_METRICS: CompareMetric[] = ['small.p50', 'small.p99', 'large.p50', 'l
 
 export interface RunsTableRow extends RunRowData {
   run: Run
+  /** The run has ended with results this row does not hold yet: empty result cells show "loading". */
+  pending: boolean
 }
 
 /** props: the component's own (reactive) props; read inside computeds and watchers. */
@@ -74,7 +77,7 @@ export function useRunsTable(props: { readonly experimentId: number; readonly ru
         const fields: Record<string, FieldValue> = stored ? { ...stored, status: r.status } : live
         if (stored) for (const k of ['mean', 'p50', 'p99', 'small.mean', 'large.mean', 'drops', 'retransmits']) fields[k] ??= live[k] ?? null
         fields.finished = live.finished
-        return { id: r.id, run: r, fields }
+        return { id: r.id, run: r, fields, pending: resultsPending(r, stored) }
       })
   })
 

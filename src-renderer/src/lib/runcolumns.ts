@@ -3,7 +3,9 @@
 // ones; the user adds, hides and reorders them (kept per experiment); rows sort with pinned
 // runs on top, group by any field with the mean and a min–max band per metric, and "diff
 // only" keeps the parameters whose values differ between the shown runs. Pure: tested in node.
-import type { Run, RunFieldInfo } from '@contract/index'
+import type { Run, RunFieldInfo, RunStatus } from '@contract/index'
+import { formatUnit } from '@plots/plotdata'
+import { formatCount, formatLoad, formatNs, sig3 } from './format'
 
 export type FieldValue = string | number | null
 export type ColumnGroup = RunFieldInfo['group'] | 'live'
@@ -179,6 +181,49 @@ export function savePins(storage: KeyValueStorage, experimentId: number, pins: r
 }
 
 // ---- Rows ----
+
+/** Statuses whose runs have results (FCT statistics, counters, metrics) to show. */
+export const RESULT_STATUSES: readonly RunStatus[] = ['done', 'incomplete']
+
+/**
+ * Whether a run's results are still on their way to this table: it has ended with results,
+ * but the row holds neither its statistics nor a record fetched since it ended. Its empty
+ * result cells mean "loading", not "no data".
+ */
+export function resultsPending(run: Pick<Run, 'status' | 'stats'>, stored: Readonly<Record<string, FieldValue>> | undefined): boolean {
+  if (!RESULT_STATUSES.includes(run.status)) return false
+  return run.stats === null || stored === undefined || stored.status !== run.status
+}
+
+/** What an empty result cell of a row whose results are pending shows. */
+export const LOADING_TEXT = '…'
+
+/** Whether a column holds a result of the run (an empty one is "no data" once the results are in). */
+export function isResultColumn(c: Pick<ColumnDef, 'group' | 'key'>): boolean {
+  return c.group === 'metric' || c.key === 'finished'
+}
+
+/** A cell's text: its value in the column's format; an empty result cell says "loading" while the results are pending, else "—". */
+export function cellText(c: Pick<ColumnDef, 'format' | 'group' | 'key'>, v: FieldValue | undefined, pending = false): string {
+  if (v === null || v === undefined) return pending && isResultColumn(c) ? LOADING_TEXT : '—'
+  if (typeof v === 'string') return c.format === 'hash' ? v.slice(0, 12) : v
+  switch (c.format) {
+    case 'ns':
+      return formatNs(v)
+    case 'count':
+      return formatCount(v)
+    case 'load':
+      return formatLoad(v)
+    case 'ratio':
+      return formatUnit(v, 'ratio')
+    case 'bps':
+      return formatUnit(v, 'bps')
+    case 'plain':
+      return Number.isInteger(v) ? String(v) : sig3(v)
+    default:
+      return String(v)
+  }
+}
 
 /** A live run's fields before compare.runs has them (new runs, running ones). */
 export function fieldsOfRun(r: Run): Record<string, FieldValue> {

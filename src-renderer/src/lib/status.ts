@@ -10,6 +10,7 @@ export const STATUS_COLOR: Record<RunStatus, string> = {
   running: '#3794ff',
   collecting: '#4ec9b0',
   done: '#89d185',
+  incomplete: '#d7ba4d',
   failed: '#f14c4c',
   interrupted: '#e5a04b',
   cancelled: '#6e7681',

@@ -25,11 +25,11 @@ export const useRunsStore = defineStore('runs', () => {
       .sort((a, b) => a.id - b.id),
   )
 
-  /** The run the charts follow when none is selected: the newest active one, else the newest done one. */
+  /** The run the charts follow when none is selected: the newest active one, else the newest one with results (done or incomplete). */
   const followedRunId = computed(() => {
     const list = runs.value
     for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'running' || list[i].status === 'collecting') return list[i].id
-    for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'done') return list[i].id
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].status === 'done' || list[i].status === 'incomplete') return list[i].id
     return null
   })
 
@@ -56,15 +56,6 @@ export const useRunsStore = defineStore('runs', () => {
     }
   }
 
-  async function refetch(id: number): Promise<void> {
-    try {
-      const run = await call('runs.get', { id })
-      byId.value[id] = run
-    } catch (err) {
-      console.warn(`p4lab: runs.get ${id} failed`, err)
-    }
-  }
-
   async function cancel(id: number): Promise<void> {
     await call('runs.cancel', { id })
   }
@@ -79,14 +70,10 @@ export const useRunsStore = defineStore('runs', () => {
     subscribed = true
     on('run.status', (p) => {
       if (p.experimentId !== experimentId.value) return
-      const known = byId.value[p.runId]
-      if (known) {
-        known.status = p.status
-        known.error = p.error
-      }
+      // The event carries the run as stored with that status, results included: status and
+      // statistics land in one assignment, so no view sees a finished run without its results.
+      byId.value[p.runId] = p.run
       if (isTerminal(p.status)) delete progress.value[p.runId]
-      // Stats and counters only exist once the run is over; a new run needs its full row.
-      if (!known || isTerminal(p.status) || (p.status === 'running' && !known.startedAt)) void refetch(p.runId)
     })
     on('run.progress', (p) => {
       if (byId.value[p.runId]) progress.value[p.runId] = p
@@ -104,7 +91,6 @@ export const useRunsStore = defineStore('runs', () => {
     followedRunId,
     shownRunId,
     load,
-    refetch,
     cancel,
     select,
     subscribe,
