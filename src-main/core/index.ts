@@ -29,7 +29,7 @@ export function createNodeCore(opts: NodeCoreOptions): Core {
   const secrets = new FileSecretStore(defaultSecretsPath(opts.dataDir ?? userDataDir()))
   // The SSH targets: a stored testbed's kind picks its driver (orchestrator.driverFor).
   const remote = {
-    store,
+    artifacts: store,
     knownHosts,
     secrets,
     dataDir: store.file === ':memory:' ? userDataDir() : dirname(store.file),

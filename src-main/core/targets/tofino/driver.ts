@@ -24,11 +24,11 @@ import { join } from 'node:path'
 import { TofinoSettings } from '../../../contract/schemas'
 import { buildFabric, type FabricSpec } from '../../../model/topology'
 import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState } from '../../controlplane'
-import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type BuildResult } from '../../p4build'
+import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type ArtifactStore, type BuildResult } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
-import type { Store } from '../../store'
 import { uploadDir } from '../../ssh'
 import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../shared/agent'
+import { AGENT_PORT, agentWork } from '../shared/workload'
 import {
   type RunContext,
   type RunOutput,
@@ -40,11 +40,12 @@ import {
   type TargetSession,
 } from '../driver'
 import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
-import { RemoteRun, WITH_PATH, collectAgentFlows, destinationRuleOf, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
+import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
 import { bfrtPollKey, bfrtPollScript, combinePipes, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead } from './output'
 
 export interface TofinoDriverOptions extends RemoteDeps {
-  store: Store
+  /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
+  artifacts: ArtifactStore
   dataDir: string
   p4Dir: string
   agentFile: string
@@ -53,9 +54,6 @@ export interface TofinoDriverOptions extends RemoteDeps {
   minPollMs?: number
   keepRunDir?: boolean
 }
-
-const AGENT_PORT = 5001
-const CLIENT_STREAM_BASE = 16
 
 /** One switch on one SDE host. */
 interface Placement {
@@ -193,7 +191,7 @@ export class TofinoSession implements TargetSession {
       env: { SDE: first.sde, SDE_INSTALL: first.sdeInstall },
     })
     this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with bf-p4c (${runner.where})`)
-    const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
+    const builder = new P4Builder({ store: this.o.artifacts, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
     this.artifact = await builder.build({ file, target: 'tofino', program: variant ? `variant:${this.programName}` : `p4/${programRelPath({ scheme: this.programName, target: 'tofino' })}`, signal: this.ctx.signal })
     this.facts.artifact = this.artifact.key
     this.facts.compiler = this.artifact.artifact.compiler
@@ -331,19 +329,12 @@ export class TofinoSession implements TargetSession {
     }
     await sleep(1500, this.ctx.signal)
     const spec = this.ctx.plan.spec
-    const wl = spec.workload
-    const perHost = splitFlows('flows' in wl && typeof wl.flows === 'number' ? wl.flows : where.length, where.length)
+    const work = agentWork(spec, this.ctx.plan.load, where, { linkBps: spec.topology.hostLinkBps, cdfFile: (i) => `${where[i].dir}/workload.cdf`, target: 'tofino' })
     const first = where[0].host
     const startAtNs = BigInt((await this.run.run(first, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim()) + 3_000_000_000n
-    const isDestination = destinationRuleOf(spec)
-    for (const w of where) {
+    for (const { index, dsts, workload } of work) {
       this.run.throwIfCancelled()
-      const dsts = where.filter((x) => isDestination(w.index, x.index)).map((x) => ({ host: x.ip, port: AGENT_PORT }))
-      if (wl.kind !== 'long-lived' && perHost[w.index] === 0) continue
-      const workload =
-        wl.kind === 'long-lived'
-          ? { kind: 'long-lived' as const, flows: Math.max(1, perHost[w.index]), durationS: spec.stopAfterNs / 1e9 }
-          : { kind: 'poisson' as const, cdf: `${w.dir}/workload.cdf`, load: this.ctx.plan.load, linkBps: spec.topology.hostLinkBps, flows: perHost[w.index], stream: CLIENT_STREAM_BASE + w.index }
+      const w = where[index]
       const out = `${w.dir}/flows-h${w.index}.jsonl`
       const name = `cli-h${w.index}`
       await (await this.run.processes(w.host)).start(name, [...w.wrap, ...agentClientArgv({ agent: `${w.dir}/${AGENT_FILE}` }, { dsts, out, workload, seed: this.ctx.plan.seed, startAtNs, src: w.ip })])
