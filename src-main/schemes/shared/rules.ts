@@ -6,3 +6,9 @@ export const utilTauRule: ParamRule = (v, src) =>
   v.utilTauNs !== undefined && v.probePeriodNs !== undefined && v.utilTauNs < 2 * v.probePeriodNs
     ? [{ key: src.utilTauNs, message: `the utilization time constant must be at least 2 × probePeriod (the HULA paper: τ ≥ 2 T_p), got ${formatDuration(v.utilTauNs)} < 2 × ${formatDuration(v.probePeriodNs)}` }]
     : []
+
+/**
+ * The rules on parameters that more than one scheme reads: they apply to every experiment that
+ * gives the values, whichever schemes it runs (a scheme's own rules apply when it runs).
+ */
+export const SHARED_RULES: readonly ParamRule[] = [utilTauRule]
