@@ -34,6 +34,7 @@
 import { fmix32 } from '../../sim/engine/rng'
 import type { PacketPool } from '../../sim/engine/packets'
 import type { FlowletTable } from '../shared/flowlets'
+import { utilTauTooShort } from '../shared/rules'
 import { HULA_PARAMS } from './params'
 import { addProbeSeries, inGroup, newProbe, param, probeStageParts, seriesSwitches, type ProbeReplication, type UtilEstimator } from '../shared/probes'
 import type { ForwardingStage, StageEnv } from '../../sim/routing/stage'
@@ -94,7 +95,7 @@ export class HulaStage implements ForwardingStage {
     const gapNs = param(env, 'hula', 'flowletGapNs', HULA_DEFAULTS.flowletGapNs)
     const periodNs = param(env, 'hula', 'probePeriodNs', HULA_DEFAULTS.probePeriodNs)
     const tauNs = param(env, 'hula', 'utilTauNs', Math.max(HULA_DEFAULTS.utilTauNs, 2 * periodNs))
-    if (tauNs < 2 * periodNs) throw new Error(`hula: utilTauNs (${tauNs}) must be at least 2 × probePeriodNs (${periodNs}) (the HULA paper: τ ≥ 2 T_p)`)
+    if (utilTauTooShort(tauNs, periodNs)) throw new Error(`hula: utilTauNs (${tauNs}) must be at least 2 × probePeriodNs (${periodNs}) (the HULA paper: τ ≥ 2 T_p)`)
     this.periodPs = Math.round(periodNs * 1000)
     this.keepAlivePs = Math.round(param(env, 'hula', 'keepAliveNs', HULA_DEFAULTS.keepAliveNs) * 1000)
     this.probeBytes = Math.round(param(env, 'hula', 'probeBytes', HULA_DEFAULTS.probeBytes))

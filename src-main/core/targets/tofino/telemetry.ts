@@ -1,6 +1,6 @@
 // What a Tofino run polls and the series it feeds (pure; the driver runs the rounds): every
 // switch's port counters (link.util over the port's rate), and the cells the scheme's
-// descriptor names (poll: HULA's best hop and path utilization, LetFlow's flowlet starts…),
+// descriptor names (poll: HULA's best hop and path utilization, for one),
 // read with one bfrt_python script per switch per round (output.ts).
 import type { ControlPlaneState } from '../../controlplane'
 import { schemeOf } from '../../../schemes'
