@@ -35,6 +35,7 @@ seeds: [1]
 `
 
 /** C0 and C1 controls and the bidi overrides: none may reach the terminal raw. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 
 function counts(db: string): { experiments: number; runs: number } {
