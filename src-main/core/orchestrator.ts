@@ -14,7 +14,7 @@ import type { RunRow, Store } from './store'
 import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
-import { capFrame, capPoints, LogCap, TelemetryRateCap, type LimitReport } from './run-limits'
+import { capFrame, capPoints, limitCode, LogCap, TelemetryRateCap, type LimitReport } from './run-limits'
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -163,10 +163,10 @@ export class Orchestrator {
     // while a sim worker is still being torn down) have nowhere to go either. Both are
     // dropped: throwing would land in whatever event handler called the log.
     let sinksOpen = true
-    // A cap hit (run-limits.ts) is an event on the run, so it shows beside the run's status.
+    // A cap hit (run-limits.ts) is a warning event on the run, as BMv2's rate-scale warnings are.
     const limitHit = (r: LimitReport): void => {
       if (!sinksOpen || !store.open) return
-      const event = store.addEvent(run.id, null, 'limit', { limit: r.limit, source: r.source, cap: r.cap, message: r.message })
+      const event = store.addEvent(run.id, null, 'warning', { source: r.source, code: limitCode(r.limit), limit: r.limit, cap: r.cap, message: r.message })
       this.deps.bus.emit('run.event', { runId: run.id, event })
       if (r.limit !== 'log lines') store.addLog(run.id, 'orchestrator', r.message)
     }

@@ -1,6 +1,6 @@
 // The caps a run is held to while it runs (the spec's budgets, core/spec/limits.ts, are
 // checked before it starts). A cap that is hit never crashes the process or loses the run
-// silently: the run fails saying why (memory), or goes on with a 'limit' event and a log
+// silently: the run fails saying why (memory), or goes on with a warning event and a log
 // line saying what was held back (log lines, telemetry). README.md's "Limits" paragraph lists them.
 
 export const RUN_LIMITS = {
@@ -23,6 +23,11 @@ export function runMemoryMb(env: NodeJS.ProcessEnv = process.env): number {
   const mb = Number(text)
   if (!Number.isInteger(mb) || mb < 16) throw new Error(`P4LAB_RUN_MEMORY_MB must be a whole number of megabytes of at least 16, got '${text}'`)
   return mb
+}
+
+/** The code of a cap's warning event: 'limit.log-lines', 'limit.telemetry-rate', 'limit.memory'. */
+export function limitCode(limit: string): string {
+  return `limit.${limit.replace(/ /g, '-')}`
 }
 
 export interface LimitReport {

@@ -144,9 +144,9 @@ describe('p4lab run: caps at run time', { timeout: 600_000 }, () => {
       expect(run.error).toMatch(/^the run went over the memory ceiling per run of 32 MB \(it used \d+ MB\) and was stopped; .*P4LAB_RUN_MEMORY_MB/)
     }
     const d = new Database(db, { readonly: true })
-    const limits = d.prepare("SELECT detail FROM events WHERE kind = 'limit'").all() as Array<{ detail: string }>
+    const limits = d.prepare("SELECT detail FROM events WHERE kind = 'warning'").all() as Array<{ detail: string }>
     d.close()
-    expect(limits.map((l) => JSON.parse(l.detail).limit)).toEqual(['memory', 'memory'])
+    expect(limits.map((l) => JSON.parse(l.detail).code)).toEqual(['limit.memory', 'limit.memory'])
   })
 
   it('refuses a ceiling that is not a number of megabytes', () => {
@@ -163,14 +163,14 @@ describe('p4lab run: caps at run time', { timeout: 600_000 }, () => {
     const r = p4lab(['run', 'fast.yaml', '--db', db], dir)
     expect([0, 1]).toContain(r.code)
     const d = new Database(db, { readonly: true })
-    const limits = d.prepare("SELECT detail FROM events WHERE kind = 'limit'").all() as Array<{ detail: string }>
+    const limits = d.prepare("SELECT detail FROM events WHERE kind = 'warning'").all() as Array<{ detail: string }>
     const logs = (d.prepare('SELECT line FROM logs').all() as Array<{ line: string }>).map((l) => l.line)
     d.close()
     expect(limits.map((l) => JSON.parse(l.detail))).toEqual([
-      expect.objectContaining({ limit: 'telemetry rate', source: 'sampler', cap: 1000, message: expect.stringMatching(/more than 1,000 samples in one millisecond of its time, the cap on telemetry rate per source/) }),
+      expect.objectContaining({ code: 'limit.telemetry-rate', limit: 'telemetry rate', source: 'sampler', cap: 1000, message: expect.stringMatching(/more than 1,000 samples in one millisecond of its time, the cap on telemetry rate per source/) }),
     ])
     expect(logs.some((l) => /^telemetry: \d+ samples of 'sampler' over the cap on telemetry rate per source were not stored$/.test(l))).toBe(true)
     const show = p4lab(['show', '1', '--db', db], dir)
-    expect(show.stdout).toMatch(/limit .*telemetry rate/)
+    expect(show.stdout).toMatch(/warning .*"code":"limit.telemetry-rate"/)
   })
 })

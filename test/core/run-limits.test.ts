@@ -64,8 +64,8 @@ describe('caps at run time', { timeout: 60_000 }, () => {
     // Another source is not held back by the chatty one.
     expect(logs.filter((l) => l.source === 'compiler').map((l) => l.line)).toEqual(['one line of its own'])
     expect(logs.map((l) => l.line)).toContain(`log: lines over the cap on log lines per source not stored: 499 of 'agent'`)
-    const limits = store.listEvents(run.id).filter((e) => e.kind === 'limit')
-    expect(limits.map((e) => e.detail)).toEqual([expect.objectContaining({ limit: 'log lines', source: 'agent', cap })])
+    const limits = store.listEvents(run.id).filter((e) => e.kind === 'warning')
+    expect(limits.map((e) => e.detail)).toEqual([expect.objectContaining({ code: 'limit.log-lines', limit: 'log lines', source: 'agent', cap })])
   })
 
   it('thins points over the rate cap per series, by their own timestamps, and reports each series once', async () => {
@@ -103,8 +103,8 @@ describe('caps at run time', { timeout: 60_000 }, () => {
       ['{"switch":"s1","port":1}', cap + 1],
       ['{"switch":"s1","port":2}', 500],
     ])
-    const limits = store.listEvents(run.id).filter((e) => e.kind === 'limit').map((e) => e.detail)
-    expect(limits).toEqual([expect.objectContaining({ limit: 'telemetry rate', source: 'int.hopLatency{"switch":"s1","port":1}', cap })])
+    const limits = store.listEvents(run.id).filter((e) => e.kind === 'warning').map((e) => e.detail)
+    expect(limits).toEqual([expect.objectContaining({ code: 'limit.telemetry-rate', limit: 'telemetry rate', source: 'int.hopLatency{"switch":"s1","port":1}', cap })])
     expect(store.listLogs(run.id).map((l) => l.line)).toContain(`telemetry: ${n0 - cap} samples of 'int.hopLatency{"switch":"s1","port":1}' over the cap on telemetry rate per source were not stored`)
   })
 })

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { SimConfig, SimResult } from '../../../sim/types'
 import { packageRoot } from '../../paths'
-import { RUN_LIMITS } from '../../run-limits'
+import { limitCode, RUN_LIMITS } from '../../run-limits'
 import {
   CancelledError,
   type RunContext,
@@ -177,13 +177,13 @@ class SimSession implements TargetSession {
     if (w && !this.exited) await w.terminate()
   }
 
-  /** The run's failure when it went over the memory ceiling, reported as a 'limit' event as well. */
+  /** The run's failure when it went over the memory ceiling, reported as a warning event as well. */
   private overCeiling(usedMb?: number): Error {
     const used = usedMb !== undefined ? ` (it used ${usedMb.toLocaleString('en-US')} MB)` : ''
     const message =
       `the run went over the memory ceiling per run of ${this.memoryMb.toLocaleString('en-US')} MB${used} and was stopped; ` +
       'use fewer flows per run or a smaller fabric, or raise the ceiling with P4LAB_RUN_MEMORY_MB'
-    this.ctx.event?.('limit', { limit: 'memory', source: 'sim', cap: this.memoryMb, message })
+    this.ctx.event?.('warning', { source: 'sim', code: limitCode('memory'), limit: 'memory', cap: this.memoryMb, message })
     return new Error(message)
   }
 
