@@ -6,7 +6,7 @@ import type { SimConfig, SimResult, SimSeriesDef } from '../../../sim/types'
  * while it is at TELEMETRY_IN_FLIGHT, so a slow store slows the simulation instead of growing
  * the message queue.
  */
-export type ToWorker = { type: 'start'; config: SimConfig; credits?: SharedArrayBuffer }
+export type ToWorker = { type: 'start'; config: SimConfig; credits?: SharedArrayBuffer; memoryMb?: number }
 
 export const TELEMETRY_IN_FLIGHT = 8
 
@@ -15,4 +15,4 @@ export type FromWorker =
   | { type: 'telemetry'; t: Float64Array; values: Float64Array }
   | { type: 'progress'; simTimeNs: number; flowsDone: number; flowsTotal: number }
   | { type: 'done'; result: SimResult; wallMs: number }
-  | { type: 'error'; message: string; stack?: string }
+  | { type: 'error'; message: string; stack?: string; memory?: { usedMb: number; ceilingMb: number } }
