@@ -13,6 +13,7 @@ import { collectSources } from '../p4build/sources'
 import { programPath, readVariant } from '../p4build/programs'
 import { renderPipeline } from '../p4build/render'
 import { packageVersion } from '../paths'
+import { ranWith } from '../run-view'
 import type { ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
@@ -161,6 +162,10 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     writeSubset(store.file, subset, { experimentId: exp.id, artifactKeys: [...artifactKeys] })
     writeCsvTables(subset, join(stage, 'data'))
     for (const [runId, text] of runLogs(subset)) put(stage, `logs/run-${runId}.log`, text)
+    // What each run ran with, from its own record, and every text the experiment has had: a run
+    // of an earlier revision reads here as it ran, whatever experiment.yaml says now.
+    for (const r of store.listRevisions(exp.id)) put(stage, `experiment/revisions/rev-${r.rev}.yaml`, r.yaml)
+    for (const r of runs) put(stage, `runs/run-${r.id}.json`, JSON.stringify(ranWith(store, r), null, 2) + '\n')
 
     // The comparison as p4lab prints it, so a reader (and import) can check the numbers, and
     // drawn from the same rows as SVG plots.
