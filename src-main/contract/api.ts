@@ -59,8 +59,11 @@ export const methods = {
   'experiments.update': { req: z.object({ id: Id, yaml: z.string() }).strict(), res: Experiment },
   /** Renames an experiment (names are unique): a new revision whose text says the new name, noting the old. */
   'experiments.rename': { req: z.object({ id: Id, name: z.string().trim().min(1).max(200) }).strict(), res: Experiment },
-  /** Saves a text as a new experiment named `name` (its `name:` rewritten), leaving the experiment it came from as it is. */
-  'experiments.saveAs': { req: z.object({ yaml: z.string(), name: z.string().trim().min(1).max(200), file: z.string().optional() }).strict(), res: Experiment },
+  /**
+   * Saves a text as a new experiment, leaving the one it came from as it is: named `name`, else
+   * the text's own name, else (taken) the first free `NAME (N)`; its `name:` is rewritten to match.
+   */
+  'experiments.saveAs': { req: z.object({ yaml: z.string(), name: z.string().trim().min(1).max(200).optional(), file: z.string().optional() }).strict(), res: Experiment },
   /** Every revision of an experiment, oldest first. */
   'experiments.revisions': { req: z.object({ id: Id }).strict(), res: z.array(ExperimentRevision) },
   'experiments.run': {

@@ -191,7 +191,7 @@ export class Core {
         return this.experiment(conflicts(() => store.renameExperiment(id, name)))
       },
       'experiments.saveAs': async ({ yaml, name, file }) => {
-        const text = setTopLevelScalar(yaml, 'name', name)
+        const text = setTopLevelScalar(yaml, 'name', name ?? store.freeExperimentName(this.parseOrThrow(yaml, file).name))
         const spec = this.parseOrThrow(text, file)
         return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml: text, spec, file: file ?? null, tags: spec.tags }, 'saved as a new experiment')))
       },

@@ -94,6 +94,10 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
   const notes: string[] = []
   const inFlight = store.listRuns({ experimentId: exp.id }).length - runs.length
   if (inFlight > 0) notes.push(`${inFlight} run(s) still queued or running at export time are left out`)
+  const older = runs.filter((r) => r.revision !== exp.revision)
+  if (older.length > 0) {
+    notes.push(`${older.length} run(s) ran an earlier revision than the current ${exp.revision} (${older.filter((r) => r.stale).length} of them ran differently); what each ran with is in runs/run-ID.json, every revision's text in experiment/revisions/`)
+  }
   for (const r of runs.filter((x) => x.status === 'incomplete')) {
     notes.push(`run ${r.id} (${r.scheme}, load ${r.load}, seed ${r.seed}) is incomplete: ${r.error ?? (r.completion ? completionNumbers(r.completion) : 'no numbers recorded')}`)
   }
