@@ -1,5 +1,5 @@
 // A run keeps what it ran with. An experiment is run from its file, then its text changes (more
-// flows, another flowlet gap, a new name): the old runs still report the text, flows, parameter
+// flows, another flowlet gap, shorter queues, a new name): the old runs still report the text, flows, parameter
 // and name they ran with, through the contract, the CLI and an export; the run matrix shows their
 // cells as stale and `run --resume` runs those cells again under the text as it is now.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -19,7 +19,7 @@ params: { flowletGap: 100us }
 workload: { kind: web-search, load: [0.3], flows: 20 }
 seeds: [1]
 `
-const V2 = V1.replace('name: rec-a', 'name: rec-b').replace('flows: 20', 'flows: 40').replace('flowletGap: 100us', 'flowletGap: 200us')
+const V2 = V1.replace('name: rec-a', 'name: rec-b').replace('flows: 20', 'flows: 40').replace('flowletGap: 100us', 'flowletGap: 200us').replace('queuePackets: 100', 'queuePackets: 80')
 
 let dir: string
 let db: string
@@ -84,6 +84,7 @@ describe('run records and revisions', () => {
       expect(ran.workload).toMatchObject({ kind: 'web-search', flows: 20, loads: [0.3] })
       expect(ran.topology).toMatchObject({ kind: 'leaf-spine', leaves: 2 })
       expect(ran.facts).toMatchObject({ target: 'sim', engine: 'p4lab-sim v0' })
+      expect((await h['runs.fabric']({ id })).queuePackets).toBe(100)
     }
     const records = await h['compare.runs']({ experimentIds: [exp.id] })
     expect(records.runs.map((r) => [r.fields.flows, r.fields.flowletGapNs, r.fields.revision, r.fields.stale])).toEqual([
@@ -123,7 +124,9 @@ describe('run records and revisions', () => {
     ])
     for (const id of newIds) {
       expect(await h['runs.ranWith']({ id })).toMatchObject({ revision: 3, name: 'rec-b', yaml: V2, stale: false, params: { flowletGapNs: 200_000 }, workload: { flows: 40 } })
+      expect((await h['runs.fabric']({ id })).queuePackets).toBe(80)
     }
+    expect((await h['runs.fabric']({ id: oldIds[0] })).queuePackets).toBe(100)
     // A second resume has nothing left to do.
     const again = p4lab(['run', 'exp.yaml', '--db', db, '--resume'], dir)
     expect(again.stderr).toMatch(/resuming: 2 of 2 cell\(s\) already done, 0 to run/)
