@@ -26,12 +26,13 @@ export function lineDiff(a: string, b: string): DiffLine[] {
       out.push({ op: ' ', text: x[i], n: i + 1 })
       i++
       j++
-    } else if (j < y.length && (i === x.length || lcs[i * w + j + 1] >= lcs[(i + 1) * w + j])) {
-      out.push({ op: '+', text: y[j], n: j + 1 })
-      j++
-    } else {
+    } else if (i < x.length && (j === y.length || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])) {
+      // Removed lines before the added ones that replace them, as diffs read.
       out.push({ op: '-', text: x[i], n: i + 1 })
       i++
+    } else {
+      out.push({ op: '+', text: y[j], n: j + 1 })
+      j++
     }
   }
   return out
