@@ -9,12 +9,13 @@ import { importCommand } from './commands/import'
 import { intCommand } from './commands/int'
 import { listCommand } from './commands/list'
 import { p4Command } from './commands/p4'
+import { renameCommand } from './commands/rename'
 import { runCommand } from './commands/run'
 import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
 import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

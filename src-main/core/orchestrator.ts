@@ -83,6 +83,8 @@ export class Orchestrator {
       this.owner,
       // A resumed or re-run cell keeps the params of the cell it repeats.
       cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })),
+      // Each run's record keeps the spec as resolved for it (files read now), not the stored one.
+      { spec },
     )
     for (const run of runs) {
       let resolve!: () => void

@@ -78,7 +78,15 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     return 1
   }
   const store = core.opts.store
+  const before = store.findExperimentByName(parsed.spec.name)
+  const elsewhere = before ? undefined : store.listExperiments().find((e) => e.file === path)
   const exp = core.findOrCreateExperiment(yaml, path)
+  if (before && exp.revision !== before.revision) {
+    process.stderr.write(`p4lab: ${file} differs from experiment ${exp.name} as last saved (revision ${before.revision}): saved as revision ${exp.revision}; runs that ran differently are now stale\n`)
+  }
+  if (elsewhere) {
+    process.stderr.write(`p4lab: ${file} was last run as experiment '${elsewhere.name}'; its new name makes this a new experiment '${exp.name}' (to rename instead: p4lab rename '${elsewhere.name}' '${exp.name}')\n`)
+  }
   const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
   const ids = runs.map((r) => r.id)
   process.on('SIGINT', () => {
