@@ -34,6 +34,15 @@ import {
 const Id = z.number().int().positive()
 const Empty = z.object({}).strict()
 
+/** What an import brought in: the new experiment, archive run id → new run id, the files, whether the comparison recomputed equals the archived one (null: none archived). */
+export const ImportResult = z.object({
+  experimentId: z.number().int(),
+  name: z.string(),
+  runIds: z.record(z.string(), z.number().int()),
+  files: z.number().int(),
+  compareMatches: z.boolean().nullable(),
+})
+
 /** Every request and response between the UI (or CLI) and the core. */
 export const methods = {
   'app.info': {
@@ -192,21 +201,23 @@ export const methods = {
       .strict(),
     res: RunRecords,
   },
-  /** Writes an experiment as a .tar.gz archive at `file` (a path on the machine running the core). */
+  /**
+   * Writes an experiment as a .tar.gz archive to a file the user picks in the desktop app's own
+   * save dialog; null when the dialog was cancelled. The page never names a path: in web mode
+   * an export is a download (ARCHIVE_HTTP.export), and this method is refused.
+   */
   'archive.export': {
-    req: z.object({ experimentId: Id, file: z.string().min(1).max(4096) }).strict(),
-    res: z.object({ file: z.string(), bytes: z.number().int(), files: z.number().int(), runs: z.number().int() }),
+    req: z.object({ experimentId: Id }).strict(),
+    res: z.object({ file: z.string(), bytes: z.number().int(), files: z.number().int(), runs: z.number().int() }).nullable(),
   },
-  /** Imports an archive into this database (new ids); a refused archive is an error naming the file and why. */
+  /**
+   * Imports an archive the user picks in the desktop app's own open dialog (new ids); null when
+   * cancelled; a refused archive is an error naming the file and why. Web mode uploads instead
+   * (ARCHIVE_HTTP.import), answering with this method's envelope.
+   */
   'archive.import': {
-    req: z.object({ file: z.string().min(1).max(4096) }).strict(),
-    res: z.object({
-      experimentId: z.number().int(),
-      name: z.string(),
-      runIds: z.record(z.string(), z.number().int()),
-      files: z.number().int(),
-      compareMatches: z.boolean().nullable(),
-    }),
+    req: Empty,
+    res: ImportResult.nullable(),
   },
 } as const satisfies Record<MethodName, { req: z.ZodType; res: z.ZodType }>
 

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { experimentTemplatesDir, packageRoot, resourcesDir, userDataDir, workloadsDir } from './paths'
 import { FileSecretStore, defaultSecretsPath } from './secrets'
 import { Core } from './services'
+import type { ArchiveDialogs } from './handlers/archive'
 import { openStore } from './store'
 import { p4labKnownHosts } from './ssh'
 import { SimDriver } from './targets/sim/driver'
@@ -11,6 +12,7 @@ import { Bmv2Driver } from './targets/bmv2/driver'
 import { TofinoDriver } from './targets/tofino/driver'
 
 export { Core } from './services'
+export type { ArchiveDialogs } from './handlers/archive'
 export { createDispatch, type Dispatch } from './dispatch'
 
 export interface NodeCoreOptions {
@@ -21,6 +23,8 @@ export interface NodeCoreOptions {
   parallelRuns?: number
   /** Where known_hosts and secrets.json live; default the user data directory (P4LAB_HOME). */
   dataDir?: string
+  /** The desktop shell's save/open dialogs for archives (archive.export / archive.import). */
+  archiveDialogs?: ArchiveDialogs
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
@@ -44,5 +48,6 @@ export function createNodeCore(opts: NodeCoreOptions): Core {
     defaultBaseDir: opts.baseDir ?? process.cwd(),
     knownHosts,
     secrets,
+    archiveDialogs: opts.archiveDialogs,
   })
 }

@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
-import { archiveHandlers } from './handlers/archive'
+import { archiveHandlers, type ArchiveDialogs } from './handlers/archive'
 import { compareHandlers } from './handlers/compare'
 import { pipelineHandlers } from './handlers/pipelines'
 import { schemeHandlers } from './handlers/schemes'
@@ -37,6 +37,8 @@ export interface CoreOptions {
   knownHosts?: KnownHosts
   /** Key passphrases; default `<userData>/secrets.json` (0600). */
   secrets?: SecretStore
+  /** The desktop shell's save/open dialogs for archives; without them archive.export/import are refused. */
+  archiveDialogs?: ArchiveDialogs
 }
 
 
@@ -203,7 +205,7 @@ export class Core {
         dataDir: this.dataDir(),
       }),
       ...compareHandlers({ store }),
-      ...archiveHandlers({ store, dataDir: this.dataDir(), p4Dir: join(packageRoot(), 'p4') }),
+      ...archiveHandlers({ store, dataDir: this.dataDir(), p4Dir: join(packageRoot(), 'p4'), dialogs: this.opts.archiveDialogs }),
     }
   }
 }

@@ -9,15 +9,12 @@ import { pipeline } from 'node:stream/promises'
 import { ARCHIVE_HTTP } from '../contract/names'
 import type { Core } from '../core'
 import { ArchiveRefusedError, exportExperiment, importArchive } from '../core/archive'
+import { archiveFileName } from '../core/handlers/archive'
 import { packageRoot } from '../core/paths'
 import { SECURITY_HEADERS, sendJson, sendText } from './http'
 
 /** The largest upload taken (compressed); the importer bounds what it unpacks on its own. */
 export const MAX_UPLOAD_BYTES = 1024 ** 3
-
-export function archiveFileName(name: string): string {
-  return `${name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'experiment'}.tar.gz`
-}
 
 class TooLarge extends Error {}
 

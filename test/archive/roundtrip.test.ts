@@ -15,6 +15,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'p4lab-rt-'))
     writeFileSync(join(dir, 'sweep.yaml'), SWEEP_YAML)
+    mkdirSync(join(dir, 'out')) // export creates no folders
     const r = p4lab(['run', 'sweep.yaml', '--db', 'a.db'], dir)
     expect(r.code, r.stderr).toBe(0)
   })
