@@ -34,6 +34,16 @@ import {
 const Id = z.number().int().positive()
 const Empty = z.object({}).strict()
 
+/**
+ * The name of the file an experiment came from in the UI (a picked file's name): shown in
+ * errors, never a path, so the page cannot choose the folder workload files are read from.
+ */
+const FileName = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((s) => !/[/\\\u0000]/.test(s) && s !== '.' && s !== '..', { error: 'expected a file name without a folder (the page cannot name paths)' })
+
 /** What an import brought in: the new experiment, archive run id → new run id, the files, whether the comparison recomputed equals the archived one (null: none archived). */
 export const ImportResult = z.object({
   experimentId: z.number().int(),
@@ -55,11 +65,11 @@ export const methods = {
   'experiments.list': { req: Empty, res: z.array(ExperimentSummary) },
   'experiments.get': { req: z.object({ id: Id }).strict(), res: Experiment },
   'experiments.validate': {
-    req: z.object({ yaml: z.string(), file: z.string().optional() }).strict(),
+    req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
     res: z.object({ ok: z.boolean(), errors: z.array(SpecError), runCount: z.number().int() }),
   },
   'experiments.create': {
-    req: z.object({ yaml: z.string(), file: z.string().optional() }).strict(),
+    req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
     res: Experiment,
   },
   'experiments.update': { req: z.object({ id: Id, yaml: z.string() }).strict(), res: Experiment },

@@ -70,11 +70,16 @@ export class Core {
     return this.orchestrator.recoverInterrupted()
   }
 
+  /**
+   * An experiment's folder is where its file is, when the user gave one on disk (the CLI, an
+   * import); one made in the UI has a name only, and no folder: its workload files come from
+   * the workloads folder alone.
+   */
   parseOptions(file: string | null | undefined): ParseOptions {
     const abs = file && isAbsolute(file)
     return {
       file: file ?? 'experiment.yaml',
-      baseDir: abs ? dirname(file) : this.opts.defaultBaseDir,
+      baseDir: abs ? dirname(file) : this.opts.workloadsDir,
       workloadsDir: this.opts.workloadsDir,
       // Driver keys name testbeds only for built-in targets (sim); bmv2/tofino run on stored testbeds.
       testbeds: [...new Set([...Object.keys(this.opts.drivers).filter((k) => k !== 'bmv2' && k !== 'tofino'), ...this.opts.store.testbedNames()])],
