@@ -42,7 +42,7 @@ const FileName = z
   .string()
   .min(1)
   .max(255)
-  .refine((s) => !/[/\\\u0000]/.test(s) && s !== '.' && s !== '..', { error: 'expected a file name without a folder (the page cannot name paths)' })
+  .refine((s) => !/[/\\]/.test(s) && !s.includes('\0') && s !== '.' && s !== '..', { error: 'expected a file name without a folder (the page cannot name paths)' })
 
 /** What an import brought in: the new experiment, archive run id → new run id, the files, whether the comparison recomputed equals the archived one (null: none archived). */
 export const ImportResult = z.object({
