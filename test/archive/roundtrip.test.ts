@@ -55,7 +55,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
     } finally {
       db.close()
     }
-  })
+  }, 240_000) // thirteen CLI processes: a hang guard, not a speed limit
 
   it('holds the manifest, YAML, SQLite subset, CSV with tags, start times and durations, and a README', () => {
     const file = join(dir, 'out', 'rt2.tar.gz')
