@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { experimentTemplatesDir, packageRoot, resourcesDir, userDataDir, workloadsDir } from './paths'
 import { FileSecretStore, defaultSecretsPath } from './secrets'
 import { Core } from './services'
+import type { ArchiveDialogs } from './handlers/archive'
 import { openStore } from './store'
 import { p4labKnownHosts } from './ssh'
 import { SimDriver } from './targets/sim/driver'
@@ -12,6 +13,7 @@ import { Bmv2Driver } from './targets/bmv2/driver'
 import { TofinoDriver } from './targets/tofino/driver'
 
 export { Core } from './services'
+export type { ArchiveDialogs } from './handlers/archive'
 export { createDispatch, type Dispatch } from './dispatch'
 
 export interface NodeCoreOptions {
@@ -24,6 +26,8 @@ export interface NodeCoreOptions {
   dataDir?: string
   /** The memory ceiling per simulator run, in MB; default P4LAB_RUN_MEMORY_MB, else RUN_LIMITS.memoryMb. */
   runMemoryMb?: number
+  /** The desktop shell's save/open dialogs for archives (archive.export / archive.import). */
+  archiveDialogs?: ArchiveDialogs
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
@@ -48,5 +52,6 @@ export function createNodeCore(opts: NodeCoreOptions): Core {
     defaultBaseDir: opts.baseDir ?? process.cwd(),
     knownHosts,
     secrets,
+    archiveDialogs: opts.archiveDialogs,
   })
 }

@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
-import { archiveHandlers } from './handlers/archive'
+import { archiveHandlers, type ArchiveDialogs } from './handlers/archive'
 import { compareHandlers } from './handlers/compare'
 import { pipelineHandlers } from './handlers/pipelines'
 import { schemeHandlers } from './handlers/schemes'
@@ -39,6 +39,8 @@ export interface CoreOptions {
   knownHosts?: KnownHosts
   /** Key passphrases; default `<userData>/secrets.json` (0600). */
   secrets?: SecretStore
+  /** The desktop shell's save/open dialogs for archives; without them archive.export/import are refused. */
+  archiveDialogs?: ArchiveDialogs
 }
 
 
@@ -80,11 +82,16 @@ export class Core {
     return this.orchestrator.recoverInterrupted()
   }
 
+  /**
+   * An experiment's folder is where its file is, when the user gave one on disk (the CLI, an
+   * import); one made in the UI has a name only, and no folder: its workload files come from
+   * the workloads folder alone.
+   */
   parseOptions(file: string | null | undefined): ParseOptions {
     const abs = file && isAbsolute(file)
     return {
       file: file ?? 'experiment.yaml',
-      baseDir: abs ? dirname(file) : this.opts.defaultBaseDir,
+      baseDir: abs ? dirname(file) : this.opts.workloadsDir,
       workloadsDir: this.opts.workloadsDir,
       // Driver keys name testbeds only for built-in targets (sim); bmv2/tofino run on stored testbeds.
       testbeds: [...new Set([...Object.keys(this.opts.drivers).filter((k) => k !== 'bmv2' && k !== 'tofino'), ...this.opts.store.testbedNames()])],
@@ -248,7 +255,7 @@ export class Core {
         dataDir: this.dataDir(),
       }),
       ...compareHandlers({ store }),
-      ...archiveHandlers({ store, dataDir: this.dataDir(), p4Dir: join(packageRoot(), 'p4') }),
+      ...archiveHandlers({ store, dataDir: this.dataDir(), p4Dir: join(packageRoot(), 'p4'), dialogs: this.opts.archiveDialogs }),
     }
   }
 }
