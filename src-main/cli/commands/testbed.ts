@@ -1,4 +1,4 @@
-// p4lab testbed add|host-add|host-remove|list|check|trust|remove: testbeds with no GUI at all.
+// p4lab testbed add|host-add|host-remove|list|check|trust|clean|remove: testbeds with no GUI at all.
 import { userInfo } from 'node:os'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
@@ -21,6 +21,8 @@ const USAGE = [
   '    log in to each host and report the tools and versions found (exit 1 unless ready)',
   'testbed trust NAME [--host HOST] [--yes]',
   "    show each host's key fingerprint and pin it once you confirm (--yes: without asking)",
+  'testbed clean NAME [--json]',
+    "    stop and remove what earlier runs left on the hosts when they could not be reached at teardown (found by their pid files); exit 1 unless all is clean",
   'testbed remove NAME',
 ]
 
@@ -404,6 +406,22 @@ async function run(argv: string[]): Promise<number> {
         return code
       }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
+    case 'clean': {
+      const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS } })
+      if (positionals.length !== 1) throw new UsageError('testbed clean takes one NAME')
+      return withCore(v.db, async (core) => {
+        const results = await core.cleanTestbed(positionals[0], (l) => process.stderr.write(`${l}\n`))
+        if (v.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n')
+        else if (!results.length) process.stdout.write(`testbed ${positionals[0]}: no run left anything to clean up\n`)
+        else
+          for (const r of results) {
+            process.stdout.write(
+              `run ${r.runId} on ${r.host}: ${r.clean ? 'clean' : 'NOT clean'} (${r.pidFiles} pid files, ${r.found} processes found, ${r.left} left)${r.problem ? `: ${r.problem}` : ''}\n`,
+            )
+          }
+        return results.every((r) => r.clean) ? 0 : 1
+      }).then((c) => c ?? Number(process.exitCode ?? 1))
+    }
     case 'remove': {
       const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS } })
       if (positionals.length !== 1) throw new UsageError('testbed remove takes one NAME')
@@ -414,7 +432,7 @@ async function run(argv: string[]): Promise<number> {
       }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
     case undefined:
-      throw new UsageError('testbed needs a subcommand: add, host-add, host-remove, list, check, trust or remove')
+      throw new UsageError('testbed needs a subcommand: add, host-add, host-remove, list, check, trust, clean or remove')
     default:
       throw new UsageError(`unknown testbed subcommand '${sub}'`)
   }
