@@ -4,7 +4,7 @@
 // - Back only after it: the run fails, naming the host and what was lost; its teardown could
 //   not run, so it is not clean and what the run left is recorded; once the host is back,
 //   `p4lab testbed clean` (Core.cleanTestbed) finds the run's processes by their pid files
-//   and stops them, and a new run on the testbed does the same at its start.
+//   and stops them, and a new run on the testbed does the same at its start (its check step).
 // The switches are the stand-ins of test/helpers/bmv2.ts (no BMv2 here); the namespaces,
 // veths and traffic agents are real processes on this machine, which is the "host".
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -65,17 +65,18 @@ describe('an SSH connection lost during a BMv2 run', () => {
   let lab: Bmv2Lab
   const dirs: string[] = []
   const prefixes: string[] = []
+  const runDirs: string[] = []
   beforeAll(async () => {
     lab = await startBmv2Lab('sshfault', 9700, { switchStandIn: true })
   })
   afterAll(async () => {
     // A failed test may have left the server down, or the run's processes and namespaces up.
     await lab?.sshd.up().catch(() => undefined)
-    for (const p of prefixes) {
+    for (const p of [...prefixes, ...runDirs]) {
       for (const x of processesMatching(p)) process.kill(x.pid, 'SIGKILL')
       for (const ns of netnsList()) if (ns.startsWith(p)) spawnSync('ip', ['netns', 'del', ns])
     }
-    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+    for (const d of [...dirs, ...runDirs]) rmSync(d, { recursive: true, force: true })
     await stopBmv2Lab(lab)
   })
 
@@ -107,6 +108,7 @@ describe('an SSH connection lost during a BMv2 run', () => {
       .find((x) => x.part === 'run-dir')
     expect(dep?.dir, `the run did not deploy: ${store.getRun(run.id)?.error}; ${store.listLogs(run.id).slice(-30).map((l) => `${l.source}: ${l.line}`).join('\n')}`).toBeTruthy()
     prefixes.push(dep!.prefix!)
+    runDirs.push(dep!.dir!)
     return { id: run.id, runDir: dep!.dir!, prefix: dep!.prefix! }
   }
 
@@ -228,4 +230,47 @@ describe('an SSH connection lost during a BMv2 run', () => {
       core.opts.store.close()
     }
   }, 300_000)
+
+  it('the next run on the testbed cleans what a run cut off past the window left, before it deploys', async (t) => {
+    t.skip(!probe.ok, probe.reason)
+    const { core, d } = await setup('fault-next', 2)
+    try {
+      const store = core.opts.store
+      const cut = await startRun(core, 'fault-next', 'fault-next-a')
+      await lab.sshd.down()
+      await waitRun(core, cut.id)
+      expect(store.getRun(cut.id)?.status).toBe('failed')
+      const orphaned = runProcesses(cut.runDir, cut.prefix)
+      expect(orphaned.byPidFile.length).toBeGreaterThan(0)
+      expect(listLeftovers(d, 'fault-next').map((r) => r.runId)).toEqual([cut.id])
+
+      await lab.sshd.up()
+      const next = await startRun(core, 'fault-next', 'fault-next-b')
+      // Cleaned at the new run's check, before its deploy: gone while the new run is running.
+      const during = runProcesses(cut.runDir, cut.prefix)
+      await waitRun(core, next.id)
+      const cleanup = store
+        .listEvents(next.id)
+        .filter((e) => e.kind === 'cleanup')
+        .map((e) => e.detail as { results: Array<{ runId: number; clean: boolean; pidFiles: number; found: number; left: number }> })
+      const why = store
+        .listLogs(next.id)
+        .filter((l) => l.source === 'cleanup')
+        .map((l) => l.line)
+        .join('\n')
+      expect(cleanup, why).toEqual([{ results: [expect.objectContaining({ runId: cut.id, clean: true, left: 0, pidFiles: orphaned.pidFiles })] }])
+      console.log(
+        `[ssh-faults] cleaned by the next run: run ${cut.id} left ${orphaned.byPidFile.length} processes by pid file (${orphaned.byCmdline.length} by command line, ${orphaned.pidFiles} pid files); ` +
+          `run ${next.id}'s check found ${cleanup[0].results[0].found} and left ${cleanup[0].results[0].left}; while run ${next.id} ran: ${during.byPidFile.length} by pid file, ${during.byCmdline.length} by command line`,
+      )
+      expect(during).toEqual({ pidFiles: 0, byPidFile: [], byCmdline: [] })
+      expect(runProcesses(cut.runDir, cut.prefix)).toEqual({ pidFiles: 0, byPidFile: [], byCmdline: [] })
+      expect(listLeftovers(d, 'fault-next')).toEqual([])
+      expect(['done', 'incomplete']).toContain(store.getRun(next.id)?.status)
+      expect(teardowns(core, next.id)).toEqual([expect.objectContaining({ host: 'sw1', clean: true })])
+    } finally {
+      await lab.sshd.up().catch(() => undefined)
+      core.opts.store.close()
+    }
+  }, 400_000)
 })
