@@ -312,8 +312,8 @@ export class SshHost {
           throw e
         })
         .finally(() => {
-        if (this.connecting === p) this.connecting = undefined
-      })
+          if (this.connecting === p) this.connecting = undefined
+        })
       this.connecting = p
     }
     const p = this.connecting
