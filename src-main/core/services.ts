@@ -15,10 +15,12 @@ import { CoreError, notFound } from './errors'
 import { Orchestrator } from './orchestrator'
 import { packageRoot, packageVersion, userDataDir } from './paths'
 import { FileSecretStore, defaultSecretsPath, type SecretStore } from './secrets'
-import { p4labKnownHosts, type KnownHosts } from './ssh'
+import { p4labKnownHosts, SshPool, type KnownHosts } from './ssh'
 import { expandRuns, parseExperiment, type ExperimentSpec, type ParseOptions } from './spec'
 import type { ExperimentRow, RunRow, Store } from './store'
 import type { TargetDriver } from './targets/driver'
+import { cleanTestbedLeftovers, type CleanupResult } from './targets/shared/leftovers'
+import { sshTarget } from './targets/shared/remote'
 import { TestbedService } from './testbeds'
 import { listTemplates } from './templates'
 import { toWireBatch } from './wire'
@@ -60,12 +62,17 @@ export class Core {
   readonly handlers: Handlers
   readonly testbeds: TestbedService
 
+  private readonly knownHosts: KnownHosts
+  private readonly secrets: SecretStore
+
   constructor(readonly opts: CoreOptions) {
     this.orchestrator = new Orchestrator({ store: opts.store, bus: this.bus, drivers: opts.drivers })
+    this.knownHosts = opts.knownHosts ?? p4labKnownHosts(userDataDir())
+    this.secrets = opts.secrets ?? new FileSecretStore(defaultSecretsPath(userDataDir()))
     this.testbeds = new TestbedService({
       store: opts.store,
-      knownHosts: opts.knownHosts ?? p4labKnownHosts(userDataDir()),
-      secrets: opts.secrets ?? new FileSecretStore(defaultSecretsPath(userDataDir())),
+      knownHosts: this.knownHosts,
+      secrets: this.secrets,
       runnableKinds: () => Object.keys(opts.drivers),
       baseDir: opts.defaultBaseDir,
     })
@@ -75,6 +82,24 @@ export class Core {
   /** <userData> of the database: artifacts/, variants/ and imports/ live beside it. */
   dataDir(): string {
     return this.opts.store.file === ':memory:' ? userDataDir() : dirname(this.opts.store.file)
+  }
+
+  /**
+   * Removes what earlier runs could not tear down on the testbed's hosts (they were
+   * unreachable then): the records of targets/shared/leftovers.ts, cleaned by their pid
+   * files and prefixes. A run on the testbed does the same when it starts.
+   */
+  async cleanTestbed(name: string, log: (line: string) => void = () => undefined): Promise<CleanupResult[]> {
+    const row = this.opts.store.getTestbed(name)
+    if (!row) throw notFound('testbed', name)
+    if (row.kind === 'sim') return []
+    const pool = new SshPool({ knownHosts: this.knownHosts, secrets: this.secrets, backoff: { maxAttempts: 1 }, log })
+    try {
+      const hosts = row.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, keyFile: h.keyFile, role: h.role }))
+      return await cleanTestbedLeftovers(this.dataDir(), { name: row.name, hosts }, async (h) => pool.host(await sshTarget(h, this.secrets)), log)
+    } finally {
+      pool.closeAll()
+    }
   }
 
   /** Call once at start-up: runs a dead process left behind become 'interrupted'. */

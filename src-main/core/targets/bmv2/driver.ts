@@ -160,6 +160,8 @@ export class Bmv2Session implements TargetSession {
       for (const t of r.tools) if (t.found && t.version) this.facts[`${h.name}.${t.name}`] = t.version
     }
     await this.run.requireRoot(this.switchHost)
+    // What earlier runs could not tear down here (the host unreachable then) goes first.
+    await this.run.cleanLeftovers()
     this.facts.bringUp = 'netns'
     this.facts.bringUpSetting = this.settings.bringUp
     return this.facts
@@ -353,7 +355,7 @@ export class Bmv2Session implements TargetSession {
     const files: Array<{ hostIndex: number; source: string; text: string }> = []
     for (const c of this.clientNames) {
       const host = plan.hosts[c.host]
-      const r = await this.run.run(h, ['cat', '--', `${this.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20 })
+      const r = await this.run.run(h, ['cat', '--', `${this.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20, retryOnLoss: true })
       if (r.code !== 0) this.ctx.log(h.name, `no flow file from ${host.name}: ${r.stderr.toString('utf8').trim()}`)
       files.push({ hostIndex: c.host, source: host.name, text: r.stdout.toString('utf8') })
     }

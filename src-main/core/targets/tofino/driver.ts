@@ -173,6 +173,8 @@ export class TofinoSession implements TargetSession {
       }
     }
     if (this.settings.target === 'model') for (const p of this.placements) await this.run.requireRoot(p.host)
+    // What earlier runs could not tear down on these hosts (unreachable then) goes first.
+    await this.run.cleanLeftovers()
     this.facts.target = `tofino-${this.settings.target}`
     this.facts.placement = this.placements.map((p) => `${p.sw}@${p.host.name}`).join(' ')
     return this.facts
@@ -384,7 +386,7 @@ export class TofinoSession implements TargetSession {
     const plan = this.plan!
     const files: Array<{ hostIndex: number; source: string; text: string }> = []
     for (const c of this.clients) {
-      const r = await this.run.run(c.host, ['cat', '--', c.out], { check: false, logOutput: false, maxCapture: 256 << 20 })
+      const r = await this.run.run(c.host, ['cat', '--', c.out], { check: false, logOutput: false, maxCapture: 256 << 20, retryOnLoss: true })
       files.push({ hostIndex: c.hostIndex, source: plan.hosts[c.hostIndex].name, text: r.stdout.toString('utf8') })
     }
     const ipToHost = new Map(plan.hosts.map((x) => [x.ip, x.index]))
