@@ -88,9 +88,11 @@ export function checkSubset(file: string, name: string): { runs: number } {
     } catch (err) {
       throw new ArchiveRefusedError(name, `not a p4lab database (${(err as Error).message})`)
     }
+    checkSchema(db, name)
     const exps = (db.prepare('SELECT COUNT(*) AS n FROM experiments').get() as { n: number }).n
     if (exps !== 1) throw new ArchiveRefusedError(name, `holds ${exps} experiments; an archive holds exactly one`)
     checkOwnRows(db, name)
+    checkJson(db, name)
     return { runs: (db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n }
   } catch (err) {
     if (err instanceof ArchiveRefusedError) throw err
@@ -98,6 +100,44 @@ export function checkSubset(file: string, name: string): { runs: number } {
   } finally {
     db.close()
   }
+}
+
+/** Every table and column p4lab's own schema has (at the version the file was brought to) is there. */
+function checkSchema(db: DB, name: string): void {
+  const ref = new Database(':memory:')
+  try {
+    migrate(ref, ':memory:')
+    const tables = ref.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]
+    for (const table of tables) {
+      const have = new Set(columns(db, 'main', table))
+      if (have.size === 0) throw new ArchiveRefusedError(name, `has no table ${table}; not a p4lab database`)
+      const missing = columns(ref, 'main', table).filter((c) => !have.has(c))
+      if (missing.length > 0) throw new ArchiveRefusedError(name, `table ${table} lacks column ${missing.join(', ')}; not a p4lab database`)
+    }
+  } finally {
+    ref.close()
+  }
+}
+
+/** The columns that hold JSON, as the store reads them back. */
+const JSON_COLUMNS: Record<string, string[]> = {
+  experiments: ['spec', 'tags'],
+  runs: ['params', 'stats', 'counters', 'facts', 'completion'],
+  artifacts: ['options', 'outputs'],
+  series: ['entity'],
+  events: ['detail'],
+}
+
+function checkJson(db: DB, name: string): void {
+  for (const [table, cols] of Object.entries(JSON_COLUMNS)) {
+    const present = new Set(columns(db, 'main', table))
+    for (const col of cols.filter((c) => present.has(c))) {
+      const bad = db.prepare(`SELECT rowid AS r FROM ${table} WHERE ${col} IS NOT NULL AND (typeof(${col}) <> 'text' OR NOT json_valid(${col})) LIMIT 1`).get() as { r: number } | undefined
+      if (bad) throw new ArchiveRefusedError(name, `table ${table}, row ${bad.r}: column ${col} is not valid JSON`)
+    }
+  }
+  const exp = db.prepare("SELECT json_type(spec) AS spec, json_type(tags) AS tags FROM experiments").get() as { spec: string; tags: string }
+  if (exp.spec !== 'object' || exp.tags !== 'array') throw new ArchiveRefusedError(name, 'the experiment row has a spec that is not a JSON object or tags that are not a JSON array')
 }
 
 /**
