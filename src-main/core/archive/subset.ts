@@ -79,6 +79,9 @@ export function checkSubset(file: string, name: string): { runs: number } {
     throw new ArchiveRefusedError(name, `not a SQLite database (${(err as Error).message})`)
   }
   try {
+    // A damaged page would surface later, halfway through the import, as a bare SQLite error.
+    const integrity = db.pragma('integrity_check', { simple: true }) as string
+    if (integrity !== 'ok') throw new ArchiveRefusedError(name, `a damaged SQLite file (integrity check: ${integrity})`)
     const version = db.pragma('user_version', { simple: true }) as number
     if (version > SCHEMA_VERSION) {
       throw new ArchiveRefusedError(name, `written by a newer p4lab (schema ${version}, this one reads up to ${SCHEMA_VERSION}); upgrade p4lab`)
