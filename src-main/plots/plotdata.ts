@@ -93,8 +93,9 @@ export function compareToPlot(result: CompareResult, o: CompareToPlot): PlotData
     }
     const i = at.get(JSON.stringify(r.x))!
     l.mean[i] = r.mean
-    l.lo[i] = r.lo
-    l.hi[i] = r.hi
+    // One run has no interval: no band there (a 95 % CI of lo = hi = mean would be a fake one).
+    l.lo[i] = r.n > 1 ? r.lo : null
+    l.hi[i] = r.n > 1 ? r.hi : null
     l.n[i] = r.n
     l.sd[i] = r.sd
     l.values[i] = r.values

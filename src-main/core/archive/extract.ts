@@ -7,7 +7,7 @@ import { closeSync, createReadStream, mkdirSync, openSync, writeSync } from 'nod
 import { join, resolve, sep } from 'node:path'
 import { createGunzip } from 'node:zlib'
 import { Parser, type ReadEntry } from 'tar'
-import { ArchiveRefusedError, badEntryPath } from './entries'
+import { ArchiveRefusedError, badEntryPath, withoutDotPrefix } from './entries'
 
 export interface ExtractLimits {
   /** Entries (files and folders). */
@@ -51,22 +51,27 @@ export function extractSafely(file: string, dest: string, limits: ExtractLimits 
       if (settled) return entry.resume()
       try {
         entries++
-        const path = entry.path
-        if (entries > limits.maxEntries) throw new ArchiveRefusedError(path, `more than ${limits.maxEntries} entries`)
+        if (entries > limits.maxEntries) throw new ArchiveRefusedError(entry.path, `more than ${limits.maxEntries} entries`)
         const isDir = entry.type === 'Directory'
         if (!isDir && !FILE_TYPES.has(entry.type)) {
           const what = entry.type === 'SymbolicLink' || entry.type === 'Link' ? `a link (to ${JSON.stringify(entry.linkpath ?? '')})` : `a ${entry.type} entry`
-          throw new ArchiveRefusedError(path, `${what}; an archive may hold only files and folders`)
+          throw new ArchiveRefusedError(entry.path, `${what}; an archive may hold only files and folders`)
+        }
+        const path = withoutDotPrefix(entry.path)
+        if (path === null) {
+          if (!isDir) throw new ArchiveRefusedError(entry.path, "a file named '.'")
+          entry.resume()
+          return
         }
         const bad = badEntryPath(path, isDir)
-        if (bad) throw new ArchiveRefusedError(path, bad)
+        if (bad) throw new ArchiveRefusedError(entry.path, bad)
         const rel = isDir ? path.replace(/\/$/, '') : path
         const abs = resolve(root, rel)
-        if (!abs.startsWith(root + sep)) throw new ArchiveRefusedError(path, 'it resolves outside the destination')
-        if (seen.has(rel)) throw new ArchiveRefusedError(path, 'it appears twice')
+        if (!abs.startsWith(root + sep)) throw new ArchiveRefusedError(entry.path, 'it resolves outside the destination')
+        if (seen.has(rel)) throw new ArchiveRefusedError(entry.path, 'it appears twice')
         seen.add(rel)
         declared += entry.size
-        if (declared > limits.maxBytes) throw new ArchiveRefusedError(path, `the files add up to more than ${limits.maxBytes} bytes uncompressed`)
+        if (declared > limits.maxBytes) throw new ArchiveRefusedError(entry.path, `the files add up to more than ${limits.maxBytes} bytes uncompressed`)
         if (isDir) {
           mkdirSync(abs, { recursive: true, mode: 0o700 })
           entry.resume()
