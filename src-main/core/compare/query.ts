@@ -281,12 +281,14 @@ export function unmatchedHints(node: QueryNode | null, runs: readonly Queryable[
     if (n.type === 'and' || n.type === 'or') {
       walk(n.left)
       walk(n.right)
-    } else if (n.type === 'not') walk(n.expr)
-    else if (runs.some((r) => matches(n, r))) return
-    else if (n.type === 'tag') {
+      return
+    }
+    if (n.type === 'not') return walk(n.expr)
+    if (runs.some((r) => matches(n, r))) return
+    if (n.type === 'tag') {
       const tags = [...new Set(runs.flatMap((r) => r.tags))].sort()
       out.push(`no run tagged '${n.tag}'; ${tags.length ? `tags in the runs compared: ${tags.join(', ')}` : 'the runs compared have no tags'}`)
-    } else {
+    } else if (n.type === 'cmp') {
       const present = [...new Set(runs.map((r) => r.get(n.field)).filter((v): v is string | number => v !== null && v !== undefined))]
       present.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))))
       const what = n.op === '=' ? `no ${n.field} ${literalText(n.value)}` : `no run has ${n.field} ${n.op} ${literalText(n.value)}`
