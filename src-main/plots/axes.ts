@@ -76,17 +76,23 @@ export function axisTick(v: number, u: AxisUnit): string {
   return Math.abs(x) < 1e-9 ? '0' : String(Number(sig3(x)))
 }
 
-/** The decades covering [min, max] (both > 0): the ticks of a log axis. */
+/**
+ * A log axis's range for data in [min, max] (both > 0): the data with a little room, or whole
+ * decades when the data would show fewer than two labelled decades.
+ */
 export function decadeRange(min: number, max: number): [number, number] {
+  const pad = 1.1
+  if (decades(min / pad, max * pad).length >= 2) return [min / pad, max * pad]
   const lo = 10 ** Math.floor(Math.log10(min))
   let hi = 10 ** Math.ceil(Math.log10(max))
   if (hi <= lo) hi = lo * 10
   return [lo, hi]
 }
 
+/** The powers of ten in [min, max]: the labelled ticks of a log axis. */
 export function decades(min: number, max: number): number[] {
   const out: number[] = []
-  for (let e = Math.round(Math.log10(min)); 10 ** e <= max * (1 + 1e-9); e++) out.push(10 ** e)
+  for (let e = Math.ceil(Math.log10(min) - 1e-9); 10 ** e <= max * (1 + 1e-9); e++) out.push(10 ** e)
   return out
 }
 
