@@ -54,6 +54,20 @@ function guardTerminal(stream: NodeJS.WriteStream): void {
 guardTerminal(process.stdout)
 guardTerminal(process.stderr)
 
+/**
+ * A reader that went away (`p4lab list | head`) is not an error: the rest of the output is
+ * dropped and the command ends as it would have (a run still finishes and is stored), with its
+ * own exit code and no stack trace.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err
+    stream.write = (() => true) as typeof stream.write
+  })
+}
+quietWhenClosed(process.stdout)
+quietWhenClosed(process.stderr)
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code

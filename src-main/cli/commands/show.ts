@@ -3,7 +3,17 @@ import { COMPLETE_SHARE, completionNumbers } from '../../contract'
 import type { RunRanWith } from '../../contract'
 import { ranWith } from '../../core/run-view'
 import { toRun } from '../../core/services'
+import { eventText, formatCounter, formatNsShort } from '../../plots/format'
 import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
+
+/** One line per event: the wall clock, the simulated time when it has one, the kind and what happened. */
+function eventLines(events: Array<{ at: string; tNs: number | null; kind: string; detail: unknown }>): string[] {
+  const clock = (iso: string) => (/T(\d\d:\d\d:\d\d\.\d+)/.exec(iso)?.[1] ?? iso)
+  const sim = events.map((e) => (e.tNs === null ? '' : `t=${formatNsShort(e.tNs)}`))
+  const simW = Math.max(0, ...sim.map((s) => s.length))
+  const kindW = Math.max(0, ...events.map((e) => e.kind.length))
+  return events.map((e, i) => `  ${clock(e.at)}  ${simW ? `${sim[i].padEnd(simW)}  ` : ''}${e.kind.padEnd(kindW)}  ${eventText(e.kind, e.detail)}`.trimEnd())
+}
 
 function cmdShow(idText: string, db: string | undefined, json: boolean): number {
   const id = Number(idText)
@@ -30,11 +40,11 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
       runsTable([toRun(row)], { notes: false }),
       '',
       'counters',
-      ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${v}`),
+      ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${formatCounter(k, v).padStart(12)}`),
       '',
       `series    ${series.length}`,
       'events',
-      ...events.map((e) => `  ${e.at}  ${e.kind}  ${JSON.stringify(e.detail)}`),
+      ...eventLines(events),
     ]
     process.stdout.write(lines.join('\n') + '\n')
   }
@@ -67,7 +77,7 @@ function ranWithLines(r: RunRanWith): string[] {
 
 export const showCommand: Command = {
   name: 'show',
-  usage: ['show RUN [--db PATH] [--json]', '    show one run: status, FCT statistics, counters, events'],
+  usage: ['show RUN [--db PATH] [--json]', '    show one run: status, FCT statistics, counters in their units, events one per line (--json: raw numbers)'],
   run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
     if (positionals.length !== 1) throw new UsageError('show takes one run id')

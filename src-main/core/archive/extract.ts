@@ -11,7 +11,7 @@ import { closeSync, createReadStream, mkdirSync, openSync, writeSync } from 'nod
 import { join, resolve, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
-import { ArchiveRefusedError, badEntryPath } from './entries'
+import { ArchiveRefusedError, badEntryPath, withoutDotPrefix } from './entries'
 import { TarReader, type TarSink } from './tarstream'
 
 export interface ExtractLimits {
@@ -46,23 +46,28 @@ export async function extractSafely(file: string, dest: string, limits: ExtractL
   const reader = new TarReader({
     maxMetaBytes: 1024 * 1024,
     entry: (e) => {
-      const path = e.path
       entries++
-      if (entries > limits.maxEntries) throw new ArchiveRefusedError(path, `more than ${limits.maxEntries} entries`)
+      if (entries > limits.maxEntries) throw new ArchiveRefusedError(e.path, `more than ${limits.maxEntries} entries`)
       const isDir = e.type === 'Directory'
       if (!isDir && !FILE_TYPES.has(e.type)) {
         const what = e.type === 'SymbolicLink' || e.type === 'Link' ? `a link (to ${JSON.stringify(e.linkpath)})` : `a ${e.type} entry`
-        throw new ArchiveRefusedError(path, `${what}; an archive may hold only files and folders`)
+        throw new ArchiveRefusedError(e.path, `${what}; an archive may hold only files and folders`)
+      }
+      // `tar -C dir .` names every entry ./x and adds the root ./ folder: one leading ./ goes.
+      const path = withoutDotPrefix(e.path)
+      if (path === null) {
+        if (!isDir) throw new ArchiveRefusedError(e.path, "a file named '.'")
+        return IGNORE
       }
       const bad = badEntryPath(path, isDir)
-      if (bad) throw new ArchiveRefusedError(path, bad)
+      if (bad) throw new ArchiveRefusedError(e.path, bad)
       const rel = isDir ? path.replace(/\/$/, '') : path
       const abs = resolve(root, rel)
-      if (!abs.startsWith(root + sep)) throw new ArchiveRefusedError(path, 'it resolves outside the destination')
-      if (seen.has(rel)) throw new ArchiveRefusedError(path, 'it appears twice')
+      if (!abs.startsWith(root + sep)) throw new ArchiveRefusedError(e.path, 'it resolves outside the destination')
+      if (seen.has(rel)) throw new ArchiveRefusedError(e.path, 'it appears twice')
       seen.add(rel)
       declared += e.size
-      if (declared > limits.maxBytes) throw new ArchiveRefusedError(path, `the files add up to more than ${limits.maxBytes} bytes uncompressed`)
+      if (declared > limits.maxBytes) throw new ArchiveRefusedError(e.path, `the files add up to more than ${limits.maxBytes} bytes uncompressed`)
       try {
         if (isDir) {
           mkdirSync(abs, { recursive: true, mode: 0o700 })

@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { seriesReader } from '../store'
-import { writeCsv, type CsvValue } from './csv'
+import { atPs, writeCsv, type CsvValue } from './csv'
 
 export const CSV_FILES = ['runs.csv', 'flows.csv', 'series.csv', 'samples.csv', 'events.csv'] as const
 
@@ -68,12 +68,19 @@ export function writeCsvTables(subsetFile: string, dir: string): void {
     )
     const rows = (sql: string) => db.prepare(sql).raw(true).iterate() as IterableIterator<CsvValue[]>
     writeCsv(join(dir, 'flows.csv'), ['run', 'flow', 'src', 'dst', 'size_bytes', 'start_ns', 'finish_ns', 'fct_ns'],
-      rows('SELECT run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns FROM flows ORDER BY run_id, id'))
+      mapColumns(rows('SELECT run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns FROM flows ORDER BY run_id, id'), [5, 6, 7], atPs))
     writeCsv(join(dir, 'series.csv'), ['series', 'run', 'kind', 'entity', 'unit'], rows('SELECT id, run_id, kind, entity, unit FROM series ORDER BY id'))
     writeCsv(join(dir, 'samples.csv'), ['series', 't_ns', 'value'], sampleRows(db))
-    writeCsv(join(dir, 'events.csv'), ['run', 'event', 't_ns', 'at', 'kind', 'detail'], rows('SELECT run_id, id, t_ns, at, kind, detail FROM events ORDER BY run_id, id'))
+    writeCsv(join(dir, 'events.csv'), ['run', 'event', 't_ns', 'at', 'kind', 'detail'], mapColumns(rows('SELECT run_id, id, t_ns, at, kind, detail FROM events ORDER BY run_id, id'), [2], atPs))
   } finally {
     db.close()
+  }
+}
+
+function* mapColumns(rows: Iterable<CsvValue[]>, columns: readonly number[], f: (v: CsvValue) => CsvValue): IterableIterator<CsvValue[]> {
+  for (const r of rows) {
+    for (const c of columns) r[c] = f(r[c])
+    yield r
   }
 }
 
@@ -82,7 +89,7 @@ function* sampleRows(db: Database.Database): IterableIterator<CsvValue[]> {
   const read = seriesReader(db)
   for (const id of db.prepare('SELECT id FROM series ORDER BY id').pluck().all() as number[]) {
     const { t, v } = read(id)
-    for (let k = 0; k < t.length; k++) yield [id, t[k], Number.isNaN(v[k]) ? null : v[k]]
+    for (let k = 0; k < t.length; k++) yield [id, atPs(t[k]), Number.isNaN(v[k]) ? null : v[k]]
   }
 }
 

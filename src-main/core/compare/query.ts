@@ -283,3 +283,45 @@ export function matches(node: QueryNode | null, run: Queryable): boolean {
     }
   }
 }
+
+const BASE_PLURALS: Record<string, string> = { scheme: 'schemes', load: 'loads', seed: 'seeds', target: 'targets', status: 'statuses', experiment: 'experiments' }
+const MAX_LISTED = 20
+
+function literalText(v: Literal): string {
+  return v.kind === 'number' ? v.text : `'${v.value}'`
+}
+
+/**
+ * For each comparison (and tag) in the query that no run satisfies on its own, a hint naming
+ * what the runs do have: `scheme = rsp` → "no scheme 'rsp'; schemes in the runs compared:
+ * ecmp, hula". A typo in a value then reads as one, not as an empty table.
+ */
+export function unmatchedHints(node: QueryNode | null, runs: readonly Queryable[]): string[] {
+  const out: string[] = []
+  const walk = (n: QueryNode | null): void => {
+    if (!n) return
+    if (n.type === 'and' || n.type === 'or') {
+      walk(n.left)
+      walk(n.right)
+      return
+    }
+    if (n.type === 'not') return walk(n.expr)
+    if (runs.some((r) => matches(n, r))) return
+    if (n.type === 'tag') {
+      const tags = [...new Set(runs.flatMap((r) => r.tags))].sort()
+      out.push(`no run tagged '${n.tag}'; ${tags.length ? `tags in the runs compared: ${tags.join(', ')}` : 'the runs compared have no tags'}`)
+    } else if (n.type === 'cmp') {
+      const present = [...new Set(runs.map((r) => r.get(n.field)).filter((v): v is string | number => v !== null && v !== undefined))]
+      present.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))))
+      const what = n.op === '=' ? `no ${n.field} ${literalText(n.value)}` : `no run has ${n.field} ${n.op} ${literalText(n.value)}`
+      if (present.length === 0) {
+        out.push(`${what}; no run compared has a value for ${n.field}`)
+        return
+      }
+      const listed = present.slice(0, MAX_LISTED).join(', ') + (present.length > MAX_LISTED ? `, … (${present.length} in all)` : '')
+      out.push(`${what}; ${BASE_PLURALS[n.field] ?? `values of ${n.field}`} in the runs compared: ${listed}`)
+    }
+  }
+  walk(node)
+  return [...new Set(out)]
+}
