@@ -2,7 +2,6 @@
 // target allows (a core each on the sim, one on a hardware testbed), and is the only
 // writer of run status. Every status change is stored (with an event row)
 // before it is announced, so the UI never shows a state the database does not hold.
-import { hostname } from 'node:os'
 import type { RunStatus } from '../contract'
 import { TERMINAL_STATUSES } from '../contract'
 import type { EventBus } from './bus'
@@ -11,9 +10,12 @@ import { assessCompletion, incompleteReason } from './completion'
 import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
 import type { RunRow, Store } from './store'
-import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
+import { CancelledError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
+import { ownerIsAlive, processOwner } from './owner'
+
+export { ownerIsAlive, processOwner }
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -26,24 +28,11 @@ export interface OrchestratorDeps {
   owner?: string
 }
 
-/** host:pid, so a later start can tell a run cut off by a dead process from a live one. */
-export function processOwner(): string {
-  return `${hostname()}:${process.pid}`
-}
-
-export function ownerIsAlive(owner: string): boolean {
-  const [host, pidText] = owner.split(':')
-  const pid = Number(pidText)
-  // A run owned by another machine (a shared database file) cannot be checked: leave it.
-  if (host !== hostname() || !Number.isInteger(pid)) return true
-  if (pid === process.pid) return true
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+/**
+ * How often this process stamps its runs in flight as alive (runs.heartbeat_at): a run cut off
+ * by a crash is marked interrupted at its last stamp, so this is how far off that time may be.
+ */
+export const HEARTBEAT_MS = 2000
 
 interface Job {
   run: RunRow
@@ -51,6 +40,10 @@ interface Job {
   abort: AbortController
   done: Promise<void>
   resolve: () => void
+  /** Ids (index in the run's flow list) of the flows already stored while the run went on. */
+  flowsStored: Set<number>
+  /** The first store write of the run's log or events that failed: it fails the run. */
+  storeError: string | null
 }
 
 export class Orchestrator {
@@ -59,14 +52,20 @@ export class Orchestrator {
   private readonly queue: Job[] = []
   /** Runs in progress per testbed; each target caps its own (driver.maxParallelRuns). */
   private readonly activePerTestbed = new Map<string, number>()
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined
 
   constructor(private readonly deps: OrchestratorDeps) {
     this.owner = deps.owner ?? processOwner()
   }
 
-  /** Marks the runs that a dead process left unfinished as interrupted. */
+  /** Marks the runs that a dead process left unfinished as interrupted, and announces them. */
   recoverInterrupted(): number[] {
-    return this.deps.store.markInterruptedRuns(ownerIsAlive)
+    const ids = this.deps.store.markInterruptedRuns(ownerIsAlive)
+    for (const id of ids) {
+      const run = this.deps.store.getRun(id)
+      if (run) this.announce(run)
+    }
+    return ids
   }
 
   /** Creates the runs of an experiment (queued) and schedules them. */
@@ -86,13 +85,34 @@ export class Orchestrator {
     for (const run of runs) {
       let resolve!: () => void
       const done = new Promise<void>((r) => (resolve = r))
-      const job: Job = { run, spec, abort: new AbortController(), done, resolve }
+      const job: Job = { run, spec, abort: new AbortController(), done, resolve, flowsStored: new Set(), storeError: null }
       this.jobs.set(run.id, job)
       this.queue.push(job)
       this.announce(run)
     }
+    this.startHeartbeat()
     this.pump()
     return runs
+  }
+
+  /** While this process has runs, stamps them alive every HEARTBEAT_MS (see markInterruptedRuns). */
+  private startHeartbeat(): void {
+    if (this.heartbeatTimer) return
+    this.heartbeatTimer = setInterval(() => {
+      if (this.jobs.size === 0 || !this.deps.store.open) return this.stopHeartbeat()
+      try {
+        this.deps.store.heartbeat(this.owner)
+      } catch {
+        // A missed stamp only makes the time of a later interruption earlier; the next one may pass.
+      }
+    }, HEARTBEAT_MS)
+    // The timer alone must not keep a CLI alive once its runs are over.
+    this.heartbeatTimer.unref?.()
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer)
+    this.heartbeatTimer = undefined
   }
 
   /** Resolves when the given runs have reached a terminal status. */
@@ -161,9 +181,19 @@ export class Orchestrator {
     // to. Lines that come while the store is closed (a CLI closing it once its runs are done,
     // while a sim worker is still being torn down) have nowhere to go either. Both are
     // dropped: throwing would land in whatever event handler called the log.
+    // A store error here (the database locked past the busy timeout, the disk full) cannot be
+    // thrown into the event handler that logged: it would end the process. It fails this run.
     let sinksOpen = true
+    const guard = <T>(write: () => T): T | undefined => {
+      try {
+        return write()
+      } catch (err) {
+        job.storeError ??= `the store refused a write: ${err instanceof Error ? err.message : String(err)}`
+        return undefined
+      }
+    }
     const log = (source: string, line: string): void => {
-      if (sinksOpen && store.open) store.addLog(run.id, source, line)
+      if (sinksOpen && store.open) guard(() => store.addLog(run.id, source, line))
     }
     let session
     try {
@@ -172,7 +202,9 @@ export class Orchestrator {
         signal: job.abort.signal,
         log,
         event: (kind, detail) => {
-          if (sinksOpen && store.open) this.deps.bus.emit('run.event', { runId: run.id, event: store.addEvent(run.id, null, kind, detail) })
+          if (!sinksOpen || !store.open) return
+          const event = guard(() => store.addEvent(run.id, null, kind, detail))
+          if (event) this.deps.bus.emit('run.event', { runId: run.id, event })
         },
         ...(testbed ? { testbed } : {}),
       })
@@ -215,7 +247,7 @@ export class Orchestrator {
       this.setStatus(job, 'running')
       await step('traffic', async () => {
         await s.startTraffic()
-        await this.ingest(run.id, s.telemetry())
+        await this.ingest(job, s.telemetry())
       })
       this.setStatus(job, 'collecting')
       const out = await step('collect', () => s.collect())
@@ -230,11 +262,12 @@ export class Orchestrator {
         log: () => store.listLogs(run.id).map((l) => l.line),
       })
       store.transaction(() => {
-        store.insertFlows(run.id, out.flows)
+        this.storeRemainingFlows(job, out.flows)
         for (const e of out.events ?? []) store.addEvent(run.id, e.tNs, e.kind, e.detail)
         store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts, completion })
       })
-      if (completion.complete) outcome = { status: 'done', error: null }
+      if (job.storeError) outcome = { status: 'failed', error: job.storeError }
+      else if (completion.complete) outcome = { status: 'done', error: null }
       else {
         outcome = { status: 'incomplete', error: incompleteReason(completion) }
         log('orchestrator', `incomplete: ${outcome.error}`)
@@ -277,8 +310,9 @@ export class Orchestrator {
    * Stores every sample through the ingest path (batched transactions, roll-ups, a bounded
    * queue this loop waits on when the disk falls behind) and forwards coalesced batches to the UI.
    */
-  private async ingest(runId: number, stream: AsyncIterable<TargetMessage>): Promise<void> {
+  private async ingest(job: Job, stream: AsyncIterable<TargetMessage>): Promise<void> {
     const { store, bus } = this.deps
+    const runId = job.run.id
     const ingest: Ingest = new Ingest({
       store,
       runId,
@@ -298,6 +332,10 @@ export class Orchestrator {
         } else if (msg.type === 'telemetry') {
           ingest.pushFrame(msg.t, msg.values)
           await ingest.ready()
+        } else if (msg.type === 'flows') {
+          const { id, src, dst, sizeBytes, startNs, finishNs } = msg
+          store.insertFlows(runId, { src, dst, sizeBytes, startNs, finishNs }, id)
+          for (let i = 0; i < id.length; i++) job.flowsStored.add(id[i])
         } else if (msg.type === 'points') {
           ingest.pushPoints(msg.series, msg.t, msg.values)
           await ingest.ready()
@@ -310,15 +348,49 @@ export class Orchestrator {
     }
   }
 
+  /** The run's flows not yet stored while it went on (unfinished ones, the last batch), each under its index. */
+  private storeRemainingFlows(job: Job, flows: RunOutput['flows']): void {
+    const { store } = this.deps
+    if (job.flowsStored.size === 0) {
+      store.insertFlows(job.run.id, flows)
+      return
+    }
+    const ids: number[] = []
+    for (let i = 0; i < flows.src.length; i++) if (!job.flowsStored.has(i)) ids.push(i)
+    const pick = (col: ArrayLike<number>) => Float64Array.from(ids, (i) => col[i])
+    store.insertFlows(
+      job.run.id,
+      { src: pick(flows.src), dst: pick(flows.dst), sizeBytes: pick(flows.sizeBytes), startNs: pick(flows.startNs), finishNs: pick(flows.finishNs) },
+      ids,
+    )
+  }
+
   private setStatus(job: Job, status: RunStatus, error: string | null = null): void {
     job.run = this.deps.store.setRunStatus(job.run.id, status, { error })
     this.announce(job.run)
   }
 
+  /**
+   * A store error here fails nothing more: the run stays as stored, with this process as its
+   * owner, and is marked interrupted once this process has gone (markInterruptedRuns).
+   */
   private finish(job: Job, status: RunStatus, error: string | null): void {
-    if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
-    this.jobs.delete(job.run.id)
-    job.resolve()
+    try {
+      if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
+    } catch (err) {
+      this.deps.bus.emit('run.status', {
+        runId: job.run.id,
+        experimentId: job.run.experimentId,
+        status: job.run.status,
+        error: `could not store the run's end (${status}): ${err instanceof Error ? err.message : String(err)}`,
+        at: new Date().toISOString(),
+        run: toRun(job.run),
+      })
+    } finally {
+      this.jobs.delete(job.run.id)
+      if (this.jobs.size === 0) this.stopHeartbeat()
+      job.resolve()
+    }
   }
 
   private announce(run: RunRow): void {

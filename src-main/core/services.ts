@@ -68,6 +68,24 @@ export class Core {
     return this.orchestrator.recoverInterrupted()
   }
 
+  /**
+   * For a long-lived process (serve, the app): looks again every everyMs for runs whose owner
+   * died meanwhile (another p4lab on the same database, killed), so they do not show as live.
+   * Returns the stop function.
+   */
+  watchInterrupted(everyMs = 15_000): () => void {
+    const timer = setInterval(() => {
+      if (!this.opts.store.open) return
+      try {
+        this.orchestrator.recoverInterrupted()
+      } catch {
+        // The database busy past its timeout: the next round looks again.
+      }
+    }, everyMs)
+    timer.unref?.()
+    return () => clearInterval(timer)
+  }
+
   parseOptions(file: string | null | undefined): ParseOptions {
     const abs = file && isAbsolute(file)
     return {

@@ -133,6 +133,9 @@ class SimSession implements TargetSession {
         case 'progress':
           yield msg
           break
+        case 'flows':
+          yield { type: 'flows', ...msg.batch }
+          break
         case 'done':
           break
         case 'error': {
