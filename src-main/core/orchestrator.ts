@@ -33,6 +33,12 @@ export interface OrchestratorDeps {
  * by a crash is marked interrupted at its last stamp, so this is how far off that time may be.
  */
 export const HEARTBEAT_MS = 2000
+/** Tries at storing a run's end after the store refused it (each waits out the busy timeout). */
+const FINISH_RETRIES = 5
+
+function storeMessage(err: unknown): string {
+  return `the store refused a write: ${err instanceof Error ? err.message : String(err)}`
+}
 
 interface Job {
   run: RunRow
@@ -188,7 +194,7 @@ export class Orchestrator {
       try {
         return write()
       } catch (err) {
-        job.storeError ??= `the store refused a write: ${err instanceof Error ? err.message : String(err)}`
+        job.storeError ??= storeMessage(err)
         return undefined
       }
     }
@@ -371,26 +377,47 @@ export class Orchestrator {
   }
 
   /**
-   * A store error here fails nothing more: the run stays as stored, with this process as its
-   * owner, and is marked interrupted once this process has gone (markInterruptedRuns).
+   * Stores the run's end. When the store refuses (locked past its busy timeout by another
+   * process), it tries again a few times, a second apart; if it never can, the run stays as
+   * stored, owned by this process, and is marked interrupted once this process has gone.
    */
   private finish(job: Job, status: RunStatus, error: string | null): void {
     try {
       if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
     } catch (err) {
-      this.deps.bus.emit('run.status', {
-        runId: job.run.id,
-        experimentId: job.run.experimentId,
-        status: job.run.status,
-        error: `could not store the run's end (${status}): ${err instanceof Error ? err.message : String(err)}`,
-        at: new Date().toISOString(),
-        run: toRun(job.run),
-      })
-    } finally {
-      this.jobs.delete(job.run.id)
-      if (this.jobs.size === 0) this.stopHeartbeat()
-      job.resolve()
+      void this.finishLater(job, status, error, err)
+      return
     }
+    this.release(job)
+  }
+
+  private async finishLater(job: Job, status: RunStatus, error: string | null, first: unknown): Promise<void> {
+    let last = first
+    for (let i = 0; i < FINISH_RETRIES && this.deps.store.open; i++) {
+      await new Promise((r) => setTimeout(r, 1000))
+      try {
+        if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
+        this.release(job)
+        return
+      } catch (err) {
+        last = err
+      }
+    }
+    this.deps.bus.emit('run.status', {
+      runId: job.run.id,
+      experimentId: job.run.experimentId,
+      status: job.run.status,
+      error: `could not store the run's end (${status}): ${storeMessage(last)}`,
+      at: new Date().toISOString(),
+      run: toRun(job.run),
+    })
+    this.release(job)
+  }
+
+  private release(job: Job): void {
+    this.jobs.delete(job.run.id)
+    if (this.jobs.size === 0) this.stopHeartbeat()
+    job.resolve()
   }
 
   private announce(run: RunRow): void {
