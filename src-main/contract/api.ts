@@ -4,6 +4,7 @@ import {
   CompareMetric,
   CompareResult,
   Experiment,
+  ExperimentRevision,
   ExperimentSummary,
   FabricGraph,
   P4Target,
@@ -14,6 +15,7 @@ import {
   RunRecords,
   ProgramName,
   Run,
+  RunRanWith,
   PointStats,
   RunEvent,
   RunLogLine,
@@ -53,13 +55,25 @@ export const methods = {
     req: z.object({ yaml: z.string(), file: z.string().optional() }).strict(),
     res: Experiment,
   },
+  /** Saves a changed text as a new revision (the same text changes nothing); a text with another `name:` is refused: rename instead. */
   'experiments.update': { req: z.object({ id: Id, yaml: z.string() }).strict(), res: Experiment },
+  /** Renames an experiment (names are unique): a new revision whose text says the new name, noting the old. */
+  'experiments.rename': { req: z.object({ id: Id, name: z.string().trim().min(1).max(200) }).strict(), res: Experiment },
+  /**
+   * Saves a text as a new experiment, leaving the one it came from as it is: named `name`, else
+   * the text's own name, else (taken) the first free `NAME (N)`; its `name:` is rewritten to match.
+   */
+  'experiments.saveAs': { req: z.object({ yaml: z.string(), name: z.string().trim().min(1).max(200).optional(), file: z.string().optional() }).strict(), res: Experiment },
+  /** Every revision of an experiment, oldest first. */
+  'experiments.revisions': { req: z.object({ id: Id }).strict(), res: z.array(ExperimentRevision) },
   'experiments.run': {
     req: z.object({ id: Id }).strict(),
     res: z.object({ runIds: z.array(z.number().int()) }),
   },
   'runs.list': { req: z.object({ experimentId: Id.optional() }).strict(), res: z.array(Run) },
   'runs.get': { req: z.object({ id: Id }).strict(), res: Run },
+  /** What the run ran with, from its own record: YAML, resolved parameters, topology, workload, seed, target facts. */
+  'runs.ranWith': { req: z.object({ id: Id }).strict(), res: RunRanWith },
   'runs.cancel': { req: z.object({ id: Id }).strict(), res: z.object({ cancelled: z.boolean() }) },
   /**
    * The run's stored samples (of `kinds`, within [fromNs, toNs]). With `maxValues`, a long run

@@ -13,6 +13,7 @@ import type { RunRow, Store } from './store'
 import { CancelledError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
+import { capFrame, capPoints, limitCode, LogCap, TelemetryRateCap, type LimitReport } from './run-limits'
 import { ownerIsAlive, processOwner } from './owner'
 
 export { ownerIsAlive, processOwner }
@@ -87,6 +88,8 @@ export class Orchestrator {
       this.owner,
       // A resumed or re-run cell keeps the params of the cell it repeats.
       cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })),
+      // Each run's record keeps the spec as resolved for it (files read now), not the stored one.
+      { spec },
     )
     for (const run of runs) {
       let resolve!: () => void
@@ -198,8 +201,19 @@ export class Orchestrator {
         return undefined
       }
     }
+    // A cap hit (run-limits.ts) is a warning event on the run, as BMv2's rate-scale warnings are.
+    const limitHit = (r: LimitReport): void => {
+      if (!sinksOpen || !store.open) return
+      const event = guard(() => store.addEvent(run.id, null, 'warning', { source: r.source, code: limitCode(r.limit), limit: r.limit, cap: r.cap, message: r.message }))
+      if (event) this.deps.bus.emit('run.event', { runId: run.id, event })
+      if (r.limit !== 'log lines') guard(() => store.addLog(run.id, 'orchestrator', r.message))
+    }
+    const logCap = new LogCap(limitHit)
+    const telemetryCap = new TelemetryRateCap(limitHit)
     const log = (source: string, line: string): void => {
-      if (sinksOpen && store.open) guard(() => store.addLog(run.id, source, line))
+      if (!sinksOpen || !store.open) return
+      const kept = logCap.admit(source, line)
+      if (kept !== undefined) guard(() => store.addLog(run.id, source, kept))
     }
     let session
     try {
@@ -253,7 +267,11 @@ export class Orchestrator {
       this.setStatus(job, 'running')
       await step('traffic', async () => {
         await s.startTraffic()
-        await this.ingest(job, s.telemetry())
+        try {
+          await this.ingest(job, s.telemetry(), telemetryCap)
+        } finally {
+          for (const d of telemetryCap.dropped()) log('orchestrator', `telemetry: ${d.samples} samples of '${d.source}' over the cap on telemetry rate per source were not stored`)
+        }
       })
       this.setStatus(job, 'collecting')
       const out = await step('collect', () => s.collect())
@@ -289,6 +307,10 @@ export class Orchestrator {
       // Through the run's sink: on the sim path the run has finished, and the store may be closed.
       log('orchestrator', `teardown: ${err instanceof Error ? err.message : String(err)}`)
     } finally {
+      const dropped = logCap.dropped()
+      if (dropped.length > 0 && store.open) {
+        store.addLog(run.id, 'orchestrator', `log: lines over the cap on log lines per source not stored: ${dropped.map((d) => `${d.lines} of '${d.source}'`).join(', ')}`)
+      }
       sinksOpen = false
       if (stepped) this.finish(job, outcome.status, outcome.error)
     }
@@ -316,7 +338,7 @@ export class Orchestrator {
    * Stores every sample through the ingest path (batched transactions, roll-ups, a bounded
    * queue this loop waits on when the disk falls behind) and forwards coalesced batches to the UI.
    */
-  private async ingest(job: Job, stream: AsyncIterable<TargetMessage>): Promise<void> {
+  private async ingest(job: Job, stream: AsyncIterable<TargetMessage>, cap: TelemetryRateCap): Promise<void> {
     const { store, bus } = this.deps
     const runId = job.run.id
     const ingest: Ingest = new Ingest({
@@ -327,23 +349,28 @@ export class Orchestrator {
       onUiPoints: (stats) =>
         bus.emit('run.points', { runId, stats: stats.map(({ index, lastT, ...s }) => ({ seriesId: ingest.seriesId(index), lastTNs: lastT, ...s })) }),
     })
+    // Sources of the rate cap: the frame stream, and each series of points by its kind and entity.
+    const labels: string[] = []
     try {
       for await (const msg of stream) {
         if (msg.type === 'series') {
+          for (const d of msg.defs) labels.push(`${d.kind}${JSON.stringify(d.entity)}`)
           const seriesIds = ingest.defineSeries(msg.defs)
           bus.emit('run.series', {
             runId,
             defs: msg.defs.map((d, i) => ({ id: seriesIds[i], kind: d.kind, entity: d.entity, unit: d.unit })),
           })
         } else if (msg.type === 'telemetry') {
-          ingest.pushFrame(msg.t, msg.values)
+          const frame = capFrame(cap, 'sampler', msg.t, msg.values)
+          if (frame) ingest.pushFrame(frame.t, frame.values)
           await ingest.ready()
         } else if (msg.type === 'flows') {
           const { id, src, dst, sizeBytes, startNs, finishNs } = msg
           store.insertFlows(runId, { src, dst, sizeBytes, startNs, finishNs }, id)
           for (let i = 0; i < id.length; i++) job.flowsStored.add(id[i])
         } else if (msg.type === 'points') {
-          ingest.pushPoints(msg.series, msg.t, msg.values)
+          const points = capPoints(cap, (i) => labels[i] ?? `series ${i}`, msg)
+          if (points) ingest.pushPoints(points.series, points.t, points.values)
           await ingest.ready()
         } else {
           bus.emit('run.progress', { runId, simTimeNs: msg.simTimeNs, flowsDone: msg.flowsDone, flowsTotal: msg.flowsTotal })

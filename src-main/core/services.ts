@@ -22,7 +22,9 @@ import type { TargetDriver } from './targets/driver'
 import { TestbedService } from './testbeds'
 import { listTemplates } from './templates'
 import { toWireBatch } from './wire'
-import { toRun } from './run-view'
+import { ranWith, toRun } from './run-view'
+import { setTopLevelScalar } from './spec/rewrite'
+import { NameTakenError } from './store'
 
 export { toRun }
 
@@ -39,6 +41,16 @@ export interface CoreOptions {
   secrets?: SecretStore
 }
 
+
+/** A taken name is the caller's conflict to resolve, not an internal error. */
+function conflicts<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    if (err instanceof NameTakenError) throw new CoreError('conflict', err.message)
+    throw err
+  }
+}
 
 export class Core {
   readonly bus = new EventBus()
@@ -112,14 +124,16 @@ export class Core {
     return parsed.spec
   }
 
-  /** The experiment with this exact name and text, or a new one. */
+  /**
+   * The experiment of this name (names are unique), with this text as its current revision (a
+   * new one when the text changed), or a new experiment.
+   */
   findOrCreateExperiment(yaml: string, file: string | null): ExperimentRow {
     const spec = this.parseOrThrow(yaml, file)
     const { store } = this.opts
-    return (
-      store.findExperiment(spec.name, yaml) ??
-      store.createExperiment({ name: spec.name, yaml, spec, file, tags: spec.tags })
-    )
+    const existing = store.findExperimentByName(spec.name)
+    if (!existing) return store.createExperiment({ name: spec.name, yaml, spec, file, tags: spec.tags })
+    return store.updateExperiment(existing.id, { name: spec.name, yaml, spec, tags: spec.tags }, file ? `edited (run from ${file})` : 'edited')
   }
 
   /** Queues every cell of the experiment's run matrix; the spec is re-read, files included. */
@@ -135,7 +149,7 @@ export class Core {
   private summary(id: number): ExperimentSummary {
     const s = this.opts.store.listExperiments().find((e) => e.id === id)
     if (!s) throw notFound('experiment', id)
-    return { id: s.id, name: s.name, createdAt: s.createdAt, tags: s.tags, runCounts: s.runCounts }
+    return { id: s.id, name: s.name, createdAt: s.createdAt, tags: s.tags, runCounts: s.runCounts, revision: s.revision }
   }
 
   private experiment(row: ExperimentRow): Experiment {
@@ -164,6 +178,7 @@ export class Core {
           createdAt: e.createdAt,
           tags: e.tags,
           runCounts: e.runCounts,
+          revision: e.revision,
         })),
       'experiments.get': async ({ id }) => {
         const row = store.getExperiment(id)
@@ -178,18 +193,48 @@ export class Core {
       },
       'experiments.create': async ({ yaml, file }) => {
         const spec = this.parseOrThrow(yaml, file)
-        const row = store.createExperiment({ name: spec.name, yaml, spec, file: file ?? null, tags: spec.tags })
-        return this.experiment(row)
+        return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml, spec, file: file ?? null, tags: spec.tags })))
       },
       'experiments.update': async ({ id, yaml }) => {
         const existing = store.getExperiment(id)
         if (!existing) throw notFound('experiment', id)
         const spec = this.parseOrThrow(yaml, existing.file)
+        if (spec.name !== existing.name) {
+          throw new CoreError('conflict', `the text names the experiment '${spec.name}', but it is '${existing.name}': rename it (Rename, or p4lab rename), or save the text as a new experiment`)
+        }
         return this.experiment(store.updateExperiment(id, { name: spec.name, yaml, spec, tags: spec.tags }))
+      },
+      'experiments.rename': async ({ id, name }) => {
+        if (!store.getExperiment(id)) throw notFound('experiment', id)
+        return this.experiment(conflicts(() => store.renameExperiment(id, name)))
+      },
+      'experiments.saveAs': async ({ yaml, name, file }) => {
+        const text = setTopLevelScalar(yaml, 'name', name ?? store.freeExperimentName(this.parseOrThrow(yaml, file).name))
+        const spec = this.parseOrThrow(text, file)
+        return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml: text, spec, file: file ?? null, tags: spec.tags }, 'saved as a new experiment')))
+      },
+      'experiments.revisions': async ({ id }) => {
+        const exp = store.getExperiment(id)
+        if (!exp) throw notFound('experiment', id)
+        const revs = store.listRevisions(id)
+        const current = revs.find((r) => r.rev === exp.revision)
+        const runs = new Map<number, number>()
+        for (const r of store.listRuns({ experimentId: id })) if (r.revision !== null) runs.set(r.revision, (runs.get(r.revision) ?? 0) + 1)
+        return revs.map((r) => ({
+          rev: r.rev,
+          name: r.name,
+          yaml: r.yaml,
+          createdAt: r.createdAt,
+          note: r.note,
+          current: r.rev === exp.revision,
+          sameConfigAsCurrent: current !== undefined && r.configKey === current.configKey,
+          runs: runs.get(r.rev) ?? 0,
+        }))
       },
       'experiments.run': async ({ id }) => ({ runIds: this.runExperiment(id).map((r) => r.id) }),
       'runs.list': async ({ experimentId }) => store.listRuns({ experimentId }).map(toRun),
       'runs.get': async ({ id }) => toRun(getRun(id)),
+      'runs.ranWith': async ({ id }) => ranWith(store, getRun(id)),
       'runs.cancel': async ({ id }) => {
         getRun(id)
         return { cancelled: this.orchestrator.cancel(id) }

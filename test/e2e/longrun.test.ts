@@ -18,6 +18,8 @@ schemes: [ecmp]
 workload: { kind: web-search, load: 0.3, flows: 30 }
 seeds: [1]
 telemetry: { interval: 2us }
+# Its flows end within tens of ms; the stop keeps the samples budget (stopAfter ÷ interval × series) in reach.
+stopAfter: 1s
 `
 
 async function drag(page: Page, testid: string, from: number, to: number): Promise<void> {

@@ -3,14 +3,14 @@ import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompare
 import type { Store } from '../../core/store'
 import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
-/** An experiment named on the command line: its id, or its name (the newest with that name). */
+/** An experiment named on the command line: its id, or its name (names are unique). */
 export function resolveExperiment(store: Store, text: string): number {
   if (/^\d+$/.test(text)) {
     const id = Number(text)
     if (store.getExperiment(id)) return id
     fail(`experiment ${id} does not exist in ${store.file}`, 1)
   }
-  const found = store.listExperiments().find((e) => e.name === text)
+  const found = store.findExperimentByName(text)
   if (!found) fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
   return found.id
 }

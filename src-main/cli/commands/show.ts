@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util'
 import { COMPLETE_SHARE, completionNumbers } from '../../contract'
+import type { RunRanWith } from '../../contract'
+import { ranWith } from '../../core/run-view'
 import { toRun } from '../../core/services'
 import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
@@ -12,8 +14,9 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
   if (!row) fail(`run ${id} does not exist in ${store.file}`, 1)
   const events = store.listEvents(id)
   const series = store.listSeries(id)
+  const ran = ranWith(store, row)
   if (json) {
-    process.stdout.write(JSON.stringify({ ...toRun(row), facts: row.facts, events, series: series.length }, null, 2) + '\n')
+    process.stdout.write(JSON.stringify({ ...toRun(row), facts: row.facts, ranWith: ran, events, series: series.length }, null, 2) + '\n')
   } else {
     const lines = [
       `run ${row.id}: ${row.experimentName}, ${row.scheme}, load ${row.load}, seed ${row.seed} on ${row.target}`,
@@ -22,6 +25,7 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
       `created   ${row.createdAt}`,
       `started   ${row.startedAt ?? '-'}`,
       `finished  ${row.finishedAt ?? '-'}`,
+      ...ranWithLines(ran),
       '',
       runsTable([toRun(row)], { notes: false }),
       '',
@@ -36,6 +40,29 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
   }
   store.close()
   return 0
+}
+
+/** Scalars of a spec block as `key value` pairs (a workload's CDF points and the like are left out). */
+function scalars(v: unknown): string {
+  if (v === null || typeof v !== 'object') return String(v)
+  const parts: string[] = []
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (x === null || typeof x !== 'object') parts.push(`${k} ${String(x)}`)
+    else if (Array.isArray(x) && x.length <= 8 && x.every((e) => e === null || typeof e !== 'object')) parts.push(`${k} [${x.join(', ')}]`)
+  }
+  return parts.join(', ')
+}
+
+/** What the run ran with, from its own record: it reads the same after the experiment is edited. */
+function ranWithLines(r: RunRanWith): string[] {
+  if (r.revision === null) return ['ran with  (no record of what this run ran with)']
+  const notes = [...(r.reconstructed ? ['reconstructed by a database upgrade from the spec it pointed at'] : []), ...(r.stale ? ['stale: the experiment has changed since'] : [])]
+  return [
+    `ran with  revision ${r.revision}${r.name ? ` of ${r.name}` : ''}${notes.length ? ` (${notes.join('; ')})` : ''}`,
+    `  topology  ${scalars(r.topology)}`,
+    `  workload  ${scalars(r.workload)}`,
+    `  params    ${Object.entries(r.params).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ') || '-'}`,
+  ]
 }
 
 export const showCommand: Command = {

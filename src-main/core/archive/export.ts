@@ -13,6 +13,7 @@ import { collectSources } from '../p4build/sources'
 import { programPath, readVariant } from '../p4build/programs'
 import { renderPipeline } from '../p4build/render'
 import { packageVersion } from '../paths'
+import { ranWith } from '../run-view'
 import type { ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
@@ -93,6 +94,10 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
   const notes: string[] = []
   const inFlight = store.listRuns({ experimentId: exp.id }).length - runs.length
   if (inFlight > 0) notes.push(`${inFlight} run(s) still queued or running at export time are left out`)
+  const older = runs.filter((r) => r.revision !== exp.revision)
+  if (older.length > 0) {
+    notes.push(`${older.length} run(s) ran an earlier revision than the current ${exp.revision} (${older.filter((r) => r.stale).length} of them ran differently); what each ran with is in runs/run-ID.json, every revision's text in experiment/revisions/`)
+  }
   for (const r of runs.filter((x) => x.status === 'incomplete')) {
     notes.push(`run ${r.id} (${r.scheme}, load ${r.load}, seed ${r.seed}) is incomplete: ${r.error ?? (r.completion ? completionNumbers(r.completion) : 'no numbers recorded')}`)
   }
@@ -161,6 +166,10 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     writeSubset(store.file, subset, { experimentId: exp.id, artifactKeys: [...artifactKeys] })
     writeCsvTables(subset, join(stage, 'data'))
     for (const [runId, text] of runLogs(subset)) put(stage, `logs/run-${runId}.log`, text)
+    // What each run ran with, from its own record, and every text the experiment has had: a run
+    // of an earlier revision reads here as it ran, whatever experiment.yaml says now.
+    for (const r of store.listRevisions(exp.id)) put(stage, `experiment/revisions/rev-${r.rev}.yaml`, r.yaml)
+    for (const r of runs) put(stage, `runs/run-${r.id}.json`, JSON.stringify(ranWith(store, r), null, 2) + '\n')
 
     // The comparison as p4lab prints it, so a reader (and import) can check the numbers, and
     // drawn from the same rows as SVG plots.

@@ -114,12 +114,13 @@ export function commitImport(p: PreparedImport, store: Store, dataDir: string): 
   let compareMatches: boolean | null = null
   const saved = join(tmp, 'compare', 'mean-by-load.txt')
   if (existsSync(saved)) {
-    const now = formatCompareTable(compareRuns(store, { experimentIds: [ids.experimentId] }))
+    // Under the name the archive gave it, which is what its saved table says.
+    const now = formatCompareTable({ ...compareRuns(store, { experimentIds: [ids.experimentId] }), experiments: [manifest.experiment.name] })
     compareMatches = now === readFileSync(saved, 'utf8')
   }
   return {
     experimentId: ids.experimentId,
-    name: manifest.experiment.name,
+    name: ids.name,
     runIds: Object.fromEntries([...ids.runs].map(([a, b]) => [String(a), b])),
     files: manifest.files.length + 1,
     compareMatches,

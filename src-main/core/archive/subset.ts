@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3'
 import { TERMINAL_STATUSES } from '../../contract/schemas'
 import { SCHEMA_VERSION, migrate } from '../store/migrations'
+import { insertRevision, renamed } from '../store/revisions'
 import { ArchiveRefusedError } from './entries'
 
 type DB = Database.Database
@@ -51,6 +52,7 @@ export function writeSubset(sourceFile: string, out: string, sel: SubsetSelectio
           db.prepare(`INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM src.${table} WHERE ${where}`).run(...args)
         }
         copy('experiments', 'id = ?', sel.experimentId)
+        copy('experiment_revisions', 'experiment_id = ?', sel.experimentId)
         const terminal = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ')
         copy('runs', `experiment_id = ? AND status IN (${terminal})`, sel.experimentId)
         const inRuns = 'run_id IN (SELECT id FROM main.runs)'
@@ -101,6 +103,8 @@ export function checkSubset(file: string, name: string): { runs: number } {
 
 export interface ImportedIds {
   experimentId: number
+  /** The name it was stored under: the archive's, or `NAME (N)` when an experiment here has that name. */
+  name: string
   /** Archive run id → new run id. */
   runs: Map<number, number>
 }
@@ -118,12 +122,26 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
     return withAttached(db, subsetFile, () =>
       db
         .transaction((): ImportedIds => {
-          const expCols = shared(db, 'experiments').filter((c) => c !== 'id' && c !== 'file')
+          // Names are unique: an archive whose name is taken here comes in as `NAME (N)`, a
+          // revision of its own saying so (its runs keep their records of the text they ran).
+          const src = db.prepare('SELECT id, name, yaml, spec, revision FROM src.experiments').get() as { id: number; name: string; yaml: string; spec: string; revision: number }
+          const taken = (n: string) => db.prepare('SELECT 1 FROM main.experiments WHERE name = ?').get(n) !== undefined
+          let name = src.name
+          for (let i = 2; taken(name); i++) name = `${src.name} (${i})`
+          const expCols = shared(db, 'experiments').filter((c) => c !== 'id' && c !== 'file' && c !== 'name')
           const { lastInsertRowid } = db
-            .prepare(`INSERT INTO main.experiments (${expCols.join(', ')}) SELECT ${expCols.join(', ')} FROM src.experiments`)
-            .run()
+            .prepare(`INSERT INTO main.experiments (name, ${expCols.join(', ')}) SELECT ?, ${expCols.join(', ')} FROM src.experiments`)
+            .run(name)
           const experimentId = Number(lastInsertRowid)
           db.prepare('UPDATE main.experiments SET file = ? WHERE id = ?').run(experimentFile(experimentId), experimentId)
+          const revCols = shared(db, 'experiment_revisions').filter((c) => c !== 'id' && c !== 'experiment_id')
+          db.prepare(`INSERT INTO main.experiment_revisions (experiment_id, ${revCols.join(', ')}) SELECT ?, ${revCols.join(', ')} FROM src.experiment_revisions ORDER BY rev`).run(experimentId)
+          if (name !== src.name) {
+            const next = renamed(src.yaml, JSON.parse(src.spec), name)
+            const rev = src.revision + 1
+            insertRevision(db, { experimentId, rev, name, yaml: next.yaml, spec: next.spec, note: `imported as ${name}: an experiment named ${src.name} was already here`, at: new Date().toISOString() })
+            db.prepare('UPDATE main.experiments SET name = ?, yaml = ?, spec = ?, revision = ? WHERE id = ?').run(name, next.yaml, JSON.stringify(next.spec), rev, experimentId)
+          }
 
           const offset = (table: string) => {
             const { hi } = db.prepare(`SELECT COALESCE(MAX(id), 0) AS hi FROM main.${table}`).get() as { hi: number }
@@ -150,7 +168,7 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
 
           const runs = new Map<number, number>()
           for (const r of db.prepare('SELECT id FROM src.runs ORDER BY id').all() as Array<{ id: number }>) runs.set(r.id, r.id + runShift)
-          return { experimentId, runs }
+          return { experimentId, name, runs }
         })
         .immediate(),
     )

@@ -25,6 +25,8 @@ interface RunCsvRecord {
   counters: string | null
   facts: string | null
   completion: string | null
+  revision: number | null
+  record: string | null
 }
 
 function durationSeconds(start: string | null, end: string | null): number | null {
@@ -40,7 +42,8 @@ export function writeCsvTables(subsetFile: string, dir: string): void {
     const runs = db
       .prepare(
         `SELECT r.id, e.name AS experiment, e.tags, r.target, r.scheme, r.load, r.seed, r.params, r.status,
-                r.created_at, r.started_at, r.finished_at, r.error, r.stats, r.counters, r.facts, r.completion
+                r.created_at, r.started_at, r.finished_at, r.error, r.stats, r.counters, r.facts, r.completion,
+                r.revision, r.record
          FROM runs r JOIN experiments e ON e.id = r.experiment_id ORDER BY r.id`,
       )
       .all() as RunCsvRecord[]
@@ -49,16 +52,18 @@ export function writeCsvTables(subsetFile: string, dir: string): void {
       join(dir, 'runs.csv'),
       ['run', 'experiment', 'tags', 'target', 'scheme', 'load', 'seed', 'params', 'status', 'created_at', 'started_at', 'finished_at', 'duration_s', 'error',
         'flows', 'finished', 'failed_flows', 'unfinished_flows', 'incomplete_cause',
-        'mean_fct_ns', 'p50_fct_ns', 'p99_fct_ns', 'small_mean_fct_ns', 'large_mean_fct_ns', 'counters', 'facts'],
+        'mean_fct_ns', 'p50_fct_ns', 'p99_fct_ns', 'small_mean_fct_ns', 'large_mean_fct_ns', 'counters', 'facts', 'revision'],
       runs.map((r): CsvValue[] => {
         const stats = r.stats ? (JSON.parse(r.stats) as Record<string, number | null>) : {}
         // How the flows ended: the run's completion when it has one (schema 4 on), else what its stats say.
         const c = r.completion ? (JSON.parse(r.completion) as { flows: number; finished: number; failed: number; unfinished: number; cause: string | null }) : null
         const tags = (JSON.parse(r.tags) as string[]).join(';')
-        return [r.id, r.experiment, tags, r.target, r.scheme, r.load, r.seed, r.params, r.status, r.created_at, r.started_at, r.finished_at,
+        // The parameters the run ran with, from its own record (the spec's, the cell's over them).
+        const params = r.record ? JSON.stringify((JSON.parse(r.record) as { params?: unknown }).params ?? {}) : r.params
+        return [r.id, r.experiment, tags, r.target, r.scheme, r.load, r.seed, params, r.status, r.created_at, r.started_at, r.finished_at,
           durationSeconds(r.started_at, r.finished_at), r.error,
           c?.flows ?? stats.flows ?? null, c?.finished ?? stats.finished ?? null, c?.failed ?? null, c?.unfinished ?? null, c?.cause ?? null,
-          ...statKeys.map((k) => stats[k] ?? null), r.counters, r.facts]
+          ...statKeys.map((k) => stats[k] ?? null), r.counters, r.facts, r.revision]
       }),
     )
     const rows = (sql: string) => db.prepare(sql).raw(true).iterate() as IterableIterator<CsvValue[]>

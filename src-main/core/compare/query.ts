@@ -125,10 +125,25 @@ function tokenize(src: string): Token[] {
 
 const isKeyword = (tok: Token, kw: string) => tok.t === 'word' && tok.text.toLowerCase() === kw
 
+/**
+ * Budgets of a query: 'not's and parentheses nested at most MAX_QUERY_NESTING deep, at most
+ * MAX_QUERY_TERMS comparisons. The parser and the evaluator recurse over the tree, so a query
+ * of 20,000 'not's would overflow the stack; no query a person writes comes near either.
+ */
+export const MAX_QUERY_NESTING = 100
+export const MAX_QUERY_TERMS = 1_000
+
 /** Parses a query; an empty (or blank) query is null, which matches every run. */
 export function parseQuery(src: string): QueryNode | null {
   const toks = tokenize(src)
   let k = 0
+  let depth = 0
+  let terms = 0
+  const enter = (pos: number, what: string) => {
+    if (++depth > MAX_QUERY_NESTING) {
+      throw new QueryError(pos, `this ${what} nests the query more than ${MAX_QUERY_NESTING} deep ('not's and parentheses); the budget is ${MAX_QUERY_NESTING} levels: simplify the query`, src)
+    }
+  }
   const peek = () => toks[k]
   const next = () => toks[k++]
 
@@ -143,7 +158,9 @@ export function parseQuery(src: string): QueryNode | null {
   const primary = (): QueryNode => {
     const tok = next()
     if (tok.t === '(') {
+      enter(tok.pos, "'('")
       const inner = or()
+      depth--
       const close = next()
       if (close.t !== ')') throw new QueryError(close.pos, `expected ')' to close the '(' at column ${tok.pos + 1}, found ${describe(close)}`, src)
       return inner
@@ -164,8 +181,13 @@ export function parseQuery(src: string): QueryNode | null {
 
   const not = (): QueryNode => {
     if (isKeyword(peek(), 'not')) {
-      next()
-      return { type: 'not', expr: not() }
+      enter(next().pos, "'not'")
+      const expr = not()
+      depth--
+      return { type: 'not', expr }
+    }
+    if (++terms > MAX_QUERY_TERMS) {
+      throw new QueryError(peek().pos, `the query has more than ${MAX_QUERY_TERMS} terms; the budget is ${MAX_QUERY_TERMS} comparisons joined by 'and'/'or'`, src)
     }
     return primary()
   }

@@ -89,8 +89,11 @@ export class BuildFailedError extends Error {
   }
 }
 
+/** What the builder needs of the store: its compile-cache rows, nothing else. */
+export type ArtifactStore = Pick<Store, 'getArtifact' | 'putArtifact'>
+
 export interface P4BuilderOptions {
-  store: Store
+  store: ArtifactStore
   /** <userData>/artifacts */
   artifactsDir: string
   runner?: CompilerRunner

@@ -1,5 +1,6 @@
 import { TERMINAL_STATUSES, type FctStats, type RunCompletion, type RunStatus } from '../../contract/schemas'
 import { fromJson, toJson, type RunRow, type StoreContext } from './rows'
+import type { RunRecordJson } from './revisions'
 import { addEvent } from './telemetry'
 
 interface RunRecord {
@@ -21,9 +22,21 @@ interface RunRecord {
   counters: string | null
   facts: string | null
   completion: string | null
+  revision: number | null
+  record: string | null
+  stale: number
 }
 
-const SELECT_RUN = `SELECT r.*, e.name AS experiment_name FROM runs r JOIN experiments e ON e.id = r.experiment_id`
+// Stale: a run without a revision, on another target than the current revision's, or of a
+// revision that runs cells differently (its config key differs; a rename keeps the key).
+const SELECT_RUN = `SELECT r.*, e.name AS experiment_name,
+    CASE WHEN r.revision IS NULL OR cur.rev IS NULL THEN 1
+         WHEN r.target <> cur.testbed THEN 1
+         WHEN rv.config_key IS NULL OR rv.config_key <> cur.config_key THEN 1
+         ELSE 0 END AS stale
+  FROM runs r JOIN experiments e ON e.id = r.experiment_id
+  LEFT JOIN experiment_revisions cur ON cur.experiment_id = e.id AND cur.rev = e.revision
+  LEFT JOIN experiment_revisions rv ON rv.experiment_id = r.experiment_id AND rv.rev = r.revision`
 
 function toRow(r: RunRecord): RunRow {
   return {
@@ -45,7 +58,16 @@ function toRow(r: RunRecord): RunRow {
     facts: fromJson<Record<string, unknown>>(r.facts),
     completion: fromJson<RunCompletion>(r.completion),
     owner: r.owner,
+    revision: r.revision,
+    stale: r.stale === 1,
   }
+}
+
+/** What the run ran with (runs.record); null for a run that has none. */
+export function getRunRecord(s: StoreContext, id: number): RunRecordJson | null {
+  const r = s.stmt('SELECT record FROM runs WHERE id = ?').get(id) as { record: string | null } | undefined
+  if (!r) throw new Error(`run ${id} does not exist`)
+  return fromJson<RunRecordJson>(r.record)
 }
 
 export function isTerminal(status: RunStatus): boolean {
@@ -65,25 +87,32 @@ export function listRuns(s: StoreContext, filter: { experimentId?: number } = {}
   return (rows as RunRecord[]).map(toRow)
 }
 
+/**
+ * Queues runs of the experiment's current revision, each with its record: the revision's text,
+ * and `ran.spec` (the spec as resolved for these runs, files read) or else the revision's.
+ */
 export function createRuns(
   s: StoreContext,
   experimentId: number,
   target: string,
   owner: string,
   runs: Array<{ scheme: string; load: number; seed: number; params: Record<string, unknown> }>,
+  ran: { spec?: unknown } = {},
 ): RunRow[] {
   return s.write(() => {
-    if (!s.stmt('SELECT 1 FROM experiments WHERE id = ?').get(experimentId)) {
-      throw new Error(`cannot create runs: experiment ${experimentId} does not exist`)
-    }
+    const exp = s.stmt('SELECT yaml, spec, revision FROM experiments WHERE id = ?').get(experimentId) as { yaml: string; spec: string; revision: number } | undefined
+    if (!exp) throw new Error(`cannot create runs: experiment ${experimentId} does not exist`)
+    const spec = ran.spec ?? fromJson<unknown>(exp.spec)
+    const specParams = ((spec as { params?: Record<string, unknown> } | null)?.params ?? {})
     const insert = s.stmt(
-      `INSERT INTO runs (experiment_id, target, scheme, load, seed, params, status, owner, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+      `INSERT INTO runs (experiment_id, target, scheme, load, seed, params, status, owner, created_at, revision, record)
+       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
     )
     const at = s.isoNow()
     const ids: number[] = []
     for (const r of runs) {
-      const id = Number(insert.run(experimentId, target, r.scheme, r.load, r.seed, toJson(r.params), owner, at).lastInsertRowid)
+      const record: RunRecordJson = { revision: exp.revision, yaml: exp.yaml, spec, params: { ...specParams, ...r.params }, reconstructed: false }
+      const id = Number(insert.run(experimentId, target, r.scheme, r.load, r.seed, toJson(r.params), owner, at, exp.revision, toJson(record)).lastInsertRowid)
       addEvent(s, id, null, 'status', { from: null, to: 'queued', error: null }, at)
       ids.push(id)
     }

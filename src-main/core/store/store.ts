@@ -8,6 +8,7 @@ import * as flows from './flows'
 import { migrate } from './migrations'
 import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
 import * as rollups from './rollups'
+import * as revisions from './revisions'
 import * as runs from './runs'
 import * as samples from './samples'
 import * as telemetry from './telemetry'
@@ -77,12 +78,42 @@ export class Store {
     return this.s.write(fn)
   }
 
-  createExperiment(input: { name: string; yaml: string; spec: unknown; file: string | null; tags: string[] }): ExperimentRow {
-    return experiments.createExperiment(this.s, input)
+  /** Refuses a name another experiment has (experiments.NameTakenError). */
+  createExperiment(input: { name: string; yaml: string; spec: unknown; file: string | null; tags: string[] }, note?: string): ExperimentRow {
+    return experiments.createExperiment(this.s, input, note)
   }
 
-  updateExperiment(id: number, input: { name: string; yaml: string; spec: unknown; tags: string[] }): ExperimentRow {
-    return experiments.updateExperiment(this.s, id, input)
+  /** A new revision when the text changed; refuses a text that renames the experiment. */
+  updateExperiment(id: number, input: { name: string; yaml: string; spec: unknown; tags: string[] }, note?: string): ExperimentRow {
+    return experiments.updateExperiment(this.s, id, input, note)
+  }
+
+  /** Renames, as a new revision whose text says the new name; refuses a name another experiment has. */
+  renameExperiment(id: number, name: string): ExperimentRow {
+    return experiments.renameExperiment(this.s, id, name)
+  }
+
+  findExperimentByName(name: string): ExperimentRow | undefined {
+    return experiments.findExperimentByName(this.s, name)
+  }
+
+  /** `name` if free, else the first free `name (N)`. */
+  freeExperimentName(name: string): string {
+    return experiments.freeName(this.s, name)
+  }
+
+  /** Oldest first. */
+  listRevisions(experimentId: number): revisions.RevisionRow[] {
+    return revisions.listRevisions(this.s, experimentId)
+  }
+
+  getRevision(experimentId: number, rev: number): revisions.RevisionRow | undefined {
+    return revisions.getRevision(this.s, experimentId, rev)
+  }
+
+  /** What a run ran with; null when it has no record. */
+  getRunRecord(runId: number): revisions.RunRecordJson | null {
+    return runs.getRunRecord(this.s, runId)
   }
 
   getExperiment(id: number): ExperimentRow | undefined {
@@ -104,8 +135,9 @@ export class Store {
     target: string,
     owner: string,
     list: Array<{ scheme: string; load: number; seed: number; params: Record<string, unknown> }>,
+    ran?: { spec?: unknown },
   ): RunRow[] {
-    return runs.createRuns(this.s, experimentId, target, owner, list)
+    return runs.createRuns(this.s, experimentId, target, owner, list, ran)
   }
 
   getRun(id: number): RunRow | undefined {

@@ -6,7 +6,7 @@ import type { SimConfig, SimFlowBatch, SimResult, SimSeriesDef } from '../../../
  * while it is at TELEMETRY_IN_FLIGHT, so a slow store slows the simulation instead of growing
  * the message queue.
  */
-export type ToWorker = { type: 'start'; config: SimConfig; credits?: SharedArrayBuffer }
+export type ToWorker = { type: 'start'; config: SimConfig; credits?: SharedArrayBuffer; memoryMb?: number }
 
 export const TELEMETRY_IN_FLIGHT = 8
 
@@ -16,4 +16,4 @@ export type FromWorker =
   | { type: 'progress'; simTimeNs: number; flowsDone: number; flowsTotal: number }
   | { type: 'flows'; batch: SimFlowBatch }
   | { type: 'done'; result: SimResult; wallMs: number }
-  | { type: 'error'; message: string; stack?: string }
+  | { type: 'error'; message: string; stack?: string; memory?: { usedMb: number; ceilingMb: number } }
