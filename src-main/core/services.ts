@@ -108,6 +108,24 @@ export class Core {
   }
 
   /**
+   * For a long-lived process (serve, the app): looks again every everyMs for runs whose owner
+   * died meanwhile (another p4lab on the same database, killed), so they do not show as live.
+   * Returns the stop function.
+   */
+  watchInterrupted(everyMs = 15_000): () => void {
+    const timer = setInterval(() => {
+      if (!this.opts.store.open) return
+      try {
+        this.orchestrator.recoverInterrupted()
+      } catch {
+        // The database busy past its timeout: the next round looks again.
+      }
+    }, everyMs)
+    timer.unref?.()
+    return () => clearInterval(timer)
+  }
+
+  /**
    * An experiment's folder is where its file is, when the user gave one on disk (the CLI, an
    * import); one made in the UI has a name only, and no folder: its workload files come from
    * the workloads folder alone.

@@ -69,6 +69,7 @@ async function createWindow(): Promise<void> {
   // such a build when the one in node_modules is built for Node (see README).
   const core = createNodeCore({ dbPath: defaultDbPath(), nativeBinding: process.env.P4LAB_SQLITE_BINDING, archiveDialogs })
   core.start()
+  core.watchInterrupted()
 
   const rendererIndex = join(__dirname, '../renderer/index.html')
   const devUrl = process.env.ELECTRON_RENDERER_URL

@@ -48,7 +48,7 @@ export function createExperiment(
   input: { name: string; yaml: string; spec: unknown; file: string | null; tags: string[] },
   note = 'created',
 ): ExperimentRow {
-  return s.db.transaction(() => {
+  return s.write(() => {
     checkNameFree(s, input.name, null)
     const at = s.isoNow()
     const { lastInsertRowid } = s
@@ -60,7 +60,7 @@ export function createExperiment(
     const id = Number(lastInsertRowid)
     insertRevision(s.db, { experimentId: id, rev: 1, name: input.name, yaml: input.yaml, spec: input.spec, note, at })
     return getExperiment(s, id)!
-  })()
+  })
 }
 
 /**
@@ -74,7 +74,7 @@ export function updateExperiment(
   input: { name: string; yaml: string; spec: unknown; tags: string[] },
   note = 'edited',
 ): ExperimentRow {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const cur = getExperiment(s, id)
     if (!cur) throw new Error(`experiment ${id} does not exist`)
     if (input.name !== cur.name) {
@@ -85,12 +85,12 @@ export function updateExperiment(
     s.stmt('UPDATE experiments SET yaml = ?, spec = ?, tags = ?, revision = ? WHERE id = ?').run(input.yaml, toJson(input.spec), toJson(input.tags), rev, id)
     insertRevision(s.db, { experimentId: id, rev, name: cur.name, yaml: input.yaml, spec: input.spec, note, at: s.isoNow() })
     return getExperiment(s, id)!
-  })()
+  })
 }
 
 /** Renames an experiment: a new revision whose text says the new name, noting the old one. */
 export function renameExperiment(s: StoreContext, id: number, name: string): ExperimentRow {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const cur = getExperiment(s, id)
     if (!cur) throw new Error(`experiment ${id} does not exist`)
     if (name === cur.name) return cur
@@ -100,7 +100,7 @@ export function renameExperiment(s: StoreContext, id: number, name: string): Exp
     s.stmt('UPDATE experiments SET name = ?, yaml = ?, spec = ?, revision = ? WHERE id = ?').run(name, next.yaml, toJson(next.spec), rev, id)
     insertRevision(s.db, { experimentId: id, rev, name, yaml: next.yaml, spec: next.spec, note: `renamed ${cur.name} -> ${name}`, at: s.isoNow() })
     return getExperiment(s, id)!
-  })()
+  })
 }
 
 export function findExperimentByName(s: StoreContext, name: string): ExperimentRow | undefined {

@@ -294,6 +294,15 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('DROP INDEX experiments_by_name; CREATE UNIQUE INDEX experiments_by_name ON experiments (name);')
     },
   },
+  {
+    // A run's owner becomes host:pid:bootid:starttime (core/owner.ts); the owner text needs no
+    // change of schema. heartbeat_at is when the owner last showed it was alive, which is the
+    // time an interrupted run is stamped with once its owner is found gone.
+    name: 'run heartbeats',
+    up(db) {
+      db.exec(`ALTER TABLE runs ADD COLUMN heartbeat_at TEXT`)
+    },
+  },
 ]
 
 /**

@@ -95,6 +95,16 @@ export class StoreContext {
     return s
   }
 
+  /**
+   * Runs fn in a transaction that takes the write lock at BEGIN (IMMEDIATE), so the busy
+   * timeout applies. A deferred one that reads first and then writes gets SQLITE_BUSY at
+   * once, without waiting, when another process wrote in between: its snapshot is stale.
+   * Nested calls become savepoints of the outer transaction.
+   */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate()
+  }
+
   isoNow(): string {
     return this.now().toISOString()
   }

@@ -99,7 +99,7 @@ export function createRuns(
   runs: Array<{ scheme: string; load: number; seed: number; params: Record<string, unknown> }>,
   ran: { spec?: unknown } = {},
 ): RunRow[] {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const exp = s.stmt('SELECT yaml, spec, revision FROM experiments WHERE id = ?').get(experimentId) as { yaml: string; spec: string; revision: number } | undefined
     if (!exp) throw new Error(`cannot create runs: experiment ${experimentId} does not exist`)
     const spec = ran.spec ?? fromJson<unknown>(exp.spec)
@@ -117,7 +117,7 @@ export function createRuns(
       ids.push(id)
     }
     return ids.map((id) => getRun(s, id)!)
-  })()
+  })
 }
 
 /**
@@ -130,9 +130,9 @@ export function setRunStatus(
   s: StoreContext,
   id: number,
   status: RunStatus,
-  opts: { error?: string | null } = {},
+  opts: { error?: string | null; finishedAt?: string; detail?: Record<string, unknown> } = {},
 ): RunRow {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const run = getRun(s, id)
     if (!run) throw new Error(`run ${id} does not exist`)
     if (isTerminal(run.status)) {
@@ -142,16 +142,19 @@ export function setRunStatus(
     if (status === 'queued') throw new Error(`run ${id} is ${run.status}; it cannot move back to queued`)
     const at = s.isoNow()
     const error = opts.error ?? null
+    const active = !isTerminal(status)
+    // A move to an active status is a sign of life of the owner, as its heartbeat is.
     s.stmt(
       `UPDATE runs SET status = ?,
          started_at = CASE WHEN ? THEN COALESCE(started_at, ?) ELSE started_at END,
          finished_at = ?,
+         heartbeat_at = CASE WHEN ? THEN ? ELSE heartbeat_at END,
          error = COALESCE(?, error)
        WHERE id = ?`,
-    ).run(status, isTerminal(status) ? 0 : 1, at, isTerminal(status) ? at : null, error, id)
-    addEvent(s, id, null, 'status', { from: run.status, to: status, error }, at)
+    ).run(status, active ? 1 : 0, at, active ? null : (opts.finishedAt ?? at), active ? 1 : 0, at, error, id)
+    addEvent(s, id, null, 'status', { from: run.status, to: status, error, ...opts.detail }, at)
     return getRun(s, id)!
-  })()
+  })
 }
 
 /** Stores a run's results. Facts are merged into those already recorded (e.g. at deploy). */
@@ -160,7 +163,7 @@ export function setRunResults(
   id: number,
   r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown>; completion?: RunCompletion },
 ): void {
-  s.db.transaction(() => {
+  s.write(() => {
     const run = getRun(s, id)
     if (!run) throw new Error(`run ${id} does not exist`)
     const facts = r.facts === undefined ? run.facts : { ...(run.facts ?? {}), ...r.facts }
@@ -172,28 +175,45 @@ export function setRunResults(
       completion === null ? null : toJson(completion),
       id,
     )
-  })()
+  })
+}
+
+/**
+ * Marks the owner's runs that are still in flight as alive now (their heartbeat_at), so that
+ * if the owner dies, the runs are stamped with when it was last seen. Returns how many.
+ */
+export function heartbeat(s: StoreContext, owner: string): number {
+  return s
+    .stmt(`UPDATE runs SET heartbeat_at = ? WHERE owner = ? AND status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')})`)
+    .run(s.isoNow(), owner, ...TERMINAL_STATUSES).changes
 }
 
 /**
  * After a crash or restart: every run still in flight whose owning process is gone can
- * never finish, so it becomes 'interrupted'. isOwnerAlive is asked once per owner.
+ * never finish, so it becomes 'interrupted'. isOwnerAlive is asked once per owner. The run
+ * ends when its owner was last seen alive: its last heartbeat, else its last event.
  */
 export function markInterruptedRuns(s: StoreContext, isOwnerAlive: (owner: string) => boolean): number[] {
   // Read and write under one write lock, so a run another process finishes meanwhile
   // is not touched.
-  return s.db.transaction(() => {
+  return s.write(() => {
     const open = s
-      .stmt(`SELECT id, owner FROM runs WHERE status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY id`)
-      .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string }>
+      .stmt(
+        `SELECT r.id, r.owner, COALESCE(r.heartbeat_at, (SELECT MAX(e.at) FROM events e WHERE e.run_id = r.id)) AS seen
+         FROM runs r WHERE r.status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY r.id`,
+      )
+      .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string; seen: string | null }>
     const alive = new Map<string, boolean>()
     const dead = open.filter((r) => {
       if (!alive.has(r.owner)) alive.set(r.owner, isOwnerAlive(r.owner))
       return !alive.get(r.owner)
     })
     for (const r of dead) {
-      setRunStatus(s, r.id, 'interrupted', { error: `the process that owned this run (${r.owner}) is gone` })
+      setRunStatus(s, r.id, 'interrupted', {
+        error: `the process that owned this run (${r.owner}) is gone${r.seen ? `; it was last seen alive at ${r.seen}` : ''}`,
+        ...(r.seen ? { finishedAt: r.seen, detail: { lastSeenAt: r.seen } } : {}),
+      })
     }
     return dead.map((r) => r.id)
-  }).immediate()
+  })
 }

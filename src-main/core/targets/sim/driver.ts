@@ -141,6 +141,9 @@ class SimSession implements TargetSession {
         case 'progress':
           yield msg
           break
+        case 'flows':
+          yield { type: 'flows', ...msg.batch }
+          break
         case 'done':
           break
         case 'error': {

@@ -56,6 +56,8 @@ port.once('message', (msg: ToWorker) => {
         checkMemory(msg.memoryMb)
         post({ type: 'progress', ...p })
       },
+      onFlows: (batch) =>
+        post({ type: 'flows', batch }, [batch.id.buffer, batch.src.buffer, batch.dst.buffer, batch.sizeBytes.buffer, batch.startNs.buffer, batch.finishNs.buffer] as ArrayBuffer[]),
     })
     const f = result.flows
     post({ type: 'done', result, wallMs: performance.now() - t0 }, [
