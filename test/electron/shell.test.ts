@@ -251,7 +251,7 @@ describe('the Electron shell', () => {
 
     expect(await call('archive.import', { file: chosen })).toMatchObject({ ok: false, error: { code: 'invalid-request' } })
     rec.dialogs.open = chosen
-    expect(await call('archive.import', {})).toMatchObject({ ok: true, result: { name: 'shell' } })
+    expect(await call('archive.import', {})).toMatchObject({ ok: true, result: { name: 'shell (2)' } }) // the name is taken: the copy gets the next free one
   })
 
   it('has a CommonJS preload that exposes exactly the contract methods and `on`, frozen', async () => {
