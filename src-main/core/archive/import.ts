@@ -2,7 +2,7 @@
 // directory with strict filters (extract.ts), every file is checked against manifest.json
 // as it streams (verify.ts), the SQLite subset is checked to hold only its own rows, and only then is anything written: the database rows (new ids, one transaction), then
 // the experiment's files, artifacts and P4 variants under the user data directory.
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compareRuns, formatCompareTable } from '../compare'
 import type { Store } from '../store'
@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
 import { MANIFEST, type Manifest } from './manifest'
 import { checkSubset, importSubset } from './subset'
 import { privateTempDir } from './tempdirs'
-import { ManifestCheck } from './verify'
+import { ManifestCheck, readManifest } from './verify'
 
 export interface ImportOptions {
   file: string
@@ -52,8 +52,18 @@ export async function prepareImport(file: string, limits: ExtractLimits = DEFAUL
   if (!existsSync(file)) throw new ArchiveRefusedError(null, `${file} does not exist`)
   const { dir, dispose } = privateTempDir('p4lab-import-')
   try {
-    const check = new ManifestCheck([SUBSET, YAML])
-    await extractSafely(file, dir, limits, check)
+    let check = new ManifestCheck([SUBSET, YAML])
+    try {
+      await extractSafely(file, dir, limits, check)
+    } catch (err) {
+      if (!check.manifestNotFirst) throw err
+      // Re-packed by hand: find the manifest first, then extract again with every entry checked before it is written.
+      const manifest = await readManifest(file)
+      if (manifest === null) throw err
+      for (const e of readdirSync(dir)) rmSync(join(dir, e), { recursive: true, force: true })
+      check = new ManifestCheck([SUBSET, YAML], manifest)
+      await extractSafely(file, dir, limits, check)
+    }
     const manifest = check.finish()
     checkSubset(join(dir, ...SUBSET.split('/')), SUBSET)
     return { dir, manifest, dispose }

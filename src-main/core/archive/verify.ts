@@ -1,11 +1,17 @@
-// An archive checked against its manifest.json while it streams: manifest.json must come
-// first (export writes it first), so every later file is known to be listed, with the
-// right size, before a byte of it is written, and its sha256 is compared once written.
+// An archive checked against its manifest.json while it streams: manifest.json comes first
+// (export writes it first), so every later file is known to be listed, with the right size,
+// before a byte of it is written, and its sha256 is compared once written. An archive
+// re-packed by hand (`tar -C dir .`) has its files in the folder's order: its manifest is
+// read in a first pass that writes nothing (readManifest), and the check starts with it.
 // Nothing is re-read afterwards; the end only checks that every listed file came.
-import { readFileSync } from 'node:fs'
-import { ArchiveRefusedError } from './entries'
+import { createHash } from 'node:crypto'
+import { createReadStream, readFileSync } from 'node:fs'
+import { pipeline } from 'node:stream/promises'
+import { createGunzip } from 'node:zlib'
+import { ArchiveRefusedError, withoutDotPrefix } from './entries'
 import type { EntryVetter } from './extract'
 import { MANIFEST, parseManifest, type Manifest } from './manifest'
+import { TarReader, type TarSink } from './tarstream'
 
 /** The largest manifest.json read (20,000 files listed take about 3 MB). */
 export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024
@@ -14,12 +20,34 @@ export class ManifestCheck implements EntryVetter {
   private manifest: Manifest | null = null
   private listed = new Map<string, Manifest['files'][number]>()
   private readonly verified = new Set<string>()
+  /** The manifest read in a first pass (readManifest): its bytes' sha256, until the entry itself comes. */
+  private preloadedSha: string | null = null
+  /** The archive's first file was not manifest.json: read it first (readManifest) and check again. */
+  manifestNotFirst = false
 
-  constructor(private readonly required: string[]) {}
+  constructor(
+    private readonly required: string[],
+    preloaded?: Buffer,
+  ) {
+    if (preloaded) {
+      this.start(preloaded.toString('utf8'))
+      this.preloadedSha = createHash('sha256').update(preloaded).digest('hex')
+    }
+  }
+
+  private start(text: string): void {
+    this.manifest = parseManifest(text)
+    this.listed = new Map(this.manifest.files.map((f) => [f.path, f]))
+    for (const r of this.required) if (!this.listed.has(r)) throw new ArchiveRefusedError(r, 'missing; a p4lab archive always has it')
+  }
 
   before(path: string, bytes: number): void {
+    if (path === MANIFEST && this.preloadedSha !== null) return
     if (this.manifest === null) {
-      if (path !== MANIFEST) throw new ArchiveRefusedError(MANIFEST, `missing; every p4lab archive starts with one (the first file is ${JSON.stringify(path)})`)
+      if (path !== MANIFEST) {
+        this.manifestNotFirst = true
+        throw new ArchiveRefusedError(MANIFEST, `missing; every p4lab archive starts with one (the first file is ${JSON.stringify(path)})`)
+      }
       if (bytes > MAX_MANIFEST_BYTES) throw new ArchiveRefusedError(MANIFEST, `${bytes} bytes, more than the ${MAX_MANIFEST_BYTES} a manifest may have`)
       return
     }
@@ -29,10 +57,13 @@ export class ManifestCheck implements EntryVetter {
   }
 
   after(path: string, sha256: string, abs: string): void {
+    if (path === MANIFEST && this.preloadedSha !== null) {
+      if (sha256 !== this.preloadedSha) throw new ArchiveRefusedError(MANIFEST, 'differs between two reads of the archive: the file changed while it was imported')
+      this.preloadedSha = null
+      return
+    }
     if (this.manifest === null) {
-      this.manifest = parseManifest(readFileSync(abs, 'utf8'))
-      this.listed = new Map(this.manifest.files.map((f) => [f.path, f]))
-      for (const r of this.required) if (!this.listed.has(r)) throw new ArchiveRefusedError(r, 'missing; a p4lab archive always has it')
+      this.start(readFileSync(abs, 'utf8'))
       return
     }
     const f = this.listed.get(path)!
@@ -50,4 +81,31 @@ export class ManifestCheck implements EntryVetter {
     }
     return this.manifest
   }
+}
+
+/**
+ * A first pass over an archive that writes nothing: manifest.json's bytes (at most
+ * MAX_MANIFEST_BYTES), or null when it has none. The reader's framing checks (end marker,
+ * trailing data, meta sizes) hold here as in the extraction.
+ */
+export async function readManifest(file: string): Promise<Buffer | null> {
+  let found: Buffer | null = null
+  const skip: TarSink = { data: () => undefined, end: () => undefined }
+  const reader = new TarReader({
+    maxMetaBytes: 1024 * 1024,
+    entry: (e) => {
+      if (withoutDotPrefix(e.path) !== MANIFEST || e.type === 'Directory') return skip
+      if (found !== null) throw new ArchiveRefusedError(MANIFEST, 'it appears twice')
+      if (e.size > MAX_MANIFEST_BYTES) throw new ArchiveRefusedError(MANIFEST, `${e.size} bytes, more than the ${MAX_MANIFEST_BYTES} a manifest may have`)
+      const parts: Buffer[] = []
+      return { data: (c) => parts.push(Buffer.from(c)), end: () => (found = Buffer.concat(parts)) }
+    },
+  })
+  try {
+    await pipeline(createReadStream(file), createGunzip(), reader)
+  } catch (err) {
+    if (err instanceof ArchiveRefusedError) throw err
+    throw new ArchiveRefusedError(null, `not a valid tar.gz archive: ${(err as Error).message}`)
+  }
+  return found
 }
