@@ -32,6 +32,8 @@ export function processOwner(): string {
 }
 
 export function ownerIsAlive(owner: string): boolean {
+  // A run on a Slurm cluster ('slurm <login node>') is followed through its job (core/slurm), not a process.
+  if (owner.startsWith('slurm ')) return true
   const [host, pidText] = owner.split(':')
   const pid = Number(pidText)
   // A run owned by another machine (a shared database file) cannot be checked: leave it.

@@ -35,7 +35,7 @@ const SUBSET = 'data/p4lab.sqlite'
 const YAML = 'experiment/experiment.yaml'
 
 /** Checks the extracted files against the manifest: nothing missing, nothing extra, every hash equal. */
-export function verifyAgainstManifest(dir: string, extracted: string[]): Manifest {
+export function verifyAgainstManifest(dir: string, extracted: string[], required: readonly string[] = [SUBSET, YAML]): Manifest {
   if (!extracted.includes(MANIFEST)) throw new ArchiveRefusedError(MANIFEST, 'missing; every p4lab archive starts with one')
   const manifest = parseManifest(readFileSync(join(dir, MANIFEST), 'utf8'))
   const listed = new Map(manifest.files.map((f) => [f.path, f]))
@@ -52,7 +52,7 @@ export function verifyAgainstManifest(dir: string, extracted: string[]): Manifes
       throw new ArchiveRefusedError(f.path, `has sha256 ${hash} (${size} bytes) but manifest.json says ${f.sha256} (${f.bytes} bytes): the file was changed after export`)
     }
   }
-  for (const required of [SUBSET, YAML]) if (!listed.has(required)) throw new ArchiveRefusedError(required, 'missing; a p4lab archive always has it')
+  for (const r of required) if (!listed.has(r)) throw new ArchiveRefusedError(r, 'missing; a p4lab archive always has it')
   return manifest
 }
 

@@ -5,3 +5,4 @@ export type { EventRow, ExperimentRow, ExperimentSummaryRow, FlowRow, RunRow, Se
 export { ROLLUP_WIDTHS_NS, pickRollupWidth, type RollupRead, type RollupRows } from './rollups'
 export type { ReadSamplesOptions, SamplesRead } from './telemetry'
 export { CHUNK_MAX, seriesReader, type SeriesSamples } from './samples'
+export type { SlurmClusterRef, SlurmJobRow, SlurmTaskRow } from './slurm'
