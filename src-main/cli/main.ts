@@ -11,9 +11,10 @@ import { p4Command } from './commands/p4'
 import { runCommand } from './commands/run'
 import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
+import { slurmCommand } from './slurm'
 import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand, slurmCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))
