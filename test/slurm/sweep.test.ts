@@ -8,6 +8,7 @@ import { FileSecretStore } from '../../src-main/core/secrets'
 import { SshShell, SlurmSweeps, type SlurmProgress } from '../../src-main/core/slurm'
 import type { ExperimentSpec } from '../../src-main/core/spec'
 import type { Store } from '../../src-main/core/store'
+import { sweepMatrix } from '../../src-main/core/sweeps'
 import { startSlurm, type SlurmCluster } from '../helpers/slurm'
 import { startSshd, type Sshd } from '../helpers/sshd'
 
@@ -130,6 +131,10 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     const runs = store.listRuns({ experimentId: exp.id })
     expect(runs.map((r) => r.status)).toEqual(['done', ...Array(7).fill('cancelled')])
     expect(p.tasks.slice(1).map((t) => t.state)).toEqual(Array(7).fill('CANCELLED'))
+    // The run matrix says the same, cell by cell.
+    const matrix = sweepMatrix(store, exp.id)
+    expect(matrix.counts.cancelled).toBe(7)
+    expect(matrix.cells.map((c) => c.slurm?.state).sort()).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'COMPLETED'])
     sh.close()
     store.close()
   })
@@ -161,6 +166,8 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     expect(status[1].error).toMatch(/FAILED.*NonZeroExitCode.*exit 1:0.*no-such-scheme/)
     expect(status[2].error).toMatch(/result bundle refused: "flows.json": has sha256 [0-9a-f]{64}/)
     expect(store.listFlows(status[2].id)).toHaveLength(0)
+    const failed = sweepMatrix(store, exp.id).cells.find((c) => c.runId === status[1].id)!
+    expect(failed.slurm).toMatchObject({ job: job.jobId, task: 1, state: 'FAILED' })
     sh.close()
     store.close()
   })
