@@ -171,4 +171,18 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     sh.close()
     store.close()
   })
+
+  it("fails the runs with sbatch's reason when the cluster refuses the array", async () => {
+    const { core, store } = open('refused')
+    const { exp, spec } = experiment(core)
+    const sh = shell()
+    const sweeps = new SlurmSweeps({ store, shell: sh })
+    await expect(sweeps.submit(exp, spec, cells(spec).slice(0, 2), { workDir: join(cluster.work, 'p4lab'), partition: 'no-such-partition' })).rejects.toThrow(/could not submit the sweep.*sbatch exited 1.*invalid partition/is)
+    const runs = store.listRuns({ experimentId: exp.id })
+    expect(runs.map((r) => r.status)).toEqual(['failed', 'failed'])
+    expect(runs[0].error).toMatch(/invalid partition/i)
+    expect(store.listSlurmJobs()).toEqual([])
+    sh.close()
+    store.close()
+  })
 })

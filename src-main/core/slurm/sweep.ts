@@ -64,7 +64,9 @@ export function cellRunnerPath(): string {
   const src = join(packageRoot(), 'src-main')
   if (existsSync(src)) {
     const newest = (d: string): number => Math.max(0, ...readdirSync(d, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs)))
-    if (Math.max(newest(join(src, 'sim')), newest(join(src, 'schemes')), newest(join(src, 'core', 'slurm'))) > statSync(p).mtimeMs) {
+    // What the runner bundles: the simulator, the schemes, the model, and these three files.
+    const files = ['core/slurm/cell.ts', 'core/slurm/bundle.ts', 'core/archive/manifest.ts'].map((f) => statSync(join(src, f)).mtimeMs)
+    if (Math.max(newest(join(src, 'sim')), newest(join(src, 'schemes')), newest(join(src, 'model')), ...files) > statSync(p).mtimeMs) {
       throw new Error(`the Slurm cell runner ${p} is older than its sources: run 'npm run build' first`)
     }
   }
@@ -72,6 +74,24 @@ export function cellRunnerPath(): string {
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(['RUNNING', 'COMPLETING', 'CONFIGURING', 'STAGE_OUT', 'SUSPENDED', 'RESIZING'])
+
+function argvOf(o: SlurmSubmitOptions, tasks: number, name: string, sweepDir: string, runner: string): string[] {
+  return [
+    'sbatch',
+    '--parsable',
+    `--array=0-${tasks - 1}${o.maxParallel ? `%${o.maxParallel}` : ''}`,
+    `--job-name=p4lab-${name}`.slice(0, 64),
+    `--chdir=${sweepDir}`,
+    `--output=${sweepDir}/logs/%a.out`,
+    ...(o.partition ? [`--partition=${o.partition}`] : []),
+    ...(o.account ? [`--account=${o.account}`] : []),
+    ...(o.time ? [`--time=${o.time}`] : []),
+    ...(o.cpusPerTask ? [`--cpus-per-task=${o.cpusPerTask}`] : []),
+    ...(o.hold ? ['--hold'] : []),
+    '--wrap',
+    cmd([o.node ?? 'node', runner, sweepDir]),
+  ]
+}
 
 export class SlurmSweeps {
   constructor(
@@ -114,28 +134,16 @@ export class SlurmSweeps {
       mkdirSync(join(stage, 'sweep', 'logs'), { recursive: true })
       mkdirSync(join(stage, 'sweep', 'results'))
       writeFileSync(join(stage, 'sweep', JOB_FILE), JSON.stringify(job))
-      const up = await shell.upload(join(stage, 'bin'), `${work}/bin`)
-      await shell.upload(join(stage, 'sweep'), sweepDir)
-      const argv = [
-        'sbatch',
-        '--parsable',
-        `--array=0-${runs.length - 1}${o.maxParallel ? `%${o.maxParallel}` : ''}`,
-        `--job-name=p4lab-${exp.name}`.slice(0, 64),
-        `--chdir=${sweepDir}`,
-        `--output=${sweepDir}/logs/%a.out`,
-        ...(o.partition ? [`--partition=${o.partition}`] : []),
-        ...(o.account ? [`--account=${o.account}`] : []),
-        ...(o.time ? [`--time=${o.time}`] : []),
-        ...(o.cpusPerTask ? [`--cpus-per-task=${o.cpusPerTask}`] : []),
-        ...(o.hold ? ['--hold'] : []),
-        '--wrap',
-        cmd([o.node ?? 'node', `${work}/bin/${runnerName}`, sweepDir]),
-      ]
+      // Until sbatch has taken the array, a failure leaves no job behind: the runs fail with it
+      // (they are owned by no process, so nothing else would ever end them).
+      let up: { uploaded: number }
       let out: string
       try {
-        out = await check(shell, argv)
+        up = await shell.upload(join(stage, 'bin'), `${work}/bin`)
+        await shell.upload(join(stage, 'sweep'), sweepDir)
+        out = await check(shell, argvOf(o, runs.length, exp.name, sweepDir, `${work}/bin/${runnerName}`))
       } catch (err) {
-        const why = `sbatch refused the sweep: ${err instanceof Error ? err.message : String(err)}`
+        const why = `could not submit the sweep to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`
         for (const r of runs) this.announce(store.setRunStatus(r.id, 'failed', { error: why }))
         throw new Error(why, { cause: err })
       }
