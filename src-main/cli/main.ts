@@ -1,6 +1,7 @@
 // The p4lab command: headless access to the same core the app uses. Each command is
 // one file under commands/; this file only dispatches.
 import { defaultDbPath, packageVersion } from '../core/paths'
+import { printableLines } from '../model/printable'
 import { fail, UsageError, type Command } from './common'
 import { compareCommand } from './commands/compare'
 import { exportCommand } from './commands/export'
@@ -8,13 +9,14 @@ import { importCommand } from './commands/import'
 import { intCommand } from './commands/int'
 import { listCommand } from './commands/list'
 import { p4Command } from './commands/p4'
+import { renameCommand } from './commands/rename'
 import { runCommand } from './commands/run'
 import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
 import { slurmCommand } from './slurm'
 import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand, slurmCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand, slurmCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))
@@ -40,6 +42,32 @@ export async function main(argv: string[]): Promise<number> {
   }
   return found.run(rest)
 }
+
+/**
+ * Every line the CLI prints passes through here: a stored name or error (from before names
+ * were checked, or from a remote host's output) holding ESC, CR or a bidi override is printed
+ * as an escape instead of acting on the terminal. Escapes are JSON's, so --json output stays valid.
+ */
+function guardTerminal(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? printableLines(chunk) : chunk, ...rest)) as typeof stream.write
+}
+guardTerminal(process.stdout)
+guardTerminal(process.stderr)
+
+/**
+ * A reader that went away (`p4lab list | head`) is not an error: the rest of the output is
+ * dropped and the command ends as it would have (a run still finishes and is stored), with its
+ * own exit code and no stack trace.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') throw err
+    stream.write = (() => true) as typeof stream.write
+  })
+}
+quietWhenClosed(process.stdout)
+quietWhenClosed(process.stderr)
 
 main(process.argv.slice(2)).then(
   (code) => {

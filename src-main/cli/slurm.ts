@@ -10,6 +10,7 @@ import { userDataDir } from '../core/paths'
 import { LocalShell, SshShell, SlurmSweeps, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
 import type { ExperimentRow, SlurmClusterRef } from '../core/store'
 import type { ExperimentSpec } from '../core/spec'
+import { printable } from '../model/printable'
 import { openCore, COMMON_OPTIONS, UsageError, type Command } from './common'
 
 export const SLURM_RUN_OPTIONS = {
@@ -103,7 +104,10 @@ export async function followJob(sweeps: SlurmSweeps, slurmJob: number, intervalM
         const line = bar(q)
         if (line === last) return
         last = line
-        process.stderr.write(tty ? `\r${line}\x1b[K` : `${line}\n`)
+        // The guard on stderr (cli/main.ts) escapes every CR and ESC of a string, so the line
+        // is escaped here and only this redraw's own CR and erase-line go out as bytes.
+        if (tty) process.stderr.write(Buffer.from(`\r${printable(line)}\x1b[K`))
+        else process.stderr.write(`${line}\n`)
       },
     })
     if (tty) process.stderr.write('\n')

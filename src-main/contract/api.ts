@@ -4,6 +4,7 @@ import {
   CompareMetric,
   CompareResult,
   Experiment,
+  ExperimentRevision,
   ExperimentSummary,
   FabricGraph,
   P4Target,
@@ -14,6 +15,7 @@ import {
   RunRecords,
   ProgramName,
   Run,
+  RunRanWith,
   PointStats,
   RunEvent,
   RunLogLine,
@@ -34,6 +36,25 @@ import {
 const Id = z.number().int().positive()
 const Empty = z.object({}).strict()
 
+/**
+ * The name of the file an experiment came from in the UI (a picked file's name): shown in
+ * errors, never a path, so the page cannot choose the folder workload files are read from.
+ */
+const FileName = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((s) => !/[/\\]/.test(s) && !s.includes('\0') && s !== '.' && s !== '..', { error: 'expected a file name without a folder (the page cannot name paths)' })
+
+/** What an import brought in: the new experiment, archive run id → new run id, the files, whether the comparison recomputed equals the archived one (null: none archived). */
+export const ImportResult = z.object({
+  experimentId: z.number().int(),
+  name: z.string(),
+  runIds: z.record(z.string(), z.number().int()),
+  files: z.number().int(),
+  compareMatches: z.boolean().nullable(),
+})
+
 /** Every request and response between the UI (or CLI) and the core. */
 export const methods = {
   'app.info': {
@@ -46,20 +67,32 @@ export const methods = {
   'experiments.list': { req: Empty, res: z.array(ExperimentSummary) },
   'experiments.get': { req: z.object({ id: Id }).strict(), res: Experiment },
   'experiments.validate': {
-    req: z.object({ yaml: z.string(), file: z.string().optional() }).strict(),
+    req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
     res: z.object({ ok: z.boolean(), errors: z.array(SpecError), runCount: z.number().int() }),
   },
   'experiments.create': {
-    req: z.object({ yaml: z.string(), file: z.string().optional() }).strict(),
+    req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
     res: Experiment,
   },
+  /** Saves a changed text as a new revision (the same text changes nothing); a text with another `name:` is refused: rename instead. */
   'experiments.update': { req: z.object({ id: Id, yaml: z.string() }).strict(), res: Experiment },
+  /** Renames an experiment (names are unique): a new revision whose text says the new name, noting the old. */
+  'experiments.rename': { req: z.object({ id: Id, name: z.string().trim().min(1).max(200) }).strict(), res: Experiment },
+  /**
+   * Saves a text as a new experiment, leaving the one it came from as it is: named `name`, else
+   * the text's own name, else (taken) the first free `NAME (N)`; its `name:` is rewritten to match.
+   */
+  'experiments.saveAs': { req: z.object({ yaml: z.string(), name: z.string().trim().min(1).max(200).optional(), file: z.string().optional() }).strict(), res: Experiment },
+  /** Every revision of an experiment, oldest first. */
+  'experiments.revisions': { req: z.object({ id: Id }).strict(), res: z.array(ExperimentRevision) },
   'experiments.run': {
     req: z.object({ id: Id }).strict(),
     res: z.object({ runIds: z.array(z.number().int()) }),
   },
   'runs.list': { req: z.object({ experimentId: Id.optional() }).strict(), res: z.array(Run) },
   'runs.get': { req: z.object({ id: Id }).strict(), res: Run },
+  /** What the run ran with, from its own record: YAML, resolved parameters, topology, workload, seed, target facts. */
+  'runs.ranWith': { req: z.object({ id: Id }).strict(), res: RunRanWith },
   'runs.cancel': { req: z.object({ id: Id }).strict(), res: z.object({ cancelled: z.boolean() }) },
   /**
    * The run's stored samples (of `kinds`, within [fromNs, toNs]). With `maxValues`, a long run
@@ -192,21 +225,23 @@ export const methods = {
       .strict(),
     res: RunRecords,
   },
-  /** Writes an experiment as a .tar.gz archive at `file` (a path on the machine running the core). */
+  /**
+   * Writes an experiment as a .tar.gz archive to a file the user picks in the desktop app's own
+   * save dialog; null when the dialog was cancelled. The page never names a path: in web mode
+   * an export is a download (ARCHIVE_HTTP.export), and this method is refused.
+   */
   'archive.export': {
-    req: z.object({ experimentId: Id, file: z.string().min(1).max(4096) }).strict(),
-    res: z.object({ file: z.string(), bytes: z.number().int(), files: z.number().int(), runs: z.number().int() }),
+    req: z.object({ experimentId: Id }).strict(),
+    res: z.object({ file: z.string(), bytes: z.number().int(), files: z.number().int(), runs: z.number().int() }).nullable(),
   },
-  /** Imports an archive into this database (new ids); a refused archive is an error naming the file and why. */
+  /**
+   * Imports an archive the user picks in the desktop app's own open dialog (new ids); null when
+   * cancelled; a refused archive is an error naming the file and why. Web mode uploads instead
+   * (ARCHIVE_HTTP.import), answering with this method's envelope.
+   */
   'archive.import': {
-    req: z.object({ file: z.string().min(1).max(4096) }).strict(),
-    res: z.object({
-      experimentId: z.number().int(),
-      name: z.string(),
-      runIds: z.record(z.string(), z.number().int()),
-      files: z.number().int(),
-      compareMatches: z.boolean().nullable(),
-    }),
+    req: Empty,
+    res: ImportResult.nullable(),
   },
 } as const satisfies Record<MethodName, { req: z.ZodType; res: z.ZodType }>
 

@@ -9,9 +9,13 @@ export const METHOD_NAMES = [
   'experiments.validate',
   'experiments.create',
   'experiments.update',
+  'experiments.rename',
+  'experiments.saveAs',
+  'experiments.revisions',
   'experiments.run',
   'runs.list',
   'runs.get',
+  'runs.ranWith',
   'runs.cancel',
   'runs.series',
   'runs.seriesDefs',
@@ -51,3 +55,9 @@ export type EventName = (typeof EVENT_NAMES)[number]
 /** Channel prefix for Electron IPC; the WebSocket bridge uses the bare names. */
 export const IPC_PREFIX = 'p4lab:'
 export const IPC_EVENT_CHANNEL = 'p4lab:event'
+
+/**
+ * Web mode's archive endpoints (same token as the page): an export is a download, an import an
+ * upload, so the file is one the user picked in the browser, never a server path the page names.
+ */
+export const ARCHIVE_HTTP = { export: '/archive/export/', import: '/archive/import' } as const

@@ -37,6 +37,8 @@ export const ExperimentSummary = z.object({
   createdAt: z.string(),
   tags: z.array(z.string()),
   runCounts: z.record(z.string(), z.number().int()),
+  /** The current revision (1-based): saving a changed text adds one. */
+  revision: z.number().int(),
 })
 export type ExperimentSummary = z.infer<typeof ExperimentSummary>
 
@@ -80,6 +82,10 @@ export const Run = z.object({
   counters: z.record(z.string(), z.number()).nullable(),
   /** How its flows ended (done or incomplete runs); null before that, or for runs that stopped without results. */
   completion: RunCompletion.nullable(),
+  /** The experiment revision the run ran (null: a run with no record). */
+  revision: z.number().int().nullable(),
+  /** Not a run of the experiment as it is now: an older revision that runs cells differently, or another target. */
+  stale: z.boolean(),
 })
 export type Run = z.infer<typeof Run>
 
@@ -186,4 +192,5 @@ export type RunFlows = z.infer<typeof RunFlows>
 export * from './testbeds'
 export * from './pipelines'
 export * from './sweeps'
+export * from './revisions'
 export * from './schemes'

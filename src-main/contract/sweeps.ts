@@ -3,15 +3,21 @@ import { RunCompletion, RunStatus } from './status'
 
 // ---- Sweeps, compare and archives (issue 7). ----
 
-/** A cell of an experiment's run matrix; its status is its latest run's ('pending': never run). */
+/**
+ * A cell of an experiment's run matrix; its status is its latest current run's (of the current
+ * revision on the current target): 'stale' when it has only runs of an older revision or another
+ * target, 'pending' when it never ran.
+ */
 export const SweepCell = z.object({
   scheme: z.string(),
   load: z.number(),
   seed: z.number().int(),
   params: z.record(z.string(), z.unknown()),
-  status: z.union([RunStatus, z.literal('pending')]),
+  status: z.union([RunStatus, z.literal('pending'), z.literal('stale')]),
   runId: z.number().int().nullable(),
   runs: z.number().int(),
+  /** How many of its runs are stale. */
+  stale: z.number().int(),
   doneRunId: z.number().int().nullable(),
   /** How the latest run's flows ended: finished / failed / unfinished of all, and for an incomplete run the likely cause. */
   completion: RunCompletion.nullable(),

@@ -34,8 +34,21 @@ export const TestbedName = z
   .string({ error: 'expected a testbed name' })
   .regex(TESTBED_NAME_RE, 'a testbed name is 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit')
 
+/** Seconds to keep reconnecting to a host after its connection dropped during a run. */
+export const DEFAULT_RECONNECT_WINDOW_S = 60
+const ReconnectWindowS = z
+  .number({ error: 'expected a number of seconds' })
+  .min(0, 'the reconnect window cannot be negative')
+  .max(3600, 'a reconnect window above an hour would leave a run hanging; use at most 3600 s')
+  .default(DEFAULT_RECONNECT_WINDOW_S)
+
 export const Bmv2Settings = z
   .object({
+    /**
+     * Seconds p4lab keeps trying to reconnect when the SSH connection to a host drops during a
+     * run; past it the run fails (docs/TESTBEDS.md, "When the connection drops").
+     */
+    reconnectWindowS: ReconnectWindowS,
     /** How the topology is brought up on the switch host. */
     bringUp: z.enum(['mininet', 'netns'], { error: "expected 'mininet' or 'netns'" }).default('mininet'),
     /** The fastest link is scaled down to this (bit/s); BMv2 tops out near 1 Gbps. */
@@ -73,6 +86,11 @@ export const TofinoSettings = z
     sdeInstall: RemotePath.optional(),
     /** tofino-model (run_tofino_model.sh) or a real switch ASIC. */
     target: z.enum(['model', 'hardware'], { error: "expected 'model' or 'hardware'" }).default('model'),
+    /**
+     * Seconds p4lab keeps trying to reconnect when the SSH connection to a host drops during a
+     * run; past it the run fails (docs/TESTBEDS.md, "When the connection drops").
+     */
+    reconnectWindowS: ReconnectWindowS,
   })
   .strict()
 export type TofinoSettings = z.infer<typeof TofinoSettings>

@@ -4,13 +4,16 @@ import { dirname, join } from 'node:path'
 import { experimentTemplatesDir, packageRoot, resourcesDir, userDataDir, workloadsDir } from './paths'
 import { FileSecretStore, defaultSecretsPath } from './secrets'
 import { Core } from './services'
+import type { ArchiveDialogs } from './handlers/archive'
 import { openStore } from './store'
 import { p4labKnownHosts } from './ssh'
 import { SimDriver } from './targets/sim/driver'
+import { runMemoryMb } from './run-limits'
 import { Bmv2Driver } from './targets/bmv2/driver'
 import { TofinoDriver } from './targets/tofino/driver'
 
 export { Core } from './services'
+export type { ArchiveDialogs } from './handlers/archive'
 export { createDispatch, type Dispatch } from './dispatch'
 
 export interface NodeCoreOptions {
@@ -21,15 +24,20 @@ export interface NodeCoreOptions {
   parallelRuns?: number
   /** Where known_hosts and secrets.json live; default the user data directory (P4LAB_HOME). */
   dataDir?: string
+  /** The memory ceiling per simulator run, in MB; default P4LAB_RUN_MEMORY_MB, else RUN_LIMITS.memoryMb. */
+  runMemoryMb?: number
+  /** The desktop shell's save/open dialogs for archives (archive.export / archive.import). */
+  archiveDialogs?: ArchiveDialogs
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
+  const memoryMb = opts.runMemoryMb ?? runMemoryMb()
   const store = openStore(opts.dbPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : undefined)
   const knownHosts = p4labKnownHosts(opts.dataDir ?? userDataDir())
   const secrets = new FileSecretStore(defaultSecretsPath(opts.dataDir ?? userDataDir()))
   // The SSH targets: a stored testbed's kind picks its driver (orchestrator.driverFor).
   const remote = {
-    store,
+    artifacts: store,
     knownHosts,
     secrets,
     dataDir: store.file === ':memory:' ? userDataDir() : dirname(store.file),
@@ -38,11 +46,12 @@ export function createNodeCore(opts: NodeCoreOptions): Core {
   }
   return new Core({
     store,
-    drivers: { sim: new SimDriver({ parallelRuns: opts.parallelRuns }), bmv2: new Bmv2Driver(remote), tofino: new TofinoDriver(remote) },
+    drivers: { sim: new SimDriver({ parallelRuns: opts.parallelRuns, memoryMb }), bmv2: new Bmv2Driver(remote), tofino: new TofinoDriver(remote) },
     workloadsDir: workloadsDir(),
     templatesDir: experimentTemplatesDir(),
     defaultBaseDir: opts.baseDir ?? process.cwd(),
     knownHosts,
     secrets,
+    archiveDialogs: opts.archiveDialogs,
   })
 }

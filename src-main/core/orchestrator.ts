@@ -2,7 +2,6 @@
 // target allows (a core each on the sim, one on a hardware testbed), and is the only
 // writer of run status. Every status change is stored (with an event row)
 // before it is announced, so the UI never shows a state the database does not hold.
-import { hostname } from 'node:os'
 import type { RunStatus } from '../contract'
 import { TERMINAL_STATUSES } from '../contract'
 import type { EventBus } from './bus'
@@ -11,9 +10,13 @@ import { assessCompletion, incompleteReason } from './completion'
 import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
 import type { RunRow, Store } from './store'
-import { CancelledError, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
+import { CancelledError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
+import { capFrame, capPoints, limitCode, LogCap, TelemetryRateCap, type LimitReport } from './run-limits'
+import { ownerIsAlive, processOwner } from './owner'
+
+export { ownerIsAlive, processOwner }
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -26,25 +29,16 @@ export interface OrchestratorDeps {
   owner?: string
 }
 
-/** host:pid, so a later start can tell a run cut off by a dead process from a live one. */
-export function processOwner(): string {
-  return `${hostname()}:${process.pid}`
-}
+/**
+ * How often this process stamps its runs in flight as alive (runs.heartbeat_at): a run cut off
+ * by a crash is marked interrupted at its last stamp, so this is how far off that time may be.
+ */
+export const HEARTBEAT_MS = 2000
+/** Tries at storing a run's end after the store refused it (each waits out the busy timeout). */
+const FINISH_RETRIES = 5
 
-export function ownerIsAlive(owner: string): boolean {
-  // A run on a Slurm cluster ('slurm <login node>') is followed through its job (core/slurm), not a process.
-  if (owner.startsWith('slurm ')) return true
-  const [host, pidText] = owner.split(':')
-  const pid = Number(pidText)
-  // A run owned by another machine (a shared database file) cannot be checked: leave it.
-  if (host !== hostname() || !Number.isInteger(pid)) return true
-  if (pid === process.pid) return true
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
+function storeMessage(err: unknown): string {
+  return `the store refused a write: ${err instanceof Error ? err.message : String(err)}`
 }
 
 interface Job {
@@ -53,6 +47,10 @@ interface Job {
   abort: AbortController
   done: Promise<void>
   resolve: () => void
+  /** Ids (index in the run's flow list) of the flows already stored while the run went on. */
+  flowsStored: Set<number>
+  /** The first store write of the run's log or events that failed: it fails the run. */
+  storeError: string | null
 }
 
 export class Orchestrator {
@@ -61,14 +59,20 @@ export class Orchestrator {
   private readonly queue: Job[] = []
   /** Runs in progress per testbed; each target caps its own (driver.maxParallelRuns). */
   private readonly activePerTestbed = new Map<string, number>()
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined
 
   constructor(private readonly deps: OrchestratorDeps) {
     this.owner = deps.owner ?? processOwner()
   }
 
-  /** Marks the runs that a dead process left unfinished as interrupted. */
+  /** Marks the runs that a dead process left unfinished as interrupted, and announces them. */
   recoverInterrupted(): number[] {
-    return this.deps.store.markInterruptedRuns(ownerIsAlive)
+    const ids = this.deps.store.markInterruptedRuns(ownerIsAlive)
+    for (const id of ids) {
+      const run = this.deps.store.getRun(id)
+      if (run) this.announce(run)
+    }
+    return ids
   }
 
   /** Creates the runs of an experiment (queued) and schedules them. */
@@ -84,17 +88,40 @@ export class Orchestrator {
       this.owner,
       // A resumed or re-run cell keeps the params of the cell it repeats.
       cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })),
+      // Each run's record keeps the spec as resolved for it (files read now), not the stored one.
+      { spec },
     )
     for (const run of runs) {
       let resolve!: () => void
       const done = new Promise<void>((r) => (resolve = r))
-      const job: Job = { run, spec, abort: new AbortController(), done, resolve }
+      const job: Job = { run, spec, abort: new AbortController(), done, resolve, flowsStored: new Set(), storeError: null }
       this.jobs.set(run.id, job)
       this.queue.push(job)
       this.announce(run)
     }
+    this.startHeartbeat()
     this.pump()
     return runs
+  }
+
+  /** While this process has runs, stamps them alive every HEARTBEAT_MS (see markInterruptedRuns). */
+  private startHeartbeat(): void {
+    if (this.heartbeatTimer) return
+    this.heartbeatTimer = setInterval(() => {
+      if (this.jobs.size === 0 || !this.deps.store.open) return this.stopHeartbeat()
+      try {
+        this.deps.store.heartbeat(this.owner)
+      } catch {
+        // A missed stamp only makes the time of a later interruption earlier; the next one may pass.
+      }
+    }, HEARTBEAT_MS)
+    // The timer alone must not keep a CLI alive once its runs are over.
+    this.heartbeatTimer.unref?.()
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer)
+    this.heartbeatTimer = undefined
   }
 
   /** Resolves when the given runs have reached a terminal status. */
@@ -163,9 +190,30 @@ export class Orchestrator {
     // to. Lines that come while the store is closed (a CLI closing it once its runs are done,
     // while a sim worker is still being torn down) have nowhere to go either. Both are
     // dropped: throwing would land in whatever event handler called the log.
+    // A store error here (the database locked past the busy timeout, the disk full) cannot be
+    // thrown into the event handler that logged: it would end the process. It fails this run.
     let sinksOpen = true
+    const guard = <T>(write: () => T): T | undefined => {
+      try {
+        return write()
+      } catch (err) {
+        job.storeError ??= storeMessage(err)
+        return undefined
+      }
+    }
+    // A cap hit (run-limits.ts) is a warning event on the run, as BMv2's rate-scale warnings are.
+    const limitHit = (r: LimitReport): void => {
+      if (!sinksOpen || !store.open) return
+      const event = guard(() => store.addEvent(run.id, null, 'warning', { source: r.source, code: limitCode(r.limit), limit: r.limit, cap: r.cap, message: r.message }))
+      if (event) this.deps.bus.emit('run.event', { runId: run.id, event })
+      if (r.limit !== 'log lines') guard(() => store.addLog(run.id, 'orchestrator', r.message))
+    }
+    const logCap = new LogCap(limitHit)
+    const telemetryCap = new TelemetryRateCap(limitHit)
     const log = (source: string, line: string): void => {
-      if (sinksOpen && store.open) store.addLog(run.id, source, line)
+      if (!sinksOpen || !store.open) return
+      const kept = logCap.admit(source, line)
+      if (kept !== undefined) guard(() => store.addLog(run.id, source, kept))
     }
     let session
     try {
@@ -174,7 +222,9 @@ export class Orchestrator {
         signal: job.abort.signal,
         log,
         event: (kind, detail) => {
-          if (sinksOpen && store.open) this.deps.bus.emit('run.event', { runId: run.id, event: store.addEvent(run.id, null, kind, detail) })
+          if (!sinksOpen || !store.open) return
+          const event = guard(() => store.addEvent(run.id, null, kind, detail))
+          if (event) this.deps.bus.emit('run.event', { runId: run.id, event })
         },
         ...(testbed ? { testbed } : {}),
       })
@@ -217,7 +267,11 @@ export class Orchestrator {
       this.setStatus(job, 'running')
       await step('traffic', async () => {
         await s.startTraffic()
-        await this.ingest(run.id, s.telemetry())
+        try {
+          await this.ingest(job, s.telemetry(), telemetryCap)
+        } finally {
+          for (const d of telemetryCap.dropped()) log('orchestrator', `telemetry: ${d.samples} samples of '${d.source}' over the cap on telemetry rate per source were not stored`)
+        }
       })
       this.setStatus(job, 'collecting')
       const out = await step('collect', () => s.collect())
@@ -232,11 +286,12 @@ export class Orchestrator {
         log: () => store.listLogs(run.id).map((l) => l.line),
       })
       store.transaction(() => {
-        store.insertFlows(run.id, out.flows)
+        this.storeRemainingFlows(job, out.flows)
         for (const e of out.events ?? []) store.addEvent(run.id, e.tNs, e.kind, e.detail)
         store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts, completion })
       })
-      if (completion.complete) outcome = { status: 'done', error: null }
+      if (job.storeError) outcome = { status: 'failed', error: job.storeError }
+      else if (completion.complete) outcome = { status: 'done', error: null }
       else {
         outcome = { status: 'incomplete', error: incompleteReason(completion) }
         log('orchestrator', `incomplete: ${outcome.error}`)
@@ -252,6 +307,10 @@ export class Orchestrator {
       // Through the run's sink: on the sim path the run has finished, and the store may be closed.
       log('orchestrator', `teardown: ${err instanceof Error ? err.message : String(err)}`)
     } finally {
+      const dropped = logCap.dropped()
+      if (dropped.length > 0 && store.open) {
+        store.addLog(run.id, 'orchestrator', `log: lines over the cap on log lines per source not stored: ${dropped.map((d) => `${d.lines} of '${d.source}'`).join(', ')}`)
+      }
       sinksOpen = false
       if (stepped) this.finish(job, outcome.status, outcome.error)
     }
@@ -279,8 +338,9 @@ export class Orchestrator {
    * Stores every sample through the ingest path (batched transactions, roll-ups, a bounded
    * queue this loop waits on when the disk falls behind) and forwards coalesced batches to the UI.
    */
-  private async ingest(runId: number, stream: AsyncIterable<TargetMessage>): Promise<void> {
+  private async ingest(job: Job, stream: AsyncIterable<TargetMessage>, cap: TelemetryRateCap): Promise<void> {
     const { store, bus } = this.deps
+    const runId = job.run.id
     const ingest: Ingest = new Ingest({
       store,
       runId,
@@ -289,19 +349,28 @@ export class Orchestrator {
       onUiPoints: (stats) =>
         bus.emit('run.points', { runId, stats: stats.map(({ index, lastT, ...s }) => ({ seriesId: ingest.seriesId(index), lastTNs: lastT, ...s })) }),
     })
+    // Sources of the rate cap: the frame stream, and each series of points by its kind and entity.
+    const labels: string[] = []
     try {
       for await (const msg of stream) {
         if (msg.type === 'series') {
+          for (const d of msg.defs) labels.push(`${d.kind}${JSON.stringify(d.entity)}`)
           const seriesIds = ingest.defineSeries(msg.defs)
           bus.emit('run.series', {
             runId,
             defs: msg.defs.map((d, i) => ({ id: seriesIds[i], kind: d.kind, entity: d.entity, unit: d.unit })),
           })
         } else if (msg.type === 'telemetry') {
-          ingest.pushFrame(msg.t, msg.values)
+          const frame = capFrame(cap, 'sampler', msg.t, msg.values)
+          if (frame) ingest.pushFrame(frame.t, frame.values)
           await ingest.ready()
+        } else if (msg.type === 'flows') {
+          const { id, src, dst, sizeBytes, startNs, finishNs } = msg
+          store.insertFlows(runId, { src, dst, sizeBytes, startNs, finishNs }, id)
+          for (let i = 0; i < id.length; i++) job.flowsStored.add(id[i])
         } else if (msg.type === 'points') {
-          ingest.pushPoints(msg.series, msg.t, msg.values)
+          const points = capPoints(cap, (i) => labels[i] ?? `series ${i}`, msg)
+          if (points) ingest.pushPoints(points.series, points.t, points.values)
           await ingest.ready()
         } else {
           bus.emit('run.progress', { runId, simTimeNs: msg.simTimeNs, flowsDone: msg.flowsDone, flowsTotal: msg.flowsTotal })
@@ -312,14 +381,69 @@ export class Orchestrator {
     }
   }
 
+  /** The run's flows not yet stored while it went on (unfinished ones, the last batch), each under its index. */
+  private storeRemainingFlows(job: Job, flows: RunOutput['flows']): void {
+    const { store } = this.deps
+    if (job.flowsStored.size === 0) {
+      store.insertFlows(job.run.id, flows)
+      return
+    }
+    const ids: number[] = []
+    for (let i = 0; i < flows.src.length; i++) if (!job.flowsStored.has(i)) ids.push(i)
+    const pick = (col: ArrayLike<number>) => Float64Array.from(ids, (i) => col[i])
+    store.insertFlows(
+      job.run.id,
+      { src: pick(flows.src), dst: pick(flows.dst), sizeBytes: pick(flows.sizeBytes), startNs: pick(flows.startNs), finishNs: pick(flows.finishNs) },
+      ids,
+    )
+  }
+
   private setStatus(job: Job, status: RunStatus, error: string | null = null): void {
     job.run = this.deps.store.setRunStatus(job.run.id, status, { error })
     this.announce(job.run)
   }
 
+  /**
+   * Stores the run's end. When the store refuses (locked past its busy timeout by another
+   * process), it tries again a few times, a second apart; if it never can, the run stays as
+   * stored, owned by this process, and is marked interrupted once this process has gone.
+   */
   private finish(job: Job, status: RunStatus, error: string | null): void {
-    if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
+    try {
+      if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
+    } catch (err) {
+      void this.finishLater(job, status, error, err)
+      return
+    }
+    this.release(job)
+  }
+
+  private async finishLater(job: Job, status: RunStatus, error: string | null, first: unknown): Promise<void> {
+    let last = first
+    for (let i = 0; i < FINISH_RETRIES && this.deps.store.open; i++) {
+      await new Promise((r) => setTimeout(r, 1000))
+      try {
+        if (!TERMINAL_STATUSES.includes(job.run.status)) this.setStatus(job, status, error)
+        this.release(job)
+        return
+      } catch (err) {
+        last = err
+      }
+    }
+    this.deps.bus.emit('run.status', {
+      runId: job.run.id,
+      experimentId: job.run.experimentId,
+      status: job.run.status,
+      error: `could not store the run's end (${status}): ${storeMessage(last)}`,
+      at: new Date().toISOString(),
+      run: toRun(job.run),
+    })
+    this.release(job)
+  }
+
+  private release(job: Job): void {
     this.jobs.delete(job.run.id)
+    if (this.jobs.size === 0) this.stopHeartbeat()
     job.resolve()
   }
 

@@ -1,7 +1,7 @@
 // A stored run as the contract shows it: what runs.get and runs.list answer, and what a
 // 'run.status' event carries, so a view gets a run's status and its results in one message.
-import type { Run } from '../contract'
-import type { RunRow } from './store'
+import type { Run, RunRanWith } from '../contract'
+import type { RunRow, Store } from './store'
 
 export function toRun(r: RunRow): Run {
   return {
@@ -21,5 +21,31 @@ export function toRun(r: RunRow): Run {
     stats: r.stats,
     counters: r.counters,
     completion: r.completion,
+    revision: r.revision,
+    stale: r.stale,
+  }
+}
+
+/** What a run ran with, from its own record (never the experiment's current text). */
+export function ranWith(store: Store, r: RunRow): RunRanWith {
+  const rec = store.getRunRecord(r.id)
+  const spec = (rec?.spec ?? null) as { name?: unknown; topology?: unknown; workload?: unknown } | null
+  return {
+    runId: r.id,
+    experimentId: r.experimentId,
+    revision: rec?.revision ?? r.revision,
+    reconstructed: rec?.reconstructed ?? false,
+    name: typeof spec?.name === 'string' ? spec.name : null,
+    yaml: rec?.yaml ?? null,
+    target: r.target,
+    scheme: r.scheme,
+    load: r.load,
+    seed: r.seed,
+    params: rec?.params ?? r.params,
+    topology: spec?.topology ?? null,
+    workload: spec?.workload ?? null,
+    spec: rec?.spec ?? null,
+    facts: r.facts,
+    stale: r.stale,
   }
 }

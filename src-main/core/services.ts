@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
-import { archiveHandlers } from './handlers/archive'
+import { archiveHandlers, type ArchiveDialogs } from './handlers/archive'
 import { compareHandlers } from './handlers/compare'
 import { pipelineHandlers } from './handlers/pipelines'
 import { schemeHandlers } from './handlers/schemes'
@@ -15,14 +15,18 @@ import { CoreError, notFound } from './errors'
 import { Orchestrator } from './orchestrator'
 import { packageRoot, packageVersion, userDataDir } from './paths'
 import { FileSecretStore, defaultSecretsPath, type SecretStore } from './secrets'
-import { p4labKnownHosts, type KnownHosts } from './ssh'
+import { p4labKnownHosts, SshPool, type KnownHosts } from './ssh'
 import { expandRuns, parseExperiment, type ExperimentSpec, type ParseOptions } from './spec'
 import type { ExperimentRow, RunRow, Store } from './store'
 import type { TargetDriver } from './targets/driver'
+import { cleanTestbedLeftovers, type CleanupResult } from './targets/shared/leftovers'
+import { sshTarget } from './targets/shared/remote'
 import { TestbedService } from './testbeds'
 import { listTemplates } from './templates'
 import { toWireBatch } from './wire'
-import { toRun } from './run-view'
+import { ranWith, toRun } from './run-view'
+import { setTopLevelScalar } from './spec/rewrite'
+import { NameTakenError } from './store'
 
 export { toRun }
 
@@ -37,8 +41,20 @@ export interface CoreOptions {
   knownHosts?: KnownHosts
   /** Key passphrases; default `<userData>/secrets.json` (0600). */
   secrets?: SecretStore
+  /** The desktop shell's save/open dialogs for archives; without them archive.export/import are refused. */
+  archiveDialogs?: ArchiveDialogs
 }
 
+
+/** A taken name is the caller's conflict to resolve, not an internal error. */
+function conflicts<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    if (err instanceof NameTakenError) throw new CoreError('conflict', err.message)
+    throw err
+  }
+}
 
 export class Core {
   readonly bus = new EventBus()
@@ -46,12 +62,17 @@ export class Core {
   readonly handlers: Handlers
   readonly testbeds: TestbedService
 
+  private readonly knownHosts: KnownHosts
+  private readonly secrets: SecretStore
+
   constructor(readonly opts: CoreOptions) {
     this.orchestrator = new Orchestrator({ store: opts.store, bus: this.bus, drivers: opts.drivers })
+    this.knownHosts = opts.knownHosts ?? p4labKnownHosts(userDataDir())
+    this.secrets = opts.secrets ?? new FileSecretStore(defaultSecretsPath(userDataDir()))
     this.testbeds = new TestbedService({
       store: opts.store,
-      knownHosts: opts.knownHosts ?? p4labKnownHosts(userDataDir()),
-      secrets: opts.secrets ?? new FileSecretStore(defaultSecretsPath(userDataDir())),
+      knownHosts: this.knownHosts,
+      secrets: this.secrets,
       runnableKinds: () => Object.keys(opts.drivers),
       baseDir: opts.defaultBaseDir,
     })
@@ -63,16 +84,57 @@ export class Core {
     return this.opts.store.file === ':memory:' ? userDataDir() : dirname(this.opts.store.file)
   }
 
+  /**
+   * Removes what earlier runs could not tear down on the testbed's hosts (they were
+   * unreachable then): the records of targets/shared/leftovers.ts, cleaned by their pid
+   * files and prefixes. A run on the testbed does the same when it starts.
+   */
+  async cleanTestbed(name: string, log: (line: string) => void = () => undefined): Promise<CleanupResult[]> {
+    const row = this.opts.store.getTestbed(name)
+    if (!row) throw notFound('testbed', name)
+    if (row.kind === 'sim') return []
+    const pool = new SshPool({ knownHosts: this.knownHosts, secrets: this.secrets, backoff: { maxAttempts: 1 }, log })
+    try {
+      const hosts = row.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, keyFile: h.keyFile, role: h.role }))
+      return await cleanTestbedLeftovers(this.dataDir(), { name: row.name, hosts }, async (h) => pool.host(await sshTarget(h, this.secrets)), log)
+    } finally {
+      pool.closeAll()
+    }
+  }
+
   /** Call once at start-up: runs a dead process left behind become 'interrupted'. */
   start(): number[] {
     return this.orchestrator.recoverInterrupted()
   }
 
+  /**
+   * For a long-lived process (serve, the app): looks again every everyMs for runs whose owner
+   * died meanwhile (another p4lab on the same database, killed), so they do not show as live.
+   * Returns the stop function.
+   */
+  watchInterrupted(everyMs = 15_000): () => void {
+    const timer = setInterval(() => {
+      if (!this.opts.store.open) return
+      try {
+        this.orchestrator.recoverInterrupted()
+      } catch {
+        // The database busy past its timeout: the next round looks again.
+      }
+    }, everyMs)
+    timer.unref?.()
+    return () => clearInterval(timer)
+  }
+
+  /**
+   * An experiment's folder is where its file is, when the user gave one on disk (the CLI, an
+   * import); one made in the UI has a name only, and no folder: its workload files come from
+   * the workloads folder alone.
+   */
   parseOptions(file: string | null | undefined): ParseOptions {
     const abs = file && isAbsolute(file)
     return {
       file: file ?? 'experiment.yaml',
-      baseDir: abs ? dirname(file) : this.opts.defaultBaseDir,
+      baseDir: abs ? dirname(file) : this.opts.workloadsDir,
       workloadsDir: this.opts.workloadsDir,
       // Driver keys name testbeds only for built-in targets (sim); bmv2/tofino run on stored testbeds.
       testbeds: [...new Set([...Object.keys(this.opts.drivers).filter((k) => k !== 'bmv2' && k !== 'tofino'), ...this.opts.store.testbedNames()])],
@@ -94,14 +156,16 @@ export class Core {
     return parsed.spec
   }
 
-  /** The experiment with this exact name and text, or a new one. */
+  /**
+   * The experiment of this name (names are unique), with this text as its current revision (a
+   * new one when the text changed), or a new experiment.
+   */
   findOrCreateExperiment(yaml: string, file: string | null): ExperimentRow {
     const spec = this.parseOrThrow(yaml, file)
     const { store } = this.opts
-    return (
-      store.findExperiment(spec.name, yaml) ??
-      store.createExperiment({ name: spec.name, yaml, spec, file, tags: spec.tags })
-    )
+    const existing = store.findExperimentByName(spec.name)
+    if (!existing) return store.createExperiment({ name: spec.name, yaml, spec, file, tags: spec.tags })
+    return store.updateExperiment(existing.id, { name: spec.name, yaml, spec, tags: spec.tags }, file ? `edited (run from ${file})` : 'edited')
   }
 
   /** Queues every cell of the experiment's run matrix; the spec is re-read, files included. */
@@ -117,7 +181,7 @@ export class Core {
   private summary(id: number): ExperimentSummary {
     const s = this.opts.store.listExperiments().find((e) => e.id === id)
     if (!s) throw notFound('experiment', id)
-    return { id: s.id, name: s.name, createdAt: s.createdAt, tags: s.tags, runCounts: s.runCounts }
+    return { id: s.id, name: s.name, createdAt: s.createdAt, tags: s.tags, runCounts: s.runCounts, revision: s.revision }
   }
 
   private experiment(row: ExperimentRow): Experiment {
@@ -146,6 +210,7 @@ export class Core {
           createdAt: e.createdAt,
           tags: e.tags,
           runCounts: e.runCounts,
+          revision: e.revision,
         })),
       'experiments.get': async ({ id }) => {
         const row = store.getExperiment(id)
@@ -160,18 +225,48 @@ export class Core {
       },
       'experiments.create': async ({ yaml, file }) => {
         const spec = this.parseOrThrow(yaml, file)
-        const row = store.createExperiment({ name: spec.name, yaml, spec, file: file ?? null, tags: spec.tags })
-        return this.experiment(row)
+        return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml, spec, file: file ?? null, tags: spec.tags })))
       },
       'experiments.update': async ({ id, yaml }) => {
         const existing = store.getExperiment(id)
         if (!existing) throw notFound('experiment', id)
         const spec = this.parseOrThrow(yaml, existing.file)
+        if (spec.name !== existing.name) {
+          throw new CoreError('conflict', `the text names the experiment '${spec.name}', but it is '${existing.name}': rename it (Rename, or p4lab rename), or save the text as a new experiment`)
+        }
         return this.experiment(store.updateExperiment(id, { name: spec.name, yaml, spec, tags: spec.tags }))
+      },
+      'experiments.rename': async ({ id, name }) => {
+        if (!store.getExperiment(id)) throw notFound('experiment', id)
+        return this.experiment(conflicts(() => store.renameExperiment(id, name)))
+      },
+      'experiments.saveAs': async ({ yaml, name, file }) => {
+        const text = setTopLevelScalar(yaml, 'name', name ?? store.freeExperimentName(this.parseOrThrow(yaml, file).name))
+        const spec = this.parseOrThrow(text, file)
+        return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml: text, spec, file: file ?? null, tags: spec.tags }, 'saved as a new experiment')))
+      },
+      'experiments.revisions': async ({ id }) => {
+        const exp = store.getExperiment(id)
+        if (!exp) throw notFound('experiment', id)
+        const revs = store.listRevisions(id)
+        const current = revs.find((r) => r.rev === exp.revision)
+        const runs = new Map<number, number>()
+        for (const r of store.listRuns({ experimentId: id })) if (r.revision !== null) runs.set(r.revision, (runs.get(r.revision) ?? 0) + 1)
+        return revs.map((r) => ({
+          rev: r.rev,
+          name: r.name,
+          yaml: r.yaml,
+          createdAt: r.createdAt,
+          note: r.note,
+          current: r.rev === exp.revision,
+          sameConfigAsCurrent: current !== undefined && r.configKey === current.configKey,
+          runs: runs.get(r.rev) ?? 0,
+        }))
       },
       'experiments.run': async ({ id }) => ({ runIds: this.runExperiment(id).map((r) => r.id) }),
       'runs.list': async ({ experimentId }) => store.listRuns({ experimentId }).map(toRun),
       'runs.get': async ({ id }) => toRun(getRun(id)),
+      'runs.ranWith': async ({ id }) => ranWith(store, getRun(id)),
       'runs.cancel': async ({ id }) => {
         getRun(id)
         return { cancelled: this.orchestrator.cancel(id) }
@@ -203,7 +298,7 @@ export class Core {
         dataDir: this.dataDir(),
       }),
       ...compareHandlers({ store }),
-      ...archiveHandlers({ store, dataDir: this.dataDir(), p4Dir: join(packageRoot(), 'p4') }),
+      ...archiveHandlers({ store, dataDir: this.dataDir(), p4Dir: join(packageRoot(), 'p4'), dialogs: this.opts.archiveDialogs }),
     }
   }
 }

@@ -64,3 +64,50 @@ export function formatCount(n: number | null | undefined): string {
 export function formatLoad(load: number): string {
   return Number(load.toFixed(3)).toString()
 }
+
+/** A rate in bit/s as Gb/s, Mb/s, kb/s or b/s with 3 significant digits: 66381905955.4 → "66.4 Gb/s". */
+export function formatBps(bps: number | null | undefined): string {
+  if (bps === null || bps === undefined || !Number.isFinite(bps)) return DASH
+  const abs = Math.abs(bps)
+  const [v, unit] = abs >= 1e9 ? [bps / 1e9, 'Gb/s'] : abs >= 1e6 ? [bps / 1e6, 'Mb/s'] : abs >= 1e3 ? [bps / 1e3, 'kb/s'] : [bps, 'b/s']
+  return `${sig3(v)} ${unit}`
+}
+
+/** Bytes as B, kB, MB, GB (powers of 1000) with 3 significant digits. */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return DASH
+  const abs = Math.abs(bytes)
+  if (abs < 1000) return `${Math.round(bytes)} B`
+  const [v, unit] = abs >= 1e9 ? [bytes / 1e9, 'GB'] : abs >= 1e6 ? [bytes / 1e6, 'MB'] : [bytes / 1e3, 'kB']
+  return `${sig3(v)} ${unit}`
+}
+
+/**
+ * A counter by the unit its name ends in (the vocabulary's suffixes): …Bps a rate, …Ns a
+ * duration, …Bytes a size; anything else a count, grouped by thousands.
+ */
+export function formatCounter(name: string, v: number): string {
+  if (name.endsWith('Bps')) return formatBps(v)
+  if (name.endsWith('Ns')) return formatNs(v)
+  if (/Bytes(Sent|Delivered)?$/.test(name)) return formatBytes(v)
+  return Number.isInteger(v) ? formatCount(v) : sig3(v)
+}
+
+const asRecord = (d: unknown): Record<string, unknown> | null => (d && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : null)
+
+/**
+ * A run event as one line of text: a status change as "queued → deploying", a step as
+ * "build done in 120 ms", a scheme's or the simulator's message as it is, other details as
+ * key=value pairs.
+ */
+export function eventText(kind: string, detail: unknown): string {
+  const d = asRecord(detail)
+  if (kind === 'status' && d) return `${String(d.from ?? '—')} → ${String(d.to ?? '?')}${d.error ? `: ${String(d.error)}` : ''}`
+  if (kind === 'step' && d) return `${String(d.step ?? '?')} ${String(d.state ?? '?')}${typeof d.ms === 'number' ? ` in ${formatNsShort(d.ms * 1e6)}` : ''}${d.error ? `: ${String(d.error)}` : ''}`
+  if (typeof detail === 'string') return detail
+  if (detail === null || detail === undefined) return ''
+  if (!d) return JSON.stringify(detail)
+  return Object.entries(d)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ')
+}

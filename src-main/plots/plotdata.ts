@@ -3,17 +3,17 @@
 // the SVG serializer (./svg) and the result archive's plots/ all read this one shape, so they
 // always agree. Pure (no DOM, no Vue, no Node): runs in the renderer and in the core alike.
 import type { CompareResult } from '../contract/schemas'
+import { lineStyleAt, PALETTE, type PlotUnit } from './axes'
 import { formatCount, formatLoad, formatNs, sig3 } from './format'
 
 export type FieldValue = string | number | null
-
-export const PALETTE = ['#4fc1ff', '#f28b54', '#89d185', '#d16d9e', '#e2c08d', '#b180d7', '#4ec9b0', '#f14c4c', '#dcdcaa']
-
-export type PlotUnit = 'ns' | 'ratio' | 'bps' | 'count' | 'probability' | 'packets' | 'plain'
+export { PALETTE, type PlotUnit }
 
 export interface PlotLine {
   label: string
   color: string
+  /** Dash pattern (CSS px); empty for solid. Lines past the palette's ten colours are dashed. */
+  dash: number[]
   /** Per x position; null where the line has no value. */
   mean: Array<number | null>
   lo: Array<number | null>
@@ -40,6 +40,8 @@ export interface PlotData {
   xCategories: string[] | null
   xUnit: PlotUnit
   yUnit: PlotUnit
+  /** A log x axis (FCT CDFs: flow times span decades). */
+  xLog: boolean
   band: 'minmax' | 'ci95' | null
   /** Whether the y axis starts at zero. */
   yFrom0: boolean
@@ -57,8 +59,13 @@ export function lineLabel(line: Record<string, FieldValue>, keys: readonly strin
 
 /** A stable colour per label: the same scheme is the same colour in every plot of a view. */
 export function colorFor(label: string, order: readonly string[]): string {
+  return styleFor(label, order).color
+}
+
+/** A stable colour and dash per label: past ten labels the palette repeats, dashed. */
+export function styleFor(label: string, order: readonly string[]): { color: string; dash: number[] } {
   const i = order.indexOf(label)
-  return PALETTE[(i >= 0 ? i : order.length) % PALETTE.length]
+  return lineStyleAt(i >= 0 ? i : order.length)
 }
 
 export function unitOf(u: CompareResult['unit']): PlotUnit {
@@ -88,13 +95,14 @@ export function compareToPlot(result: CompareResult, o: CompareToPlot): PlotData
     const label = lineLabel(r.line, result.lineKeys)
     let l = lines.get(label)
     if (!l) {
-      l = { label, color: '', mean: empty(), lo: empty(), hi: empty(), n: empty(), sd: empty(), values: empty(), seeds: empty() }
+      l = { label, color: '', dash: [], mean: empty(), lo: empty(), hi: empty(), n: empty(), sd: empty(), values: empty(), seeds: empty() }
       lines.set(label, l)
     }
     const i = at.get(JSON.stringify(r.x))!
     l.mean[i] = r.mean
-    l.lo[i] = r.lo
-    l.hi[i] = r.hi
+    // One run has no interval: no band there (a 95 % CI of lo = hi = mean would be a fake one).
+    l.lo[i] = r.n > 1 ? r.lo : null
+    l.hi[i] = r.n > 1 ? r.hi : null
     l.n[i] = r.n
     l.sd[i] = r.sd
     l.values[i] = r.values
@@ -102,7 +110,7 @@ export function compareToPlot(result: CompareResult, o: CompareToPlot): PlotData
   }
   const all = [...lines.values()]
   const labels = [...order, ...all.map((l) => l.label).filter((l) => !order.includes(l))]
-  for (const l of all) l.color = colorFor(l.label, labels)
+  for (const l of all) Object.assign(l, styleFor(l.label, labels))
   const yUnit = unitOf(result.unit)
   return {
     id: o.id,
@@ -115,6 +123,7 @@ export function compareToPlot(result: CompareResult, o: CompareToPlot): PlotData
     xCategories: numeric ? null : xsRaw.map((v) => String(v ?? '—')),
     xUnit: result.by === 'load' ? 'plain' : result.by.endsWith('Ns') ? 'ns' : 'plain',
     yUnit,
+    xLog: false,
     band: result.rows.some((r) => r.n > 1) ? result.band : null,
     // Normalised values sit around 1: the axis fits them; everything else starts at 0.
     yFrom0: !result.baseline,
@@ -143,10 +152,10 @@ export function cdfToPlot(result: CompareResult, atX: FieldValue, o: CompareToPl
     // Several percentiles can share a value (a step): keep the highest probability there.
     for (const [v, p] of c.points) mean[at.get(v)!] = Math.max(mean[at.get(v)!] ?? 0, p)
     const nul = values.map(() => null)
-    return { label, color: '', mean, lo: [...nul], hi: [...nul], n: [...nul], sd: [...nul], values: [...nul], seeds: [...nul] }
+    return { label, color: '', dash: [], mean, lo: [...nul], hi: [...nul], n: [...nul], sd: [...nul], values: [...nul], seeds: [...nul] }
   })
   const all = [...order, ...labels.filter((l) => !order.includes(l))]
-  for (const l of lines) l.color = colorFor(l.label, all)
+  for (const l of lines) Object.assign(l, styleFor(l.label, all))
   return {
     id: o.id,
     title: o.title,
@@ -158,6 +167,8 @@ export function cdfToPlot(result: CompareResult, atX: FieldValue, o: CompareToPl
     xCategories: null,
     xUnit: o.xUnit,
     yUnit: 'probability',
+    // Times span decades (a 10 KB flow against a 10 MB one): on a linear axis the curve hugs the y axis.
+    xLog: o.xUnit === 'ns' && values.length > 1 && values[0] > 0,
     band: null,
     yFrom0: true,
     lines,

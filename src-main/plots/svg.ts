@@ -3,7 +3,8 @@
 // polygon), the mean as a polyline with markers, a title and a legend. Built from the same
 // PlotData the uPlot chart draws, so the SVG holds exactly the plotted numbers. Pure string
 // building: tested in node.
-import { formatUnit, formatX, type PlotData } from './plotdata'
+import { axisTick, axisTitle, axisUnit, decadeRange, decades, logTick } from './axes'
+import { formatX, type PlotData } from './plotdata'
 
 export interface SvgOptions {
   width?: number
@@ -60,10 +61,28 @@ export function xRange(plot: PlotData): [number, number] {
   if (plot.x.length === 0) return [0, 1]
   const lo = plot.x[0]
   const hi = plot.x[plot.x.length - 1]
+  if (plot.xLog) return decadeRange(lo, hi)
   if (plot.xCategories) return [lo - 0.5, hi + 0.5]
   if (hi === lo) return [lo - 1, hi + 1]
   const pad = plot.kind === 'cdf' ? 0 : (hi - lo) * 0.04
   return [lo - pad, hi + pad]
+}
+
+export interface PlotAxis {
+  /** The title, with the unit the ticks are in ("mean FCT (ms)"). */
+  title: string
+  /** A tick's text. */
+  tick: (v: number) => string
+}
+
+/** The axes of a plot over its ranges: titles with units, and tick texts in those units. */
+export function plotAxes(plot: PlotData, xr: [number, number], yr: [number, number]): { x: PlotAxis; y: PlotAxis } {
+  const yu = axisUnit(plot.yUnit, Math.max(Math.abs(yr[0]), Math.abs(yr[1])))
+  const y = { title: axisTitle(plot.yLabel, yu), tick: (v: number) => axisTick(v, yu) }
+  if (plot.xCategories) return { x: { title: plot.xLabel, tick: (v: number) => formatX(plot, v) }, y }
+  if (plot.xLog) return { x: { title: axisTitle(plot.xLabel, { div: 1, name: '' }, true), tick: (v: number) => logTick(v, plot.xUnit) }, y }
+  const xu = axisUnit(plot.xUnit, Math.max(Math.abs(xr[0]), Math.abs(xr[1])))
+  return { x: { title: axisTitle(plot.xLabel, xu), tick: (v: number) => axisTick(v, xu) }, y }
 }
 
 const n2 = (v: number) => (Math.round(v * 100) / 100).toString()
@@ -81,7 +100,10 @@ export function plotToSvg(plot: PlotData, o: SvgOptions = {}): string {
   const ph = H - M.top - M.bottom
   const [x0, x1] = xRange(plot)
   const [y0, y1] = yRange(plot)
-  const px = (v: number) => M.left + ((v - x0) / (x1 - x0)) * pw
+  const px = plot.xLog
+    ? (v: number) => M.left + ((Math.log10(v) - Math.log10(x0)) / (Math.log10(x1) - Math.log10(x0))) * pw
+    : (v: number) => M.left + ((v - x0) / (x1 - x0)) * pw
+  const axes = plotAxes(plot, [x0, x1], [y0, y1])
   const py = (v: number) => M.top + (1 - (v - y0) / (y1 - y0)) * ph
   const out: string[] = []
   out.push(`<?xml version="1.0" encoding="UTF-8"?>`)
@@ -93,16 +115,16 @@ export function plotToSvg(plot: PlotData, o: SvgOptions = {}): string {
   out.push(`<g class="axes" stroke="${grid}" stroke-width="1">`)
   const yTicks = plot.kind === 'cdf' ? [0, 0.25, 0.5, 0.75, 1] : niceTicks(y0, y1, 5).filter((v) => v >= y0 && v <= y1)
   for (const t of yTicks) out.push(`<line x1="${M.left}" x2="${M.left + pw}" y1="${n2(py(t))}" y2="${n2(py(t))}"/>`)
-  const xTicks = plot.xCategories ? plot.x : plot.kind === 'xy' && plot.x.length <= 12 ? plot.x : niceTicks(x0, x1, 6).filter((v) => v >= x0 && v <= x1)
+  const xTicks = plot.xCategories ? plot.x : plot.xLog ? decades(x0, x1) : plot.kind === 'xy' && plot.x.length <= 12 ? plot.x : niceTicks(x0, x1, 6).filter((v) => v >= x0 && v <= x1)
   for (const t of xTicks) out.push(`<line x1="${n2(px(t))}" x2="${n2(px(t))}" y1="${M.top}" y2="${M.top + ph}"/>`)
   out.push(`</g>`)
   out.push(`<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="${fg}" stroke-opacity="0.35"/>`)
   out.push(`<g class="ticks" fill="${fg}" fill-opacity="0.8">`)
-  for (const t of yTicks) out.push(`<text x="${M.left - 6}" y="${n2(py(t) + 4)}" text-anchor="end">${xmlEscape(formatUnit(t, plot.yUnit))}</text>`)
-  for (const t of xTicks) out.push(`<text x="${n2(px(t))}" y="${M.top + ph + 16}" text-anchor="middle">${xmlEscape(formatX(plot, t))}</text>`)
+  for (const t of yTicks) out.push(`<text x="${M.left - 6}" y="${n2(py(t) + 4)}" text-anchor="end">${xmlEscape(axes.y.tick(t))}</text>`)
+  for (const t of xTicks) out.push(`<text x="${n2(px(t))}" y="${M.top + ph + 16}" text-anchor="middle">${xmlEscape(axes.x.tick(t))}</text>`)
   out.push(`</g>`)
-  out.push(`<text x="${M.left + pw / 2}" y="${M.top + ph + 34}" fill="${fg}" text-anchor="middle">${xmlEscape(plot.xLabel)}</text>`)
-  out.push(`<text transform="translate(14 ${M.top + ph / 2}) rotate(-90)" fill="${fg}" text-anchor="middle">${xmlEscape(plot.yLabel)}</text>`)
+  out.push(`<text class="xtitle" x="${M.left + pw / 2}" y="${M.top + ph + 34}" fill="${fg}" text-anchor="middle">${xmlEscape(axes.x.title)}</text>`)
+  out.push(`<text class="ytitle" transform="translate(14 ${M.top + ph / 2}) rotate(-90)" fill="${fg}" text-anchor="middle">${xmlEscape(axes.y.title)}</text>`)
   // Data: bands under lines.
   out.push(`<g class="data">`)
   plot.lines.forEach((l, li) => {
@@ -120,7 +142,8 @@ export function plotToSvg(plot: PlotData, o: SvgOptions = {}): string {
     for (const seg of segs) {
       if (seg.length === 0) continue
       const pts = seg.map((i) => `${n2(px(plot.x[i]))},${n2(py(l.mean[i]!))}`).join(' ')
-      out.push(`<polyline class="line" data-line="${li}" points="${pts}" fill="none" stroke="${l.color}" stroke-width="1.75" stroke-linejoin="round"/>`)
+      const dash = l.dash.length ? ` stroke-dasharray="${l.dash.join(' ')}"` : ''
+      out.push(`<polyline class="line" data-line="${li}" points="${pts}" fill="none" stroke="${l.color}" stroke-width="1.75" stroke-linejoin="round"${dash}/>`)
     }
     if (plot.kind === 'xy') {
       plot.x.forEach((xv, i) => {
@@ -135,7 +158,7 @@ export function plotToSvg(plot: PlotData, o: SvgOptions = {}): string {
   plot.lines.forEach((l, i) => {
     const lx = M.left + (i % 4) * colW
     const ly = M.top + ph + 52 + Math.floor(i / 4) * 18
-    out.push(`<line x1="${n2(lx)}" x2="${n2(lx + 16)}" y1="${ly - 4}" y2="${ly - 4}" stroke="${l.color}" stroke-width="2"/>`)
+    out.push(`<line x1="${n2(lx)}" x2="${n2(lx + 16)}" y1="${ly - 4}" y2="${ly - 4}" stroke="${l.color}" stroke-width="2"${l.dash.length ? ` stroke-dasharray="${l.dash.join(' ')}"` : ''}/>`)
     out.push(`<text x="${n2(lx + 22)}" y="${ly}">${xmlEscape(l.label)}</text>`)
   })
   if (plot.band) {

@@ -10,6 +10,7 @@ import type { SimConfig, SimHooks, SimResult } from '../sim/types'
 import type { StageFactory } from '../sim/routing/stage'
 import * as registry from './registry'
 import type { SchemeDescriptor } from './types'
+import { SHARED_RULES } from './shared/rules'
 
 type Registered = (typeof registry)[keyof typeof registry]
 
@@ -96,10 +97,10 @@ export const PARAM_DEFAULTS: Readonly<Record<string, number>> = (() => {
   return out
 })()
 
-/** The rules between parameters of the schemes an experiment runs. */
+/** The rules between parameters: the shared ones (parameters several schemes read) always, and those of the schemes an experiment runs. */
 export function paramRuleProblems(values: Readonly<Record<string, number>>, sourceOf: Readonly<Record<string, string>>, schemes: readonly string[]): Array<{ key: string; message: string }> {
-  const seen = new Set<unknown>()
-  const out: Array<{ key: string; message: string }> = []
+  const seen = new Set<unknown>(SHARED_RULES)
+  const out: Array<{ key: string; message: string }> = SHARED_RULES.flatMap((rule) => rule(values, sourceOf))
   for (const d of SCHEMES) {
     if (!schemes.includes(d.name)) continue
     for (const rule of (d as SchemeDescriptor).rules ?? []) {

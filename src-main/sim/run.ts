@@ -23,9 +23,10 @@ import { createStageEnv } from './routing/env'
 import { computeRoutes, RouteTable } from './routing/routes'
 import { TcpReceivers } from './tcp/receiver'
 import { TcpSenders } from './tcp/sender'
+import type { FlowTable } from './tcp/flows'
 import { Sampler, type SeriesGroup } from './telemetry'
 import { buildSimFabric } from './topo/build'
-import { DEFAULT_HOST_QUEUE_PACKETS, type SimConfig, type SimCounters, type SimHooks, type SimResult } from './types'
+import { DEFAULT_HOST_QUEUE_PACKETS, type SimConfig, type SimCounters, type SimFlowBatch, type SimHooks, type SimResult } from './types'
 import { buildFlows } from './workload'
 import { HostLayout } from './workload/layout'
 import { FlowStarter } from './workload/starter'
@@ -34,6 +35,9 @@ import { FlowStarter } from './workload/starter'
 const FORWARDING_STREAM = 2
 /** onProgress is called at most once per this much simulated time. */
 const PROGRESS_EVERY_PS = 1e9
+/** Finished flows go to onFlows once per this much simulated time, or once this many wait. */
+const FLOWS_EVERY_PS = 1e9
+const FLOWS_BATCH_MAX = 4096
 
 function checkConfig(cfg: SimConfig): Fabric {
   const t = cfg.topology
@@ -166,6 +170,10 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   const maxPs = cfg.maxSimTimeNs * 1000
   const onProgress = hooks.onProgress
   let nextProgressPs = onProgress !== undefined ? PROGRESS_EVERY_PS : Infinity
+  const onFlows = hooks.onFlows
+  let flowsSent = 0
+  let nextFlowsPs = onFlows !== undefined ? FLOWS_EVERY_PS : Infinity
+  const flowsBatchMax = onFlows !== undefined ? FLOWS_BATCH_MAX : Infinity
   let events = 0
   let stoppedAtLimit = false
   while (flows.done < flows.n && heap.size > 0) {
@@ -200,6 +208,11 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
         linkSchedule!.onEvent()
         break
     }
+    if (t >= nextFlowsPs || flows.done - flowsSent >= flowsBatchMax) {
+      onFlows!(finishedSince(flows, flowsSent))
+      flowsSent = flows.done
+      nextFlowsPs = t + FLOWS_EVERY_PS
+    }
     if (t >= nextProgressPs) {
       onProgress!({ simTimeNs: t / 1000, flowsDone: flows.done, flowsTotal: flows.n })
       nextProgressPs = t + PROGRESS_EVERY_PS
@@ -229,6 +242,29 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
     events: ctx.events,
     eventsDropped: ctx.eventsDropped,
   }
+}
+
+/** The flows that finished after the first `from` of flows.finishOrder, as SimResult gives them. */
+function finishedSince(flows: FlowTable, from: number): SimFlowBatch {
+  const k = flows.done - from
+  const b: SimFlowBatch = {
+    id: new Int32Array(k),
+    src: new Int32Array(k),
+    dst: new Int32Array(k),
+    sizeBytes: new Float64Array(k),
+    startNs: new Float64Array(k),
+    finishNs: new Float64Array(k),
+  }
+  for (let i = 0; i < k; i++) {
+    const f = flows.finishOrder[from + i]
+    b.id[i] = f
+    b.src[i] = flows.src[f]
+    b.dst[i] = flows.dst[f]
+    b.sizeBytes[i] = Number.isFinite(flows.sizeBytes[f]) ? flows.sizeBytes[f] : -1
+    b.startNs[i] = flows.startPs[f] / 1000
+    b.finishNs[i] = flows.finishPs[f] / 1000
+  }
+  return b
 }
 
 function toSimCounters(c: Counters, endPs: number, maxHeapSize: number, maxPackets: number): SimCounters {

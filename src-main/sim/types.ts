@@ -216,6 +216,21 @@ export interface SimHooks {
    */
   onTelemetry?(t: Float64Array, values: Float64Array): void
   onProgress?(p: { simTimeNs: number; flowsDone: number; flowsTotal: number }): void
+  /**
+   * Flows that finished since the last call, in finish order, with their ids (index in the
+   * run's flow list), so a store can keep them before the run ends. Values as in SimFlows.
+   * The arrays are not reused, so they may be transferred.
+   */
+  onFlows?(batch: SimFlowBatch): void
+}
+
+export interface SimFlowBatch {
+  id: Int32Array
+  src: Int32Array
+  dst: Int32Array
+  sizeBytes: Float64Array
+  startNs: Float64Array
+  finishNs: Float64Array
 }
 
 export interface SimFlows {

@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { t as listTar } from 'tar'
 import { ArchiveRefusedError, importArchive, prepareImport } from '../../src-main/core/archive'
@@ -40,6 +40,18 @@ beforeAll(async () => {
   })
   expect(genuine.map((e) => e.path)).toContain('manifest.json')
 })
+
+/** The entries with manifest.json rewritten to list every other one, with its true hash and size. */
+function listed(entries: CraftEntry[]): CraftEntry[] {
+  const m = JSON.parse(String(entries.find((e) => e.path === 'manifest.json')!.data))
+  m.files = entries
+    .filter((e) => e.path !== 'manifest.json')
+    .map((e) => {
+      const data = typeof e.data === 'string' ? Buffer.from(e.data) : (e.data ?? Buffer.alloc(0))
+      return { path: e.path, sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length }
+    })
+  return entries.map((e) => (e.path === 'manifest.json' ? { ...e, data: JSON.stringify(m) } : e))
+}
 
 /** A name in the shared temp directory that an escaping entry would create. */
 function escapeName(): string {
@@ -95,16 +107,16 @@ describe('p4lab import refuses hostile archives', () => {
     refuse('hardlink', [...genuine, { path: 'data/passwd', type: '1', linkpath: '/etc/passwd' }], /"data\/passwd".*a link/)
   })
 
-  it('refuses more entries than the limit (counted while streaming)', async () => {
+  it('refuses more entries than the limit (counted while streaming), even when the manifest lists them all', async () => {
     const many: CraftEntry[] = Array.from({ length: 50 }, (_, i) => ({ path: `junk/${i}.txt`, data: 'x' }))
     const file = join(dir, 'many.tar.gz')
-    writeFileSync(file, tarGz([...genuine, ...many]))
+    writeFileSync(file, tarGz(listed([...genuine, ...many])))
     await expect(prepareImport(file, { maxEntries: 30, maxBytes: 1e9 })).rejects.toThrow(/more than 30 entries/)
   })
 
   it('refuses an archive that decompresses past the byte limit (a zip bomb), before writing it all', async () => {
     const file = join(dir, 'bomb.tar.gz')
-    writeFileSync(file, tarGz([...genuine, { path: 'data/zeros.bin', data: Buffer.alloc(64 * 1024 * 1024) }]))
+    writeFileSync(file, tarGz(listed([...genuine, { path: 'data/zeros.bin', data: Buffer.alloc(64 * 1024 * 1024) }])))
     expect(readFileSync(file).length).toBeLessThan(1024 * 1024)
     const err = await prepareImport(file, { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ArchiveRefusedError)

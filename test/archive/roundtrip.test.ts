@@ -15,6 +15,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'p4lab-rt-'))
     writeFileSync(join(dir, 'sweep.yaml'), SWEEP_YAML)
+    mkdirSync(join(dir, 'out')) // export creates no folders
     const r = p4lab(['run', 'sweep.yaml', '--db', 'a.db'], dir)
     expect(r.code, r.stderr).toBe(0)
   })
@@ -54,7 +55,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
     } finally {
       db.close()
     }
-  })
+  }, 240_000) // thirteen CLI processes: a hang guard, not a speed limit
 
   it('holds the manifest, YAML, SQLite subset, CSV with tags, start times and durations, and a README', () => {
     const file = join(dir, 'out', 'rt2.tar.gz')

@@ -98,6 +98,7 @@ describe('a run whose flows do not finish is incomplete everywhere', () => {
   })
 
   it('the archive: README, runs.csv, manifest and compare say incomplete, with the numbers and the cause', async () => {
+    mkdirSync(join(dir, 'out')) // export creates no folders
     const exp = p4lab(['export', 'cannot-finish', '--db', 'x.db', '-o', 'out/a.tar.gz'], dir)
     expect(exp.code, exp.stderr).toBe(0)
     const x = join(dir, 'x')

@@ -309,8 +309,9 @@ describe('parseCdf', () => {
   it.each([
     ['', 1, 'no "<bytes> <cumulative probability>" lines'],
     ['0 0\n10 0.5\n', 2, 'the last probability is 0.5; a CDF must end at 1'],
-    ['0 0\n10 x\n', 2, `expected "<bytes> <cumulative probability>", got '10 x'`],
-    ['0 0\n10 0.5 3\n20 1\n', 2, `expected "<bytes> <cumulative probability>", got '10 0.5 3'`],
+    // The line is never quoted back: an error must not carry a file's contents.
+    ['0 0\n10 x\n', 2, `expected "<bytes> <cumulative probability>", found a field that is not a number`],
+    ['0 0\n10 0.5 3\n20 1\n', 2, `expected "<bytes> <cumulative probability>", found 3 fields`],
     ['# c\n100 0\n50 1\n', 3, 'flow size 50 is smaller than the previous one (100)'],
     ['0 0\n10 1.5\n', 2, 'probability 1.5 is outside [0, 1]'],
     ['-5 0\n10 1\n', 1, 'flow size -5 is negative'],

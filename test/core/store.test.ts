@@ -24,8 +24,8 @@ function open(name = 'lab.db'): Store {
 
 const stats = { flows: 2, finished: 1, meanNs: 10, p50Ns: 10, p99Ns: 10, smallMeanNs: 10, largeMeanNs: null }
 
-function experimentWithRuns(s: Store, owner = 'pid:1') {
-  const e = s.createExperiment({ name: 'quickstart', yaml: 'name: quickstart\n', spec: { a: 1 }, file: null, tags: ['t'] })
+function experimentWithRuns(s: Store, owner = 'pid:1', name = 'quickstart') {
+  const e = s.createExperiment({ name, yaml: `name: ${name}\n`, spec: { a: 1 }, file: null, tags: ['t'] })
   const runs = s.createRuns(e.id, 'sim', owner, [
     { scheme: 'ecmp', load: 0.3, seed: 1, params: {} },
     { scheme: 'rps', load: 0.3, seed: 1, params: { x: 2 } },
@@ -46,7 +46,7 @@ describe('schema and migrations', () => {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map(
       (r) => r.name,
     )
-    expect(tables).toEqual(['artifacts', 'events', 'experiments', 'flows', 'hosts', 'logs', 'rollups', 'runs', 'sample_chunks', 'series', 'slurm_jobs', 'slurm_tasks', 'testbeds'])
+    expect(tables).toEqual(['artifacts', 'events', 'experiment_revisions', 'experiments', 'flows', 'hosts', 'logs', 'rollups', 'runs', 'sample_chunks', 'series', 'slurm_jobs', 'slurm_tasks', 'testbeds'])
     expect(db.prepare('SELECT name, kind FROM testbeds').all()).toEqual([{ name: 'sim', kind: 'sim' }])
     const hostColumns = (db.prepare('PRAGMA table_info(hosts)').all() as Array<{ name: string }>).map((c) => c.name)
     expect(hostColumns.some((c) => /pass|secret/.test(c))).toBe(false)
@@ -98,8 +98,16 @@ describe('experiments', () => {
     expect(list[0].runCounts).toMatchObject({ queued: 1, done: 0, failed: 0 })
     expect(list[1].runCounts.queued).toBe(0)
 
-    const a2 = s.updateExperiment(a.id, { name: 'a2', yaml: 'name: a2\n', spec: { n: 2 }, tags: [] })
-    expect(a2).toMatchObject({ id: a.id, name: 'a2', spec: { n: 2 }, tags: [], file: '/x/a.yaml' })
+    // A changed text is a new revision; a text naming the experiment otherwise is refused (renaming is its own action).
+    expect(() => s.updateExperiment(a.id, { name: 'a2', yaml: 'name: a2\n', spec: { n: 2 }, tags: [] })).toThrow(/names the experiment 'a2', but it is 'a'/)
+    const a2 = s.updateExperiment(a.id, { name: 'a', yaml: 'name: a\nx: 2\n', spec: { n: 2 }, tags: [] })
+    expect(a2).toMatchObject({ id: a.id, name: 'a', spec: { n: 2 }, tags: [], file: '/x/a.yaml', revision: 2 })
+    expect(s.updateExperiment(a.id, { name: 'a', yaml: 'name: a\nx: 2\n', spec: { n: 2 }, tags: [] }).revision).toBe(2)
+    expect(() => s.createExperiment({ name: 'b', yaml: 'name: b\n', spec: {}, file: null, tags: [] })).toThrow(/an experiment named 'b' already exists \(experiment \d+\)/)
+    expect(() => s.renameExperiment(a.id, 'b')).toThrow(/named 'b' already exists/)
+    const renamed = s.renameExperiment(a.id, 'a3')
+    expect(renamed).toMatchObject({ name: 'a3', yaml: 'name: "a3"\nx: 2\n', revision: 3 })
+    expect(s.listRevisions(a.id).map((r) => [r.rev, r.name, r.note])).toEqual([[1, 'a', 'created'], [2, 'a', 'edited'], [3, 'a3', 'renamed a -> a3']])
     expect(() => s.updateExperiment(999, { name: 'z', yaml: '', spec: {}, tags: [] })).toThrow(/experiment 999 does not exist/)
   })
 })
@@ -177,7 +185,7 @@ describe('runs', () => {
   it('marks runs of dead owners interrupted', () => {
     const s = open()
     const a = experimentWithRuns(s, 'pid:1').runs
-    const b = experimentWithRuns(s, 'pid:2').runs
+    const b = experimentWithRuns(s, 'pid:2', 'quickstart-2').runs
     s.setRunStatus(a[0].id, 'running')
     s.setRunStatus(a[1].id, 'done')
     s.setRunStatus(b[0].id, 'running')

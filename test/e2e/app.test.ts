@@ -30,7 +30,7 @@ describe('the app in Chromium', () => {
   })
 
   it('prints a URL, creates the quickstart experiment, runs it live and stores the runs', async () => {
-    expect(app.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=/)
+    expect(app.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/)
     await page.goto(app.url)
     await page.getByTestId('new-experiment').click()
     await page.getByTestId('template-quickstart').click()

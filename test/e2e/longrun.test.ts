@@ -18,6 +18,8 @@ schemes: [ecmp]
 workload: { kind: web-search, load: 0.3, flows: 30 }
 seeds: [1]
 telemetry: { interval: 2us }
+# Its flows end within tens of ms; the stop keeps the samples budget (stopAfter ÷ interval × series) in reach.
+stopAfter: 1s
 `
 
 async function drag(page: Page, testid: string, from: number, to: number): Promise<void> {
@@ -76,6 +78,8 @@ describe('a long run in Chromium', () => {
     // Zoomed into a fifth of the run, the chart draws that range's raw samples.
     await drag(page, 'chart-util', 0.4, 0.6)
     await expect.poll(() => chart.getAttribute('data-zoomed'), { timeout: 10_000 }).toBe('true')
+    // The chart stacked under it (queue depth, the same sim time) zooms with it.
+    await expect.poll(() => page.getByTestId('chart-queue').getAttribute('data-zoomed'), { timeout: 10_000 }).toBe('true')
     await expect.poll(() => level.getAttribute('data-level'), { timeout: 10_000 }).toBe('raw')
     await expect.poll(() => level.innerText(), { timeout: 10_000 }).toBe('raw samples')
     // Raw over ~9 ms at 2 µs is thousands of samples, downsampled to the plot's width.
@@ -85,6 +89,7 @@ describe('a long run in Chromium', () => {
     // Reset: the overview again.
     await page.locator('[data-testid="chart-util"] .u-over').dblclick()
     await expect.poll(() => level.getAttribute('data-level'), { timeout: 10_000 }).toBe('1000000')
+    await expect.poll(() => page.getByTestId('chart-queue').getAttribute('data-zoomed'), { timeout: 10_000 }).toBe('false')
 
     // The run views say it too: the replay bar, and the queue CDF (of means, which flatten peaks).
     await page.getByTestId('tab-queues').click()

@@ -216,7 +216,7 @@ export function labSession(lab: Bmv2Lab, yaml: string, o: { tb?: RunTestbed; rem
   }
   const runDirBase = o.remoteBase ?? join(lab.dir, 'runs')
   const driver = new Bmv2Driver({
-    store: lab.store,
+    artifacts: lab.store,
     knownHosts: lab.knownHosts,
     secrets: new MemorySecretStore(),
     dataDir: o.dataDir ?? lab.dir,

@@ -17,10 +17,18 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })
 }
 
+/** The token in the URL `npm start` printed (`/?token=...`). */
+export function tokenOf(url: string): string {
+  const u = new URL(url)
+  const token = u.searchParams.get('token') ?? new URLSearchParams(u.hash.slice(1)).get('token')
+  if (!token) throw new Error(`no token in ${url}`)
+  return token
+}
+
 /** One contract call over the app's WebSocket bridge (the URL `npm start` printed, with its token). */
 export async function contract(url: string, method: string, params: unknown): Promise<any> {
   const u = new URL(url)
-  const token = new URLSearchParams(u.hash.slice(1)).get('token')!
+  const token = tokenOf(url)
   const ws = new WebSocket(`ws://${u.host}/ws?token=${encodeURIComponent(token)}`, { headers: { origin: u.origin } })
   await new Promise((resolve, reject) => {
     ws.once('open', resolve)

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createNodeCore, type Core } from '../../src-main/core'
+import { createNodeCore, type Core, type NodeCoreOptions } from '../../src-main/core'
 
 export const TINY_YAML = `name: tiny
 testbed: sim
@@ -12,8 +12,8 @@ seeds: [1]
 `
 
 /** A core on a fresh SQLite file in a temporary directory. */
-export function tempCore(parallelRuns = 2): { core: Core; dir: string; dbPath: string } {
+export function tempCore(parallelRuns = 2, more: Partial<NodeCoreOptions> = {}): { core: Core; dir: string; dbPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'p4lab-core-'))
   const dbPath = join(dir, 'p4lab.db')
-  return { core: createNodeCore({ dbPath, baseDir: dir, parallelRuns }), dir, dbPath }
+  return { core: createNodeCore({ dbPath, baseDir: dir, parallelRuns, ...more }), dir, dbPath }
 }

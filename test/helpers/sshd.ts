@@ -30,6 +30,10 @@ export interface Sshd {
   pid(): number
   /** Kill every process serving a connection (the listener stays): clients see the connection drop. */
   dropConnections(): void
+  /** Stop the server and the connections it served (clients see them drop, new ones are refused) until up(); the commands they ran end on their own. */
+  down(): Promise<void>
+  /** Start the server again on the same port, after down(). */
+  up(): Promise<void>
   /** Stop and start again on the same port; `newHostKey` generates a fresh host key first. */
   restart(opts?: { newHostKey?: boolean }): Promise<void>
   stop(): Promise<void>
@@ -280,6 +284,30 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
     pid: () => child?.pid ?? 0,
     dropConnections,
     log: () => stderr,
+    async down() {
+      // Only the sshd processes (the listener and each connection's): the commands they ran
+      // are left to end on their own, as when a network or the server goes away. Killing
+      // those too (dropConnections) can catch a login shell inside `pyenv rehash`, whose
+      // lock file then stays and stalls every later login on this machine.
+      const c = child
+      if (!c?.pid || c.exitCode !== null || c.signalCode !== null) return
+      signal(c.pid, 'SIGSTOP')
+      for (const p of descendants(c.pid)) {
+        let comm: string
+        try {
+          comm = readFileSync(`/proc/${p}/comm`, 'utf8').trim()
+        } catch {
+          continue // gone
+        }
+        if (comm === 'sshd' || comm.startsWith('sshd-')) signal(p, 'SIGKILL')
+      }
+      await kill()
+    },
+    async up() {
+      // Already up: a second listener could not bind, and would take the place of the running one here.
+      if (child && child.exitCode === null && child.signalCode === null) return
+      await launch()
+    },
     async restart(opts = {}) {
       await shutdown()
       if (opts.newHostKey) keygen(hostKeyPath, '', 'p4lab-test-host-2')

@@ -24,7 +24,7 @@ export async function startApp(args: string[], env: NodeJS.ProcessEnv): Promise<
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no URL printed within 60 s:\n${out}`)), 60_000)
     const check = () => {
-      const m = /open (http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(out)
+      const m = /open (http:\/\/127\.0\.0\.1:\d+\/[?#]token=[\w-]+)/.exec(out)
       if (m) {
         clearTimeout(timer)
         resolve(m[1])

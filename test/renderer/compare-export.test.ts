@@ -7,7 +7,7 @@ import { cdfToPlot, cdfXs, compareToPlot, formatUnit, lineLabel } from '@plots/p
 import { niceTicks, plotToSvg, xmlEscape, yRange } from '@plots/svg'
 import { plotSummary, plotToCsv } from '../../src-renderer/src/lib/plotdata'
 import { queryProblem } from '../../src-renderer/src/lib/queryerror'
-import { defaultExportPath } from '../../src-renderer/src/stores/archive'
+import { downloadName } from '../../src-renderer/src/stores/archive'
 
 function result(over: Partial<CompareResult> = {}): CompareResult {
   const row = (scheme: string, x: number, values: number[]) => {
@@ -176,8 +176,9 @@ describe('query errors and export paths', () => {
     expect(queryProblem('something else')).toEqual({ offset: null, detail: 'something else' })
   })
 
-  it('defaults exports to exports/ beside the database', () => {
-    const at = new Date(2026, 0, 2, 3, 4)
-    expect(defaultExportPath('/home/u/.config/p4lab/p4lab.db', 'hula sweep/1', at)).toBe('/home/u/.config/p4lab/exports/hula-sweep-1-20260102-0304.tar.gz')
+  it('names a download after its Content-Disposition, never with a folder in it', () => {
+    expect(downloadName('attachment; filename="hula-sweep-1.tar.gz"', 'x.tar.gz')).toBe('hula-sweep-1.tar.gz')
+    expect(downloadName('attachment; filename="../etc/passwd"', 'x.tar.gz')).toBe('x.tar.gz')
+    expect(downloadName(null, 'x.tar.gz')).toBe('x.tar.gz')
   })
 })

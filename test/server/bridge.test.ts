@@ -53,11 +53,13 @@ describe('WebSocket bridge', () => {
   })
 
   it('serves the UI with a CSP, on 127.0.0.1 only', async () => {
-    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=.{20,}/)
-    const res = await fetch(`http://127.0.0.1:${server.port}/`)
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=.{20,}/)
+    const cookie = `p4lab-${server.port}=${server.token}`
+    const res = await fetch(`http://127.0.0.1:${server.port}/`, { headers: { cookie } })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'")
-    expect((await fetch(`http://127.0.0.1:${server.port}/../package.json`)).status).toBe(404)
+    expect((await fetch(`http://127.0.0.1:${server.port}/../package.json`, { headers: { cookie } })).status).toBe(404)
+    expect((await fetch(`http://127.0.0.1:${server.port}/%2e%2e/package.json`, { headers: { cookie } })).status).toBe(404)
   })
 
   it('refuses a socket without the token, with a wrong token, or from another origin', async () => {

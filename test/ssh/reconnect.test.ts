@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -103,4 +103,63 @@ describe('reconnect', () => {
     expect(e.error).toMatch(/has changed/)
     await expect(h.run(['true'])).rejects.toMatchObject({ code: 'host-key-changed' })
   })
+})
+
+describe('the reconnect window', () => {
+  let knownHosts: KnownHosts
+  const opened: SshPool[] = []
+  beforeAll(async () => {
+    knownHosts = new KnownHosts({ file: join(mkdtempSync(join(tmpdir(), 'p4lab-rcw-')), 'known_hosts') })
+    await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
+  })
+  afterAll(async () => {
+    for (const p of opened) p.closeAll()
+    await sshd.up()
+  })
+  const hostWith = (windowMs: number, seen: PoolEvent[]) => {
+    const p = new SshPool({ knownHosts, secrets: new MemorySecretStore(), keepaliveInterval: 1000, backoff: { initialMs: 50, maxMs: 400, windowMs }, random: seeded(2) })
+    p.on('event', (e) => seen.push(e))
+    opened.push(p)
+    return p.host({ host: sshd.host, port: sshd.port, user: sshd.user, auth: { kind: 'key', path: sshd.plainKey } })
+  }
+  const until = async (what: string, cond: () => boolean) => {
+    const deadline = Date.now() + 30_000
+    while (!cond()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+
+  it('sends a read-only command again once the server is back within the window', async () => {
+    const seen: PoolEvent[] = []
+    const host = hostWith(60_000, seen)
+    const marker = join(mkdtempSync(join(tmpdir(), 'p4lab-rcw-')), 'runs')
+    await host.connect()
+    const call = host.exec(`echo run >> ${marker}; sleep 1; echo done`, { retryOnLoss: true })
+    await until('the command to start', () => existsSync(marker))
+    await sshd.down()
+    await until('a failed reconnect attempt', () => seen.some((e) => e.type === 'reconnect-failed'))
+    await sshd.up()
+    const r = await call
+    expect(r.stdout.toString()).toBe('done\n')
+    expect(seen.some((e) => e.type === 'reconnected')).toBe(true)
+    await until('the first run to write its line too', () => readFileSync(marker, 'utf8').split('\n').filter(Boolean).length === 2)
+  }, 60_000)
+
+  it('gives up once the window is over, naming the host and the window', async () => {
+    const seen: PoolEvent[] = []
+    const host = hostWith(500, seen)
+    await host.connect()
+    await sshd.down()
+    try {
+      const err = await host.exec('echo hi', { retryOnLoss: true }).catch((e: Error) => e)
+      expect(err).toBeInstanceOf(Error)
+      expect((err as Error).message).toMatch(new RegExp(`^lost the connection to ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${sshd.port} and could not reconnect within the reconnect window of 0\\.5 s \\(\\d+ attempts\\)`))
+      expect(seen.filter((e) => e.type === 'gave-up')).toHaveLength(1)
+    } finally {
+      await sshd.up()
+    }
+    // Back: the next call connects again.
+    expect(await host.check(['echo', 'back'])).toBe('back\n')
+  }, 60_000)
 })

@@ -1,5 +1,7 @@
 // Sweeps through the contract: the run matrix, re-run failed cells, resume, and running an
 // imported experiment again with the same seeds (the sim is deterministic, so the numbers match).
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Core } from '../../src-main/core'
@@ -14,8 +16,9 @@ afterEach(() => {
   }
 })
 
-function fresh() {
-  const t = tempCore(2)
+/** A core whose save/open dialogs (the desktop shell's) answer with this file. */
+function fresh(picked?: string) {
+  const t = tempCore(2, picked ? { archiveDialogs: { saveArchive: async () => picked, openArchive: async () => picked } } : {})
   cores.push(t.core)
   return t
 }
@@ -65,14 +68,14 @@ describe('sweeps', () => {
   })
 
   it('runs an imported experiment again with the same seeds and pipeline, and gets the same numbers', async () => {
-    const a = fresh()
+    const file = join(mkdtempSync(join(tmpdir(), 'p4lab-sweep-archive-')), 'tiny.tar.gz')
+    const a = fresh(file)
     const exp = a.core.findOrCreateExperiment(TINY_YAML, null)
     await a.core.orchestrator.wait(a.core.runExperiment(exp.id).map((r) => r.id))
-    const file = join(a.dir, 'tiny.tar.gz')
-    await a.core.handlers['archive.export']({ experimentId: exp.id, file })
+    expect(await a.core.handlers['archive.export']({ experimentId: exp.id })).toMatchObject({ file, runs: 4 })
 
-    const b = fresh()
-    const imported = await b.core.handlers['archive.import']({ file })
+    const b = fresh(file)
+    const imported = (await b.core.handlers['archive.import']({}))!
     expect(imported.compareMatches).toBe(true)
     const before = compareRuns(b.core.opts.store, { experimentIds: [imported.experimentId] })
 

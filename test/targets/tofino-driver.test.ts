@@ -59,7 +59,7 @@ function session(tb: RunTestbed, extraYaml = '') {
     testbed: tb,
   }
   const s = new TofinoDriver({
-    store,
+    artifacts: store,
     knownHosts,
     secrets: new MemorySecretStore(),
     dataDir: dir,

@@ -1,16 +1,16 @@
 import { parseArgs } from 'node:util'
-import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompareTable, isMetric, METRICS } from '../../core/compare'
+import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompareTable, isMetric, loadRecords, METRICS, parseQuery, unmatchedHints } from '../../core/compare'
 import type { Store } from '../../core/store'
 import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
-/** An experiment named on the command line: its id, or its name (the newest with that name). */
+/** An experiment named on the command line: its id, or its name (names are unique). */
 export function resolveExperiment(store: Store, text: string): number {
   if (/^\d+$/.test(text)) {
     const id = Number(text)
     if (store.getExperiment(id)) return id
     fail(`experiment ${id} does not exist in ${store.file}`, 1)
   }
-  const found = store.listExperiments().find((e) => e.name === text)
+  const found = store.findExperimentByName(text)
   if (!found) fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
   return found.id
 }
@@ -34,7 +34,14 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
       ...(v.cdf !== undefined ? { cdf: v.cdf as 'fct' | 'queue' } : {}),
     })
     process.stdout.write(v.json ? formatCompareJson(result) : formatCompareTable(result))
-    return 0
+    if (v.where === undefined || v.where.trim() === '') return 0
+    // A value no run has (a typo, a scheme not run) is named with the values there are. No run
+    // matching at all ends with exit code 1, as grep does, so a script can tell.
+    const hints = unmatchedHints(parseQuery(v.where), loadRecords(store, experimentIds))
+    for (const h of hints) process.stderr.write(`p4lab: --where: ${h}\n`)
+    if (result.matched > 0) return 0
+    if (hints.length === 0) process.stderr.write(`p4lab: --where: no run matches '${v.where}'\n`)
+    return 1
   } catch (err) {
     if (err instanceof QueryError) {
       process.stderr.write(`p4lab: --where: ${err.message}\n${err.pointer()}\n`)
@@ -56,7 +63,8 @@ export const compareCommand: Command = {
     'compare EXPERIMENT... [--metric M] [--by FIELD] [--baseline SCHEME] [--band ci95|minmax] [--where QUERY] [--cdf fct|queue] [--db PATH] [--json]',
     '    a metric (mean, p50, p99, small.mean, large.p99, probeOverhead, ...) against a parameter (default load),',
     '    one line per scheme with the mean and a band across seeds; EXPERIMENT is a name or an id',
-    "    (--where 'scheme = hula and load >= 0.5', 'status != failed', 'tag:paper')",
+    "    (--where 'scheme = hula and load >= 0.5', 'status != failed', 'tag:paper'); a value no run has is named",
+    '    with the values there are, and when no run matches the table is empty and the exit code is 1',
   ],
   run(argv) {
     const { values, positionals } = parseArgs({

@@ -1,16 +1,23 @@
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { exportExperiment } from '../../core/archive'
+import { ArchiveTargetError, exportExperiment } from '../../core/archive'
 import { packageRoot } from '../../core/paths'
 import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { resolveExperiment } from './compare'
 
-async function cmdExport(name: string, out: string, db: string | undefined, json: boolean): Promise<number> {
+async function cmdExport(name: string, out: string, db: string | undefined, json: boolean, force: boolean): Promise<number> {
   const core = openCore(db)
   const store = core.opts.store
   try {
     const experimentId = resolveExperiment(store, name)
-    const r = await exportExperiment({ store, experimentId, out: resolve(out), dataDir: core.dataDir(), p4Dir: join(packageRoot(), 'p4') })
+    let r
+    try {
+      r = await exportExperiment({ store, experimentId, out: resolve(out), dataDir: core.dataDir(), p4Dir: join(packageRoot(), 'p4'), overwrite: force })
+    } catch (err) {
+      if (!(err instanceof ArchiveTargetError)) throw err
+      process.stderr.write(`p4lab: export: ${err.message}\n`)
+      return 1
+    }
     if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n')
     else process.stdout.write(`wrote ${r.file}: ${r.runs} runs, ${r.files} files, ${r.bytes} bytes\n`)
     return 0
@@ -22,13 +29,14 @@ async function cmdExport(name: string, out: string, db: string | undefined, json
 export const exportCommand: Command = {
   name: 'export',
   usage: [
-    'export EXPERIMENT -o FILE.tar.gz [--db PATH] [--json]',
-    '    write an experiment (YAML, testbed without secrets, P4, runs as SQLite and CSV, logs, README) as one archive',
+    'export EXPERIMENT -o FILE.tar.gz [--force] [--db PATH] [--json]',
+    '    write an experiment (YAML, testbed without secrets, runs as SQLite and CSV, logs, README; P4 for BMv2/Tofino runs) as one archive',
+    '    into an existing folder; an existing FILE is replaced only with --force',
   ],
   run(argv) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, output: { type: 'string', short: 'o' } } })
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, output: { type: 'string', short: 'o' }, force: { type: 'boolean' } } })
     if (positionals.length !== 1) throw new UsageError('export takes one experiment (a name or an id)')
     if (!values.output) throw new UsageError('export needs -o FILE.tar.gz')
-    return cmdExport(positionals[0], values.output, values.db, values.json)
+    return cmdExport(positionals[0], values.output, values.db, values.json, values.force ?? false)
   },
 }

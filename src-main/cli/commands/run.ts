@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util'
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
 import { sweepService } from '../../core/handlers/sweeps'
-import { parseExperiment } from '../../core/spec'
+import { parseExperiment, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
 import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
@@ -48,6 +48,12 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   const path = resolve(file)
   let yaml: string
   try {
+    // Sized before it is read: a file far over the budget is never loaded.
+    const tooBig = yamlBytesProblem(statSync(path).size)
+    if (tooBig) {
+      process.stderr.write(`${file}:1:1: document: ${tooBig}\n`)
+      return 2
+    }
     yaml = readFileSync(path, 'utf8')
   } catch (err) {
     fail(`cannot read experiment file ${file}: ${(err as Error).message}`)
@@ -73,7 +79,15 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     return 1
   }
   const store = core.opts.store
+  const before = store.findExperimentByName(parsed.spec.name)
+  const elsewhere = before ? undefined : store.listExperiments().find((e) => e.file === path)
   const exp = core.findOrCreateExperiment(yaml, path)
+  if (before && exp.revision !== before.revision) {
+    process.stderr.write(`p4lab: ${file} differs from experiment ${exp.name} as last saved (revision ${before.revision}): saved as revision ${exp.revision}; runs that ran differently are now stale\n`)
+  }
+  if (elsewhere) {
+    process.stderr.write(`p4lab: ${file} was last run as experiment '${elsewhere.name}'; its new name makes this a new experiment '${exp.name}' (to rename instead: p4lab rename '${elsewhere.name}' '${exp.name}')\n`)
+  }
   if (slurm) {
     try {
       return await runOnSlurm(core, exp, mode === 'resume', slurm)

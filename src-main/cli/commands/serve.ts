@@ -6,6 +6,7 @@ import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 async function cmdServe(port: number, db: string | undefined): Promise<number> {
   const core = openCore(db)
   const server = await startServer(core, { port, rendererDir: rendererDir() })
+  core.watchInterrupted()
   process.stdout.write(`p4lab ${packageVersion()} is serving the app (database ${core.opts.store.file})\n`)
   process.stdout.write(`open ${server.url}\n`)
   const stop = async () => {

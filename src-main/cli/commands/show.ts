@@ -1,7 +1,19 @@
 import { parseArgs } from 'node:util'
 import { COMPLETE_SHARE, completionNumbers } from '../../contract'
+import type { RunRanWith } from '../../contract'
+import { ranWith } from '../../core/run-view'
 import { toRun } from '../../core/services'
+import { eventText, formatCounter, formatNsShort } from '../../plots/format'
 import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
+
+/** One line per event: the wall clock, the simulated time when it has one, the kind and what happened. */
+function eventLines(events: Array<{ at: string; tNs: number | null; kind: string; detail: unknown }>): string[] {
+  const clock = (iso: string) => (/T(\d\d:\d\d:\d\d\.\d+)/.exec(iso)?.[1] ?? iso)
+  const sim = events.map((e) => (e.tNs === null ? '' : `t=${formatNsShort(e.tNs)}`))
+  const simW = Math.max(0, ...sim.map((s) => s.length))
+  const kindW = Math.max(0, ...events.map((e) => e.kind.length))
+  return events.map((e, i) => `  ${clock(e.at)}  ${simW ? `${sim[i].padEnd(simW)}  ` : ''}${e.kind.padEnd(kindW)}  ${eventText(e.kind, e.detail)}`.trimEnd())
+}
 
 function cmdShow(idText: string, db: string | undefined, json: boolean): number {
   const id = Number(idText)
@@ -12,8 +24,9 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
   if (!row) fail(`run ${id} does not exist in ${store.file}`, 1)
   const events = store.listEvents(id)
   const series = store.listSeries(id)
+  const ran = ranWith(store, row)
   if (json) {
-    process.stdout.write(JSON.stringify({ ...toRun(row), facts: row.facts, events, series: series.length }, null, 2) + '\n')
+    process.stdout.write(JSON.stringify({ ...toRun(row), facts: row.facts, ranWith: ran, events, series: series.length }, null, 2) + '\n')
   } else {
     const lines = [
       `run ${row.id}: ${row.experimentName}, ${row.scheme}, load ${row.load}, seed ${row.seed} on ${row.target}`,
@@ -22,15 +35,16 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
       `created   ${row.createdAt}`,
       `started   ${row.startedAt ?? '-'}`,
       `finished  ${row.finishedAt ?? '-'}`,
+      ...ranWithLines(ran),
       '',
       runsTable([toRun(row)], { notes: false }),
       '',
       'counters',
-      ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${v}`),
+      ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${formatCounter(k, v).padStart(12)}`),
       '',
       `series    ${series.length}`,
       'events',
-      ...events.map((e) => `  ${e.at}  ${e.kind}  ${JSON.stringify(e.detail)}`),
+      ...eventLines(events),
     ]
     process.stdout.write(lines.join('\n') + '\n')
   }
@@ -38,9 +52,32 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
   return 0
 }
 
+/** Scalars of a spec block as `key value` pairs (a workload's CDF points and the like are left out). */
+function scalars(v: unknown): string {
+  if (v === null || typeof v !== 'object') return String(v)
+  const parts: string[] = []
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (x === null || typeof x !== 'object') parts.push(`${k} ${String(x)}`)
+    else if (Array.isArray(x) && x.length <= 8 && x.every((e) => e === null || typeof e !== 'object')) parts.push(`${k} [${x.join(', ')}]`)
+  }
+  return parts.join(', ')
+}
+
+/** What the run ran with, from its own record: it reads the same after the experiment is edited. */
+function ranWithLines(r: RunRanWith): string[] {
+  if (r.revision === null) return ['ran with  (no record of what this run ran with)']
+  const notes = [...(r.reconstructed ? ['reconstructed by a database upgrade from the spec it pointed at'] : []), ...(r.stale ? ['stale: the experiment has changed since'] : [])]
+  return [
+    `ran with  revision ${r.revision}${r.name ? ` of ${r.name}` : ''}${notes.length ? ` (${notes.join('; ')})` : ''}`,
+    `  topology  ${scalars(r.topology)}`,
+    `  workload  ${scalars(r.workload)}`,
+    `  params    ${Object.entries(r.params).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ') || '-'}`,
+  ]
+}
+
 export const showCommand: Command = {
   name: 'show',
-  usage: ['show RUN [--db PATH] [--json]', '    show one run: status, FCT statistics, counters, events'],
+  usage: ['show RUN [--db PATH] [--json]', '    show one run: status, FCT statistics, counters in their units, events one per line (--json: raw numbers)'],
   run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
     if (positionals.length !== 1) throw new UsageError('show takes one run id')

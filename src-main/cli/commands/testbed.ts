@@ -1,8 +1,8 @@
-// p4lab testbed add|host-add|host-remove|list|check|trust|remove: testbeds with no GUI at all.
+// p4lab testbed add|host-add|host-remove|list|check|trust|clean|remove: testbeds with no GUI at all.
 import { userInfo } from 'node:os'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
-import type { HostCheck, Testbed, TestbedCheck, TestbedHostInput } from '../../contract'
+import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type Testbed, type TestbedCheck, type TestbedHostInput } from '../../contract'
 import { CoreError } from '../../core/errors'
 import { formatRate, parseRate, UnitError } from '../../model/units'
 import { COMMON_OPTIONS, openCore, UsageError, type Command } from '../common'
@@ -10,10 +10,11 @@ import { COMMON_OPTIONS, openCore, UsageError, type Command } from '../common'
 const USAGE = [
   'testbed add NAME --kind bmv2|tofino --host [USER@]ADDR[:PORT] [--host ...] [--key FILE] [--role ROLE] [--name HOST]',
   '        [--passphrase-env VAR] [--bring-up mininet|netns] [--rate-ceiling 1Gbps] [--rate-scale X] [--no-calibrate]',
-  '        [--sde PATH] [--sde-install PATH] [--target model|hardware]',
+  '        [--sde PATH] [--sde-install PATH] [--target model|hardware] [--reconnect-window SECONDS]',
   '    add a BMv2 or Tofino testbed; --key/--role/--name once for every host, or once per --host in order',
   '    (BMv2: --rate-scale fixes the fabric-to-BMv2 rate factor; --no-calibrate skips measuring the switches before traffic)',
   '    (auth is the ssh-agent unless --key; a key passphrase is read from $VAR into the secret store)',
+  `    (--reconnect-window: how long a run keeps reconnecting to a host whose connection dropped, default ${DEFAULT_RECONNECT_WINDOW_S} s)`,
   'testbed host-add NAME --host [USER@]ADDR[:PORT] [--key FILE] [--role ROLE] [--name HOST] [--passphrase-env VAR]',
   'testbed host-remove NAME HOST',
   'testbed list [--json]',
@@ -21,6 +22,8 @@ const USAGE = [
   '    log in to each host and report the tools and versions found (exit 1 unless ready)',
   'testbed trust NAME [--host HOST] [--yes]',
   "    show each host's key fingerprint and pin it once you confirm (--yes: without asking)",
+  'testbed clean NAME [--json]',
+    "    stop and remove what earlier runs left on the hosts when they could not be reached at teardown (found by their pid files); exit 1 unless all is clean",
   'testbed remove NAME',
 ]
 
@@ -131,6 +134,12 @@ function table(header: string[], rows: Array<Array<string | number>>): string {
 
 function describeSettings(t: { kind: string; settings: Record<string, unknown> }): string {
   const s = t.settings
+  const w = typeof s.reconnectWindowS === 'number' && s.reconnectWindowS !== DEFAULT_RECONNECT_WINDOW_S ? `, reconnect window ${s.reconnectWindowS} s` : ''
+  return describeKindSettings(t) + (t.kind === 'sim' ? '' : w)
+}
+
+function describeKindSettings(t: { kind: string; settings: Record<string, unknown> }): string {
+  const s = t.settings
   if (t.kind === 'bmv2') {
     const scale = typeof s.rateScale === 'number' ? `rate scale fixed at ${s.rateScale}` : s.calibrate === false ? "the ceiling's rate scale" : 'rate scale calibrated'
     return `bring-up ${String(s.bringUp)}, rate ceiling ${formatRate(Number(s.rateCeilingBps))}, ${scale}${s.calibrate === false ? ', no calibration' : ''}`
@@ -239,6 +248,11 @@ function settingsFromFlags(kind: string, flags: object): Record<string, unknown>
   if (v.sde !== undefined) s.sde = v.sde
   if (v['sde-install'] !== undefined) s.sdeInstall = v['sde-install']
   if (v.target !== undefined) s.target = v.target
+  if (v['reconnect-window'] !== undefined) {
+    const x = Number(v['reconnect-window'])
+    if (!(Number.isFinite(x) && x >= 0 && x <= 3600)) throw new UsageError(`--reconnect-window: expected seconds from 0 to 3600, got '${v['reconnect-window']}'`)
+    s.reconnectWindowS = x
+  }
   return s
 }
 
@@ -276,6 +290,7 @@ async function run(argv: string[]): Promise<number> {
           sde: { type: 'string' },
           'sde-install': { type: 'string' },
           target: { type: 'string' },
+          'reconnect-window': { type: 'string' },
         },
       })
       if (positionals.length !== 1) throw new UsageError('testbed add takes one NAME')
@@ -404,6 +419,22 @@ async function run(argv: string[]): Promise<number> {
         return code
       }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
+    case 'clean': {
+      const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS } })
+      if (positionals.length !== 1) throw new UsageError('testbed clean takes one NAME')
+      return withCore(v.db, async (core) => {
+        const results = await core.cleanTestbed(positionals[0], (l) => process.stderr.write(`${l}\n`))
+        if (v.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n')
+        else if (!results.length) process.stdout.write(`testbed ${positionals[0]}: no run left anything to clean up\n`)
+        else
+          for (const r of results) {
+            process.stdout.write(
+              `run ${r.runId} on ${r.host}: ${r.clean ? 'clean' : 'NOT clean'} (${r.pidFiles} pid files, ${r.found} processes found, ${r.left} left)${r.problem ? `: ${r.problem}` : ''}\n`,
+            )
+          }
+        return results.every((r) => r.clean) ? 0 : 1
+      }).then((c) => c ?? Number(process.exitCode ?? 1))
+    }
     case 'remove': {
       const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS } })
       if (positionals.length !== 1) throw new UsageError('testbed remove takes one NAME')
@@ -414,7 +445,7 @@ async function run(argv: string[]): Promise<number> {
       }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
     case undefined:
-      throw new UsageError('testbed needs a subcommand: add, host-add, host-remove, list, check, trust or remove')
+      throw new UsageError('testbed needs a subcommand: add, host-add, host-remove, list, check, trust, clean or remove')
     default:
       throw new UsageError(`unknown testbed subcommand '${sub}'`)
   }

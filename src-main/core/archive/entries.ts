@@ -27,3 +27,14 @@ export function badEntryPath(path: string, dir = false): string | null {
   if (segments.some((s) => s === '' || s === '.')) return "an empty or '.' segment"
   return null
 }
+
+/**
+ * A tar entry's path as the archive means it: `tar -C dir .`, the usual way to re-pack a
+ * folder, writes every name under a leading './' and adds './' itself for the folder. The one
+ * leading './' is dropped (badEntryPath then checks the rest, so './../x' and '././x' are still
+ * refused); null for the root entry, which names the destination itself.
+ */
+export function withoutDotPrefix(path: string): string | null {
+  if (path === '.' || path === './') return null
+  return path.startsWith('./') ? path.slice(2) : path
+}

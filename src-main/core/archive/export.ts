@@ -2,7 +2,7 @@
 // Files are staged in a private temporary directory, hashed into manifest.json, packed, and
 // the archive is renamed into place only when complete. Secrets are never read: testbeds
 // are described from their rows (no key file paths), and the SecretStore is not touched.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { constants, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { arch, platform, release, tmpdir } from 'node:os'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import Database from 'better-sqlite3'
@@ -13,6 +13,7 @@ import { collectSources } from '../p4build/sources'
 import { programPath, readVariant } from '../p4build/programs'
 import { renderPipeline } from '../p4build/render'
 import { packageVersion } from '../paths'
+import { ranWith } from '../run-view'
 import type { ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
@@ -26,8 +27,10 @@ import type { RemoteKind, TestbedKind } from '../../contract/testbeds'
 export interface ExportOptions {
   store: Store
   experimentId: number
-  /** The .tar.gz to write. */
+  /** The .tar.gz to write. Its folder must exist: none is created. */
   out: string
+  /** Replace `out` if it exists; without it an existing file is refused (ArchiveTargetError). */
+  overwrite?: boolean
   /** <userData>: artifacts/ and variants/ live here. */
   dataDir: string
   /** The shipped P4 programs (p4/). */
@@ -83,8 +86,36 @@ function sqliteVersion(): string {
   }
 }
 
+/** The archive's destination cannot be written as asked (the folder is missing, the file exists). */
+export class ArchiveTargetError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ArchiveTargetError'
+  }
+}
+
+/** Refuses a destination the user did not ask for as it is: a missing folder, a directory, an existing file. */
+function checkTarget(out: string, overwrite: boolean): void {
+  const dir = dirname(out)
+  const d = statOrNull(dir)
+  if (!d) throw new ArchiveTargetError(`the folder ${dir} does not exist; create it first (p4lab creates no folders)`)
+  if (!d.isDirectory()) throw new ArchiveTargetError(`${dir} is not a folder`)
+  const f = statOrNull(out)
+  if (f?.isDirectory()) throw new ArchiveTargetError(`${out} is a folder; give a file name, e.g. ${join(out, 'experiment.tar.gz')}`)
+  if (f && !overwrite) throw new ArchiveTargetError(`${out} already exists; choose another name, or pass --force to replace it`)
+}
+
+function statOrNull(p: string): ReturnType<typeof statSync> | null {
+  try {
+    return statSync(p)
+  } catch {
+    return null
+  }
+}
+
 export async function exportExperiment(o: ExportOptions): Promise<ExportResult> {
   const { store } = o
+  checkTarget(o.out, !!o.overwrite)
   const exp = store.getExperiment(o.experimentId)
   if (!exp) throw new Error(`experiment ${o.experimentId} does not exist`)
   if (store.file === ':memory:') throw new Error('cannot export from an in-memory database')
@@ -93,6 +124,10 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
   const notes: string[] = []
   const inFlight = store.listRuns({ experimentId: exp.id }).length - runs.length
   if (inFlight > 0) notes.push(`${inFlight} run(s) still queued or running at export time are left out`)
+  const older = runs.filter((r) => r.revision !== exp.revision)
+  if (older.length > 0) {
+    notes.push(`${older.length} run(s) ran an earlier revision than the current ${exp.revision} (${older.filter((r) => r.stale).length} of them ran differently); what each ran with is in runs/run-ID.json, every revision's text in experiment/revisions/`)
+  }
   for (const r of runs.filter((x) => x.status === 'incomplete')) {
     notes.push(`run ${r.id} (${r.scheme}, load ${r.load}, seed ${r.seed}) is incomplete: ${r.error ?? (r.completion ? completionNumbers(r.completion) : 'no numbers recorded')}`)
   }
@@ -161,6 +196,10 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     writeSubset(store.file, subset, { experimentId: exp.id, artifactKeys: [...artifactKeys] })
     writeCsvTables(subset, join(stage, 'data'))
     for (const [runId, text] of runLogs(subset)) put(stage, `logs/run-${runId}.log`, text)
+    // What each run ran with, from its own record, and every text the experiment has had: a run
+    // of an earlier revision reads here as it ran, whatever experiment.yaml says now.
+    for (const r of store.listRevisions(exp.id)) put(stage, `experiment/revisions/rev-${r.rev}.yaml`, r.yaml)
+    for (const r of runs) put(stage, `runs/run-${r.id}.json`, JSON.stringify(ranWith(store, r), null, 2) + '\n')
 
     // The comparison as p4lab prints it, so a reader (and import) can check the numbers, and
     // drawn from the same rows as SVG plots.
@@ -203,10 +242,27 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     const manifest: Manifest = { ...head, files }
     put(stage, MANIFEST, JSON.stringify(manifest, null, 2) + '\n')
 
-    mkdirSync(dirname(o.out), { recursive: true })
+    // Packed beside the destination, then moved in whole: a link refuses a file that appeared
+    // meanwhile (no silent overwrite), a rename replaces one when asked to.
+    checkTarget(o.out, !!o.overwrite)
     const partial = `${o.out}.partial-${process.pid}`
-    await create({ gzip: true, file: partial, cwd: stage, portable: true, noDirRecurse: true }, [MANIFEST, ...files.map((f) => f.path)])
-    renameSync(partial, o.out)
+    try {
+      await create({ gzip: true, file: partial, cwd: stage, portable: true, noDirRecurse: true }, [MANIFEST, ...files.map((f) => f.path)])
+      if (o.overwrite) renameSync(partial, o.out)
+      else {
+        try {
+          linkSync(partial, o.out)
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code
+          if (code === 'EEXIST') throw new ArchiveTargetError(`${o.out} already exists; choose another name, or pass --force to replace it`)
+          // A file system without hard links: an exclusive copy refuses an existing file just the same.
+          if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err
+          copyFileSync(partial, o.out, constants.COPYFILE_EXCL)
+        }
+      }
+    } finally {
+      rmSync(partial, { force: true })
+    }
     return { file: o.out, bytes: statSync(o.out).size, files: files.length + 1, runs: runs.length }
   } finally {
     rmSync(stage, { recursive: true, force: true })

@@ -1,16 +1,17 @@
 // `p4lab import`: an untrusted archive is extracted into a fresh private temporary
-// directory with strict filters (extract.ts), every file is checked against manifest.json,
-// and only then is anything written: the database rows (new ids, one transaction), then
+// directory with strict filters (extract.ts), every file is checked against manifest.json
+// as it streams (verify.ts), the SQLite subset is checked to hold only its own rows, and only then is anything written: the database rows (new ids, one transaction), then
 // the experiment's files, artifacts and P4 variants under the user data directory.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compareRuns, formatCompareTable } from '../compare'
 import type { Store } from '../store'
 import { ArchiveRefusedError } from './entries'
 import { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
-import { MANIFEST, parseManifest, sha256File, type Manifest } from './manifest'
+import { MANIFEST, type Manifest } from './manifest'
 import { checkSubset, importSubset } from './subset'
+import { privateTempDir } from './tempdirs'
+import { ManifestCheck } from './verify'
 
 export interface ImportOptions {
   file: string
@@ -34,28 +35,6 @@ export interface ImportResult {
 const SUBSET = 'data/p4lab.sqlite'
 const YAML = 'experiment/experiment.yaml'
 
-/** Checks the extracted files against the manifest: nothing missing, nothing extra, every hash equal. */
-export function verifyAgainstManifest(dir: string, extracted: string[], required: readonly string[] = [SUBSET, YAML]): Manifest {
-  if (!extracted.includes(MANIFEST)) throw new ArchiveRefusedError(MANIFEST, 'missing; every p4lab archive starts with one')
-  const manifest = parseManifest(readFileSync(join(dir, MANIFEST), 'utf8'))
-  const listed = new Map(manifest.files.map((f) => [f.path, f]))
-  for (const path of extracted) {
-    if (path !== MANIFEST && !listed.has(path)) throw new ArchiveRefusedError(path, 'is in the archive but not in manifest.json')
-  }
-  const present = new Set(extracted)
-  for (const f of manifest.files) {
-    if (!present.has(f.path)) throw new ArchiveRefusedError(f.path, 'is listed in manifest.json but missing from the archive')
-    const abs = join(dir, ...f.path.split('/'))
-    const size = statSync(abs).size
-    const hash = sha256File(abs)
-    if (hash !== f.sha256 || size !== f.bytes) {
-      throw new ArchiveRefusedError(f.path, `has sha256 ${hash} (${size} bytes) but manifest.json says ${f.sha256} (${f.bytes} bytes): the file was changed after export`)
-    }
-  }
-  for (const r of required) if (!listed.has(r)) throw new ArchiveRefusedError(r, 'missing; a p4lab archive always has it')
-  return manifest
-}
-
 /** An archive extracted and verified in a private temporary directory; nothing written elsewhere yet. */
 export interface PreparedImport {
   dir: string
@@ -71,11 +50,11 @@ export interface PreparedImport {
  */
 export async function prepareImport(file: string, limits: ExtractLimits = DEFAULT_LIMITS): Promise<PreparedImport> {
   if (!existsSync(file)) throw new ArchiveRefusedError(null, `${file} does not exist`)
-  const dir = mkdtempSync(join(tmpdir(), 'p4lab-import-'))
-  const dispose = () => rmSync(dir, { recursive: true, force: true })
+  const { dir, dispose } = privateTempDir('p4lab-import-')
   try {
-    const extracted = await extractSafely(file, dir, limits)
-    const manifest = verifyAgainstManifest(dir, extracted)
+    const check = new ManifestCheck([SUBSET, YAML])
+    await extractSafely(file, dir, limits, check)
+    const manifest = check.finish()
     checkSubset(join(dir, ...SUBSET.split('/')), SUBSET)
     return { dir, manifest, dispose }
   } catch (err) {
@@ -114,12 +93,13 @@ export function commitImport(p: PreparedImport, store: Store, dataDir: string): 
   let compareMatches: boolean | null = null
   const saved = join(tmp, 'compare', 'mean-by-load.txt')
   if (existsSync(saved)) {
-    const now = formatCompareTable(compareRuns(store, { experimentIds: [ids.experimentId] }))
+    // Under the name the archive gave it, which is what its saved table says.
+    const now = formatCompareTable({ ...compareRuns(store, { experimentIds: [ids.experimentId] }), experiments: [manifest.experiment.name] })
     compareMatches = now === readFileSync(saved, 'utf8')
   }
   return {
     experimentId: ids.experimentId,
-    name: manifest.experiment.name,
+    name: ids.name,
     runIds: Object.fromEntries([...ids.runs].map(([a, b]) => [String(a), b])),
     files: manifest.files.length + 1,
     compareMatches,

@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3'
 import { TERMINAL_STATUSES } from '../../contract/schemas'
 import { SCHEMA_VERSION, migrate } from '../store/migrations'
+import { insertRevision, renamed } from '../store/revisions'
 import { ArchiveRefusedError } from './entries'
 
 type DB = Database.Database
@@ -51,6 +52,7 @@ export function writeSubset(sourceFile: string, out: string, sel: SubsetSelectio
           db.prepare(`INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM src.${table} WHERE ${where}`).run(...args)
         }
         copy('experiments', 'id = ?', sel.experimentId)
+        copy('experiment_revisions', 'experiment_id = ?', sel.experimentId)
         const terminal = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ')
         copy('runs', `experiment_id = ? AND status IN (${terminal})`, sel.experimentId)
         const inRuns = 'run_id IN (SELECT id FROM main.runs)'
@@ -79,6 +81,9 @@ export function checkSubset(file: string, name: string): { runs: number } {
     throw new ArchiveRefusedError(name, `not a SQLite database (${(err as Error).message})`)
   }
   try {
+    // A damaged page would surface later, halfway through the import, as a bare SQLite error.
+    const integrity = db.pragma('integrity_check', { simple: true }) as string
+    if (integrity !== 'ok') throw new ArchiveRefusedError(name, `a damaged SQLite file (integrity check: ${integrity})`)
     const version = db.pragma('user_version', { simple: true }) as number
     if (version > SCHEMA_VERSION) {
       throw new ArchiveRefusedError(name, `written by a newer p4lab (schema ${version}, this one reads up to ${SCHEMA_VERSION}); upgrade p4lab`)
@@ -88,8 +93,11 @@ export function checkSubset(file: string, name: string): { runs: number } {
     } catch (err) {
       throw new ArchiveRefusedError(name, `not a p4lab database (${(err as Error).message})`)
     }
+    checkSchema(db, name)
     const exps = (db.prepare('SELECT COUNT(*) AS n FROM experiments').get() as { n: number }).n
     if (exps !== 1) throw new ArchiveRefusedError(name, `holds ${exps} experiments; an archive holds exactly one`)
+    checkOwnRows(db, name)
+    checkJson(db, name)
     return { runs: (db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n }
   } catch (err) {
     if (err instanceof ArchiveRefusedError) throw err
@@ -99,8 +107,83 @@ export function checkSubset(file: string, name: string): { runs: number } {
   }
 }
 
+/** Every table and column p4lab's own schema has (at the version the file was brought to) is there. */
+function checkSchema(db: DB, name: string): void {
+  const ref = new Database(':memory:')
+  try {
+    migrate(ref, ':memory:')
+    const tables = ref.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]
+    for (const table of tables) {
+      const have = new Set(columns(db, 'main', table))
+      if (have.size === 0) throw new ArchiveRefusedError(name, `has no table ${table}; not a p4lab database`)
+      const missing = columns(ref, 'main', table).filter((c) => !have.has(c))
+      if (missing.length > 0) throw new ArchiveRefusedError(name, `table ${table} lacks column ${missing.join(', ')}; not a p4lab database`)
+    }
+  } finally {
+    ref.close()
+  }
+}
+
+/** The columns that hold JSON, as the store reads them back. */
+const JSON_COLUMNS: Record<string, string[]> = {
+  experiments: ['spec', 'tags'],
+  runs: ['params', 'stats', 'counters', 'facts', 'completion'],
+  artifacts: ['options', 'outputs'],
+  series: ['entity'],
+  events: ['detail'],
+}
+
+function checkJson(db: DB, name: string): void {
+  for (const [table, cols] of Object.entries(JSON_COLUMNS)) {
+    const present = new Set(columns(db, 'main', table))
+    for (const col of cols.filter((c) => present.has(c))) {
+      const bad = db.prepare(`SELECT rowid AS r FROM ${table} WHERE ${col} IS NOT NULL AND (typeof(${col}) <> 'text' OR NOT json_valid(${col})) LIMIT 1`).get() as { r: number } | undefined
+      if (bad) throw new ArchiveRefusedError(name, `table ${table}, row ${bad.r}: column ${col} is not valid JSON`)
+    }
+  }
+  const exp = db.prepare("SELECT json_type(spec) AS spec, json_type(tags) AS tags FROM experiments").get() as { spec: string; tags: string }
+  if (exp.spec !== 'object' || exp.tags !== 'array') throw new ArchiveRefusedError(name, 'the experiment row has a spec that is not a JSON object or tags that are not a JSON array')
+}
+
+/**
+ * Every row belongs to the archive's experiment: runs to its one experiment, rows with a
+ * run_id to one of its runs, rows with a series_id to one of its series. A row that points
+ * elsewhere (run_id = -3, say) would, after the id shift, land in a run of the user's own.
+ * The declared foreign keys are checked too, but a crafted file may declare none.
+ */
+function checkOwnRows(db: DB, name: string): void {
+  const refuse = (table: string, n: number, what: string) => {
+    throw new ArchiveRefusedError(name, `${n} row(s) of table ${table} ${what}; an archive's rows belong to its own experiment, runs and series only`)
+  }
+  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n
+  const bad = count('SELECT COUNT(*) AS n FROM runs WHERE experiment_id IS NOT (SELECT id FROM experiments)')
+  if (bad > 0) refuse('runs', bad, "belong to another experiment than the archive's")
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]
+  for (const table of tables) {
+    const cols = new Set(columns(db, 'main', table))
+    const quoted = `"${table.replaceAll('"', '""')}"`
+    if (cols.has('run_id') && table !== 'runs') {
+      const n = count(`SELECT COUNT(*) AS n FROM ${quoted} WHERE run_id IS NULL OR run_id NOT IN (SELECT id FROM runs)`)
+      if (n > 0) refuse(table, n, "point to a run that is not in the archive")
+    }
+    if (cols.has('series_id') && table !== 'series') {
+      const n = count(`SELECT COUNT(*) AS n FROM ${quoted} WHERE series_id IS NULL OR series_id NOT IN (SELECT id FROM series)`)
+      if (n > 0) refuse(table, n, 'point to a series that is not in the archive')
+    }
+  }
+  const badJson = count("SELECT COUNT(*) AS n FROM artifacts WHERE NOT json_valid(outputs) OR json_type(outputs) IS NOT 'object'")
+  if (badJson > 0) refuse('artifacts', badJson, 'have outputs that are not a JSON object')
+  const broken = db.prepare('PRAGMA foreign_key_check').all() as Array<{ table: string; rowid: number; parent: string }>
+  if (broken.length > 0) {
+    const f = broken[0]
+    refuse(f.table, broken.length, `break a foreign key (the first: rowid ${f.rowid} points to a missing row of ${f.parent})`)
+  }
+}
+
 export interface ImportedIds {
   experimentId: number
+  /** The name it was stored under: the archive's, or `NAME (N)` when an experiment here has that name. */
+  name: string
   /** Archive run id → new run id. */
   runs: Map<number, number>
 }
@@ -118,12 +201,26 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
     return withAttached(db, subsetFile, () =>
       db
         .transaction((): ImportedIds => {
-          const expCols = shared(db, 'experiments').filter((c) => c !== 'id' && c !== 'file')
+          // Names are unique: an archive whose name is taken here comes in as `NAME (N)`, a
+          // revision of its own saying so (its runs keep their records of the text they ran).
+          const src = db.prepare('SELECT id, name, yaml, spec, revision FROM src.experiments').get() as { id: number; name: string; yaml: string; spec: string; revision: number }
+          const taken = (n: string) => db.prepare('SELECT 1 FROM main.experiments WHERE name = ?').get(n) !== undefined
+          let name = src.name
+          for (let i = 2; taken(name); i++) name = `${src.name} (${i})`
+          const expCols = shared(db, 'experiments').filter((c) => c !== 'id' && c !== 'file' && c !== 'name')
           const { lastInsertRowid } = db
-            .prepare(`INSERT INTO main.experiments (${expCols.join(', ')}) SELECT ${expCols.join(', ')} FROM src.experiments`)
-            .run()
+            .prepare(`INSERT INTO main.experiments (name, ${expCols.join(', ')}) SELECT ?, ${expCols.join(', ')} FROM src.experiments`)
+            .run(name)
           const experimentId = Number(lastInsertRowid)
           db.prepare('UPDATE main.experiments SET file = ? WHERE id = ?').run(experimentFile(experimentId), experimentId)
+          const revCols = shared(db, 'experiment_revisions').filter((c) => c !== 'id' && c !== 'experiment_id')
+          db.prepare(`INSERT INTO main.experiment_revisions (experiment_id, ${revCols.join(', ')}) SELECT ?, ${revCols.join(', ')} FROM src.experiment_revisions ORDER BY rev`).run(experimentId)
+          if (name !== src.name) {
+            const next = renamed(src.yaml, JSON.parse(src.spec), name)
+            const rev = src.revision + 1
+            insertRevision(db, { experimentId, rev, name, yaml: next.yaml, spec: next.spec, note: `imported as ${name}: an experiment named ${src.name} was already here`, at: new Date().toISOString() })
+            db.prepare('UPDATE main.experiments SET name = ?, yaml = ?, spec = ?, revision = ? WHERE id = ?').run(name, next.yaml, JSON.stringify(next.spec), rev, experimentId)
+          }
 
           const offset = (table: string) => {
             const { hi } = db.prepare(`SELECT COALESCE(MAX(id), 0) AS hi FROM main.${table}`).get() as { hi: number }
@@ -145,12 +242,15 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
           if (shared(db, 'rollups').length > 0) insert('rollups', { series_id: `series_id + ${seriesShift}` })
           insert('events', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')
           insert('logs', { run_id: `run_id + ${runShift}` }, ['id'], 'ORDER BY id')
+          // Kept as the record of what the runs were built from, but marked as the archive's:
+          // the build step never takes such a row as a cache hit (p4build/build.ts).
           const acols = shared(db, 'artifacts').filter((c) => c !== 'id')
-          db.prepare(`INSERT OR IGNORE INTO main.artifacts (${acols.join(', ')}) SELECT ${acols.join(', ')} FROM src.artifacts ORDER BY id`).run()
+          const afrom = acols.map((c) => (c === 'outputs' ? `json_set(outputs, '$.origin', 'archive')` : c))
+          db.prepare(`INSERT OR IGNORE INTO main.artifacts (${acols.join(', ')}) SELECT ${afrom.join(', ')} FROM src.artifacts ORDER BY id`).run()
 
           const runs = new Map<number, number>()
           for (const r of db.prepare('SELECT id FROM src.runs ORDER BY id').all() as Array<{ id: number }>) runs.set(r.id, r.id + runShift)
-          return { experimentId, runs }
+          return { experimentId, name, runs }
         })
         .immediate(),
     )

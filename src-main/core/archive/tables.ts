@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { seriesReader } from '../store'
-import { writeCsv, type CsvValue } from './csv'
+import { atPs, writeCsv, type CsvValue } from './csv'
 
 export const CSV_FILES = ['runs.csv', 'flows.csv', 'series.csv', 'samples.csv', 'events.csv'] as const
 
@@ -25,6 +25,8 @@ interface RunCsvRecord {
   counters: string | null
   facts: string | null
   completion: string | null
+  revision: number | null
+  record: string | null
 }
 
 function durationSeconds(start: string | null, end: string | null): number | null {
@@ -40,7 +42,8 @@ export function writeCsvTables(subsetFile: string, dir: string): void {
     const runs = db
       .prepare(
         `SELECT r.id, e.name AS experiment, e.tags, r.target, r.scheme, r.load, r.seed, r.params, r.status,
-                r.created_at, r.started_at, r.finished_at, r.error, r.stats, r.counters, r.facts, r.completion
+                r.created_at, r.started_at, r.finished_at, r.error, r.stats, r.counters, r.facts, r.completion,
+                r.revision, r.record
          FROM runs r JOIN experiments e ON e.id = r.experiment_id ORDER BY r.id`,
       )
       .all() as RunCsvRecord[]
@@ -49,26 +52,35 @@ export function writeCsvTables(subsetFile: string, dir: string): void {
       join(dir, 'runs.csv'),
       ['run', 'experiment', 'tags', 'target', 'scheme', 'load', 'seed', 'params', 'status', 'created_at', 'started_at', 'finished_at', 'duration_s', 'error',
         'flows', 'finished', 'failed_flows', 'unfinished_flows', 'incomplete_cause',
-        'mean_fct_ns', 'p50_fct_ns', 'p99_fct_ns', 'small_mean_fct_ns', 'large_mean_fct_ns', 'counters', 'facts'],
+        'mean_fct_ns', 'p50_fct_ns', 'p99_fct_ns', 'small_mean_fct_ns', 'large_mean_fct_ns', 'counters', 'facts', 'revision'],
       runs.map((r): CsvValue[] => {
         const stats = r.stats ? (JSON.parse(r.stats) as Record<string, number | null>) : {}
         // How the flows ended: the run's completion when it has one (schema 4 on), else what its stats say.
         const c = r.completion ? (JSON.parse(r.completion) as { flows: number; finished: number; failed: number; unfinished: number; cause: string | null }) : null
         const tags = (JSON.parse(r.tags) as string[]).join(';')
-        return [r.id, r.experiment, tags, r.target, r.scheme, r.load, r.seed, r.params, r.status, r.created_at, r.started_at, r.finished_at,
+        // The parameters the run ran with, from its own record (the spec's, the cell's over them).
+        const params = r.record ? JSON.stringify((JSON.parse(r.record) as { params?: unknown }).params ?? {}) : r.params
+        return [r.id, r.experiment, tags, r.target, r.scheme, r.load, r.seed, params, r.status, r.created_at, r.started_at, r.finished_at,
           durationSeconds(r.started_at, r.finished_at), r.error,
           c?.flows ?? stats.flows ?? null, c?.finished ?? stats.finished ?? null, c?.failed ?? null, c?.unfinished ?? null, c?.cause ?? null,
-          ...statKeys.map((k) => stats[k] ?? null), r.counters, r.facts]
+          ...statKeys.map((k) => stats[k] ?? null), r.counters, r.facts, r.revision]
       }),
     )
     const rows = (sql: string) => db.prepare(sql).raw(true).iterate() as IterableIterator<CsvValue[]>
     writeCsv(join(dir, 'flows.csv'), ['run', 'flow', 'src', 'dst', 'size_bytes', 'start_ns', 'finish_ns', 'fct_ns'],
-      rows('SELECT run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns FROM flows ORDER BY run_id, id'))
+      mapColumns(rows('SELECT run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns FROM flows ORDER BY run_id, id'), [5, 6, 7], atPs))
     writeCsv(join(dir, 'series.csv'), ['series', 'run', 'kind', 'entity', 'unit'], rows('SELECT id, run_id, kind, entity, unit FROM series ORDER BY id'))
     writeCsv(join(dir, 'samples.csv'), ['series', 't_ns', 'value'], sampleRows(db))
-    writeCsv(join(dir, 'events.csv'), ['run', 'event', 't_ns', 'at', 'kind', 'detail'], rows('SELECT run_id, id, t_ns, at, kind, detail FROM events ORDER BY run_id, id'))
+    writeCsv(join(dir, 'events.csv'), ['run', 'event', 't_ns', 'at', 'kind', 'detail'], mapColumns(rows('SELECT run_id, id, t_ns, at, kind, detail FROM events ORDER BY run_id, id'), [2], atPs))
   } finally {
     db.close()
+  }
+}
+
+function* mapColumns(rows: Iterable<CsvValue[]>, columns: readonly number[], f: (v: CsvValue) => CsvValue): IterableIterator<CsvValue[]> {
+  for (const r of rows) {
+    for (const c of columns) r[c] = f(r[c])
+    yield r
   }
 }
 
@@ -77,7 +89,7 @@ function* sampleRows(db: Database.Database): IterableIterator<CsvValue[]> {
   const read = seriesReader(db)
   for (const id of db.prepare('SELECT id FROM series ORDER BY id').pluck().all() as number[]) {
     const { t, v } = read(id)
-    for (let k = 0; k < t.length; k++) yield [id, t[k], Number.isNaN(v[k]) ? null : v[k]]
+    for (let k = 0; k < t.length; k++) yield [id, atPs(t[k]), Number.isNaN(v[k]) ? null : v[k]]
   }
 }
 

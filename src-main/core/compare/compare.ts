@@ -88,11 +88,15 @@ function cmp(a: FieldValue, b: FieldValue): number {
   return sa < sb ? -1 : sa > sb ? 1 : 0
 }
 
-/** The latest finished run per cell, so a cell re-run after a failure counts once. */
+/**
+ * The latest finished run per cell, so a cell re-run after a failure counts once. A cell is also
+ * its config (what the run's record says it ran with): a run of an edited experiment does not
+ * stand in for one of the text before the edit.
+ */
 function latestPerCell(records: RunRecord[]): RunRecord[] {
   const byCell = new Map<string, RunRecord>()
   for (const r of records) {
-    const key = JSON.stringify([r.fields.experiment, r.experiment.id, r.run.target, r.run.scheme, r.run.load, r.run.seed, r.run.params])
+    const key = JSON.stringify([r.fields.experiment, r.experiment.id, r.run.target, r.run.scheme, r.run.load, r.run.seed, r.run.params, r.configKey])
     const prev = byCell.get(key)
     const better = !prev || Number(r.run.status === 'done') >= Number(prev.run.status === 'done')
     if (better) byCell.set(key, r)

@@ -37,13 +37,15 @@ const BAND_NAMES = { minmax: 'min..max across seeds', ci95: '95% CI of the mean 
 
 export function formatCompareTable(r: CompareResult): string {
   const header = [...r.lineKeys, r.by, 'seeds', 'mean', 'lo', 'hi']
+  // One seed has no confidence interval: say so instead of printing lo = hi = mean.
+  const noInterval = (n: number) => r.band === 'ci95' && n < 2
   const rows = r.rows.map((row) => [
     ...r.lineKeys.map((k) => cell(row.line[k])),
     cell(row.x),
     String(row.n),
     formatValue(row.mean, r.unit),
-    formatValue(row.lo, r.unit),
-    formatValue(row.hi, r.unit),
+    noInterval(row.n) ? `n/a (${row.n} seed)` : formatValue(row.lo, r.unit),
+    noInterval(row.n) ? 'n/a' : formatValue(row.hi, r.unit),
   ])
   const width = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
   const textCols = r.lineKeys.length

@@ -5,5 +5,5 @@ export { CompareError, compareRuns, type CompareOptions, type CompareResult, typ
 export { formatCompareJson, formatCompareTable, formatValue } from './format'
 export { configHash, programHash, sha256Hex, topologyHash } from './hashes'
 export { CDF_PROBABILITIES, METRICS, cdfPoints, fctCdf, isMetric, metricFromFlows, type MetricName } from './metrics'
-export { QueryError, checkFields, matches, parseQuery, type QueryNode, type Queryable } from './query'
+export { QueryError, checkFields, matches, parseQuery, unmatchedHints, type QueryNode, type Queryable } from './query'
 export { RunRecord, diffOnly, knownFields, loadRecords, type FieldValue } from './records'

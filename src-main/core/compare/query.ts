@@ -125,10 +125,25 @@ function tokenize(src: string): Token[] {
 
 const isKeyword = (tok: Token, kw: string) => tok.t === 'word' && tok.text.toLowerCase() === kw
 
+/**
+ * Budgets of a query: 'not's and parentheses nested at most MAX_QUERY_NESTING deep, at most
+ * MAX_QUERY_TERMS comparisons. The parser and the evaluator recurse over the tree, so a query
+ * of 20,000 'not's would overflow the stack; no query a person writes comes near either.
+ */
+export const MAX_QUERY_NESTING = 100
+export const MAX_QUERY_TERMS = 1_000
+
 /** Parses a query; an empty (or blank) query is null, which matches every run. */
 export function parseQuery(src: string): QueryNode | null {
   const toks = tokenize(src)
   let k = 0
+  let depth = 0
+  let terms = 0
+  const enter = (pos: number, what: string) => {
+    if (++depth > MAX_QUERY_NESTING) {
+      throw new QueryError(pos, `this ${what} nests the query more than ${MAX_QUERY_NESTING} deep ('not's and parentheses); the budget is ${MAX_QUERY_NESTING} levels: simplify the query`, src)
+    }
+  }
   const peek = () => toks[k]
   const next = () => toks[k++]
 
@@ -143,7 +158,9 @@ export function parseQuery(src: string): QueryNode | null {
   const primary = (): QueryNode => {
     const tok = next()
     if (tok.t === '(') {
+      enter(tok.pos, "'('")
       const inner = or()
+      depth--
       const close = next()
       if (close.t !== ')') throw new QueryError(close.pos, `expected ')' to close the '(' at column ${tok.pos + 1}, found ${describe(close)}`, src)
       return inner
@@ -164,8 +181,13 @@ export function parseQuery(src: string): QueryNode | null {
 
   const not = (): QueryNode => {
     if (isKeyword(peek(), 'not')) {
-      next()
-      return { type: 'not', expr: not() }
+      enter(next().pos, "'not'")
+      const expr = not()
+      depth--
+      return { type: 'not', expr }
+    }
+    if (++terms > MAX_QUERY_TERMS) {
+      throw new QueryError(peek().pos, `the query has more than ${MAX_QUERY_TERMS} terms; the budget is ${MAX_QUERY_TERMS} comparisons joined by 'and'/'or'`, src)
     }
     return primary()
   }
@@ -260,4 +282,46 @@ export function matches(node: QueryNode | null, run: Queryable): boolean {
       return compare(v, node.op, node.value)
     }
   }
+}
+
+const BASE_PLURALS: Record<string, string> = { scheme: 'schemes', load: 'loads', seed: 'seeds', target: 'targets', status: 'statuses', experiment: 'experiments' }
+const MAX_LISTED = 20
+
+function literalText(v: Literal): string {
+  return v.kind === 'number' ? v.text : `'${v.value}'`
+}
+
+/**
+ * For each comparison (and tag) in the query that no run satisfies on its own, a hint naming
+ * what the runs do have: `scheme = rsp` → "no scheme 'rsp'; schemes in the runs compared:
+ * ecmp, hula". A typo in a value then reads as one, not as an empty table.
+ */
+export function unmatchedHints(node: QueryNode | null, runs: readonly Queryable[]): string[] {
+  const out: string[] = []
+  const walk = (n: QueryNode | null): void => {
+    if (!n) return
+    if (n.type === 'and' || n.type === 'or') {
+      walk(n.left)
+      walk(n.right)
+      return
+    }
+    if (n.type === 'not') return walk(n.expr)
+    if (runs.some((r) => matches(n, r))) return
+    if (n.type === 'tag') {
+      const tags = [...new Set(runs.flatMap((r) => r.tags))].sort()
+      out.push(`no run tagged '${n.tag}'; ${tags.length ? `tags in the runs compared: ${tags.join(', ')}` : 'the runs compared have no tags'}`)
+    } else if (n.type === 'cmp') {
+      const present = [...new Set(runs.map((r) => r.get(n.field)).filter((v): v is string | number => v !== null && v !== undefined))]
+      present.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))))
+      const what = n.op === '=' ? `no ${n.field} ${literalText(n.value)}` : `no run has ${n.field} ${n.op} ${literalText(n.value)}`
+      if (present.length === 0) {
+        out.push(`${what}; no run compared has a value for ${n.field}`)
+        return
+      }
+      const listed = present.slice(0, MAX_LISTED).join(', ') + (present.length > MAX_LISTED ? `, … (${present.length} in all)` : '')
+      out.push(`${what}; ${BASE_PLURALS[n.field] ?? `values of ${n.field}`} in the runs compared: ${listed}`)
+    }
+  }
+  walk(node)
+  return [...new Set(out)]
 }

@@ -1,7 +1,9 @@
 // A run as the runs table, the query language and compare see it: its parameters (the
 // cell, the experiment's scheme params, what the spec fixes), the hashes of what ran, and
-// its metrics. Flow-derived metrics are read only when something asks for them.
-import type { ExperimentRow, FlowRow, RunRow, Store } from '../store'
+// its metrics. Flow-derived metrics are read only when something asks for them. Parameters
+// and hashes come from the run's own record of what it ran with, never from the experiment's
+// current text (which may have been edited since); only a run with no record falls back to it.
+import { configKey, type ExperimentRow, type FlowRow, type RunRow, type Store } from '../store'
 import { configHash, programHash, topologyHash } from './hashes'
 import { METRICS, isMetric, metricFromFlows, metricFromStats } from './metrics'
 import type { Queryable } from './query'
@@ -9,7 +11,7 @@ import type { Queryable } from './query'
 export type FieldValue = string | number | null
 
 /** Fields that identify or describe a run rather than parameterise it. */
-export const BASE_FIELDS = ['id', 'experiment', 'target', 'scheme', 'load', 'seed', 'status'] as const
+export const BASE_FIELDS = ['id', 'experiment', 'target', 'scheme', 'load', 'seed', 'status', 'revision', 'stale'] as const
 export const SPEC_FIELDS = ['topology', 'workload', 'flows', 'transport', 'failover', 'stopAfterNs'] as const
 export const HASH_FIELDS = ['hash.program', 'hash.topology', 'hash.config'] as const
 
@@ -18,6 +20,8 @@ export class RunRecord implements Queryable {
   readonly tags: string[]
   /** Parameter names (spec params and the run's own), sorted. */
   readonly paramNames: string[]
+  /** What decides the run's results in its record (store/revisions.ts): a rename or a tag leaves it. */
+  readonly configKey: string
   private flows: FlowRow[] | undefined
   private readonly metricCache = new Map<string, number | null>()
 
@@ -26,7 +30,9 @@ export class RunRecord implements Queryable {
     readonly experiment: ExperimentRow,
     private readonly store: Store,
   ) {
-    const spec = (experiment.spec ?? {}) as Record<string, unknown>
+    const ranWith = store.getRunRecord(run.id)
+    const spec = (ranWith?.spec ?? experiment.spec ?? {}) as Record<string, unknown>
+    this.configKey = configKey(spec)
     const topo = (spec.topology ?? {}) as Record<string, unknown>
     const workload = (spec.workload ?? {}) as Record<string, unknown>
     const transport = (spec.transport ?? {}) as Record<string, unknown>
@@ -42,6 +48,8 @@ export class RunRecord implements Queryable {
       load: run.load,
       seed: run.seed,
       status: run.status,
+      revision: run.revision,
+      stale: run.stale ? 'yes' : 'no',
       topology: scalar(topo.kind),
       workload: scalar(workload.kind),
       flows: scalar(workload.flows),
@@ -119,6 +127,7 @@ export function diffOnly(records: readonly RunRecord[]): Array<{ field: string; 
   for (const r of records) for (const k of Object.keys(r.fields)) fields.add(k)
   fields.delete('id')
   fields.delete('status')
+  fields.delete('stale')
   const order = [...BASE_FIELDS, ...SPEC_FIELDS] as readonly string[]
   const sorted = [...fields].sort((a, b) => rank(a, order) - rank(b, order) || (a < b ? -1 : a > b ? 1 : 0))
   const out: Array<{ field: string; values: FieldValue[] }> = []

@@ -9,13 +9,14 @@ import type { Store } from '../store'
 
 type FabricHandlers = Pick<Handlers, 'runs.fabric' | 'runs.events' | 'runs.logs' | 'runs.flows'>
 
-/** The fabric graph of a run's experiment: the stored spec's topology, built as the run built it. */
+/** The fabric graph of a run: the topology its own record says it ran on (an edit since changes nothing), built as the run built it. */
 export function runFabric(store: Store, runId: number): FabricGraph {
   const run = store.getRun(runId)
   if (!run) throw notFound('run', runId)
   const exp = store.getExperiment(run.experimentId)
   if (!exp) throw notFound('experiment', run.experimentId)
-  const topology = (exp.spec as Partial<ExperimentSpec> | null)?.topology as Topology | undefined
+  const ranWith = store.getRunRecord(runId)?.spec ?? exp.spec
+  const topology = (ranWith as Partial<ExperimentSpec> | null)?.topology as Topology | undefined
   if (!topology || typeof topology !== 'object' || !('kind' in topology)) {
     throw new CoreError('not-found', `run ${runId}: experiment ${exp.id} has no stored topology; save the experiment again to store it`)
   }

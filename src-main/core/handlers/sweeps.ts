@@ -1,5 +1,4 @@
 // The contract's sweeps.* methods and experiments.runAgain, over the SweepService.
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import type { Handlers } from '../../contract'
 import type { Orchestrator } from '../orchestrator'
@@ -32,26 +31,12 @@ function specOf(d: SweepHandlerDeps, exp: ExperimentRow): ExperimentSpec {
   }
 }
 
-/** An experiment's P4 variants, copied for the experiment that runs it again. */
-function copyVariants(dataDir: string, from: number, to: number): void {
-  const src = join(dataDir, 'variants', String(from))
-  if (!existsSync(src)) return
-  const dest = join(dataDir, 'variants', String(to))
-  cpSync(src, dest, { recursive: true, force: false, errorOnExist: false })
-  for (const entry of readdirSync(dest)) {
-    const info = join(dest, entry, 'variant.json')
-    if (existsSync(info)) writeFileSync(info, JSON.stringify({ ...JSON.parse(readFileSync(info, 'utf8')), experimentId: to }, null, 2) + '\n')
-  }
-}
-
-
 export function sweepService(d: SweepHandlerDeps): SweepService {
   return new SweepService({
     store: d.store,
     orchestrator: d.orchestrator,
     specOf: (exp) => specOf(d, exp),
     notRunnable: d.notRunnable,
-    copyPipeline: (from, to) => copyVariants(d.dataDir, from, to),
   })
 }
 

@@ -1,7 +1,8 @@
 // The build step: P4 sources → compiler outputs, through a content-addressed artifact cache.
 //
 //   key = sha256(sources + compiler name and --version + options)      (key.ts)
-//   hit:  the artifacts row says ok and its files are in <artifactsDir>/<key>/ → nothing runs
+//   hit:  the artifacts row says ok, was compiled here (not imported), and its files in
+//         <artifactsDir>/<key>/ have the content hashes recorded then (contents.ts) → nothing runs
 //   miss: stage the sources on the runner, compile, bring the outputs back, store the row
 //
 // BMv2:   p4c-bm2-ss --p4v 16 [flags] --p4runtime-files out/X.p4info.txtpb -o out/X.json X.p4
@@ -22,6 +23,7 @@ import { basename, join, posix } from 'node:path'
 import { parseDiagnostics, type P4Diagnostic } from '../p4/diagnostics'
 import type { ArtifactRow } from '../store/artifacts'
 import type { Store } from '../store'
+import { outputContents, untrustedReason } from './contents'
 import { artifactKey, type BuildOptions, type CompilerId } from './key'
 import { LocalRunner, type CompilerRunner } from './runner'
 import { collectSources, type ProgramSources } from './sources'
@@ -89,8 +91,11 @@ export class BuildFailedError extends Error {
   }
 }
 
+/** What the builder needs of the store: its compile-cache rows, nothing else. */
+export type ArtifactStore = Pick<Store, 'getArtifact' | 'putArtifact'>
+
 export interface P4BuilderOptions {
-  store: Store
+  store: ArtifactStore
   /** <userData>/artifacts */
   artifactsDir: string
   runner?: CompilerRunner
@@ -159,7 +164,7 @@ export class P4Builder {
     const cached = store.getArtifact(key)
     if (cached && cached.outputs.status === 'ok') {
       const files = Object.fromEntries(Object.entries(cached.outputs.files).map(([n, p]) => [n, join(dir, ...p.split('/'))]))
-      if (Object.values(files).every((f) => existsSync(f))) {
+      if (untrustedReason(cached, files) === null) {
         return { key, hit: true, artifact: cached, dir, files, diagnostics: cached.outputs.diagnostics, root: sources.root }
       }
     }
@@ -198,6 +203,7 @@ export class P4Builder {
       const diagnostics = parseDiagnostics(log).map((d) => ({ ...d, file: d.file === null ? null : tidyPath(d.file, work) }))
       const missingOutputs = result.code === 0 ? await this.collect(work, dir, outputs) : []
       const ok = result.code === 0 && missingOutputs.length === 0
+      const contents = ok ? outputContents(Object.fromEntries(Object.entries(outputs).map(([n, p]) => [n, join(dir, ...p.split('/'))]))) : undefined
       const record = {
         hash: key,
         target: req.target,
@@ -208,6 +214,7 @@ export class P4Builder {
           status: ok ? ('ok' as const) : ('failed' as const),
           exitCode: result.code,
           files: ok ? outputs : {},
+          contents,
           diagnostics,
           sources: sources.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
           main: sources.main,

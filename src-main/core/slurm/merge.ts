@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ArchiveRefusedError, extractSafely, verifyAgainstManifest } from '../archive'
+import { ArchiveRefusedError, extractSafely, verifyExtracted } from '../archive'
 import { assessCompletion, incompleteReason } from '../completion'
 import { fctStats } from '../stats'
 import type { ExperimentSpec } from '../spec'
@@ -42,7 +42,7 @@ export async function mergeTask(o: { store: Store; shell: ClusterShell; job: Slu
   try {
     const { dir, files } = await fetchBundle(o.shell, o.job.sweepDir, o.index, tmp)
     try {
-      verifyAgainstManifest(dir, files, REQUIRED_BUNDLE_FILES)
+      verifyExtracted(dir, files, REQUIRED_BUNDLE_FILES)
     } catch (err) {
       if (err instanceof ArchiveRefusedError) throw new BundleRefusedError(`result bundle refused: ${err.message.replace(/^archive refused: /, '')}`)
       throw err

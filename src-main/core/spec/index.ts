@@ -23,3 +23,4 @@ export {
   type WorkloadSpec,
 } from './types'
 export { parseCdf, type CdfResult } from './workload'
+export { ADDRESS_PLAN, SPEC_LIMITS, yamlBytesProblem } from './limits'

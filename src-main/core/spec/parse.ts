@@ -5,6 +5,7 @@ import type { Topology, TransportConfig } from '../../sim/types'
 import type { SchemeName } from '../../schemes'
 import type { Fabric } from '../../model/topology'
 import { canonicalLink, checkAgainstFabric, checkParams, toTopology } from './checks'
+import { addressPlanProblems, budgetProblems, controlCharacterProblems, yamlSizeProblem } from './limits'
 import { formatPath, locate, type FieldPath } from './locate'
 import { DEFAULT_INT_PORT, experimentSchema, type RawExperiment } from './schema'
 import type { ExperimentSpec, FailureSpec, IntSpec, IntWatch, ParseOptions, ParseResult, WorkloadSpec } from './types'
@@ -15,6 +16,8 @@ import { loadWorkloadCdf } from './workload'
  * the file, line, column, field path and what was expected; nothing stops at the first.
  */
 export function parseExperiment(text: string, opts: ParseOptions): ParseResult {
+  const tooBig = yamlSizeProblem(text)
+  if (tooBig) return { ok: false, errors: [{ file: opts.file, line: 1, column: 1, path: 'document', message: tooBig }] }
   const lines = new LineCounter()
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
   const at = (line: number, column: number, path: string, message: string): SpecError => ({ file: opts.file, line, column, path, message })
@@ -46,6 +49,8 @@ export function parseExperiment(text: string, opts: ParseOptions): ParseResult {
     errors.push(at(loc.line, loc.column, formatPath(loc.path), message))
   }
 
+  for (const p of controlCharacterProblems(raw)) report(p.path, p.message, p.keyOf)
+
   const result = experimentSchema(opts.testbeds ?? ['sim']).safeParse(raw)
   if (!result.success) for (const issue of result.error.issues) reportIssue(issue, report)
 
@@ -56,6 +61,9 @@ export function parseExperiment(text: string, opts: ParseOptions): ParseResult {
   const fabric = isPlainObject(raw) ? checkAgainstFabric(raw) : { problems: [] }
   for (const p of fabric.problems) report(p.path, p.message, p.keyOf)
   if (isPlainObject(raw)) for (const p of checkParams(raw)) report(p.path, p.message, true)
+  if (isPlainObject(raw) && fabric.fabric) {
+    for (const p of [...addressPlanProblems(fabric.fabric), ...budgetProblems(raw, fabric.fabric)]) report(p.path, p.message, p.keyOf)
+  }
 
   if (errors.length > 0 || !result.success || !cdf?.ok || !fabric.fabric) return { ok: false, errors: tidy(errors) }
   return { ok: true, spec: normalise(result.data, fabric.fabric, cdf) }

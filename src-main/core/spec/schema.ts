@@ -366,7 +366,7 @@ const intOption = either((v) =>
       ),
 )
 
-const telemetry = mapping({ interval: duration().default(100_000), int: intOption.optional() }).prefault({})
+export const telemetrySchema = mapping({ interval: duration().default(100_000), int: intOption.optional() }).prefault({})
 
 export function experimentSchema(testbeds: readonly string[]) {
   return mapping(
@@ -388,7 +388,7 @@ export function experimentSchema(testbeds: readonly string[]) {
       failures,
       failover: z.enum(['global', 'local'], { error: expected("'global' or 'local'") }).default('global'),
       seeds: oneOrMany(integer('a non-negative integer', 0), 'a non-negative integer').default([1]),
-      telemetry,
+      telemetry: telemetrySchema,
       stopAfter: stopAfterSchema,
     },
     'a mapping of experiment fields (name, topology, schemes, workload, ...)',

@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { readFileSync, realpathSync, statSync } from 'node:fs'
+import { join, relative, resolve, isAbsolute } from 'node:path'
 import { CDF_KINDS, WORKLOAD_KINDS, type CdfKind, type WorkloadKind } from './types'
 
 // Workload files: which CDF a workload block names, and reading that CDF.
@@ -28,8 +28,12 @@ export function parseCdf(text: string): CdfResult {
     if (content === '') continue
     const fields = content.split(/[\s,]+/)
     const [bytes, p] = fields.map(Number)
-    if (fields.length !== 2 || !Number.isFinite(bytes) || !Number.isFinite(p)) {
-      return { ok: false, line, message: `expected "<bytes> <cumulative probability>", got '${content}'` }
+    // The line itself is never quoted: an error must not carry a file's contents anywhere.
+    if (fields.length !== 2) {
+      return { ok: false, line, message: `expected "<bytes> <cumulative probability>", found ${fields.length} field${fields.length === 1 ? '' : 's'}` }
+    }
+    if (!Number.isFinite(bytes) || !Number.isFinite(p)) {
+      return { ok: false, line, message: `expected "<bytes> <cumulative probability>", found a field that is not a number` }
     }
     if (bytes < 0) return { ok: false, line, message: `flow size ${bytes} is negative` }
     if (p < 0 || p > 1) return { ok: false, line, message: `probability ${p} is outside [0, 1]` }
@@ -44,6 +48,35 @@ export function parseCdf(text: string): CdfResult {
   if (Math.abs(last - 1) > 1e-9) return { ok: false, line: lastLine, message: `the last probability is ${last}; a CDF must end at 1` }
   cdf[cdf.length - 1][1] = 1
   return { ok: true, cdf }
+}
+
+/** The largest CDF file read; the shipped ones are a few hundred bytes. */
+export const MAX_CDF_BYTES = 1024 * 1024
+
+function realOrNull(p: string): string | null {
+  try {
+    return realpathSync(p)
+  } catch {
+    return null
+  }
+}
+
+function inside(file: string, dir: string): boolean {
+  const rel = relative(dir, file)
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
+}
+
+/**
+ * A workload file may only come from the workloads folder or the experiment's own folder,
+ * links resolved: the experiment text can come from the UI, and must not read arbitrary files.
+ */
+function outsideAllowed(file: string, dirs: { baseDir: string; workloadsDir: string }): string | null {
+  const roots = [...new Set([dirs.workloadsDir, dirs.baseDir].map((d) => resolve(d)))]
+  const real = realOrNull(file)
+  const ok = roots.some((r) => inside(resolve(file), r) && (real === null || inside(real, realOrNull(r) ?? r)))
+  if (ok) return null
+  const where = roots.length === 1 ? `the workloads folder ${roots[0]}` : `the workloads folder ${roots[0]} or the experiment's folder ${roots[1]}`
+  return `workload file ${file} is outside the folders workloads are read from; put the CDF in ${where} and name it from there`
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -88,13 +121,18 @@ export function loadWorkloadCdf(
     at = ['workload', field]
   }
 
+  const outside = outsideAllowed(file, dirs)
+  if (outside) return { ok: false, problems: [{ path: at, message: outside }] }
   let text: string
   try {
-    if (statSync(file).isDirectory()) return { ok: false, problems: [{ path: at, message: `workload file is a directory: ${file}` }] }
+    const st = statSync(file)
+    if (st.isDirectory()) return { ok: false, problems: [{ path: at, message: `workload file is a directory: ${file}` }] }
+    if (!st.isFile()) return { ok: false, problems: [{ path: at, message: `workload file is not a regular file: ${file}` }] }
+    if (st.size > MAX_CDF_BYTES) return { ok: false, problems: [{ path: at, message: `workload file ${file} is ${st.size} bytes; a CDF is at most ${MAX_CDF_BYTES}` }] }
     text = readFileSync(file, 'utf8')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    const message = code === 'ENOENT' ? `workload file not found: ${file}` : `cannot read workload file ${file}: ${(err as Error).message}`
+    const message = code === 'ENOENT' ? `workload file not found: ${file}` : `cannot read workload file ${file} (${code ?? 'error'})`
     return { ok: false, problems: [{ path: at, message }] }
   }
   const parsed = parseCdf(text)

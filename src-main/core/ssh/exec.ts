@@ -26,6 +26,13 @@ export interface ExecOptions {
    * connection at once when every session of the host is busy (./sessions.ts).
    */
   priority?: boolean
+  /**
+   * The command only reads (a status, a log, a counter): when the connection drops while it
+   * runs, it is sent again once the host has reconnected, instead of failing with
+   * {@link ConnectionLostError}. It still fails when the host does not come back within the
+   * pool's reconnect window. Lines already given to `onLine` may then come a second time.
+   */
+  retryOnLoss?: boolean
 }
 
 export interface ExecResult {

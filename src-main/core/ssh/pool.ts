@@ -14,8 +14,13 @@ export interface BackoffOptions {
   maxMs?: number
   /** Growth per attempt. Default 2. */
   factor?: number
-  /** Give up after this many failed attempts in a row (waiting calls then fail). Default 10. */
+  /** Give up after this many failed attempts in a row (waiting calls then fail). Default 10, or no limit with `windowMs`. */
   maxAttempts?: number
+  /**
+   * The retry window: give up once this many ms have passed since the connection dropped
+   * (the last attempt starts at the window's end at the latest). Unset: only `maxAttempts` bounds it.
+   */
+  windowMs?: number
 }
 
 /**
@@ -44,6 +49,7 @@ export type PoolEvent =
   | { type: 'disconnected'; host: string; reason: string }
   | { type: 'reconnect-scheduled'; host: string; attempt: number; delayMs: number }
   | { type: 'reconnect-failed'; host: string; attempt: number; error: string }
+  | { type: 'reconnected'; host: string; attempt: number; downMs: number }
   | { type: 'gave-up'; host: string; error: string }
 
 interface Conn extends ExecChannelHost {
@@ -53,6 +59,9 @@ interface Conn extends ExecChannelHost {
   /** An extra connection for when every session of the first one is busy (./sessions.ts). */
   overflow: boolean
 }
+
+/** Times a read-only command (ExecOptions.retryOnLoss) is sent again after losing its connection. */
+const MAX_LOSS_RETRIES = 5
 
 function isFatal(e: unknown): boolean {
   // Retrying cannot fix these: the user must act.
@@ -78,6 +87,8 @@ export class SshHost {
   private connecting: Promise<Conn> | undefined
   private closed = false
   private sleepTimer: NodeJS.Timeout | undefined
+  /** Why the last reconnect gave up (until a connection is up again). */
+  private gaveUp: string | undefined
   private wake: (() => void) | undefined
 
   constructor(
@@ -121,8 +132,9 @@ export class SshHost {
    * Opens a channel with `open` once a session is free, and again after a refusal (the
    * server's session limit) or a connection lost before anything was sent.
    */
-  private async onChannel<T>(opts: { priority?: boolean; signal?: AbortSignal }, open: (conn: Conn, slot: SessionSlot) => Promise<T>): Promise<T> {
+  private async onChannel<T>(opts: { priority?: boolean; signal?: AbortSignal; retryOnLoss?: boolean }, open: (conn: Conn, slot: SessionSlot) => Promise<T>): Promise<T> {
     let refusals = 0
+    let losses = 0
     for (let tries = 0; ; ) {
       await this.getConn(opts.signal)
       const lease = await this.sessions.acquire({ priority: opts.priority, signal: opts.signal, refusals })
@@ -135,6 +147,13 @@ export class SshHost {
         }
         // The command never reached the server: safe to send it again on the new connection.
         if (e instanceof ConnectionLostError && e.notStarted && tries++ < 2) continue
+        // A read-only command: sent again once the host is back (getConn waits for the
+        // reconnect, and fails when the retry window is over). Bounded, in case the command
+        // itself is what brings the connection down.
+        if (e instanceof ConnectionLostError && opts.retryOnLoss && !opts.signal?.aborted && losses++ < MAX_LOSS_RETRIES) {
+          this.opts.log?.(`ssh ${this.label}: the connection dropped under a read-only command; sending it again once reconnected`)
+          continue
+        }
         throw e
       }
     }
@@ -286,9 +305,15 @@ export class SshHost {
     if (this.closed) return Promise.reject(new SshError('closed', `the connection to ${this.label} is closed`))
     if (this.conn && !this.conn.lost) return Promise.resolve(this.conn)
     if (!this.connecting) {
-      const p = this.open().finally(() => {
-        if (this.connecting === p) this.connecting = undefined
-      })
+      const p = this.open()
+        .catch((e: unknown) => {
+          // The host already stayed away past the reconnect window: say so, not just this attempt's error.
+          if (this.gaveUp && e instanceof SshError && e.code === 'connect') throw new SshError('connect', `${this.gaveUp}; a new attempt failed too: ${e.message}`, { cause: e })
+          throw e
+        })
+        .finally(() => {
+          if (this.connecting === p) this.connecting = undefined
+        })
       this.connecting = p
     }
     const p = this.connecting
@@ -317,6 +342,7 @@ export class SshHost {
     })
     client.on('close', () => this.onDrop(conn, client, lastError || 'the connection closed'))
     this.conn = conn
+    this.gaveUp = undefined
     this.sessions.add(conn, false)
     this.emit({ type: 'connected', host: this.label, hostKey })
     this.opts.log?.(`ssh ${this.label}: connected (host key ${hostKey})`)
@@ -341,12 +367,18 @@ export class SshHost {
   }
 
   private async reconnect(): Promise<Conn> {
-    const max = this.opts.backoff?.maxAttempts ?? 10
+    const b = this.opts.backoff ?? {}
+    const windowMs = b.windowMs
+    const max = b.maxAttempts ?? (windowMs !== undefined ? Infinity : 10)
+    const since = Date.now()
+    const deadline = windowMs !== undefined ? since + windowMs : Infinity
     let last: unknown
-    for (let attempt = 1; attempt <= max; attempt++) {
+    let attempt = 0
+    for (;;) {
+      attempt++
       // The first attempt is immediate: often only the session died, not the server.
       if (attempt > 1) {
-        const delayMs = backoffDelay(attempt - 1, this.opts.backoff, this.opts.random)
+        const delayMs = Math.max(0, Math.min(backoffDelay(attempt - 1, b, this.opts.random), deadline - Date.now()))
         this.emit({ type: 'reconnect-scheduled', host: this.label, attempt, delayMs })
         await new Promise<void>((r) => {
           this.wake = r
@@ -356,7 +388,11 @@ export class SshHost {
       }
       if (this.closed) throw new SshError('closed', `the connection to ${this.label} is closed`)
       try {
-        return await this.open()
+        const conn = await this.open()
+        const downMs = Date.now() - since
+        this.emit({ type: 'reconnected', host: this.label, attempt, downMs })
+        this.opts.log?.(`ssh ${this.label}: reconnected at attempt ${attempt}, ${(downMs / 1000).toFixed(1)} s after the connection dropped`)
+        return conn
       } catch (e) {
         last = e
         const msg = (e as Error).message
@@ -367,13 +403,20 @@ export class SshHost {
           throw e
         }
       }
+      if (attempt >= max || Date.now() >= deadline) break
     }
-    const msg = `lost the connection to ${this.label} and could not reconnect after ${max} attempts: ${(last as Error)?.message}`
+    const within = windowMs !== undefined ? `within the reconnect window of ${fmtSeconds(windowMs)} (${attempt} attempts)` : `after ${attempt} attempts`
+    const msg = `lost the connection to ${this.label} and could not reconnect ${within}: ${(last as Error)?.message}`
     this.emit({ type: 'gave-up', host: this.label, error: msg })
+    this.gaveUp = msg
     const err = new SshError('connect', msg, { cause: last })
     this.sessions.failWaiting(err)
     throw err
   }
+}
+
+function fmtSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`
 }
 
 /**

@@ -143,6 +143,9 @@ case $f in /*) ;; *) f=$HOME/$f ;; esac
 [ -e "$f" ] || exit 0
 tail -c +"$n" -- "$f" | head -c "$m"`
 
+/** Status, list and log reads change nothing: sent again when the connection drops under them (SshHost reconnects). */
+const READS = { retryOnLoss: true } as const
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 export class RemoteProcesses {
@@ -204,7 +207,7 @@ export class RemoteProcesses {
   }
 
   async status(name: string): Promise<ProcessStatus> {
-    const r = await this.host.exec(shScript(STATUS_SCRIPT, 'p4lab-status', [this.pidFile(name)]), { ...this.prio, maxCapture: 64 << 20 })
+    const r = await this.host.exec(shScript(STATUS_SCRIPT, 'p4lab-status', [this.pidFile(name)]), { ...this.prio, ...READS, maxCapture: 64 << 20 })
     if (r.code !== 0) throw new SshError('process', `${this.host.label}: cannot read the status of ${name}: ${r.stderr.toString('utf8').trim()}`)
     const lines = r.stdout.toString('utf8').split('\n')
     const head = lines.shift() ?? ''
@@ -235,7 +238,7 @@ export class RemoteProcesses {
 
   /** Names of the processes this run has started (those with a pid file). */
   async list(): Promise<string[]> {
-    const r = await this.host.exec(shScript(LIST_SCRIPT, 'p4lab-list', [this.runDir]), this.prio)
+    const r = await this.host.exec(shScript(LIST_SCRIPT, 'p4lab-list', [this.runDir]), { ...this.prio, ...READS })
     return r.stdout
       .toString('utf8')
       .split('\0')
@@ -270,7 +273,7 @@ export class RemoteProcesses {
 
   /** The last `maxBytes` of a process's log. */
   async readLog(name: string, maxBytes = 64 * 1024): Promise<string> {
-    const r = await this.host.exec(cmd(['tail', '-c', String(Math.max(1, Math.floor(maxBytes))), '--', this.logFile(name)]), this.prio)
+    const r = await this.host.exec(cmd(['tail', '-c', String(Math.max(1, Math.floor(maxBytes))), '--', this.logFile(name)]), { ...this.prio, ...READS })
     return r.stdout.toString('utf8')
   }
 
@@ -285,6 +288,7 @@ export class RemoteProcesses {
     }
     const r = await this.host.exec(shScript(READ_FROM_SCRIPT, 'p4lab-read-log', [this.logFile(name), String(offset + 1), String(maxBytes)]), {
       ...this.prio,
+      ...READS,
       ...(opts.signal ? { signal: opts.signal } : {}),
       maxCapture: maxBytes + 1,
     })

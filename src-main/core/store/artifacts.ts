@@ -25,6 +25,10 @@ export interface ArtifactOutputs {
   /** The full argument list the compiler ran with (paths relative to the work directory). */
   argv: string[]
   durationMs: number
+  /** sha256 of each output (of a folder's files, for a folder), by name, as the compiler wrote them. */
+  contents?: Record<string, string>
+  /** 'archive' when the row came in with an imported archive: a record, never a cache hit. */
+  origin?: 'archive'
 }
 
 export interface ArtifactRow {
@@ -71,6 +75,8 @@ function toRow(r: ArtifactRecord): ArtifactRow {
       where: outputs.where ?? '',
       argv: outputs.argv ?? [],
       durationMs: outputs.durationMs ?? 0,
+      contents: outputs.contents,
+      origin: outputs.origin,
     },
     log: r.log,
     createdAt: r.created_at,

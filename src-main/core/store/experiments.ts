@@ -1,5 +1,6 @@
 import { RunStatus } from '../../contract/schemas'
 import { fromJson, toJson, type ExperimentRow, type ExperimentSummaryRow, type StoreContext } from './rows'
+import { insertRevision, renamed } from './revisions'
 
 interface ExperimentRecord {
   id: number
@@ -10,6 +11,7 @@ interface ExperimentRecord {
   tags: string
   notes: string
   created_at: string
+  revision: number
 }
 
 function toRow(r: ExperimentRecord): ExperimentRow {
@@ -22,32 +24,95 @@ function toRow(r: ExperimentRecord): ExperimentRow {
     tags: fromJson<string[]>(r.tags) ?? [],
     notes: r.notes,
     createdAt: r.created_at,
+    revision: r.revision,
   }
+}
+
+/** Names are unique: the error says which experiment holds the name and what to do. */
+export class NameTakenError extends Error {
+  constructor(
+    readonly takenName: string,
+    readonly holder: number,
+  ) {
+    super(`an experiment named '${takenName}' already exists (experiment ${holder}); choose another name, or save the text as a new revision of that experiment`)
+  }
+}
+
+function checkNameFree(s: StoreContext, name: string, self: number | null): void {
+  const holder = s.stmt('SELECT id FROM experiments WHERE name = ?').pluck().get(name) as number | undefined
+  if (holder !== undefined && holder !== self) throw new NameTakenError(name, holder)
 }
 
 export function createExperiment(
   s: StoreContext,
   input: { name: string; yaml: string; spec: unknown; file: string | null; tags: string[] },
+  note = 'created',
 ): ExperimentRow {
-  const { lastInsertRowid } = s
-    .stmt(
-      `INSERT INTO experiments (name, yaml, spec, file, tags, notes, created_at)
-       VALUES (?, ?, ?, ?, ?, '', ?)`,
-    )
-    .run(input.name, input.yaml, toJson(input.spec), input.file, toJson(input.tags), s.isoNow())
-  return getExperiment(s, Number(lastInsertRowid))!
+  return s.write(() => {
+    checkNameFree(s, input.name, null)
+    const at = s.isoNow()
+    const { lastInsertRowid } = s
+      .stmt(
+        `INSERT INTO experiments (name, yaml, spec, file, tags, notes, created_at, revision)
+         VALUES (?, ?, ?, ?, ?, '', ?, 1)`,
+      )
+      .run(input.name, input.yaml, toJson(input.spec), input.file, toJson(input.tags), at)
+    const id = Number(lastInsertRowid)
+    insertRevision(s.db, { experimentId: id, rev: 1, name: input.name, yaml: input.yaml, spec: input.spec, note, at })
+    return getExperiment(s, id)!
+  })
 }
 
+/**
+ * Saves a text as the experiment's new current revision; the same text as now is no change.
+ * The name is not changed here: a text naming the experiment otherwise is refused (renaming is
+ * its own action, renameExperiment).
+ */
 export function updateExperiment(
   s: StoreContext,
   id: number,
   input: { name: string; yaml: string; spec: unknown; tags: string[] },
+  note = 'edited',
 ): ExperimentRow {
-  const { changes } = s
-    .stmt('UPDATE experiments SET name = ?, yaml = ?, spec = ?, tags = ? WHERE id = ?')
-    .run(input.name, input.yaml, toJson(input.spec), toJson(input.tags), id)
-  if (changes === 0) throw new Error(`experiment ${id} does not exist`)
-  return getExperiment(s, id)!
+  return s.write(() => {
+    const cur = getExperiment(s, id)
+    if (!cur) throw new Error(`experiment ${id} does not exist`)
+    if (input.name !== cur.name) {
+      throw new Error(`the text names the experiment '${input.name}', but it is '${cur.name}': rename it (p4lab rename, or Rename in the app), or save the text as a new experiment`)
+    }
+    if (input.yaml === cur.yaml) return cur
+    const rev = cur.revision + 1
+    s.stmt('UPDATE experiments SET yaml = ?, spec = ?, tags = ?, revision = ? WHERE id = ?').run(input.yaml, toJson(input.spec), toJson(input.tags), rev, id)
+    insertRevision(s.db, { experimentId: id, rev, name: cur.name, yaml: input.yaml, spec: input.spec, note, at: s.isoNow() })
+    return getExperiment(s, id)!
+  })
+}
+
+/** Renames an experiment: a new revision whose text says the new name, noting the old one. */
+export function renameExperiment(s: StoreContext, id: number, name: string): ExperimentRow {
+  return s.write(() => {
+    const cur = getExperiment(s, id)
+    if (!cur) throw new Error(`experiment ${id} does not exist`)
+    if (name === cur.name) return cur
+    checkNameFree(s, name, id)
+    const next = renamed(cur.yaml, cur.spec, name)
+    const rev = cur.revision + 1
+    s.stmt('UPDATE experiments SET name = ?, yaml = ?, spec = ?, revision = ? WHERE id = ?').run(name, next.yaml, toJson(next.spec), rev, id)
+    insertRevision(s.db, { experimentId: id, rev, name, yaml: next.yaml, spec: next.spec, note: `renamed ${cur.name} -> ${name}`, at: s.isoNow() })
+    return getExperiment(s, id)!
+  })
+}
+
+export function findExperimentByName(s: StoreContext, name: string): ExperimentRow | undefined {
+  const r = s.stmt('SELECT * FROM experiments WHERE name = ?').get(name) as ExperimentRecord | undefined
+  return r && toRow(r)
+}
+
+/** A name not yet taken: `name`, else `name (2)`, `name (3)`, ... */
+export function freeName(s: StoreContext, name: string): string {
+  const taken = (n: string) => s.stmt('SELECT 1 FROM experiments WHERE name = ?').get(n) !== undefined
+  if (!taken(name)) return name
+  for (let i = 2; ; i++) if (!taken(`${name} (${i})`)) return `${name} (${i})`
 }
 
 export function getExperiment(s: StoreContext, id: number): ExperimentRow | undefined {

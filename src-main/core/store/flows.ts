@@ -10,28 +10,29 @@ export interface FlowColumns {
 }
 
 /**
- * Appends a batch of flows. Ids continue from the run's last flow, so a driver can
- * deliver flows in several batches and id stays the flow's index within the run.
+ * Appends a batch of flows. Without ids, ids continue from the run's last flow, so a driver
+ * can deliver flows in several batches and id stays the flow's index within the run. With
+ * ids (flows sent as they finish, out of order), each flow gets its own.
  */
-export function insertFlows(s: StoreContext, runId: number, f: FlowColumns): void {
+export function insertFlows(s: StoreContext, runId: number, f: FlowColumns, ids?: ArrayLike<number>): void {
   const n = f.src.length
-  for (const [name, col] of Object.entries(f)) {
+  for (const [name, col] of [...Object.entries(f), ...(ids ? [['ids', ids] as const] : [])]) {
     if (col.length !== n) throw new Error(`insertFlows: column ${name} has ${col.length} values, src has ${n}`)
   }
   const insert = s.stmt(
     `INSERT INTO flows (run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  s.db.transaction(() => {
-    const { next } = s
-      .stmt('SELECT COALESCE(MAX(id) + 1, 0) AS next FROM flows WHERE run_id = ?')
-      .get(runId) as { next: number }
+  s.write(() => {
+    const next = ids
+      ? 0
+      : (s.stmt('SELECT COALESCE(MAX(id) + 1, 0) AS next FROM flows WHERE run_id = ?').get(runId) as { next: number }).next
     for (let i = 0; i < n; i++) {
       const finish = f.finishNs[i]
       const done = finish >= 0
       insert.run(
         runId,
-        next + i,
+        ids ? ids[i] : next + i,
         f.src[i],
         f.dst[i],
         f.sizeBytes[i],
@@ -40,7 +41,7 @@ export function insertFlows(s: StoreContext, runId: number, f: FlowColumns): voi
         done ? finish - f.startNs[i] : null,
       )
     }
-  })()
+  })
 }
 
 export function listFlows(s: StoreContext, runId: number): FlowRow[] {

@@ -58,13 +58,13 @@ export function writeRollups(s: StoreContext, r: RollupRows): void {
   }
   if (r.length === 0) return
   if (s.db.inTransaction) write()
-  else s.db.transaction(write)()
+  else s.write(write)
 }
 
 /** Recomputes every roll-up level of these series from their raw samples. */
 export function rebuildRollups(s: StoreContext, seriesIds: readonly number[], widths: readonly number[] = ROLLUP_WIDTHS_NS): void {
   const del = s.stmt('DELETE FROM rollups WHERE series_id = ? AND width_ns = ?')
-  s.db.transaction(() => {
+  s.write(() => {
     for (const id of seriesIds) {
       const { t, v } = readSeries(s, id)
       for (const w of widths) {
@@ -72,7 +72,7 @@ export function rebuildRollups(s: StoreContext, seriesIds: readonly number[], wi
         writeRollups(s, bucketsOf(id, w, t, v))
       }
     }
-  })()
+  })
 }
 
 /** The buckets of width w over samples in time order (NaN samples left out), as rows in key order. */

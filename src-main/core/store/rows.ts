@@ -13,6 +13,8 @@ export interface ExperimentRow {
   tags: string[]
   notes: string
   createdAt: string
+  /** The current revision (1-based); yaml and spec are its text. */
+  revision: number
 }
 
 export interface ExperimentSummaryRow extends ExperimentRow {
@@ -40,6 +42,13 @@ export interface RunRow {
   /** How the run's flows ended (done and incomplete runs). */
   completion: RunCompletion | null
   owner: string
+  /** The experiment revision the run ran; null only for a run that has no record. */
+  revision: number | null
+  /**
+   * Not a run of the experiment as it is now: its revision runs cells differently from the
+   * current one (a rename or a new tag does not count), or it ran on another target.
+   */
+  stale: boolean
 }
 
 export interface FlowRow {
@@ -84,6 +93,16 @@ export class StoreContext {
       this.statements.set(sql, s)
     }
     return s
+  }
+
+  /**
+   * Runs fn in a transaction that takes the write lock at BEGIN (IMMEDIATE), so the busy
+   * timeout applies. A deferred one that reads first and then writes gets SQLITE_BUSY at
+   * once, without waiting, when another process wrote in between: its snapshot is stale.
+   * Nested calls become savepoints of the outer transaction.
+   */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate()
   }
 
   isoNow(): string {

@@ -1,5 +1,6 @@
 import { TERMINAL_STATUSES, type FctStats, type RunCompletion, type RunStatus } from '../../contract/schemas'
 import { fromJson, toJson, type RunRow, type StoreContext } from './rows'
+import type { RunRecordJson } from './revisions'
 import { addEvent } from './telemetry'
 
 interface RunRecord {
@@ -21,9 +22,21 @@ interface RunRecord {
   counters: string | null
   facts: string | null
   completion: string | null
+  revision: number | null
+  record: string | null
+  stale: number
 }
 
-const SELECT_RUN = `SELECT r.*, e.name AS experiment_name FROM runs r JOIN experiments e ON e.id = r.experiment_id`
+// Stale: a run without a revision, on another target than the current revision's, or of a
+// revision that runs cells differently (its config key differs; a rename keeps the key).
+const SELECT_RUN = `SELECT r.*, e.name AS experiment_name,
+    CASE WHEN r.revision IS NULL OR cur.rev IS NULL THEN 1
+         WHEN r.target <> cur.testbed THEN 1
+         WHEN rv.config_key IS NULL OR rv.config_key <> cur.config_key THEN 1
+         ELSE 0 END AS stale
+  FROM runs r JOIN experiments e ON e.id = r.experiment_id
+  LEFT JOIN experiment_revisions cur ON cur.experiment_id = e.id AND cur.rev = e.revision
+  LEFT JOIN experiment_revisions rv ON rv.experiment_id = r.experiment_id AND rv.rev = r.revision`
 
 function toRow(r: RunRecord): RunRow {
   return {
@@ -45,7 +58,16 @@ function toRow(r: RunRecord): RunRow {
     facts: fromJson<Record<string, unknown>>(r.facts),
     completion: fromJson<RunCompletion>(r.completion),
     owner: r.owner,
+    revision: r.revision,
+    stale: r.stale === 1,
   }
+}
+
+/** What the run ran with (runs.record); null for a run that has none. */
+export function getRunRecord(s: StoreContext, id: number): RunRecordJson | null {
+  const r = s.stmt('SELECT record FROM runs WHERE id = ?').get(id) as { record: string | null } | undefined
+  if (!r) throw new Error(`run ${id} does not exist`)
+  return fromJson<RunRecordJson>(r.record)
 }
 
 export function isTerminal(status: RunStatus): boolean {
@@ -65,30 +87,37 @@ export function listRuns(s: StoreContext, filter: { experimentId?: number } = {}
   return (rows as RunRecord[]).map(toRow)
 }
 
+/**
+ * Queues runs of the experiment's current revision, each with its record: the revision's text,
+ * and `ran.spec` (the spec as resolved for these runs, files read) or else the revision's.
+ */
 export function createRuns(
   s: StoreContext,
   experimentId: number,
   target: string,
   owner: string,
   runs: Array<{ scheme: string; load: number; seed: number; params: Record<string, unknown> }>,
+  ran: { spec?: unknown } = {},
 ): RunRow[] {
-  return s.db.transaction(() => {
-    if (!s.stmt('SELECT 1 FROM experiments WHERE id = ?').get(experimentId)) {
-      throw new Error(`cannot create runs: experiment ${experimentId} does not exist`)
-    }
+  return s.write(() => {
+    const exp = s.stmt('SELECT yaml, spec, revision FROM experiments WHERE id = ?').get(experimentId) as { yaml: string; spec: string; revision: number } | undefined
+    if (!exp) throw new Error(`cannot create runs: experiment ${experimentId} does not exist`)
+    const spec = ran.spec ?? fromJson<unknown>(exp.spec)
+    const specParams = ((spec as { params?: Record<string, unknown> } | null)?.params ?? {})
     const insert = s.stmt(
-      `INSERT INTO runs (experiment_id, target, scheme, load, seed, params, status, owner, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+      `INSERT INTO runs (experiment_id, target, scheme, load, seed, params, status, owner, created_at, revision, record)
+       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
     )
     const at = s.isoNow()
     const ids: number[] = []
     for (const r of runs) {
-      const id = Number(insert.run(experimentId, target, r.scheme, r.load, r.seed, toJson(r.params), owner, at).lastInsertRowid)
+      const record: RunRecordJson = { revision: exp.revision, yaml: exp.yaml, spec, params: { ...specParams, ...r.params }, reconstructed: false }
+      const id = Number(insert.run(experimentId, target, r.scheme, r.load, r.seed, toJson(r.params), owner, at, exp.revision, toJson(record)).lastInsertRowid)
       addEvent(s, id, null, 'status', { from: null, to: 'queued', error: null }, at)
       ids.push(id)
     }
     return ids.map((id) => getRun(s, id)!)
-  })()
+  })
 }
 
 /**
@@ -101,9 +130,9 @@ export function setRunStatus(
   s: StoreContext,
   id: number,
   status: RunStatus,
-  opts: { error?: string | null } = {},
+  opts: { error?: string | null; finishedAt?: string; detail?: Record<string, unknown> } = {},
 ): RunRow {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const run = getRun(s, id)
     if (!run) throw new Error(`run ${id} does not exist`)
     if (isTerminal(run.status)) {
@@ -113,16 +142,19 @@ export function setRunStatus(
     if (status === 'queued') throw new Error(`run ${id} is ${run.status}; it cannot move back to queued`)
     const at = s.isoNow()
     const error = opts.error ?? null
+    const active = !isTerminal(status)
+    // A move to an active status is a sign of life of the owner, as its heartbeat is.
     s.stmt(
       `UPDATE runs SET status = ?,
          started_at = CASE WHEN ? THEN COALESCE(started_at, ?) ELSE started_at END,
          finished_at = ?,
+         heartbeat_at = CASE WHEN ? THEN ? ELSE heartbeat_at END,
          error = COALESCE(?, error)
        WHERE id = ?`,
-    ).run(status, isTerminal(status) ? 0 : 1, at, isTerminal(status) ? at : null, error, id)
-    addEvent(s, id, null, 'status', { from: run.status, to: status, error }, at)
+    ).run(status, active ? 1 : 0, at, active ? null : (opts.finishedAt ?? at), active ? 1 : 0, at, error, id)
+    addEvent(s, id, null, 'status', { from: run.status, to: status, error, ...opts.detail }, at)
     return getRun(s, id)!
-  })()
+  })
 }
 
 /** Stores a run's results. Facts are merged into those already recorded (e.g. at deploy). */
@@ -131,7 +163,7 @@ export function setRunResults(
   id: number,
   r: { stats: FctStats; counters: Record<string, number>; facts?: Record<string, unknown>; completion?: RunCompletion },
 ): void {
-  s.db.transaction(() => {
+  s.write(() => {
     const run = getRun(s, id)
     if (!run) throw new Error(`run ${id} does not exist`)
     const facts = r.facts === undefined ? run.facts : { ...(run.facts ?? {}), ...r.facts }
@@ -143,28 +175,45 @@ export function setRunResults(
       completion === null ? null : toJson(completion),
       id,
     )
-  })()
+  })
+}
+
+/**
+ * Marks the owner's runs that are still in flight as alive now (their heartbeat_at), so that
+ * if the owner dies, the runs are stamped with when it was last seen. Returns how many.
+ */
+export function heartbeat(s: StoreContext, owner: string): number {
+  return s
+    .stmt(`UPDATE runs SET heartbeat_at = ? WHERE owner = ? AND status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')})`)
+    .run(s.isoNow(), owner, ...TERMINAL_STATUSES).changes
 }
 
 /**
  * After a crash or restart: every run still in flight whose owning process is gone can
- * never finish, so it becomes 'interrupted'. isOwnerAlive is asked once per owner.
+ * never finish, so it becomes 'interrupted'. isOwnerAlive is asked once per owner. The run
+ * ends when its owner was last seen alive: its last heartbeat, else its last event.
  */
 export function markInterruptedRuns(s: StoreContext, isOwnerAlive: (owner: string) => boolean): number[] {
   // Read and write under one write lock, so a run another process finishes meanwhile
   // is not touched.
-  return s.db.transaction(() => {
+  return s.write(() => {
     const open = s
-      .stmt(`SELECT id, owner FROM runs WHERE status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY id`)
-      .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string }>
+      .stmt(
+        `SELECT r.id, r.owner, COALESCE(r.heartbeat_at, (SELECT MAX(e.at) FROM events e WHERE e.run_id = r.id)) AS seen
+         FROM runs r WHERE r.status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY r.id`,
+      )
+      .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string; seen: string | null }>
     const alive = new Map<string, boolean>()
     const dead = open.filter((r) => {
       if (!alive.has(r.owner)) alive.set(r.owner, isOwnerAlive(r.owner))
       return !alive.get(r.owner)
     })
     for (const r of dead) {
-      setRunStatus(s, r.id, 'interrupted', { error: `the process that owned this run (${r.owner}) is gone` })
+      setRunStatus(s, r.id, 'interrupted', {
+        error: `the process that owned this run (${r.owner}) is gone${r.seen ? `; it was last seen alive at ${r.seen}` : ''}`,
+        ...(r.seen ? { finishedAt: r.seen, detail: { lastSeenAt: r.seen } } : {}),
+      })
     }
     return dead.map((r) => r.id)
-  }).immediate()
+  })
 }

@@ -144,7 +144,7 @@ function writeSorted(ins: Statement, seriesId: number, t: ArrayLike<number>, v: 
 
 function inTransaction(s: StoreContext, write: () => void): void {
   if (s.db.inTransaction) write()
-  else s.db.transaction(write)()
+  else s.write(write)
 }
 
 /**
@@ -336,7 +336,7 @@ export function compactSamples(s: StoreContext, seriesIds: readonly number[], op
   const del = s.stmt('DELETE FROM sample_chunks WHERE series_id = ?')
   const ins = s.stmt(INSERT_CHUNK)
   const done: number[] = []
-  s.db.transaction(() => {
+  s.write(() => {
     for (const id of seriesIds) {
       const rows = spans.all(id) as Array<[number, number, number, number]>
       const chunks = rows.length
@@ -350,6 +350,6 @@ export function compactSamples(s: StoreContext, seriesIds: readonly number[], op
       writeSorted(ins, id, all.t, all.v, 0, all.t.length)
       done.push(id)
     }
-  })()
+  })
   return done
 }

@@ -73,7 +73,7 @@ const task = (r: TaskDb): SlurmTaskRow => ({
 })
 
 export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobId: string; cluster: SlurmClusterRef; sweepDir: string; runIds: number[] }): SlurmJobRow {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const at = s.isoNow()
     const id = Number(
       s.stmt('INSERT INTO slurm_jobs (experiment_id, job_id, cluster, sweep_dir, submitted_at) VALUES (?, ?, ?, ?, ?)').run(input.experimentId, input.jobId, toJson(input.cluster), input.sweepDir, at).lastInsertRowid,
@@ -81,7 +81,7 @@ export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobI
     const insert = s.stmt(`INSERT INTO slurm_tasks (run_id, slurm_job, array_index, state, updated_at) VALUES (?, ?, ?, 'SUBMITTED', ?)`)
     input.runIds.forEach((runId, i) => insert.run(runId, id, i, at))
     return getSlurmJob(s, id)!
-  })()
+  })
 }
 
 export function getSlurmJob(s: StoreContext, id: number): SlurmJobRow | undefined {

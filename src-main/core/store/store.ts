@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import type { FctStats, RunCompletion, RunStatus } from '../../contract/schemas'
@@ -8,6 +8,7 @@ import * as flows from './flows'
 import { migrate } from './migrations'
 import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
 import * as rollups from './rollups'
+import * as revisions from './revisions'
 import * as runs from './runs'
 import * as samples from './samples'
 import * as slurm from './slurm'
@@ -26,7 +27,7 @@ export interface OpenStoreOptions {
  * date. Throws if the file was written by a newer p4lab.
  */
 export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  if (file !== ':memory:') createPrivate(file)
   const db = new Database(file, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {})
   try {
     // WAL lets the UI read while a run writes telemetry; NORMAL is durable enough under
@@ -34,13 +35,27 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    db.pragma('busy_timeout = 5000')
+    db.pragma('busy_timeout = 10000')
     migrate(db, file)
   } catch (e) {
     db.close()
     throw e
   }
   return new Store(file, new StoreContext(db, opts.now ?? (() => new Date())))
+}
+
+/**
+ * Creates the database file readable by its owner only (0600), and its folder (0700), before
+ * SQLite opens it: the database holds hosts, users and weeks of results. SQLite gives the
+ * -wal and -shm files the mode of the database file. An existing file keeps its mode.
+ */
+function createPrivate(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  try {
+    closeSync(openSync(file, 'wx', 0o600))
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+  }
 }
 
 /** The persistent record of experiments, runs and what they measured. */
@@ -61,15 +76,45 @@ export class Store {
 
   /** Runs fn in one transaction (nested calls become savepoints); a throw rolls it all back. */
   transaction<T>(fn: () => T): T {
-    return this.s.db.transaction(fn)()
+    return this.s.write(fn)
   }
 
-  createExperiment(input: { name: string; yaml: string; spec: unknown; file: string | null; tags: string[] }): ExperimentRow {
-    return experiments.createExperiment(this.s, input)
+  /** Refuses a name another experiment has (experiments.NameTakenError). */
+  createExperiment(input: { name: string; yaml: string; spec: unknown; file: string | null; tags: string[] }, note?: string): ExperimentRow {
+    return experiments.createExperiment(this.s, input, note)
   }
 
-  updateExperiment(id: number, input: { name: string; yaml: string; spec: unknown; tags: string[] }): ExperimentRow {
-    return experiments.updateExperiment(this.s, id, input)
+  /** A new revision when the text changed; refuses a text that renames the experiment. */
+  updateExperiment(id: number, input: { name: string; yaml: string; spec: unknown; tags: string[] }, note?: string): ExperimentRow {
+    return experiments.updateExperiment(this.s, id, input, note)
+  }
+
+  /** Renames, as a new revision whose text says the new name; refuses a name another experiment has. */
+  renameExperiment(id: number, name: string): ExperimentRow {
+    return experiments.renameExperiment(this.s, id, name)
+  }
+
+  findExperimentByName(name: string): ExperimentRow | undefined {
+    return experiments.findExperimentByName(this.s, name)
+  }
+
+  /** `name` if free, else the first free `name (N)`. */
+  freeExperimentName(name: string): string {
+    return experiments.freeName(this.s, name)
+  }
+
+  /** Oldest first. */
+  listRevisions(experimentId: number): revisions.RevisionRow[] {
+    return revisions.listRevisions(this.s, experimentId)
+  }
+
+  getRevision(experimentId: number, rev: number): revisions.RevisionRow | undefined {
+    return revisions.getRevision(this.s, experimentId, rev)
+  }
+
+  /** What a run ran with; null when it has no record. */
+  getRunRecord(runId: number): revisions.RunRecordJson | null {
+    return runs.getRunRecord(this.s, runId)
   }
 
   getExperiment(id: number): ExperimentRow | undefined {
@@ -91,8 +136,9 @@ export class Store {
     target: string,
     owner: string,
     list: Array<{ scheme: string; load: number; seed: number; params: Record<string, unknown> }>,
+    ran?: { spec?: unknown },
   ): RunRow[] {
-    return runs.createRuns(this.s, experimentId, target, owner, list)
+    return runs.createRuns(this.s, experimentId, target, owner, list, ran)
   }
 
   getRun(id: number): RunRow | undefined {
@@ -104,7 +150,7 @@ export class Store {
     return runs.listRuns(this.s, filter)
   }
 
-  setRunStatus(id: number, status: RunStatus, opts?: { error?: string | null }): RunRow {
+  setRunStatus(id: number, status: RunStatus, opts?: { error?: string | null; finishedAt?: string; detail?: Record<string, unknown> }): RunRow {
     return runs.setRunStatus(this.s, id, status, opts)
   }
 
@@ -112,12 +158,18 @@ export class Store {
     runs.setRunResults(this.s, id, r)
   }
 
+  /** Stamps the owner's runs in flight as alive now; returns how many. */
+  heartbeat(owner: string): number {
+    return runs.heartbeat(this.s, owner)
+  }
+
   markInterruptedRuns(isOwnerAlive: (owner: string) => boolean): number[] {
     return runs.markInterruptedRuns(this.s, isOwnerAlive)
   }
 
-  insertFlows(runId: number, f: flows.FlowColumns): void {
-    flows.insertFlows(this.s, runId, f)
+  /** ids: each flow's index in the run (flows stored as they finish); else they follow the run's last. */
+  insertFlows(runId: number, f: flows.FlowColumns, ids?: ArrayLike<number>): void {
+    flows.insertFlows(this.s, runId, f, ids)
   }
 
   listFlows(runId: number): FlowRow[] {

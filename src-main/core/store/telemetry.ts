@@ -10,9 +10,9 @@ export function defineSeries(
   defs: Array<{ kind: string; entity: Record<string, string | number>; unit: string }>,
 ): number[] {
   const insert = s.stmt('INSERT INTO series (run_id, kind, entity, unit) VALUES (?, ?, ?, ?)')
-  return s.db.transaction(() =>
+  return s.write(() =>
     defs.map((d) => Number(insert.run(runId, d.kind, toJson(d.entity), d.unit).lastInsertRowid)),
-  )()
+  )
 }
 
 /**

@@ -114,14 +114,14 @@ function insertHost(s: StoreContext, testbedId: number, h: HostRowInput): void {
 
 /** Throws on a duplicate name (UNIQUE constraint); the caller checks first for a clear message. */
 export function createTestbed(s: StoreContext, input: TestbedRowInput): TestbedRow {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const { lastInsertRowid } = s
       .stmt('INSERT INTO testbeds (name, kind, settings, created_at) VALUES (?, ?, ?, ?)')
       .run(input.name, input.kind, toJson(input.settings), s.isoNow())
     const id = Number(lastInsertRowid)
     for (const h of input.hosts) insertHost(s, id, { ...h, id: undefined })
     return toRow(s, s.stmt('SELECT * FROM testbeds WHERE id = ?').get(id) as TestbedRecord)
-  })()
+  })
 }
 
 /**
@@ -131,7 +131,7 @@ export function createTestbed(s: StoreContext, input: TestbedRowInput): TestbedR
  * Returns the row and the ids of the deleted hosts (their secrets are the caller's to drop).
  */
 export function updateTestbed(s: StoreContext, id: number, input: TestbedRowInput): { row: TestbedRow; removedHostIds: number[] } {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const { changes } = s
       .stmt('UPDATE testbeds SET name = ?, kind = ?, settings = ? WHERE id = ?')
       .run(input.name, input.kind, toJson(input.settings), id)
@@ -158,17 +158,17 @@ export function updateTestbed(s: StoreContext, id: number, input: TestbedRowInpu
       ).run(h.name, h.address, h.port, h.user, h.auth, h.keyFile, h.role, samePlace ? 1 : 0, old.id)
     }
     return { row: toRow(s, s.stmt('SELECT * FROM testbeds WHERE id = ?').get(id) as TestbedRecord), removedHostIds: removed }
-  })()
+  })
 }
 
 /** Returns the ids of the hosts that went with it (their secrets are the caller's to drop). */
 export function deleteTestbed(s: StoreContext, id: number): number[] {
-  return s.db.transaction(() => {
+  return s.write(() => {
     const hostIds = hostsOf(s, id).map((h) => h.id)
     s.stmt('DELETE FROM hosts WHERE testbed_id = ?').run(id)
     s.stmt('DELETE FROM testbeds WHERE id = ?').run(id)
     return hostIds
-  })()
+  })
 }
 
 /** Records the key pinned for a host (`keytype base64`), or clears it with null. */

@@ -7,20 +7,26 @@ import { canonicalJson } from '../p4build/key'
 import { expandRuns, type ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
 
-export type CellStatus = RunStatus | 'pending'
+/** 'stale': the cell has runs, but none of the current revision on the current target. */
+export type CellStatus = RunStatus | 'pending' | 'stale'
 
 export interface SweepCell {
   scheme: string
   load: number
   seed: number
   params: Record<string, unknown>
-  /** The latest run's status; 'pending' when the cell has never run. */
+  /**
+   * The latest current run's status (of the current revision, on the current target);
+   * 'stale' when the cell has only runs of older revisions or other targets; 'pending' when none.
+   */
   status: CellStatus
-  /** The latest run of the cell. */
+  /** The latest current run of the cell, else its latest stale one. */
   runId: number | null
-  /** How many runs the cell has had. */
+  /** How many runs the cell has had, stale ones included. */
   runs: number
-  /** The latest run that finished 'done', if any. */
+  /** How many of them are stale (an older revision that runs cells differently, or another target). */
+  stale: number
+  /** The latest current run that finished 'done', if any; a stale done run does not count. */
   doneRunId: number | null
   /** How the latest run's flows ended (its numbers and, when incomplete, the likely cause). */
   completion: RunCompletion | null
@@ -49,7 +55,7 @@ export const RERUN_STATUSES: readonly CellStatus[] = ['failed', 'incomplete', 'c
  * latest run ended incomplete is not resumed: it ran to its end, and running it again unchanged
  * gives the same (the simulator is deterministic; on a testbed the cause needs fixing first).
  */
-export const RESUME_STATUSES: readonly CellStatus[] = ['pending', 'failed', 'cancelled', 'interrupted']
+export const RESUME_STATUSES: readonly CellStatus[] = ['pending', 'stale', 'failed', 'cancelled', 'interrupted']
 
 export function cellKey(c: { scheme: string; load: number; seed: number; params: Record<string, unknown> }): string {
   return canonicalJson([c.scheme, c.load, c.seed, c.params])
@@ -61,7 +67,7 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
   const spec = exp.spec as ExperimentSpec
   const cells = new Map<string, SweepCell>()
   for (const c of expandRuns(spec)) {
-    const cell: SweepCell = { ...c, params: {}, status: 'pending', runId: null, runs: 0, doneRunId: null, completion: null, inSpec: true }
+    const cell: SweepCell = { ...c, params: {}, status: 'pending', runId: null, runs: 0, stale: 0, doneRunId: null, completion: null, inSpec: true }
     cells.set(cellKey(cell), cell)
   }
   // Runs come in id order, so the last one seen is the cell's latest.
@@ -69,7 +75,7 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
     const key = cellKey(run)
     let cell = cells.get(key)
     if (!cell) {
-      cell = { scheme: run.scheme, load: run.load, seed: run.seed, params: run.params, status: 'pending', runId: null, runs: 0, doneRunId: null, completion: null, inSpec: false }
+      cell = { scheme: run.scheme, load: run.load, seed: run.seed, params: run.params, status: 'pending', runId: null, runs: 0, stale: 0, doneRunId: null, completion: null, inSpec: false }
       cells.set(key, cell)
     }
     record(cell, run)
@@ -79,7 +85,7 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
     const t = c.runId === null ? undefined : store.slurmTaskOfRun(c.runId)
     c.slurm = t ? { job: t.jobId, task: t.arrayIndex, state: t.state, reason: t.reason } : null
   }
-  const counts = Object.fromEntries(['pending', ...TERMINAL_STATUSES, 'queued', 'deploying', 'running', 'collecting'].map((s) => [s, 0])) as Record<CellStatus, number>
+  const counts = Object.fromEntries(['pending', 'stale', ...TERMINAL_STATUSES, 'queued', 'deploying', 'running', 'collecting'].map((s) => [s, 0])) as Record<CellStatus, number>
   for (const c of list) counts[c.status]++
   return {
     experimentId,
@@ -91,6 +97,16 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
 
 function record(cell: SweepCell, run: RunRow): void {
   cell.runs++
+  if (run.stale) {
+    cell.stale++
+    // Shown only while the cell has no current run: a run of the revision as it is now wins.
+    if (cell.runs === cell.stale) {
+      cell.status = cell.inSpec ? 'stale' : run.status
+      cell.runId = run.id
+      cell.completion = run.completion
+    }
+    return
+  }
   cell.status = run.status
   cell.runId = run.id
   cell.completion = run.completion

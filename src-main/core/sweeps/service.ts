@@ -14,8 +14,6 @@ export interface SweepServiceDeps {
   specOf(exp: ExperimentRow): ExperimentSpec
   /** Why a testbed cannot take runs now, or null. */
   notRunnable(testbed: string): string | null
-  /** Copies what an experiment's runs build from (its P4 variants) to another experiment. */
-  copyPipeline?(fromExperimentId: number, toExperimentId: number): void
 }
 
 export class SweepService {
@@ -64,10 +62,9 @@ export class SweepService {
   }
 
   /**
-   * Runs an experiment again, every cell, with the same seeds, workload (its CDF points are
-   * in the stored spec) and P4 variants, on `testbed` (default: where it ran). The runs go to
-   * the experiment with the same text whose `testbed:` names that testbed, created if needed,
-   * so the record says where each ran.
+   * Runs an experiment again, every cell, with the same seeds, workload (its CDF points are in
+   * the stored spec) and P4 variants, on `testbed` (default: where it ran). Another testbed is a
+   * new revision of the experiment saying so; its earlier runs, on the old target, become stale.
    */
   runAgain(experimentId: number, testbed?: string): { experiment: ExperimentRow; runs: RunRow[] } {
     const src = this.experiment(experimentId)
@@ -75,14 +72,9 @@ export class SweepService {
     const target = testbed ?? stored.testbed
     const refused = this.d.notRunnable(target)
     if (refused) throw new CoreError('conflict', refused)
-    const yaml = target === stored.testbed ? src.yaml : withTestbed(src.yaml, target)
     const spec: ExperimentSpec = { ...stored, testbed: target }
     const { store } = this.d
-    let exp = store.findExperiment(spec.name, yaml)
-    if (!exp) {
-      exp = store.createExperiment({ name: spec.name, yaml, spec, file: src.file, tags: src.tags })
-      if (exp.id !== src.id) this.d.copyPipeline?.(src.id, exp.id)
-    }
+    const exp = target === stored.testbed ? src : store.updateExperiment(src.id, { name: src.name, yaml: withTestbed(src.yaml, target), spec, tags: src.tags }, `to run again on ${target}`)
     const cells = sweepMatrix(store, exp.id).cells.filter((c) => c.inSpec)
     return { experiment: exp, runs: this.enqueue(exp, spec, cells) }
   }

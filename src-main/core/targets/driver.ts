@@ -66,6 +66,21 @@ export type TargetMessage =
   | { type: 'telemetry'; t: Float64Array; values: Float64Array }
   | { type: 'points'; series: ArrayLike<number>; t: ArrayLike<number>; values: ArrayLike<number> }
   | { type: 'progress'; simTimeNs: number; flowsDone: number; flowsTotal: number }
+  | FlowsMessage
+
+/**
+ * Flows that have finished, sent while the run goes on so that a crash loses at most the last
+ * batch. id is each flow's index in RunOutput.flows; the values are those it will have there.
+ */
+export interface FlowsMessage {
+  type: 'flows'
+  id: ArrayLike<number>
+  src: ArrayLike<number>
+  dst: ArrayLike<number>
+  sizeBytes: ArrayLike<number>
+  startNs: ArrayLike<number>
+  finishNs: ArrayLike<number>
+}
 
 export interface RunOutput {
   /** The flows; a testbed's agents also give each failed flow's error text (null for the others). */

@@ -119,6 +119,11 @@ export class Ingest {
   private readonly uiPoints = new PointSummaries()
   /** A UI hand-off held back by uiIntervalMs, due when it has passed. */
   private uiTimer: ReturnType<typeof setTimeout> | null = null
+  /**
+   * A write that failed in a timer (the database locked past its busy timeout, the disk full):
+   * thrown to the producer at its next push or ready(), so it fails the run, not the process.
+   */
+  private failure: unknown = null
 
   constructor(private readonly opts: IngestOptions) {
     this.store = opts.store
@@ -146,13 +151,15 @@ export class Ingest {
 
   /** Resolves when there is room in the queue (at once when there is). */
   ready(): Promise<void> {
+    if (this.failure !== null) return Promise.reject(this.failure)
     if (!this.full) return Promise.resolve()
     this.stats.waits++
     const t0 = Date.now()
     this.schedule(true)
-    return new Promise((resolve) => this.waiters.push(() => {
+    return new Promise((resolve, reject) => this.waiters.push(() => {
       this.stats.waitedMs += Date.now() - t0
-      resolve()
+      if (this.failure !== null) reject(this.failure)
+      else resolve()
     }))
   }
 
@@ -248,6 +255,7 @@ export class Ingest {
 
   private enqueue(c: Chunk): void {
     if (this.closed) throw new Error('Ingest: push after close()')
+    if (this.failure !== null) throw this.failure
     this.queue.push(c)
     this.queued += c.size
     this.stats.samples += c.size
@@ -279,7 +287,14 @@ export class Ingest {
       clearTimeout(this.timer)
       this.timer = null
     }
-    if (this.queued > 0) this.writeBatch()
+    try {
+      if (this.queued > 0) this.writeBatch()
+    } catch (err) {
+      // Nothing queued is dropped: close() tries once more to write it all.
+      this.failure = err
+      this.wake()
+      return
+    }
     this.flushUi(false)
     if (this.queued >= this.batchSamples || (this.waiters.length > 0 && this.queued > 0)) this.schedule(true)
     else if (this.queued > 0) this.schedule(false)

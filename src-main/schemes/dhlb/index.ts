@@ -1,8 +1,7 @@
 import { formatDuration } from '../../model/units'
-import { utilTauRule } from '../shared/rules'
 import { defineScheme } from '../types'
 import { dhlb as controlPlane } from './controlplane'
-import { DHLB_PARAMS } from './params'
+import { DHLB_PARAMS, probePeriodTooShort } from './params'
 import { DHLB_SERIES } from './series'
 import { DhlbStage } from './stage'
 
@@ -14,10 +13,9 @@ export const dhlb = defineScheme({
   params: DHLB_PARAMS,
   rules: [
     (v, src) =>
-      v.probePeriodNs !== undefined && v.flowletGapNs !== undefined && v.probePeriodNs < 2 * v.flowletGapNs
+      v.probePeriodNs !== undefined && v.flowletGapNs !== undefined && probePeriodTooShort(v.probePeriodNs, v.flowletGapNs)
         ? [{ key: src.probePeriodNs, message: `DHLB's probe period must be at least 2 × flowletGap (the DHLB paper: T_probe ≥ 2δ), got ${formatDuration(v.probePeriodNs)} < 2 × ${formatDuration(v.flowletGapNs)}` }]
         : [],
-    utilTauRule,
   ],
   series: DHLB_SERIES,
   tables: [

@@ -14,5 +14,10 @@ export const DHLB_PARAMS = {
   probeBytes: { unit: 'size', default: PROBE_BYTES, doc: 'bytes of a probe on the wire' },
 } as const satisfies Record<string, ParamDecl>
 
+/** The DHLB paper's bound T_probe ≥ 2δ: whether a probe period is too short for the flowlet gap. */
+export function probePeriodTooShort(probePeriodNs: number, flowletGapNs: number): boolean {
+  return probePeriodNs < 2 * flowletGapNs
+}
+
 /** Multiple of probePeriodNs that gives the longest period by default. */
 export const MAX_PERIOD_FACTOR = 10

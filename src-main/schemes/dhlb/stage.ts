@@ -45,9 +45,9 @@ import { distancesTo, shortestNextHops } from '../../model/topology/query'
 import type { PacketPool } from '../../sim/engine/packets'
 import type { Rng } from '../../sim/engine/rng'
 import type { SimSeriesDef } from '../../sim/types'
-import { FlowletTable } from '../shared/flowlets'
-import { DHLB_PARAMS, MAX_PERIOD_FACTOR } from './params'
-import { addProbeSeries, inGroup, MAX_TABLE_SERIES, newProbe, param, ProbeReplication, UtilEstimator } from '../shared/probes'
+import type { FlowletTable } from '../shared/flowlets'
+import { DHLB_PARAMS, MAX_PERIOD_FACTOR, probePeriodTooShort } from './params'
+import { addProbeSeries, inGroup, MAX_TABLE_SERIES, newProbe, param, probeStageParts, type ProbeReplication, type UtilEstimator } from '../shared/probes'
 import type { ForwardingStage, StageEnv } from '../../sim/routing/stage'
 
 /** Defaults, in the names the stage reads them under (declared once, in params.ts). */
@@ -115,7 +115,7 @@ export class DhlbStage implements ForwardingStage {
     const P = env.portBase[S]
     const gapNs = param(env, 'dhlb', 'flowletGapNs', DHLB_DEFAULTS.flowletGapNs)
     const minNs = param(env, 'dhlb', 'probePeriodNs', Math.max(DHLB_DEFAULTS.probePeriodNs, 2 * gapNs))
-    if (minNs < 2 * gapNs) throw new Error(`dhlb: probePeriodNs (${minNs}) must be at least 2 × flowletGapNs (${gapNs}) (the DHLB paper: T_probe ≥ 2δ)`)
+    if (probePeriodTooShort(minNs, gapNs)) throw new Error(`dhlb: probePeriodNs (${minNs}) must be at least 2 × flowletGapNs (${gapNs}) (the DHLB paper: T_probe ≥ 2δ)`)
     const maxNs = param(env, 'dhlb', 'probeMaxPeriodNs', DHLB_DEFAULTS.maxPeriodFactor * minNs)
     if (maxNs < minNs) throw new Error(`dhlb: probeMaxPeriodNs (${maxNs}) must be at least probePeriodNs (${minNs})`)
     this.minPeriodPs = Math.round(minNs * 1000)
@@ -130,17 +130,16 @@ export class DhlbStage implements ForwardingStage {
     this.degRound = new Int32Array(P * T)
     this.degTime = new Float64Array(P * T)
     this.round = new Int32Array(T)
-    this.flowlets = new FlowletTable(S, param(env, 'dhlb', 'flowletSlots', DHLB_DEFAULTS.flowletSlots), Math.round(gapNs * 1000))
-    this.est = new UtilEstimator(env, Math.round(tauNs * 1000))
-    this.rep = new ProbeReplication(env)
+    ;({ flowlets: this.flowlets, est: this.est, rep: this.rep, timers: this.timers, names: this.names } = probeStageParts(env, {
+      flowletSlots: param(env, 'dhlb', 'flowletSlots', DHLB_DEFAULTS.flowletSlots),
+      flowletGapNs: gapNs,
+      utilTauNs: tauNs,
+    }))
+    this.controlTimer = env.addTimer(T)
     this.pkts = env.ctx.pkts
     this.ctx = env.ctx
     this.torOfHost = env.torOfHost
     this.rng = env.rng
-    this.timers = new Int32Array(T)
-    for (let t = 0; t < T; t++) this.timers[t] = env.addTimer(t)
-    this.controlTimer = env.addTimer(T)
-    this.names = Array.from(env.switchNode, (node) => env.fabric.nodes[node].name)
     const fabricPorts: number[] = []
     for (let g = 0; g < P; g++) if (env.peerSwitch[g] >= 0) fabricPorts.push(g)
     this.fabricPorts = Int32Array.from(fabricPorts)

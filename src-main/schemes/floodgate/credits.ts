@@ -9,6 +9,7 @@
 // of the timer (multiples of T); a credit that finds its port's queue full waits for the next tick.
 
 import { KIND_CREDIT } from '../../sim/engine/packets'
+import { newControlPacket } from '../shared/probes'
 import type { FloodgateParams } from './sim-params'
 import { FloodgateVoqs } from './voq'
 import type { StageEnv } from '../../sim/routing/stage'
@@ -172,16 +173,7 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
     const link = env.links[gi]
     if (link.depth() >= link.capacity) return // never drop a credit: retry at the next sweep
     const pkts = this.pkts
-    const p = pkts.alloc()
-    pkts.kind[p] = KIND_CREDIT
-    pkts.flags[p] = 0
-    pkts.flow[p] = -1
-    pkts.seq[p] = 0
-    pkts.src[p] = -1
-    pkts.dst[p] = -1
-    pkts.hash[p] = 0
-    pkts.sentPs[p] = env.ctx.now
-    pkts.wireBytes[p] = this.frameBytes
+    const p = newControlPacket(pkts, KIND_CREDIT, this.frameBytes, env.ctx.now)
     pkts.hdr0[p] = h
     pkts.hdr1[p] = this.credAcc[key]
     this.credAcc[key] = 0

@@ -1,5 +1,4 @@
 import { n } from '../../model/controlplane/module'
-import { utilTauRule } from '../shared/rules'
 import { defineScheme } from '../types'
 import { hula as controlPlane } from './controlplane'
 import { HULA_PARAMS } from './params'
@@ -12,7 +11,6 @@ export const hula = defineScheme({
   summary: 'ToRs flood utilization probes; every switch keeps the best next hop toward each ToR and moves flowlets onto it',
   paper: { title: 'HULA: Scalable Load Balancing Using Programmable Data Planes', venue: 'ACM SOSR 2016' },
   params: HULA_PARAMS,
-  rules: [utilTauRule],
   series: HULA_SERIES,
   tables: [
     {

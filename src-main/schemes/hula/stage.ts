@@ -33,9 +33,10 @@
 
 import { fmix32 } from '../../sim/engine/rng'
 import type { PacketPool } from '../../sim/engine/packets'
-import { FlowletTable } from '../shared/flowlets'
+import type { FlowletTable } from '../shared/flowlets'
+import { utilTauTooShort } from '../shared/rules'
 import { HULA_PARAMS } from './params'
-import { addProbeSeries, inGroup, newProbe, param, ProbeReplication, seriesSwitches, UtilEstimator } from '../shared/probes'
+import { addProbeSeries, inGroup, newProbe, param, probeStageParts, seriesSwitches, type ProbeReplication, type UtilEstimator } from '../shared/probes'
 import type { ForwardingStage, StageEnv } from '../../sim/routing/stage'
 import type { SimSeriesDef } from '../../sim/types'
 
@@ -94,7 +95,7 @@ export class HulaStage implements ForwardingStage {
     const gapNs = param(env, 'hula', 'flowletGapNs', HULA_DEFAULTS.flowletGapNs)
     const periodNs = param(env, 'hula', 'probePeriodNs', HULA_DEFAULTS.probePeriodNs)
     const tauNs = param(env, 'hula', 'utilTauNs', Math.max(HULA_DEFAULTS.utilTauNs, 2 * periodNs))
-    if (tauNs < 2 * periodNs) throw new Error(`hula: utilTauNs (${tauNs}) must be at least 2 × probePeriodNs (${periodNs}) (the HULA paper: τ ≥ 2 T_p)`)
+    if (utilTauTooShort(tauNs, periodNs)) throw new Error(`hula: utilTauNs (${tauNs}) must be at least 2 × probePeriodNs (${periodNs}) (the HULA paper: τ ≥ 2 T_p)`)
     this.periodPs = Math.round(periodNs * 1000)
     this.keepAlivePs = Math.round(param(env, 'hula', 'keepAliveNs', HULA_DEFAULTS.keepAliveNs) * 1000)
     this.probeBytes = Math.round(param(env, 'hula', 'probeBytes', HULA_DEFAULTS.probeBytes))
@@ -104,17 +105,16 @@ export class HulaStage implements ForwardingStage {
     this.everSet = new Uint8Array(S * T)
     this.sentRound = new Int32Array(P * T)
     this.round = new Int32Array(T)
-    this.flowlets = new FlowletTable(S, param(env, 'hula', 'flowletSlots', HULA_DEFAULTS.flowletSlots), Math.round(gapNs * 1000))
-    this.est = new UtilEstimator(env, Math.round(tauNs * 1000))
-    this.rep = new ProbeReplication(env)
+    ;({ flowlets: this.flowlets, est: this.est, rep: this.rep, timers: this.timers, names: this.names } = probeStageParts(env, {
+      flowletSlots: param(env, 'hula', 'flowletSlots', HULA_DEFAULTS.flowletSlots),
+      flowletGapNs: gapNs,
+      utilTauNs: tauNs,
+    }))
     this.pkts = env.ctx.pkts
     this.ctx = env.ctx
     this.torOfHost = env.torOfHost
     this.salt = new Int32Array(S)
     for (let s = 0; s < S; s++) this.salt[s] = fmix32(s + 0x48554c41) | 0
-    this.timers = new Int32Array(T)
-    for (let t = 0; t < T; t++) this.timers[t] = env.addTimer(t)
-    this.names = Array.from(env.switchNode, (node) => env.fabric.nodes[node].name)
     this.addSeries()
   }
 

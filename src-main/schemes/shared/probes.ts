@@ -12,6 +12,7 @@ import { probeEgress } from '../../model/controlplane/replication'
 import { isUpPort } from '../../model/topology/query'
 import { KIND_PROBE, type PacketPool } from '../../sim/engine/packets'
 import type { StageEnv } from '../../sim/routing/stage'
+import { FlowletTable } from './flowlets'
 
 export { PROBE_BYTES } from './probe-format'
 
@@ -95,10 +96,13 @@ export class ProbeReplication {
   }
 }
 
-/** A fresh probe packet from origin ToR t with metric m, round r, after `hops` hops. */
-export function newProbe(pkts: PacketPool, bytes: number, t: number, m: number, r: number, hops: number, nowPs: number): number {
+/**
+ * A fresh control packet of `kind` (a probe, a credit…): no flow, no hosts, `bytes` on the
+ * wire, sent now. The caller fills the header words it uses.
+ */
+export function newControlPacket(pkts: PacketPool, kind: number, bytes: number, nowPs: number): number {
   const p = pkts.alloc()
-  pkts.kind[p] = KIND_PROBE
+  pkts.kind[p] = kind
   pkts.flags[p] = 0
   pkts.flow[p] = -1
   pkts.seq[p] = 0
@@ -107,6 +111,12 @@ export function newProbe(pkts: PacketPool, bytes: number, t: number, m: number, 
   pkts.hash[p] = 0
   pkts.wireBytes[p] = bytes
   pkts.sentPs[p] = nowPs
+  return p
+}
+
+/** A fresh probe packet from origin ToR t with metric m, round r, after `hops` hops. */
+export function newProbe(pkts: PacketPool, bytes: number, t: number, m: number, r: number, hops: number, nowPs: number): number {
+  const p = newControlPacket(pkts, KIND_PROBE, bytes, nowPs)
   pkts.hdr0[p] = t
   pkts.hdr1[p] = m
   pkts.hdr2[p] = r
@@ -114,7 +124,28 @@ export function newProbe(pkts: PacketPool, bytes: number, t: number, m: number, 
   return p
 }
 
-/** Fabric-wide probe traffic per telemetry interval: probe.count and probe.bytes (every hop counted). */
+/** What a probe-driven stage (HULA, DHLB) keeps besides its own tables. */
+export interface ProbeStageParts {
+  flowlets: FlowletTable
+  est: UtilEstimator
+  rep: ProbeReplication
+  /** One timer per ToR: its probe sends. */
+  timers: Int32Array
+  /** Switch index → node name. */
+  names: string[]
+}
+
+/** The flowlet table, link-utilization estimator, probe replication and per-ToR probe timers of a probe-driven stage, made in one order so timer ids stay put. */
+export function probeStageParts(env: StageEnv, o: { flowletSlots: number; flowletGapNs: number; utilTauNs: number }): ProbeStageParts {
+  const flowlets = new FlowletTable(env.nSwitches, o.flowletSlots, Math.round(o.flowletGapNs * 1000))
+  const est = new UtilEstimator(env, Math.round(o.utilTauNs * 1000))
+  const rep = new ProbeReplication(env)
+  const timers = new Int32Array(env.nTors)
+  for (let t = 0; t < env.nTors; t++) timers[t] = env.addTimer(t)
+  const names = Array.from(env.switchNode, (node) => env.fabric.nodes[node].name)
+  return { flowlets, est, rep, timers, names }
+}
+
 export function addProbeSeries(env: StageEnv): void {
   const c = env.ctx.counters
   let lastPackets = 0

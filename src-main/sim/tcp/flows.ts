@@ -37,6 +37,8 @@ export class FlowTable {
   /** Incast event of each flow, or -1. */
   readonly group: Int32Array
   done = 0
+  /** Flow ids in the order they finished: the first `done` entries are set. */
+  readonly finishOrder: Int32Array
 
   constructor(
     readonly n: number,
@@ -51,6 +53,7 @@ export class FlowTable {
     this.dataHash = new Int32Array(n)
     this.ackHash = new Int32Array(n)
     this.group = new Int32Array(n).fill(-1)
+    this.finishOrder = new Int32Array(n)
   }
 
   set(f: number, src: number, dst: number, sizeBytes: number, startPs: number): void {

@@ -331,7 +331,7 @@ export class TcpSenders {
   private finish(f: number): void {
     const ctx = this.ctx
     this.flows.finishPs[f] = ctx.now
-    this.flows.done++
+    this.flows.finishOrder[this.flows.done++] = f
     ctx.heap.cancel(this.elemBase + f)
   }
 }

@@ -42,8 +42,11 @@ class NoTransport implements Transport {
 function pickTransport(): Transport {
   if (window.p4lab) return new IpcTransport(window.p4lab)
   const token = takeBridgeToken()
-  if (!token) return new NoTransport()
-  return new WsTransport(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`)
+  if (token) return new WsTransport(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`)
+  // A page p4lab serve gave out was asked for with its token, which it keeps as a cookie for
+  // this port: a new tab of the app connects with that alone.
+  if (location.protocol === 'http:') return new WsTransport(`ws://${location.host}/ws`)
+  return new NoTransport()
 }
 
 let transport: Transport | null = null

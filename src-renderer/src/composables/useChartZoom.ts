@@ -1,7 +1,7 @@
 // A chart's x range under the pointer: drag to zoom (uPlot's selection), wheel to zoom at the
 // pointer, shift-drag, middle-drag or shift-wheel (or a horizontal wheel) to pan, double-click
 // to reset, and a click without a drag to pick the instant under the pointer.
-import { computed, shallowRef } from 'vue'
+import { computed, shallowRef, watch, type ShallowRef } from 'vue'
 import type uPlot from 'uplot'
 
 export interface XRange {
@@ -9,7 +9,15 @@ export interface XRange {
   max: number
 }
 
+/** The x range of each group of charts that zoom together. */
+const groups = new Map<string, ShallowRef<XRange | null>>()
+
 export function useChartZoom(opts: {
+  /**
+   * Charts of one group share their x range: zooming or panning one (stacked charts over the
+   * same sim time) zooms them all. Each redraws when the range changes.
+   */
+  group?: string
   /** The chart's plot, while it has one. */
   plot: () => uPlot | null
   /** Called after the range changed: redraw. */
@@ -18,13 +26,27 @@ export function useChartZoom(opts: {
   pick: (x: number) => void
 }) {
   /** The zoomed x range; null follows all the data. */
-  const view = shallowRef<XRange | null>(null)
+  let view: ShallowRef<XRange | null>
+  if (opts.group === undefined) view = shallowRef<XRange | null>(null)
+  else {
+    if (!groups.has(opts.group)) groups.set(opts.group, shallowRef<XRange | null>(null))
+    view = groups.get(opts.group)!
+  }
   const zoomed = computed(() => view.value !== null)
+  // Another chart of the group moved the range: draw it here too.
+  let own = false
+  if (opts.group !== undefined) {
+    watch(view, () => {
+      if (!own) opts.changed()
+    })
+  }
 
   /** Shows `v` (null: all the data) and redraws. */
   function setView(v: XRange | null): void {
+    own = true
     clear(v)
     opts.changed()
+    own = false
   }
 
   /** Sets the range without redrawing (the caller draws next). */

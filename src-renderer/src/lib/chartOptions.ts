@@ -1,9 +1,8 @@
 // The uPlot options of a telemetry chart (SeriesChart.vue): axes, y range, each line's colour,
 // width and dash, and vertical marks. bench/ui-frame.ts draws with the same options.
 import type uPlot from 'uplot'
+import { lineStyleAt } from '@plots/axes'
 import { linePaths } from './chartFrame'
-
-const PALETTE = ['#4fc1ff', '#f28b54', '#89d185', '#d16d9e', '#e2c08d', '#b180d7', '#4ec9b0', '#f14c4c', '#dcdcaa']
 const PINNED_COLOR = '#e6e6e6'
 const PINNED_DASH = [5, 3]
 
@@ -21,7 +20,8 @@ export interface LineStyle {
 export function lineStyle(i: number, pinned: number, lines: number): LineStyle {
   const onlyPinned = pinned === lines
   if (i < pinned && !onlyPinned) return { color: PINNED_COLOR, width: 1.75, dash: PINNED_DASH }
-  return { color: PALETTE[(i < pinned ? i : i - pinned) % PALETTE.length], width: 1.25 }
+  const { color, dash } = lineStyleAt(i < pinned ? i : i - pinned)
+  return dash.length ? { color, width: 1.25, dash } : { color, width: 1.25 }
 }
 
 /** The default y range: from 0 to 10 % above the largest value. */
@@ -65,7 +65,8 @@ export function chartOptions(o: {
   return {
     width: o.width,
     height: o.height,
-    cursor: { drag: { x: true, y: false, setScale: false }, points: { size: 5 } },
+    // Every telemetry chart has sim time on x: the pointer shows the same instant on each stacked chart.
+    cursor: { drag: { x: true, y: false, setScale: false }, points: { size: 5 }, sync: { key: 'p4lab-sim-time' } },
     legend: { show: false },
     scales: {
       x: { time: false, auto: false },

@@ -60,8 +60,19 @@ export const useCompareStore = defineStore('compare', () => {
   const busy = ref(0)
   /** Line labels in the order first seen: a scheme keeps its colour in every plot, whatever the filter. */
   const colorOrder = ref<string[]>([])
-  function noteLabels(labels: readonly string[]): void {
-    const add = labels.filter((l) => !colorOrder.value.includes(l))
+  let colorKeys = ''
+  /**
+   * Labels get colours in the order first seen, so a line keeps its colour when a filter hides
+   * another. Lines named by other keys (experiment × scheme instead of scheme) start the order
+   * afresh: labels of another shape would hold palette slots no line uses.
+   */
+  function noteLabels(labels: readonly string[], keys: readonly string[]): void {
+    const sig = keys.join(',')
+    if (sig !== colorKeys) {
+      colorKeys = sig
+      colorOrder.value = []
+    }
+    const add = [...new Set(labels)].filter((l) => !colorOrder.value.includes(l))
     if (add.length) colorOrder.value = [...colorOrder.value, ...add]
   }
 
@@ -85,6 +96,7 @@ export const useCompareStore = defineStore('compare', () => {
 
   function toggleExperiment(id: number): void {
     colorOrder.value = []
+    colorKeys = ''
     experimentIds.value = experimentIds.value.includes(id) ? experimentIds.value.filter((x) => x !== id) : [...experimentIds.value, id]
     if (runIds.value) {
       const keep = new Set((records.value.value?.runs ?? []).filter((r) => experimentIds.value.includes(r.experimentId)).map((r) => r.id))
@@ -138,9 +150,6 @@ export const useCompareStore = defineStore('compare', () => {
       if (my !== seq) return
       records.value = { value: res, error: null, loading: false }
       problem.value = null
-      const schemesSeen: string[] = []
-      for (const r of res.runs) if (!schemesSeen.includes(String(r.fields.scheme))) schemesSeen.push(String(r.fields.scheme))
-      noteLabels(schemesSeen)
     } catch (err) {
       if (my !== seq) return
       const msg = errorMessage(err)

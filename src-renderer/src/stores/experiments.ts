@@ -92,6 +92,23 @@ export const useExperimentsStore = defineStore('experiments', () => {
     return exp
   }
 
+  /** Renames (names are unique); the rename is a revision of its own. */
+  async function rename(id: number, name: string): Promise<Experiment> {
+    const exp = await call('experiments.rename', { id, name })
+    if (selectedId.value === id) current.value = exp
+    await refreshList()
+    return exp
+  }
+
+  /** The text as a new experiment (its own name, or the first free `NAME (N)`), which then opens. */
+  async function saveAs(yaml: string, file?: string): Promise<Experiment> {
+    const exp = await call('experiments.saveAs', file ? { yaml, file } : { yaml })
+    current.value = exp
+    view.value = { kind: 'experiment', id: exp.id }
+    await refreshList()
+    return exp
+  }
+
   async function run(id: number): Promise<number[]> {
     const { runIds } = await call('experiments.run', { id })
     scheduleRefresh()
@@ -133,6 +150,8 @@ export const useExperimentsStore = defineStore('experiments', () => {
     validate,
     create,
     update,
+    rename,
+    saveAs,
     run,
     subscribe,
   }

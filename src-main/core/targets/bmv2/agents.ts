@@ -1,16 +1,14 @@
 // The deploy and traffic phases start agents on the hosts (probe senders, servers, clients); as functions of the plan they read and run apart from the session that sequences the phases.
 
 import type { ControlPlaneState } from '../../controlplane'
-import { agentClientArgv, agentProbeArgv, agentServerArgv, type AgentLocation, type AgentWorkload } from '../shared/agent'
+import { agentClientArgv, agentProbeArgv, agentServerArgv, type AgentLocation } from '../shared/agent'
 import type { RunTestbedHost } from '../driver'
 import type { NetnsPlan } from '../shared/netns'
-import { destinationRuleOf, sleep, splitFlows, type RemoteRun } from '../shared/remote'
+import { sleep, type RemoteRun } from '../shared/remote'
+import { AGENT_PORT, agentWork, flowsPerHost } from '../shared/workload'
 
-const AGENT_PORT = 5001
 const HULA_ETHERTYPE = 0x2345
 const DHLB_ETHERTYPE = 0x2347
-/** PRNG stream of host i's client: 16 + i (streams below 16 are the simulator's own). */
-const CLIENT_STREAM_BASE = 16
 
 /** HULA or DHLB probe senders (the agent's raw-socket probe mode) on one host per ToR; returns the period in µs. */
 export async function startProbeSenders(run: RemoteRun, h: RunTestbedHost, plan: NetnsPlan, state: ControlPlaneState, scheme: 'hula' | 'dhlb', loc: AgentLocation): Promise<number> {
@@ -100,21 +98,11 @@ export async function startClients(
   const startAtNs = now + 2_000_000_000n
   const spec = run.ctx.plan.spec
   const linkBps = spec.topology.hostLinkBps * o.rateScale
-  const w = spec.workload
-  const perHost = splitFlows('flows' in w && typeof w.flows === 'number' ? w.flows : plan.hosts.length, plan.hosts.length)
-  const isDestination = destinationRuleOf(spec)
-  for (const host of plan.hosts) {
+  const work = agentWork(spec, run.ctx.plan.load, plan.hosts, { linkBps, cdfFile: () => `${o.dir}/workload.cdf`, target: 'bmv2' })
+  const perHost = flowsPerHost(spec, plan.hosts.length)
+  for (const { index, dsts, workload } of work) {
     run.throwIfCancelled()
-    const dsts = plan.hosts.filter((x) => isDestination(host.index, x.index)).map((x) => ({ host: x.ip, port: AGENT_PORT }))
-    let workload: AgentWorkload
-    if (w.kind === 'long-lived') {
-      workload = { kind: 'long-lived', flows: Math.max(1, perHost[host.index]), ...(w.sizeBytes ? { sizeBytes: w.sizeBytes } : {}), durationS: spec.stopAfterNs / 1e9 }
-    } else if (w.kind === 'incast' || w.kind === 'permutation') {
-      throw new Error(`the bmv2 driver does not run ${w.kind} workloads yet`)
-    } else {
-      if (perHost[host.index] === 0) continue
-      workload = { kind: 'poisson', cdf: `${o.dir}/workload.cdf`, load: run.ctx.plan.load, linkBps, flows: perHost[host.index], stream: CLIENT_STREAM_BASE + host.index }
-    }
+    const host = plan.hosts[index]
     const name = `cli-h${host.index}`
     const argv = agentClientArgv(o.loc, { dsts, out: `${o.dir}/flows-h${host.index}.jsonl`, workload, seed: run.ctx.plan.seed, startAtNs, src: host.ip })
     await procs.start(name, ['ip', 'netns', 'exec', host.ns, ...argv])

@@ -41,9 +41,8 @@ import {
   type CpScheme,
   type IntPlan,
 } from '../../controlplane'
-import { P4Builder, LocalRunner, SshRunner, programPath, programRelPath, readVariant, schemeParams, type BuildResult, type CompilerRunner } from '../../p4build'
+import { P4Builder, LocalRunner, SshRunner, programPath, programRelPath, readVariant, schemeParams, type ArtifactStore, type BuildResult, type CompilerRunner } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
-import type { Store } from '../../store'
 import { AGENT_FILE } from '../shared/agent'
 import {
   type RunContext,
@@ -60,13 +59,15 @@ import { configureSwitches, rescaleSwitches, startSwitches, switchProcName, uplo
 import { IntRelay } from './int'
 import { planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
 import { calibrate, recordCalibration } from './measure'
-import { RemoteRun, collectAgentFlows, nonce, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
+import { RemoteRun, collectAgentFlows, nonce, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
 import { withoutQueueRates } from './rescale'
+import { flowsPerHost } from '../shared/workload'
 import { bringUpTopology } from './steps'
 import { bmv2Telemetry } from './telemetry'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
-  store: Store
+  /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
+  artifacts: ArtifactStore
   /** <userData>: artifacts (<dataDir>/artifacts) and variants live here. */
   dataDir: string
   /** The shipped programs (p4/). */
@@ -159,6 +160,8 @@ export class Bmv2Session implements TargetSession {
       for (const t of r.tools) if (t.found && t.version) this.facts[`${h.name}.${t.name}`] = t.version
     }
     await this.run.requireRoot(this.switchHost)
+    // What earlier runs could not tear down here (the host unreachable then) goes first.
+    await this.run.cleanLeftovers()
     this.facts.bringUp = 'netns'
     this.facts.bringUpSetting = this.settings.bringUp
     return this.facts
@@ -185,7 +188,7 @@ export class Bmv2Session implements TargetSession {
     const file = variant?.file ?? programPath(this.o.p4Dir, { scheme: programName, target: 'bmv2' })
     const runner = await this.compilerRunner()
     this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with p4c-bm2-ss${flags.length ? ` ${flags.join(' ')}` : ''} (${runner.where})`)
-    const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
+    const builder = new P4Builder({ store: this.o.artifacts, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
     const artifact = await builder.build({ file, target: 'bmv2', flags, program: variant ? `variant:${programName}` : `p4/${programRelPath({ scheme: programName, target: 'bmv2' })}`, signal: this.ctx.signal })
     this.ctx.log('build', `${artifact.hit ? 'cache hit' : 'compiled'}: artifact ${artifact.key.slice(0, 12)} (${artifact.artifact.compiler})`)
     this.built = { state, mapping, programName, artifact, commands, ...(int ? { int } : {}) }
@@ -219,9 +222,7 @@ export class Bmv2Session implements TargetSession {
   private async calibrateRates(h: RunTestbedHost, plan: NetnsPlan, configured: Map<string, string[]>): Promise<void> {
     const b = this.built!
     const spec = this.ctx.plan.spec
-    const w = spec.workload
-    const perHost = splitFlows('flows' in w && typeof w.flows === 'number' ? w.flows : plan.hosts.length, plan.hosts.length)
-    const offered = offeredLoad(spec, this.ctx.plan.load, perHost)
+    const offered = offeredLoad(spec, this.ctx.plan.load, flowsPerHost(spec, plan.hosts.length))
     const path = longestPath(b.state, plan)
     const input = { fastestBps: fastestQueueBps(b.state), ceilingBps: this.settings.rateCeilingBps, offeredBps: offered.totalBps, ...(this.settings.rateScale !== undefined ? { fixedScale: this.settings.rateScale } : {}) }
     const measure = this.settings.calibrate ? { src: { name: path.src.name, ns: path.src.ns }, dst: { name: path.dst.name, ns: path.dst.ns, ip: path.dst.ip } } : null
@@ -354,7 +355,7 @@ export class Bmv2Session implements TargetSession {
     const files: Array<{ hostIndex: number; source: string; text: string }> = []
     for (const c of this.clientNames) {
       const host = plan.hosts[c.host]
-      const r = await this.run.run(h, ['cat', '--', `${this.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20 })
+      const r = await this.run.run(h, ['cat', '--', `${this.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20, retryOnLoss: true })
       if (r.code !== 0) this.ctx.log(h.name, `no flow file from ${host.name}: ${r.stderr.toString('utf8').trim()}`)
       files.push({ hostIndex: c.host, source: host.name, text: r.stdout.toString('utf8') })
     }

@@ -157,7 +157,7 @@ export function hostLoadPlan(plan: NetnsPlan, proc: (switchName: string) => stri
 export async function sampleHost(run: RemoteRun, h: RunTestbedHost, plan: NetnsPlan, lp: HostLoadPlan): Promise<HostSample | null> {
   const procs = await run.processes(h)
   const args = [plan.switchNs, ...lp.processes.flatMap((p) => [p.proc, procs.pidFile(p.proc)])]
-  const r = await run.script(h, 'p4lab-load', HOST_SAMPLE_SCRIPT, args, { check: false, logOutput: false })
+  const r = await run.script(h, 'p4lab-load', HOST_SAMPLE_SCRIPT, args, { check: false, logOutput: false, retryOnLoss: true })
   return r.code === 0 ? parseHostSample(r.stdout.toString('utf8')) : null
 }
 

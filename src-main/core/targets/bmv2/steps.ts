@@ -166,7 +166,7 @@ export async function configureSwitch(run: RemoteRun, h: RunTestbedHost, name: s
 
 /** One telemetry poll round of one switch: one CLI process carrying every read. */
 export async function pollSwitch(run: RemoteRun, h: RunTestbedHost, reads: readonly PollRead[], t: CliTarget): Promise<PollRound> {
-  const r = await run.script(h, 'p4lab-poll', WITH_PATH, cliArgv(t), { stdin: cliInput(pollCommands(reads)), check: false, logOutput: false })
+  const r = await run.script(h, 'p4lab-poll', WITH_PATH, cliArgv(t), { stdin: cliInput(pollCommands(reads)), check: false, logOutput: false, retryOnLoss: true })
   if (run.ctx.signal.aborted) throw new CancelledError()
   return parsePollRound(reads, r.stdout.toString('utf8') + r.stderr.toString('utf8'))
 }

@@ -11,9 +11,10 @@ import { RemoteProcesses, SshPool, q, shScript, type ExecResult, type KnownHosts
 import { checkHost } from '../../testbeds/check'
 import { describeTool } from '../../testbeds/tools'
 import { passphraseSecretId } from '../../testbeds/service'
-import type { HostCheck, HostRole, TestbedKind } from '../../../contract/schemas'
+import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type HostRole, type TestbedKind } from '../../../contract/schemas'
 import { CancelledError, type RunContext, type RunTestbedHost } from '../driver'
 import { AgentOutputCollector, type AgentOutput } from './agent'
+import { cleanTestbedLeftovers, recordLeftover, type CleanupResult } from './leftovers'
 import { describeLeftovers, parseLeftovers, TEARDOWN_SCRIPT, VERIFY_SCRIPT, type Leftovers } from './netns'
 
 export interface RemoteDeps {
@@ -26,6 +27,11 @@ export interface RemoteDeps {
   /** ms between TERM and KILL when stopping a process group. Default 3000. */
   graceMs?: number
   env?: NodeJS.ProcessEnv
+  /**
+   * Where a teardown that could not finish records what it left on a host, for the cleanup at
+   * the next run on the testbed or `p4lab testbed clean` (./leftovers.ts). Without it nothing is recorded.
+   */
+  dataDir?: string
 }
 
 /** A widened PATH for tools in sbin or /usr/local (a non-login shell may lack them). */
@@ -103,6 +109,8 @@ export interface ExecLogged {
   /** Teardown's: a session before any other waiting command, another connection when all are busy. */
   priority?: boolean
   maxCapture?: number
+  /** The command only reads: sent again when the connection drops under it and comes back (ExecOptions.retryOnLoss). */
+  retryOnLoss?: boolean
 }
 
 /**
@@ -131,7 +139,9 @@ export class RemoteRun {
       secrets: deps.secrets,
       readyTimeout: deps.connectTimeoutMs ?? 15_000,
       env: deps.env,
-      backoff: { maxAttempts: 3 },
+      // A dropped connection is retried for the testbed's reconnect window (read-only
+      // commands in flight are sent again once it is back); past it the run fails.
+      backoff: { windowMs: reconnectWindowMs(ctx.testbed?.settings), initialMs: 500, maxMs: 5000 },
       log: (line) => ctx.log('ssh', line),
     })
   }
@@ -189,6 +199,7 @@ export class RemoteRun {
         ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
         ...(opts.cancellable !== false ? { signal: this.ctx.signal } : {}),
         ...(opts.priority ? { priority: true } : {}),
+        ...(opts.retryOnLoss ? { retryOnLoss: true } : {}),
         maxCapture: opts.maxCapture ?? 16 << 20,
         ...(opts.logOutput === false ? {} : { onLine: (l: string, stream: string) => this.ctx.log(h.name, stream === 'stderr' ? `! ${l}` : l) }),
       })
@@ -275,9 +286,45 @@ export class RemoteRun {
     await this.run(h, ['rm', '-rf', '--', dir], { cancellable: false, check: false, logOutput: false, priority: true })
   }
 
+  /** Records that this run's teardown did not finish on the host (./leftovers.ts); returns the record's file, if one was written. */
+  recordLeftover(h: RunTestbedHost, prefix: string | null, reason: string): string | null {
+    const tb = this.ctx.testbed
+    if (!this.deps.dataDir || !tb) return null
+    try {
+      return recordLeftover(this.deps.dataDir, {
+        testbed: tb.name,
+        runId: this.ctx.plan.runId,
+        runKey: this.key,
+        base: this.base,
+        prefix,
+        host: { id: h.id, name: h.name, address: h.address, port: h.port, user: h.user },
+        reason,
+        at: new Date().toISOString(),
+      })
+    } catch (e) {
+      this.ctx.log(h.name, `teardown: cannot record what is left for a later cleanup: ${(e as Error).message}`)
+      return null
+    }
+  }
+
+  /** Cleans what earlier runs left on this testbed's hosts (./leftovers.ts), through this run's connections and log. */
+  async cleanLeftovers(): Promise<CleanupResult[]> {
+    const tb = this.ctx.testbed
+    if (!this.deps.dataDir || !tb) return []
+    const results = await cleanTestbedLeftovers(this.deps.dataDir, tb, (h) => this.host(h), (l) => this.ctx.log('cleanup', l))
+    if (results.length) this.ctx.event?.('cleanup', { results })
+    return results
+  }
+
   close(): void {
     this.pool.closeAll()
   }
+}
+
+/** The testbed's reconnect window (settings.reconnectWindowS), in ms. */
+export function reconnectWindowMs(settings: Record<string, unknown> | undefined): number {
+  const s = settings?.reconnectWindowS
+  return (typeof s === 'number' && Number.isFinite(s) && s >= 0 ? s : DEFAULT_RECONNECT_WINDOW_S) * 1000
 }
 
 /** Teardown of one host: stop the run's processes, delete what it made, verify, remove its directory. */
@@ -296,6 +343,7 @@ export async function teardownHost(run: RemoteRun, h: RunTestbedHost, prefix: st
   }
   const what = left ? describeLeftovers(left) : null
   if (what) problems.push(`left behind: ${what}`)
+  // A teardown that could not run its commands is not clean, whatever it did not get to see.
   run.ctx.event?.('teardown', { host: h.name, clean: problems.length === 0, ...(left ? { leftovers: left } : {}) })
   if (problems.length === 0) {
     run.ctx.log(h.name, `teardown: verified, nothing of ${run.key}${prefix ? ` (prefix ${prefix})` : ''} is left`)
@@ -303,6 +351,8 @@ export async function teardownHost(run: RemoteRun, h: RunTestbedHost, prefix: st
     return null
   }
   for (const p of problems) run.ctx.log(h.name, `teardown ERROR: ${p}`)
+  const file = run.recordLeftover(h, prefix, problems.join('; '))
+  if (file) run.ctx.log(h.name, `teardown: recorded in ${file}; what is left is removed at the next run on testbed ${run.ctx.testbed?.name ?? '?'} or by: p4lab testbed clean ${run.ctx.testbed?.name ?? 'TESTBED'}`)
   return `${h.name}: ${problems.join('; ')}`
 }
 

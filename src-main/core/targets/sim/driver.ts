@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { SimConfig, SimResult } from '../../../sim/types'
 import { packageRoot } from '../../paths'
+import { limitCode, RUN_LIMITS } from '../../run-limits'
 import {
   CancelledError,
   type RunContext,
@@ -74,7 +75,10 @@ class SimSession implements TargetSession {
   private failure: Error | undefined
   private exited = false
 
-  constructor(private readonly ctx: RunContext) {}
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly memoryMb: number,
+  ) {}
 
   async build(): Promise<void> {
     if (this.ctx.plan.spec.int) {
@@ -90,10 +94,14 @@ class SimSession implements TargetSession {
 
   async deploy(): Promise<void> {
     this.throwIfCancelled()
-    const worker = new Worker(simWorkerPath())
+    // The memory ceiling per run: V8 stops the worker, not the process, when its heap is full.
+    const worker = new Worker(simWorkerPath(), { resourceLimits: { maxOldGenerationSizeMb: this.memoryMb } })
     this.worker = worker
     worker.on('message', (msg: FromWorker) => this.push(msg))
-    worker.on('error', (err) => this.fail(err))
+    worker.on('error', (err) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_WORKER_OUT_OF_MEMORY') return this.fail(err)
+      this.fail(this.overCeiling())
+    })
     worker.on('exit', (code) => {
       this.exited = true
       if (!this.result && !this.failure) {
@@ -106,7 +114,7 @@ class SimSession implements TargetSession {
   async startTraffic(): Promise<void> {
     this.throwIfCancelled()
     if (!this.worker || !this.config) throw new Error('startTraffic before deploy')
-    const msg: ToWorker = { type: 'start', config: this.config, credits: this.credits.buffer as SharedArrayBuffer }
+    const msg: ToWorker = { type: 'start', config: this.config, credits: this.credits.buffer as SharedArrayBuffer, memoryMb: this.memoryMb }
     this.worker.postMessage(msg)
   }
 
@@ -133,9 +141,13 @@ class SimSession implements TargetSession {
         case 'progress':
           yield msg
           break
+        case 'flows':
+          yield { type: 'flows', ...msg.batch }
+          break
         case 'done':
           break
         case 'error': {
+          if (msg.memory) throw this.overCeiling(msg.memory.usedMb)
           const err = new Error(`simulator failed: ${msg.message}`)
           if (msg.stack) this.ctx.log('sim', msg.stack)
           throw err
@@ -166,6 +178,16 @@ class SimSession implements TargetSession {
     const w = this.worker
     this.worker = undefined
     if (w && !this.exited) await w.terminate()
+  }
+
+  /** The run's failure when it went over the memory ceiling, reported as a warning event as well. */
+  private overCeiling(usedMb?: number): Error {
+    const used = usedMb !== undefined ? ` (it used ${usedMb.toLocaleString('en-US')} MB)` : ''
+    const message =
+      `the run went over the memory ceiling per run of ${this.memoryMb.toLocaleString('en-US')} MB${used} and was stopped; ` +
+      'use fewer flows per run or a smaller fabric, or raise the ceiling with P4LAB_RUN_MEMORY_MB'
+    this.ctx.event?.('warning', { source: 'sim', code: limitCode('memory'), limit: 'memory', cap: this.memoryMb, message })
+    return new Error(message)
   }
 
   private push(msg: FromWorker): void {
@@ -200,8 +222,12 @@ export class SimDriver implements TargetDriver {
   /** Each run is one CPU-bound worker thread: one per core keeps them all busy. */
   readonly maxParallelRuns: number
 
-  constructor(opts: { parallelRuns?: number } = {}) {
+  /** The memory ceiling per run (MB of the worker's heap). */
+  readonly memoryMb: number
+
+  constructor(opts: { parallelRuns?: number; memoryMb?: number } = {}) {
     this.maxParallelRuns = Math.max(1, opts.parallelRuns ?? availableParallelism())
+    this.memoryMb = opts.memoryMb ?? RUN_LIMITS.memoryMb
   }
 
   async check(): Promise<TargetFacts> {
@@ -209,6 +235,6 @@ export class SimDriver implements TargetDriver {
   }
 
   open(ctx: RunContext): TargetSession {
-    return new SimSession(ctx)
+    return new SimSession(ctx, this.memoryMb)
   }
 }

@@ -16,7 +16,8 @@
 //             detached; wait for bfshell; run_bfshell.sh -b script.py (tables, multicast,
 //             ports through bfrt.port.port on hardware, pktgen for probes), output parsed
 //   traffic   agent servers then clients (one PRNG stream per host)
-//   telemetry a bfrt poll script per round (operation_register_sync / counter sync)
+//   telemetry a bfrt poll script per round (operation_register_sync / counter sync) reading the
+//             port counters and the cells the scheme's descriptor names (telemetry.ts)
 //   teardown  stop every process of the run by group, delete its namespaces and veths, verify.
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -24,27 +25,28 @@ import { join } from 'node:path'
 import { TofinoSettings } from '../../../contract/schemas'
 import { buildFabric, type FabricSpec } from '../../../model/topology'
 import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState } from '../../controlplane'
-import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type BuildResult } from '../../p4build'
+import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type ArtifactStore, type BuildResult } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
-import type { Store } from '../../store'
 import { uploadDir } from '../../ssh'
 import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../shared/agent'
+import { AGENT_PORT, agentWork } from '../shared/workload'
 import {
   type RunContext,
   type RunOutput,
   type RunTestbedHost,
-  type SeriesSpec,
   type TargetDriver,
   type TargetFacts,
   type TargetMessage,
   type TargetSession,
 } from '../driver'
 import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
-import { RemoteRun, WITH_PATH, collectAgentFlows, destinationRuleOf, nonce, sleep, splitFlows, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
-import { bfrtPollKey, bfrtPollScript, combinePipes, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead } from './output'
+import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
+import { bfrtPollScript, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead, type BfrtPollRound } from './output'
+import { tofinoSeriesPlan, type TofinoSeriesPlan } from './telemetry'
 
 export interface TofinoDriverOptions extends RemoteDeps {
-  store: Store
+  /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
+  artifacts: ArtifactStore
   dataDir: string
   p4Dir: string
   agentFile: string
@@ -53,9 +55,6 @@ export interface TofinoDriverOptions extends RemoteDeps {
   minPollMs?: number
   keepRunDir?: boolean
 }
-
-const AGENT_PORT = 5001
-const CLIENT_STREAM_BASE = 16
 
 /** One switch on one SDE host. */
 interface Placement {
@@ -109,6 +108,7 @@ export class TofinoSession implements TargetSession {
   private facts: TargetFacts = { target: 'tofino' }
   private clients: Array<{ host: RunTestbedHost; name: string; hostIndex: number; out: string }> = []
   private trafficStart = 0
+  private polls: TofinoSeriesPlan | undefined
   private tornDown: Promise<void> | undefined
 
   constructor(
@@ -173,6 +173,8 @@ export class TofinoSession implements TargetSession {
       }
     }
     if (this.settings.target === 'model') for (const p of this.placements) await this.run.requireRoot(p.host)
+    // What earlier runs could not tear down on these hosts (unreachable then) goes first.
+    await this.run.cleanLeftovers()
     this.facts.target = `tofino-${this.settings.target}`
     this.facts.placement = this.placements.map((p) => `${p.sw}@${p.host.name}`).join(' ')
     return this.facts
@@ -193,7 +195,7 @@ export class TofinoSession implements TargetSession {
       env: { SDE: first.sde, SDE_INSTALL: first.sdeInstall },
     })
     this.ctx.log('build', `${variant ? 'variant' : 'program'} ${file} with bf-p4c (${runner.where})`)
-    const builder = new P4Builder({ store: this.o.store, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
+    const builder = new P4Builder({ store: this.o.artifacts, artifactsDir: join(this.o.dataDir, 'artifacts'), runner })
     this.artifact = await builder.build({ file, target: 'tofino', program: variant ? `variant:${this.programName}` : `p4/${programRelPath({ scheme: this.programName, target: 'tofino' })}`, signal: this.ctx.signal })
     this.facts.artifact = this.artifact.key
     this.facts.compiler = this.artifact.artifact.compiler
@@ -291,9 +293,14 @@ export class TofinoSession implements TargetSession {
     this.ctx.log(p.host.name, `${p.sw}: ${what} script ran to the end`)
   }
 
+  /** What each round polls and the series it feeds: the port counters and the scheme's cells. */
+  private seriesPlan(): TofinoSeriesPlan {
+    this.polls ??= tofinoSeriesPlan(this.computeState(), this.placements.map((p) => p.sw), this.ctx.plan.scheme)
+    return this.polls
+  }
+
   private pollReads(p: Placement): BfrtPollRead[] {
-    const sw = this.computeState().switches[p.switchIndex]
-    return sw.ports.map((q) => ({ kind: 'counter' as const, name: 'MyEgress.portTx', index: q.port }))
+    return this.seriesPlan().reads.get(p.sw) ?? []
   }
 
   async startTraffic(): Promise<void> {
@@ -331,19 +338,12 @@ export class TofinoSession implements TargetSession {
     }
     await sleep(1500, this.ctx.signal)
     const spec = this.ctx.plan.spec
-    const wl = spec.workload
-    const perHost = splitFlows('flows' in wl && typeof wl.flows === 'number' ? wl.flows : where.length, where.length)
+    const work = agentWork(spec, this.ctx.plan.load, where, { linkBps: spec.topology.hostLinkBps, cdfFile: (i) => `${where[i].dir}/workload.cdf`, target: 'tofino' })
     const first = where[0].host
     const startAtNs = BigInt((await this.run.run(first, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim()) + 3_000_000_000n
-    const isDestination = destinationRuleOf(spec)
-    for (const w of where) {
+    for (const { index, dsts, workload } of work) {
       this.run.throwIfCancelled()
-      const dsts = where.filter((x) => isDestination(w.index, x.index)).map((x) => ({ host: x.ip, port: AGENT_PORT }))
-      if (wl.kind !== 'long-lived' && perHost[w.index] === 0) continue
-      const workload =
-        wl.kind === 'long-lived'
-          ? { kind: 'long-lived' as const, flows: Math.max(1, perHost[w.index]), durationS: spec.stopAfterNs / 1e9 }
-          : { kind: 'poisson' as const, cdf: `${w.dir}/workload.cdf`, load: this.ctx.plan.load, linkBps: spec.topology.hostLinkBps, flows: perHost[w.index], stream: CLIENT_STREAM_BASE + w.index }
+      const w = where[index]
       const out = `${w.dir}/flows-h${w.index}.jsonl`
       const name = `cli-h${w.index}`
       await (await this.run.processes(w.host)).start(name, [...w.wrap, ...agentClientArgv({ agent: `${w.dir}/${AGENT_FILE}` }, { dsts, out, workload, seed: this.ctx.plan.seed, startAtNs, src: w.ip })])
@@ -353,37 +353,22 @@ export class TofinoSession implements TargetSession {
   }
 
   async *telemetry(): AsyncIterable<TargetMessage> {
-    const state = this.computeState()
-    const defs: SeriesSpec[] = []
-    for (const p of this.placements) for (const q of state.switches[p.switchIndex].ports) defs.push({ kind: 'link.util', entity: { switch: p.sw, port: q.port }, unit: 'ratio' })
-    yield { type: 'series', defs }
+    const sp = this.seriesPlan()
+    yield { type: 'series', defs: sp.defs }
     const intervalMs = Math.max(this.o.minPollMs ?? 2000, this.ctx.plan.spec.telemetryIntervalNs / 1e6)
     const capMs = this.ctx.plan.spec.stopAfterNs / 1e6 + 60_000
-    let prev: Map<string, number> | null = null
+    let prev: Map<string, BfrtPollRound> | null = null
     let prevT = 0
     for (;;) {
       this.run.throwIfCancelled()
-      const now = new Map<string, number>()
+      const now = new Map<string, BfrtPollRound>()
       for (const p of this.placements) {
         const reads = this.pollReads(p)
         const r = await this.run.script(p.host, 'p4lab-poll', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${this.dirs.get(p.host.id)}/poll/round.py`], { check: false, logOutput: false })
-        const round = parseBfrtPollRound(reads, r.stdout.toString('utf8'))
-        for (const [k, v] of round.counters) now.set(`${p.sw}/${k}`, Number(v.bytes))
+        now.set(p.sw, parseBfrtPollRound(reads, r.stdout.toString('utf8')))
       }
       const t = Date.now()
-      if (prev) {
-        const values = new Float64Array(defs.length)
-        let i = 0
-        for (const p of this.placements) {
-          for (const q of state.switches[p.switchIndex].ports) {
-            const k = `${p.sw}/${bfrtPollKey('MyEgress.portTx', q.port)}`
-            const a = now.get(k)
-            const b = prev.get(k)
-            values[i++] = a === undefined || b === undefined ? NaN : ((a - b) * 8) / (((t - prevT) / 1000) * q.bps)
-          }
-        }
-        yield { type: 'telemetry', t: new Float64Array([(t - this.trafficStart) * 1e6]), values }
-      }
+      if (prev) yield { type: 'telemetry', t: new Float64Array([(t - this.trafficStart) * 1e6]), values: sp.values(now, prev, (t - prevT) / 1000) }
       prev = now
       prevT = t
       let running = 0
@@ -395,14 +380,13 @@ export class TofinoSession implements TargetSession {
       }
       await sleep(intervalMs, this.ctx.signal)
     }
-    void combinePipes
   }
 
   async collect(): Promise<RunOutput> {
     const plan = this.plan!
     const files: Array<{ hostIndex: number; source: string; text: string }> = []
     for (const c of this.clients) {
-      const r = await this.run.run(c.host, ['cat', '--', c.out], { check: false, logOutput: false, maxCapture: 256 << 20 })
+      const r = await this.run.run(c.host, ['cat', '--', c.out], { check: false, logOutput: false, maxCapture: 256 << 20, retryOnLoss: true })
       files.push({ hostIndex: c.hostIndex, source: plan.hosts[c.hostIndex].name, text: r.stdout.toString('utf8') })
     }
     const ipToHost = new Map(plan.hosts.map((x) => [x.ip, x.index]))

@@ -1,0 +1,120 @@
+// Compare's plots as figures, with ten lines: the eight schemes of one experiment and two of
+// another (lines per experiment × scheme). Checks, from the page, what a reader of the figure
+// needs: every axis titled (with its unit), the FCT CDF on a log x axis with decade ticks,
+// ten distinct colours (line styles beyond the palette), legends inside their cards and
+// buttons inside theirs. Screenshot in test-artifacts/e2e/compare-figures-*.png (look at it).
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { p4lab } from '../archive/cli'
+import { ARTIFACTS, launchChromium } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
+
+const ALL = ['ecmp', 'rps', 'conga', 'conga-prime', 'hula', 'letflow', 'dhlb', 'floodgate']
+const TOPOLOGY = 'topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 4, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }'
+const experiment = (name: string, schemes: string[], queue: number) => `name: ${name}
+testbed: sim
+${TOPOLOGY.replace('queuePackets: 100', `queuePackets: ${queue}`)}
+schemes: [${schemes.join(', ')}]
+workload: { kind: web-search, load: [0.3, 0.6], flows: 60 }
+seeds: [1]
+telemetry: { interval: 200us }
+`
+
+/** What ComparePlot exposes of its uPlot chart (data-figure): axis titles, scale kinds, tick labels, line styles. */
+interface Figure {
+  axes: Array<{ label: string; ticks: string[] }>
+  xDistr: number
+  lines: Array<{ label: string; color: string; dash: number[] }>
+}
+
+async function figure(page: Page, testid: string): Promise<Figure> {
+  return JSON.parse((await page.getByTestId(testid).getAttribute('data-figure')) ?? 'null') as Figure
+}
+
+describe('compare plots as figures', () => {
+  let home: string
+  let app: Started
+  let browser: Browser
+  let page: Page
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-figures-'))
+    writeFileSync(join(home, 'a.yaml'), experiment('figures-all', ALL, 100))
+    writeFileSync(join(home, 'b.yaml'), experiment('figures-small-queues', ['ecmp', 'hula'], 40))
+    for (const f of ['a.yaml', 'b.yaml']) {
+      const r = p4lab(['run', f], home, home)
+      expect(r.code, r.stderr).toBe(0)
+    }
+    app = await startApp([], { P4LAB_HOME: home })
+    browser = await launchChromium()
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1100 } })
+    page = await context.newPage()
+    page.on('pageerror', (err) => errors.push(String(err)))
+  }, 900_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('draws ten distinct, titled lines and a log-x FCT CDF', async () => {
+    await page.goto(app.url)
+    await page.getByTestId('nav-compare').click()
+    for (const id of ['1', '2']) await page.locator(`[data-testid="compare-exp"][data-experiment-id="${id}"] input`).check()
+    await expect.poll(() => page.getByTestId('plot-main').getAttribute('data-lines'), { timeout: 30_000 }).toBe('10')
+    await expect.poll(() => page.getByTestId('plot-fct-cdf').getAttribute('data-lines'), { timeout: 30_000 }).toBe('10')
+    await expect.poll(() => page.getByTestId('compare-view').getAttribute('data-settled'), { timeout: 30_000 }).toBe('true')
+    await expect.poll(async () => (await figure(page, 'plot-fct-cdf'))?.lines.length ?? 0, { timeout: 30_000 }).toBe(10)
+    await page.screenshot({ path: join(ARTIFACTS, 'compare-figures-1-view.png') })
+    await page.getByTestId('plot-fct-cdf').screenshot({ path: join(ARTIFACTS, 'compare-figures-2-fct-cdf.png') })
+    await page.getByTestId('plot-main').screenshot({ path: join(ARTIFACTS, 'compare-figures-3-main.png') })
+
+    // Ten lines, ten colours, all solid (dashes start at the eleventh).
+    const main = await figure(page, 'plot-main')
+    expect(main.lines.map((l) => l.label)).toEqual([...ALL.map((s) => `figures-all · ${s}`), 'figures-small-queues · ecmp', 'figures-small-queues · hula'])
+    expect(new Set(main.lines.map((l) => l.color)).size).toBe(10)
+    for (const l of main.lines) expect(l.dash).toEqual([])
+    // Titled axes, the unit in the title and plain numbers on the ticks (no "0 ns" under ms).
+    expect(main.axes[0].label).toBe('load')
+    expect(main.axes[1].label).toMatch(/^mean FCT \((µs|ms|s)\)$/)
+    expect(main.axes[1].ticks).toContain('0')
+    for (const t of main.axes[1].ticks) expect(t).toMatch(/^-?\d+(\.\d+)?$/)
+    const colour = new Map(main.lines.map((l) => [l.label, l.color]))
+    for (const id of ['plot-normalised', 'plot-fct-0', 'plot-fct-1', 'plot-fct-2', 'plot-fct-3', 'plot-fct-4', 'plot-fct-5', 'plot-fct-cdf', 'plot-queue-cdf']) {
+      const f = await figure(page, id)
+      // A flow class these short runs have no flow of (> 10 MB) draws no chart, only its note.
+      if (f === null && ['plot-fct-2', 'plot-fct-5'].includes(id)) continue
+      expect(f, id).not.toBeNull()
+      for (const a of f.axes) expect(a.label, id).not.toBe('')
+      for (const l of f.lines) expect(l.color, `${id} ${l.label}`).toBe(colour.get(l.label))
+    }
+    // The FCT CDF: a log x scale (uPlot distr 3) labelled at powers of ten.
+    const cdf = await figure(page, 'plot-fct-cdf')
+    expect(cdf.xDistr).toBe(3)
+    expect(cdf.axes[0].label).toBe('flow completion time, log scale')
+    expect(cdf.axes[0].ticks.length).toBeGreaterThanOrEqual(3)
+    for (const t of cdf.axes[0].ticks) expect(t).toMatch(/^(1|10|100) (ns|µs|ms|s)$/)
+    expect(cdf.axes[1].label).toBe('CDF (%)')
+    // A scheme that sends no probes has no probe-overhead line (it would be a flat zero).
+    const probe = JSON.parse((await page.getByTestId('plot-probe').getAttribute('data-plot')) ?? '{}') as { lines: Array<{ label: string; mean: Array<number | null> }> }
+    for (const s of ['ecmp', 'rps']) expect(probe.lines.map((l) => l.label)).not.toContain(`figures-all · ${s}`)
+    for (const l of probe.lines) expect(l.mean.some((v) => v !== null && v > 0), l.label).toBe(true)
+    expect(probe.lines.map((l) => l.label)).toContain('figures-all · hula')
+    // Legends and export buttons stay inside their cards.
+    const overflow = await page.locator('.cplot').evaluateAll((cards) =>
+      cards.flatMap((c) => {
+        const box = c.getBoundingClientRect()
+        return [...c.querySelectorAll('.exports, .legend .li')]
+          .map((e) => ({ e, r: e.getBoundingClientRect() }))
+          .filter(({ r }) => r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5))
+          .map(({ e }) => `${c.getAttribute('data-testid')}: ${e.textContent}`)
+      }),
+    )
+    expect(overflow).toEqual([])
+    expect(errors).toEqual([])
+  })
+})
