@@ -33,12 +33,12 @@ export const COMMON_OPTIONS = {
  * The runs as a table; below it, each run that is not done but has results (incomplete) with
  * its numbers and likely cause, so no listing shows it as if it were done.
  */
-export function runsTable(runs: Run[], o: { notes?: boolean } = {}): string {
+export function runsTable(runs: Run[], o: { notes?: boolean; status?: (r: Run) => string } = {}): string {
   const notes = (o.notes ?? true) ? runs.filter((r) => r.status === 'incomplete').map((r) => `  run ${r.id} is incomplete: ${r.error ?? (r.completion ? completionNumbers(r.completion) : 'no numbers recorded')}`) : []
-  return [runsTableOnly(runs), ...notes].join('\n')
+  return [runsTableOnly(runs, o.status ?? ((r) => r.status)), ...notes].join('\n')
 }
 
-function runsTableOnly(runs: Run[]): string {
+function runsTableOnly(runs: Run[], status: (r: Run) => string): string {
   return table(
     ['run', 'scheme', 'load', 'seed', 'status', 'flows', 'mean FCT', 'p50', 'p99', '<100KB mean', '>10MB mean'],
     runs.map((r) => [
@@ -46,7 +46,7 @@ function runsTableOnly(runs: Run[]): string {
       r.scheme,
       r.load,
       r.seed,
-      r.status,
+      status(r),
       r.completion ? `${r.completion.finished}/${r.completion.flows}` : r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-',
       formatNs(r.stats?.meanNs),
       formatNs(r.stats?.p50Ns),

@@ -13,9 +13,10 @@ import { renameCommand } from './commands/rename'
 import { runCommand } from './commands/run'
 import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
+import { slurmCommand } from './slurm'
 import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand, slurmCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

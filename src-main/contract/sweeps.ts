@@ -23,6 +23,8 @@ export const SweepCell = z.object({
   completion: RunCompletion.nullable(),
   /** False for a cell with runs that the experiment's matrix no longer has. */
   inSpec: z.boolean(),
+  /** When the latest run is a task of a Slurm job array: the task and its state as Slurm gave it at the last look. */
+  slurm: z.object({ job: z.string(), task: z.number().int(), state: z.string(), reason: z.string().nullable() }).nullable().optional(),
 })
 export type SweepCell = z.infer<typeof SweepCell>
 

@@ -61,9 +61,12 @@ function pidExists(pid: number): boolean {
 
 /**
  * Whether the owner of a run may still be running it. Owners on another machine (a shared
- * database file) cannot be checked and count as alive; so does anything unparseable.
+ * database file) cannot be checked and count as alive; so does anything unparseable, and a
+ * Slurm sweep's runs, whose owner is the cluster's job.
  */
 export function ownerIsAlive(owner: string): boolean {
+  // A run on a Slurm cluster ('slurm <login node>', core/slurm) is followed through its job, not a process.
+  if (owner.startsWith('slurm ')) return true
   const [host, pidText, boot, start] = owner.split(':')
   const pid = Number(pidText)
   if (host !== hostname() || !Number.isInteger(pid) || pid <= 0) return true

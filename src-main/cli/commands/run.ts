@@ -8,6 +8,7 @@ import { parseExperiment, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
 import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
+import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, runOnSlurm } from '../slurm'
 
 function parseParallel(text: string | undefined): number | undefined {
   if (text === undefined) return undefined
@@ -43,7 +44,7 @@ function continueSweep(core: ReturnType<typeof openCore>, experimentId: number, 
   return r.runs
 }
 
-async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string, mode: RunMode = 'all'): Promise<number> {
+async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string, mode: RunMode = 'all', slurm?: Parameters<typeof runOnSlurm>[3]): Promise<number> {
   const path = resolve(file)
   let yaml: string
   try {
@@ -87,6 +88,13 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   if (elsewhere) {
     process.stderr.write(`p4lab: ${file} was last run as experiment '${elsewhere.name}'; its new name makes this a new experiment '${exp.name}' (to rename instead: p4lab rename '${elsewhere.name}' '${exp.name}')\n`)
   }
+  if (slurm) {
+    try {
+      return await runOnSlurm(core, exp, mode === 'resume', slurm)
+    } finally {
+      store.close()
+    }
+  }
   const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
   const ids = runs.map((r) => r.id)
   process.on('SIGINT', () => {
@@ -123,13 +131,18 @@ export const runCommand: Command = {
     '    (sim runs in parallel, one per core unless --parallel; --testbed overrides the file\'s testbed)',
     '    --resume runs only the cells with no done run (an interrupted sweep; incomplete cells are left alone);',
     '    --rerun-failed only failed/incomplete/cancelled/interrupted ones',
+    ...SLURM_RUN_USAGE,
   ],
   details: () => [...schemesHelp(), '', ...paramsHelp()],
   run(argv) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' }, testbed: { type: 'string' }, resume: { type: 'boolean', default: false }, 'rerun-failed': { type: 'boolean', default: false } } })
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, parallel: { type: 'string', short: 'j' }, testbed: { type: 'string' }, resume: { type: 'boolean', default: false }, 'rerun-failed': { type: 'boolean', default: false }, ...SLURM_RUN_OPTIONS } })
     if (positionals.length !== 1) throw new UsageError('run takes one experiment file')
     if (values.resume && values['rerun-failed']) throw new UsageError('give --resume or --rerun-failed, not both')
     const mode: RunMode = values.resume ? 'resume' : values['rerun-failed'] ? 'rerun-failed' : 'all'
-    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel), values.testbed, mode)
+    if (values.on !== undefined && values.on !== 'slurm' && values.on !== 'local') throw new UsageError(`--on takes slurm or local, got '${values.on}'`)
+    const slurmOnly = (Object.keys(SLURM_RUN_OPTIONS) as Array<keyof typeof SLURM_RUN_OPTIONS>).filter((k) => k !== 'on' && values[k] !== undefined && values[k] !== false)
+    if (values.on !== 'slurm' && slurmOnly.length) throw new UsageError(`--${slurmOnly[0]} goes with --on slurm`)
+    if (values.on === 'slurm' && mode === 'rerun-failed') throw new UsageError('--rerun-failed runs locally; on Slurm use --resume')
+    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel), values.testbed, mode, values.on === 'slurm' ? values : undefined)
   },
 }

@@ -4,4 +4,4 @@ export { ArchiveTargetError, exportExperiment, type ExportOptions, type ExportRe
 export { DEFAULT_LIMITS, extractSafely, type EntryVetter, type ExtractLimits } from './extract'
 export { commitImport, importArchive, prepareImport, type ImportOptions, type ImportResult, type PreparedImport } from './import'
 export { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, Manifest, parseManifest } from './manifest'
-export { ManifestCheck } from './verify'
+export { ManifestCheck, verifyExtracted } from './verify'

@@ -5,12 +5,13 @@
 // read in a first pass that writes nothing (readManifest), and the check starts with it.
 // Nothing is re-read afterwards; the end only checks that every listed file came.
 import { createHash } from 'node:crypto'
-import { createReadStream, readFileSync } from 'node:fs'
+import { createReadStream, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
 import { ArchiveRefusedError, withoutDotPrefix } from './entries'
 import type { EntryVetter } from './extract'
-import { MANIFEST, parseManifest, type Manifest } from './manifest'
+import { MANIFEST, parseManifest, sha256File, type Manifest } from './manifest'
 import { TarReader, type TarSink } from './tarstream'
 
 /** The largest manifest.json read (20,000 files listed take about 3 MB). */
@@ -108,4 +109,20 @@ export async function readManifest(file: string): Promise<Buffer | null> {
     throw new ArchiveRefusedError(null, `not a valid tar.gz archive: ${(err as Error).message}`)
   }
   return found
+}
+
+/**
+ * The same check over files already extracted to `dir` (paths relative to it), for a folder
+ * whose manifest.json need not come first in its tar stream (a Slurm task's result bundle):
+ * the manifest is read first, then every other file is vetted as if it streamed after it.
+ */
+export function verifyExtracted(dir: string, files: readonly string[], required: string[]): Manifest {
+  if (!files.includes(MANIFEST)) throw new ArchiveRefusedError(MANIFEST, 'missing; it lists every file with its sha256 and size')
+  const check = new ManifestCheck(required)
+  for (const path of [MANIFEST, ...files.filter((f) => f !== MANIFEST)]) {
+    const abs = join(dir, ...path.split('/'))
+    check.before(path, statSync(abs).size)
+    check.after(path, sha256File(abs), abs)
+  }
+  return check.finish()
 }

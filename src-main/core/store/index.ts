@@ -5,5 +5,6 @@ export type { EventRow, ExperimentRow, ExperimentSummaryRow, FlowRow, RunRow, Se
 export { ROLLUP_WIDTHS_NS, pickRollupWidth, type RollupRead, type RollupRows } from './rollups'
 export type { ReadSamplesOptions, SamplesRead } from './telemetry'
 export { CHUNK_MAX, seriesReader, type SeriesSamples } from './samples'
+export type { SlurmClusterRef, SlurmJobRow, SlurmTaskRow } from './slurm'
 export { NameTakenError } from './experiments'
 export { configKey, type RevisionRow, type RunRecordJson } from './revisions'

@@ -11,6 +11,7 @@ import * as rollups from './rollups'
 import * as revisions from './revisions'
 import * as runs from './runs'
 import * as samples from './samples'
+import * as slurm from './slurm'
 import * as telemetry from './telemetry'
 import * as testbeds from './testbeds'
 
@@ -279,5 +280,33 @@ export class Store {
   /** Newest first. */
   listArtifacts(filter?: { program?: string; limit?: number }): artifacts.ArtifactRow[] {
     return artifacts.listArtifacts(this.s, filter)
+  }
+
+  addSlurmJob(input: Parameters<typeof slurm.addSlurmJob>[1]): slurm.SlurmJobRow {
+    return slurm.addSlurmJob(this.s, input)
+  }
+
+  getSlurmJob(id: number): slurm.SlurmJobRow | undefined {
+    return slurm.getSlurmJob(this.s, id)
+  }
+
+  listSlurmJobs(filter?: { experimentId?: number; open?: boolean }): slurm.SlurmJobRow[] {
+    return slurm.listSlurmJobs(this.s, filter)
+  }
+
+  listSlurmTasks(slurmJob: number): slurm.SlurmTaskRow[] {
+    return slurm.listSlurmTasks(this.s, slurmJob)
+  }
+
+  slurmTaskOfRun(runId: number): (slurm.SlurmTaskRow & { jobId: string }) | undefined {
+    return slurm.slurmTaskOfRun(this.s, runId)
+  }
+
+  setSlurmTaskState(runId: number, state: string, reason: string | null, settled?: boolean): void {
+    slurm.setSlurmTaskState(this.s, runId, state, reason, settled)
+  }
+
+  endSlurmJob(id: number): void {
+    slurm.endSlurmJob(this.s, id)
   }
 }

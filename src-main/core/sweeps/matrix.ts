@@ -32,6 +32,8 @@ export interface SweepCell {
   completion: RunCompletion | null
   /** False for a cell that has runs but is no longer in the experiment's matrix (the file changed). */
   inSpec: boolean
+  /** The latest run's Slurm task and its last known state, when it ran on a cluster. */
+  slurm?: { job: string; task: number; state: string; reason: string | null } | null
 }
 
 export interface SweepMatrix {
@@ -79,6 +81,10 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
     record(cell, run)
   }
   const list = [...cells.values()]
+  for (const c of list) {
+    const t = c.runId === null ? undefined : store.slurmTaskOfRun(c.runId)
+    c.slurm = t ? { job: t.jobId, task: t.arrayIndex, state: t.state, reason: t.reason } : null
+  }
   const counts = Object.fromEntries(['pending', 'stale', ...TERMINAL_STATUSES, 'queued', 'deploying', 'running', 'collecting'].map((s) => [s, 0])) as Record<CellStatus, number>
   for (const c of list) counts[c.status]++
   return {

@@ -1,0 +1,199 @@
+// `p4lab run FILE --on slurm` and `p4lab slurm follow|cancel`: the CLI side of core/slurm.
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Core } from '../core'
+import { cellsToResume, sweepMatrix } from '../core/sweeps'
+import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
+import { FileSecretStore, defaultSecretsPath } from '../core/secrets'
+import { userDataDir } from '../core/paths'
+import { LocalShell, SshShell, SlurmSweeps, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
+import type { ExperimentRow, SlurmClusterRef } from '../core/store'
+import type { ExperimentSpec } from '../core/spec'
+import { printable } from '../model/printable'
+import { openCore, COMMON_OPTIONS, UsageError, type Command } from './common'
+
+export const SLURM_RUN_OPTIONS = {
+  on: { type: 'string' },
+  login: { type: 'string' },
+  key: { type: 'string' },
+  'trust-host-key': { type: 'string' },
+  work: { type: 'string' },
+  partition: { type: 'string' },
+  account: { type: 'string' },
+  time: { type: 'string' },
+  'cpus-per-task': { type: 'string' },
+  'max-parallel': { type: 'string' },
+  node: { type: 'string' },
+  detach: { type: 'boolean', default: false },
+} as const
+
+export const SLURM_RUN_USAGE = [
+  '    --on slurm runs the cells as one Slurm job array: on this machine as the login node, or',
+  '      --login USER@HOST[:PORT] [--key FILE] [--trust-host-key SHA256:...] over SSH; --work DIR (shared folder,',
+  '      default ~/.p4lab/slurm), --partition, --account, --time, --cpus-per-task N, --max-parallel M, --node PATH,',
+  '      --detach (submit only; `p4lab slurm follow` later)',
+]
+
+function positiveInt(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer, got '${text}'`)
+  return n
+}
+
+/** USER@HOST[:PORT] → the stored reference (no secret in it). */
+export function parseLogin(login: string, keyFile: string | undefined): SlurmClusterRef {
+  const m = /^([^@\s]+)@(\[[^\]]+\]|[^:\s]+)(?::(\d+))?$/.exec(login)
+  if (!m) throw new UsageError(`--login must be USER@HOST or USER@HOST:PORT, got '${login}'`)
+  return { kind: 'ssh', user: m[1], host: m[2].replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : 22, keyFile: keyFile ?? null }
+}
+
+const knownHostsOf = (core: Core): KnownHosts => core.opts.knownHosts ?? p4labKnownHosts(userDataDir())
+
+export function clusterShell(core: Core, ref: SlurmClusterRef): ClusterShell {
+  if (ref.kind === 'local') return new LocalShell()
+  // The testbeds' known_hosts and secrets: a login node pinned once is pinned for both.
+  return new SshShell(ref, { knownHosts: knownHostsOf(core), secrets: core.opts.secrets ?? new FileSecretStore(defaultSecretsPath(userDataDir())) })
+}
+
+/** A first contact with an unknown login node: pinned only when the user names its fingerprint. */
+async function connectPinned(core: Core, ref: SlurmClusterRef, trust: string | undefined): Promise<ClusterShell> {
+  const shell = clusterShell(core, ref)
+  try {
+    await shell.run(['true'])
+    return shell
+  } catch (err) {
+    shell.close()
+    if (!(err instanceof HostKeyUnknownError)) throw err
+    if (trust !== err.fingerprint) {
+      throw new Error(`${err.message}\n  check it with the cluster's administrators, then run again with --trust-host-key ${err.fingerprint}`, { cause: err })
+    }
+    await knownHostsOf(core).trust(err.host, err.port, err.key)
+    process.stderr.write(`p4lab: pinned the ${err.keyType} key ${err.fingerprint} of ${err.hostLabel}\n`)
+    return clusterShell(core, ref)
+  }
+}
+
+function bar(p: SlurmProgress): string {
+  const n = p.tasks.length
+  const settled = p.tasks.filter((t) => t.settled).length
+  const width = 30
+  const fill = Math.round((settled / Math.max(1, n)) * width)
+  const states = Object.entries(p.states).map(([s, k]) => `${k} ${s}`).join(', ')
+  return `[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${settled}/${n} settled: ${states}`
+}
+
+/** Follows a submitted job to its end, a progress line on stderr; Ctrl-C cancels it (scancel). */
+export async function followJob(sweeps: SlurmSweeps, slurmJob: number, intervalMs = 2000): Promise<SlurmProgress> {
+  const abort = new AbortController()
+  let cancelling: Promise<SlurmProgress> | null = null
+  const onSigint = () => {
+    process.stderr.write('\np4lab: cancelling the Slurm job (scancel)...\n')
+    abort.abort()
+    cancelling ??= sweeps.cancel(slurmJob)
+  }
+  process.on('SIGINT', onSigint)
+  const tty = process.stderr.isTTY
+  let last = ''
+  try {
+    const p = await sweeps.follow(slurmJob, {
+      intervalMs,
+      signal: abort.signal,
+      onProgress: (q) => {
+        const line = bar(q)
+        if (line === last) return
+        last = line
+        // The guard on stderr (cli/main.ts) escapes every CR and ESC of a string, so the line
+        // is escaped here and only this redraw's own CR and erase-line go out as bytes.
+        if (tty) process.stderr.write(Buffer.from(`\r${printable(line)}\x1b[K`))
+        else process.stderr.write(`${line}\n`)
+      },
+    })
+    if (tty) process.stderr.write('\n')
+    return cancelling ? await cancelling : p
+  } finally {
+    process.off('SIGINT', onSigint)
+  }
+}
+
+function outcome(core: Core, p: SlurmProgress): number {
+  const store = core.opts.store
+  for (const t of p.tasks) {
+    const r = store.getRun(t.runId)!
+    process.stdout.write(`run ${r.id} ${r.scheme} load=${r.load} seed=${r.seed}: ${r.status} (Slurm ${t.state}${t.reason ? `: ${t.reason}` : ''})${r.error && r.status !== 'done' ? ` ${r.error}` : ''}\n`)
+  }
+  const statuses = p.tasks.map((t) => store.getRun(t.runId)!.status)
+  if (statuses.some((s) => s === 'cancelled')) return 130
+  return statuses.every((s) => s === 'done') ? 0 : 1
+}
+
+export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean, values: { [K in keyof typeof SLURM_RUN_OPTIONS]?: string | boolean }): Promise<number> {
+  const v = values as Record<string, string | undefined> & { detach?: boolean }
+  const ref: SlurmClusterRef = v.login ? parseLogin(v.login, v.key) : { kind: 'local' }
+  if (!v.login && v.key) throw new UsageError('--key goes with --login')
+  const opts: SlurmSubmitOptions = {
+    workDir: v.work ?? (ref.kind === 'local' ? join(homedir(), '.p4lab', 'slurm') : '.p4lab/slurm'),
+    ...(v.partition ? { partition: v.partition } : {}),
+    ...(v.account ? { account: v.account } : {}),
+    ...(v.time ? { time: v.time } : {}),
+    ...(v['cpus-per-task'] ? { cpusPerTask: positiveInt('cpus-per-task', v['cpus-per-task']) } : {}),
+    ...(v['max-parallel'] ? { maxParallel: positiveInt('max-parallel', v['max-parallel']) } : {}),
+    ...(v.node ? { node: v.node } : {}),
+  }
+  const store = core.opts.store
+  const spec = exp.spec as ExperimentSpec
+  const m = sweepMatrix(store, exp.id)
+  const cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
+  if (resume) process.stderr.write(`p4lab: resuming on Slurm: ${m.cells.filter((c) => c.doneRunId !== null).length} of ${m.cells.length} cell(s) already done, ${cells.length} to submit\n`)
+  if (cells.length === 0) return 0
+  const shell = await connectPinned(core, ref, v['trust-host-key'])
+  try {
+    const sweeps = new SlurmSweeps({ store, shell })
+    const { job, runnerUploaded } = await sweeps.submit(exp, spec, cells, opts)
+    process.stderr.write(`p4lab: submitted ${cells.length} cell(s) as Slurm job ${job.jobId} on ${shell.label} (${job.sweepDir}); runner ${runnerUploaded ? 'uploaded' : 'already there'}\n`)
+    if (v.detach) {
+      process.stdout.write(`${job.jobId}\n`)
+      return 0
+    }
+    return outcome(core, await followJob(sweeps, job.id))
+  } finally {
+    shell.close()
+  }
+}
+
+async function cmdSlurm(action: string, jobArg: string | undefined, db: string | undefined): Promise<number> {
+  const core = openCore(db)
+  const store = core.opts.store
+  try {
+    const jobs = store.listSlurmJobs({ open: action !== 'status' }).filter((j) => jobArg === undefined || j.jobId === jobArg)
+    if (jobArg !== undefined && jobs.length === 0) throw new UsageError(`no ${action === 'status' ? '' : 'open '}Slurm job ${jobArg} in ${store.file}`)
+    let code = 0
+    for (const j of jobs) {
+      const shell = clusterShell(core, j.cluster)
+      try {
+        const sweeps = new SlurmSweeps({ store, shell })
+        const p = action === 'cancel' ? await sweeps.cancel(j.id) : action === 'follow' ? await followJob(sweeps, j.id) : await sweeps.refresh(j.id)
+        process.stdout.write(`Slurm job ${j.jobId} (experiment ${j.experimentId}) on ${shell.label}: ${bar(p)}\n`)
+        code = Math.max(code, outcome(core, p))
+      } finally {
+        shell.close()
+      }
+    }
+    if (jobs.length === 0) process.stdout.write(`no ${action === 'status' ? '' : 'open '}Slurm jobs in ${store.file}\n`)
+    return code
+  } finally {
+    store.close()
+  }
+}
+
+export const slurmCommand: Command = {
+  name: 'slurm',
+  usage: ['slurm follow|cancel|status [JOBID] [--db PATH]', '    follow Slurm sweeps to their end and merge them, cancel them (scancel), or look once'],
+  run(argv) {
+    const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
+    const [action, job] = positionals
+    if (!['follow', 'cancel', 'status'].includes(action ?? '')) throw new UsageError('slurm takes follow, cancel or status')
+    return cmdSlurm(action, job, values.db)
+  },
+}

@@ -1,0 +1,266 @@
+// A sweep on a Slurm cluster: the cells go out as one job array (one task per cell), are
+// followed through squeue/sacct/scontrol, and each finished task's result bundle is merged
+// into the store. Everything needed to follow, merge or cancel later is in the store
+// (slurm_jobs, slurm_tasks), so a sweep outlives the process that submitted it.
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, statSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { RunStatus } from '../../contract'
+import { buildFabric } from '../../model/topology'
+import { computeControlPlane, renderSimRoutes } from '../controlplane'
+import { packageRoot, packageVersion } from '../paths'
+import type { ExperimentSpec } from '../spec'
+import { cmd } from '../ssh'
+import type { ExperimentRow, RunRow, SlurmJobRow, Store } from '../store'
+import { SCHEMA_VERSION } from '../store/migrations'
+import { simConfigFor } from '../targets/sim/config'
+import { JOB_FILE, JOB_FORMAT, type JobFile } from './bundle'
+import { BundleRefusedError, mergeTask } from './merge'
+import { check, type ClusterShell } from './shell'
+import { ENDED, readTaskStates, type TaskState } from './states'
+
+export interface SlurmSubmitOptions {
+  /** The folder on the cluster's shared file system for the runner and the sweeps (created). */
+  workDir: string
+  partition?: string
+  account?: string
+  /** sbatch --time, e.g. 30 or 1:00:00. */
+  time?: string
+  cpusPerTask?: number
+  /** Tasks running at once (sbatch --array=…%M). */
+  maxParallel?: number
+  /** The Node on the nodes; default `node` from their PATH. */
+  node?: string
+  /** Submit held (sbatch --hold): nothing starts until `scontrol release`. */
+  hold?: boolean
+}
+
+export interface SlurmTaskView {
+  index: number
+  runId: number
+  state: string
+  reason: string | null
+  runStatus: RunStatus
+  settled: boolean
+}
+
+export interface SlurmProgress {
+  jobId: string
+  tasks: SlurmTaskView[]
+  /** Tasks per Slurm state. */
+  states: Record<string, number>
+  /** Every task's outcome is in its run. */
+  ended: boolean
+}
+
+/** Runs on a cluster are followed through their job, not a process: never marked interrupted. */
+export const SLURM_OWNER_PREFIX = 'slurm '
+
+/** The cell runner, built by `npm run build` (vite.cell.config.mts). */
+export function cellRunnerPath(): string {
+  const p = join(packageRoot(), 'out', 'cell', 'p4lab-cell.mjs')
+  if (!existsSync(p)) throw new Error(`the Slurm cell runner ${p} is missing: run 'npm run build' first`)
+  const src = join(packageRoot(), 'src-main')
+  if (existsSync(src)) {
+    const newest = (d: string): number => Math.max(0, ...readdirSync(d, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs)))
+    // What the runner bundles: the simulator, the schemes, the model, and these three files.
+    const files = ['core/slurm/cell.ts', 'core/slurm/bundle.ts', 'core/archive/manifest.ts'].map((f) => statSync(join(src, f)).mtimeMs)
+    if (Math.max(newest(join(src, 'sim')), newest(join(src, 'schemes')), newest(join(src, 'model')), ...files) > statSync(p).mtimeMs) {
+      throw new Error(`the Slurm cell runner ${p} is older than its sources: run 'npm run build' first`)
+    }
+  }
+  return p
+}
+
+const ACTIVE: ReadonlySet<string> = new Set(['RUNNING', 'COMPLETING', 'CONFIGURING', 'STAGE_OUT', 'SUSPENDED', 'RESIZING'])
+
+function argvOf(o: SlurmSubmitOptions, tasks: number, name: string, sweepDir: string, runner: string): string[] {
+  return [
+    'sbatch',
+    '--parsable',
+    `--array=0-${tasks - 1}${o.maxParallel ? `%${o.maxParallel}` : ''}`,
+    `--job-name=p4lab-${name}`.slice(0, 64),
+    `--chdir=${sweepDir}`,
+    `--output=${sweepDir}/logs/%a.out`,
+    ...(o.partition ? [`--partition=${o.partition}`] : []),
+    ...(o.account ? [`--account=${o.account}`] : []),
+    ...(o.time ? [`--time=${o.time}`] : []),
+    ...(o.cpusPerTask ? [`--cpus-per-task=${o.cpusPerTask}`] : []),
+    ...(o.hold ? ['--hold'] : []),
+    '--wrap',
+    cmd([o.node ?? 'node', runner, sweepDir]),
+  ]
+}
+
+export class SlurmSweeps {
+  constructor(
+    private readonly d: {
+      store: Store
+      shell: ClusterShell
+      /** Told of every run status change (the app's bus). */
+      announce?: (run: RunRow) => void
+      runnerFile?: string
+    },
+  ) {}
+
+  /** Creates the runs of `cells` and submits them as one job array. */
+  async submit(exp: ExperimentRow, spec: ExperimentSpec, cells: Array<{ scheme: string; load: number; seed: number; params?: Record<string, unknown> }>, o: SlurmSubmitOptions): Promise<{ job: SlurmJobRow; runs: RunRow[]; runnerUploaded: boolean }> {
+    if (cells.length === 0) throw new Error('nothing to submit: no cells')
+    if (spec.testbed !== 'sim') throw new Error(`experiment ${exp.name} runs on testbed '${spec.testbed}': only simulator experiments (testbed: sim) run on a Slurm cluster`)
+    const { store, shell } = this.d
+    const runner = this.d.runnerFile ?? cellRunnerPath()
+    const hash = createHash('sha256').update(readFileSync(runner)).digest('hex')
+    await check(shell, ['mkdir', '-p', o.workDir])
+    const work = (await check(shell, ['realpath', o.workDir])).trim()
+    const runnerName = `p4lab-cell-${hash.slice(0, 16)}.mjs`
+    const sweepDir = `${work}/sweeps/${exp.name.replace(/[^\w.-]/g, '_')}-${exp.id}-${new Date().toISOString().replace(/[:.]/g, '')}-${randomBytes(3).toString('hex')}`
+
+    const runs = store.createRuns(exp.id, spec.testbed, `${SLURM_OWNER_PREFIX}${shell.label}`, cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })))
+    const stage = mkdtempSync(join(tmpdir(), 'p4lab-slurm-stage-'))
+    try {
+      // The same configuration the local sim driver builds for the cell (targets/sim).
+      const routes = renderSimRoutes(computeControlPlane(buildFabric(spec.topology), 'ecmp'))
+      const job: JobFile = {
+        format: JOB_FORMAT,
+        version: 1,
+        p4labVersion: packageVersion(),
+        schemaVersion: SCHEMA_VERSION,
+        experiment: { name: exp.name },
+        cells: runs.map((r) => ({ runId: r.id, scheme: r.scheme, load: r.load, seed: r.seed, config: { ...simConfigFor({ runId: r.id, spec, scheme: r.scheme, load: r.load, seed: r.seed, experimentId: exp.id }), routes } })),
+      }
+      mkdirSync(join(stage, 'bin'))
+      copyFileSync(runner, join(stage, 'bin', runnerName))
+      mkdirSync(join(stage, 'sweep', 'logs'), { recursive: true })
+      mkdirSync(join(stage, 'sweep', 'results'))
+      writeFileSync(join(stage, 'sweep', JOB_FILE), JSON.stringify(job))
+      // Until sbatch has taken the array, a failure leaves no job behind: the runs fail with it
+      // (they are owned by no process, so nothing else would ever end them).
+      let up: { uploaded: number }
+      let out: string
+      try {
+        up = await shell.upload(join(stage, 'bin'), `${work}/bin`)
+        await shell.upload(join(stage, 'sweep'), sweepDir)
+        out = await check(shell, argvOf(o, runs.length, exp.name, sweepDir, `${work}/bin/${runnerName}`))
+      } catch (err) {
+        const why = `could not submit the sweep to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`
+        for (const r of runs) this.announce(store.setRunStatus(r.id, 'failed', { error: why }))
+        throw new Error(why, { cause: err })
+      }
+      const jobId = out.trim().split(';')[0]
+      if (!/^\d+$/.test(jobId)) throw new Error(`sbatch printed '${out.trim()}', not a job id`)
+      const row = store.addSlurmJob({ experimentId: exp.id, jobId, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id) })
+      for (const r of runs) store.addLog(r.id, 'slurm', `submitted as task ${jobId}_${runs.indexOf(r)} on ${shell.label} (${sweepDir})`)
+      return { job: row, runs, runnerUploaded: up.uploaded > 0 }
+    } finally {
+      rmSync(stage, { recursive: true, force: true })
+    }
+  }
+
+  /**
+   * Reads every open task's state, moves its run (queued → running), merges the results of
+   * those that completed and marks the others that ended (failed, timed out, cancelled) with
+   * Slurm's reason. Idempotent: a settled task is never looked at again.
+   */
+  async refresh(slurmJob: number, o: { merge?: boolean } = {}): Promise<SlurmProgress> {
+    const { store, shell } = this.d
+    const job = store.getSlurmJob(slurmJob)
+    if (!job) throw new Error(`Slurm job record ${slurmJob} does not exist`)
+    const tasks = store.listSlurmTasks(job.id)
+    const open = tasks.filter((t) => !t.settled)
+    if (open.length > 0) {
+      const { states } = await readTaskStates(shell, job.jobId, tasks.length)
+      const bundles = await this.bundlesPresent(job.sweepDir)
+      const spec = store.getExperiment(job.experimentId)!.spec as ExperimentSpec
+      for (const t of open) {
+        const s: TaskState = states.get(t.arrayIndex) ?? (bundles.has(t.arrayIndex) ? { state: 'COMPLETED', reason: 'Slurm no longer lists the task; its result bundle is there', exitCode: null } : { state: 'UNKNOWN', reason: 'Slurm no longer lists the task and it left no result bundle', exitCode: null })
+        const reason = [s.reason, s.exitCode && s.exitCode !== '0:0' ? `exit ${s.exitCode}` : null].filter(Boolean).join(', ') || null
+        if (s.state !== t.state || reason !== t.reason) store.setSlurmTaskState(t.runId, s.state, reason)
+        const run = store.getRun(t.runId)!
+        if (ACTIVE.has(s.state) && run.status === 'queued') this.announce(store.setRunStatus(run.id, 'running'))
+        if (s.state === 'COMPLETED' && o.merge !== false) await this.merge(job, run, t.arrayIndex, spec)
+        else if (ENDED.has(s.state) && s.state !== 'COMPLETED') await this.endUnmerged(job, run, t.arrayIndex, s.state, reason)
+        else if (s.state === 'UNKNOWN' && states.size === 0) await this.endUnmerged(job, run, t.arrayIndex, 'FAILED', reason)
+      }
+    }
+    return this.progress(job.id)
+  }
+
+  progress(slurmJob: number): SlurmProgress {
+    const { store } = this.d
+    const job = store.getSlurmJob(slurmJob)!
+    const tasks = store.listSlurmTasks(job.id).map((t) => ({ index: t.arrayIndex, runId: t.runId, state: t.state, reason: t.reason, settled: t.settled, runStatus: store.getRun(t.runId)!.status }))
+    const states: Record<string, number> = {}
+    for (const t of tasks) states[t.state] = (states[t.state] ?? 0) + 1
+    const ended = tasks.every((t) => t.settled)
+    if (ended) store.endSlurmJob(job.id)
+    return { jobId: job.jobId, tasks, states, ended }
+  }
+
+  /** Refreshes until every task is settled (or `signal` aborts), calling `onProgress` after each look. */
+  async follow(slurmJob: number, o: { intervalMs?: number; signal?: AbortSignal; onProgress?: (p: SlurmProgress) => void } = {}): Promise<SlurmProgress> {
+    for (;;) {
+      const p = await this.refresh(slurmJob)
+      o.onProgress?.(p)
+      if (p.ended || o.signal?.aborted) return p
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, o.intervalMs ?? 2000)
+        o.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
+      })
+    }
+  }
+
+  /** scancel the array, wait until squeue holds none of it, then settle every task (completed ones merge). */
+  async cancel(slurmJob: number): Promise<SlurmProgress> {
+    const { store, shell } = this.d
+    const job = store.getSlurmJob(slurmJob)
+    if (!job) throw new Error(`Slurm job record ${slurmJob} does not exist`)
+    await check(shell, ['scancel', job.jobId])
+    for (let i = 0; i < 120; i++) {
+      const r = await shell.run(['squeue', '-h', '-r', '-j', job.jobId, '-o', '%i'])
+      if (r.code !== 0 || r.stdout.toString('utf8').trim() === '') break
+      await new Promise((res) => setTimeout(res, 500))
+    }
+    return this.refresh(job.id)
+  }
+
+  private async merge(job: SlurmJobRow, run: RunRow, index: number, spec: ExperimentSpec): Promise<void> {
+    try {
+      this.announce(await mergeTask({ store: this.d.store, shell: this.d.shell, job, run, index, spec }))
+    } catch (err) {
+      if (!(err instanceof BundleRefusedError)) throw err
+      this.d.store.transaction(() => {
+        this.d.store.addLog(run.id, 'slurm', err.message)
+        this.d.store.setSlurmTaskState(run.id, 'COMPLETED', err.message, true)
+        this.announce(this.d.store.setRunStatus(run.id, 'failed', { error: `task ${job.jobId}_${index}: ${err.message}` }))
+      })
+    }
+  }
+
+  /** A task that ended without results: the run fails (or is cancelled) with Slurm's reason and the task's last log lines. */
+  private async endUnmerged(job: SlurmJobRow, run: RunRow, index: number, state: string, reason: string | null): Promise<void> {
+    const tail = await this.d.shell.run(['tail', '-n', '5', `${job.sweepDir}/logs/${index}.out`])
+    const log = tail.code === 0 ? tail.stdout.toString('utf8').trim() : ''
+    const error = `Slurm: task ${job.jobId}_${index} ${state}${reason ? ` (${reason})` : ''}${log ? `: ${log.split('\n').slice(-3).join(' | ')}` : ''}`
+    const { store } = this.d
+    store.transaction(() => {
+      if (log) for (const line of log.split('\n')) store.addLog(run.id, 'slurm', line)
+      store.setSlurmTaskState(run.id, state, reason, true)
+      if (!['done', 'incomplete', 'failed', 'cancelled', 'interrupted'].includes(store.getRun(run.id)!.status)) {
+        this.announce(store.setRunStatus(run.id, state === 'CANCELLED' ? 'cancelled' : 'failed', { error }))
+      }
+    })
+  }
+
+  /** Array indices with a complete bundle under results/ (a `.partial` one is still being written). */
+  private async bundlesPresent(sweepDir: string): Promise<Set<number>> {
+    const r = await this.d.shell.run(['ls', '-1', `${sweepDir}/results`])
+    const out = new Set<number>()
+    if (r.code === 0) for (const name of r.stdout.toString('utf8').split('\n')) if (/^\d+$/.test(name.trim())) out.add(Number(name.trim()))
+    return out
+  }
+
+  private announce(run: RunRow): void {
+    this.d.announce?.(run)
+  }
+}

@@ -1,0 +1,118 @@
+import { fromJson, toJson, type StoreContext } from './rows'
+
+// Slurm sweeps (migration "slurm jobs"): one row per submitted job array, one per array task
+// with the run it carries and the task's last Slurm state. The job ids live here so a sweep
+// can be followed, merged and cancelled by any later process (the app reopened, another CLI).
+
+/** How the login node is reached: no secret, only the ssh target (or local). */
+export type SlurmClusterRef =
+  | { kind: 'local' }
+  | { kind: 'ssh'; host: string; port: number; user: string; keyFile: string | null }
+
+export interface SlurmJobRow {
+  id: number
+  experimentId: number
+  /** Slurm's job id of the array. */
+  jobId: string
+  cluster: SlurmClusterRef
+  /** The sweep's folder on the cluster's shared file system. */
+  sweepDir: string
+  submittedAt: string
+  /** When every task had ended and was merged or marked; null while any is open. */
+  endedAt: string | null
+}
+
+export interface SlurmTaskRow {
+  runId: number
+  slurmJob: number
+  arrayIndex: number
+  /** PENDING, RUNNING, COMPLETED, FAILED, TIMEOUT, CANCELLED … as Slurm says; SUBMITTED before the first look. */
+  state: string
+  reason: string | null
+  /** True once the task's outcome is in its run (results merged, or the run marked failed/cancelled). */
+  settled: boolean
+  updatedAt: string
+}
+
+interface JobDb {
+  id: number
+  experiment_id: number
+  job_id: string
+  cluster: string
+  sweep_dir: string
+  submitted_at: string
+  ended_at: string | null
+}
+interface TaskDb {
+  run_id: number
+  slurm_job: number
+  array_index: number
+  state: string
+  reason: string | null
+  settled: number
+  updated_at: string
+}
+
+const job = (r: JobDb): SlurmJobRow => ({
+  id: r.id,
+  experimentId: r.experiment_id,
+  jobId: r.job_id,
+  cluster: fromJson(r.cluster) as SlurmClusterRef,
+  sweepDir: r.sweep_dir,
+  submittedAt: r.submitted_at,
+  endedAt: r.ended_at,
+})
+const task = (r: TaskDb): SlurmTaskRow => ({
+  runId: r.run_id,
+  slurmJob: r.slurm_job,
+  arrayIndex: r.array_index,
+  state: r.state,
+  reason: r.reason,
+  settled: r.settled === 1,
+  updatedAt: r.updated_at,
+})
+
+export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobId: string; cluster: SlurmClusterRef; sweepDir: string; runIds: number[] }): SlurmJobRow {
+  return s.write(() => {
+    const at = s.isoNow()
+    const id = Number(
+      s.stmt('INSERT INTO slurm_jobs (experiment_id, job_id, cluster, sweep_dir, submitted_at) VALUES (?, ?, ?, ?, ?)').run(input.experimentId, input.jobId, toJson(input.cluster), input.sweepDir, at).lastInsertRowid,
+    )
+    const insert = s.stmt(`INSERT INTO slurm_tasks (run_id, slurm_job, array_index, state, updated_at) VALUES (?, ?, ?, 'SUBMITTED', ?)`)
+    input.runIds.forEach((runId, i) => insert.run(runId, id, i, at))
+    return getSlurmJob(s, id)!
+  })
+}
+
+export function getSlurmJob(s: StoreContext, id: number): SlurmJobRow | undefined {
+  const r = s.stmt('SELECT * FROM slurm_jobs WHERE id = ?').get(id) as JobDb | undefined
+  return r ? job(r) : undefined
+}
+
+/** An experiment's jobs, oldest first; `open` only: those with a task not yet settled. */
+export function listSlurmJobs(s: StoreContext, o: { experimentId?: number; open?: boolean } = {}): SlurmJobRow[] {
+  const rows = s
+    .stmt(
+      `SELECT * FROM slurm_jobs WHERE (? IS NULL OR experiment_id = ?) AND (? = 0 OR ended_at IS NULL) ORDER BY id`,
+    )
+    .all(o.experimentId ?? null, o.experimentId ?? null, o.open ? 1 : 0) as JobDb[]
+  return rows.map(job)
+}
+
+export function listSlurmTasks(s: StoreContext, slurmJob: number): SlurmTaskRow[] {
+  return (s.stmt('SELECT * FROM slurm_tasks WHERE slurm_job = ? ORDER BY array_index').all(slurmJob) as TaskDb[]).map(task)
+}
+
+/** The Slurm task of a run, if it ran on a cluster. */
+export function slurmTaskOfRun(s: StoreContext, runId: number): (SlurmTaskRow & { jobId: string }) | undefined {
+  const r = s.stmt('SELECT t.*, j.job_id FROM slurm_tasks t JOIN slurm_jobs j ON j.id = t.slurm_job WHERE t.run_id = ?').get(runId) as (TaskDb & { job_id: string }) | undefined
+  return r ? { ...task(r), jobId: r.job_id } : undefined
+}
+
+export function setSlurmTaskState(s: StoreContext, runId: number, state: string, reason: string | null, settled?: boolean): void {
+  s.stmt('UPDATE slurm_tasks SET state = ?, reason = ?, settled = coalesce(?, settled), updated_at = ? WHERE run_id = ?').run(state, reason, settled === undefined ? null : settled ? 1 : 0, s.isoNow(), runId)
+}
+
+export function endSlurmJob(s: StoreContext, id: number): void {
+  s.stmt('UPDATE slurm_jobs SET ended_at = ? WHERE id = ? AND ended_at IS NULL').run(s.isoNow(), id)
+}

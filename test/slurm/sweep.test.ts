@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createNodeCore, type Core } from '../../src-main/core'
+import { KnownHosts, p4labKnownHosts } from '../../src-main/core/ssh'
+import { FileSecretStore } from '../../src-main/core/secrets'
+import { SshShell, SlurmSweeps, type SlurmProgress } from '../../src-main/core/slurm'
+import type { ExperimentSpec } from '../../src-main/core/spec'
+import type { Store } from '../../src-main/core/store'
+import { sweepMatrix } from '../../src-main/core/sweeps'
+import { startSlurm, type SlurmCluster } from '../helpers/slurm'
+import { startSshd, type Sshd } from '../helpers/sshd'
+
+// A sweep submitted through the test sshd to a real one-node Slurm cluster, followed and merged;
+// compared with the same sweep run locally, flow by flow. No mocks: sbatch, squeue, scontrol,
+// scancel and the cell runner on the "node" are the real ones.
+const YAML = `name: slurm-small
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp, rps]
+workload: { kind: web-search, load: [0.3, 0.5], flows: 40 }
+seeds: [1, 2]
+`
+
+const flowsKey = (store: Store, runId: number) => JSON.stringify(store.listFlows(runId).map((f) => [f.src, f.dst, f.sizeBytes, f.startNs, f.finishNs, f.fctNs]))
+const cellOf = (r: { scheme: string; load: number; seed: number }) => `${r.scheme}/${r.load}/${r.seed}`
+
+describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
+  let cluster: SlurmCluster
+  let sshd: Sshd
+  let dir: string
+  let knownHosts: KnownHosts
+  let secrets: FileSecretStore
+
+  beforeAll(async () => {
+    cluster = await startSlurm()
+    // The login shell of an SSH session must find the cluster: as a site's profile would set it.
+    sshd = await startSshd({ config: [`SetEnv SLURM_CONF=${cluster.conf}`] })
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-slurm-test-'))
+    knownHosts = p4labKnownHosts(dir)
+    await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
+    secrets = new FileSecretStore(join(dir, 'secrets.json'))
+  }, 90_000)
+  afterAll(async () => {
+    await sshd?.stop()
+    await cluster?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  const shell = () => new SshShell({ kind: 'ssh', host: sshd.host, port: sshd.port, user: sshd.user, keyFile: sshd.plainKey }, { knownHosts, secrets })
+  const open = (name: string): { core: Core; store: Store } => {
+    const core = createNodeCore({ dbPath: join(dir, `${name}.db`), baseDir: dir, dataDir: dir })
+    core.start()
+    return { core, store: core.opts.store }
+  }
+  const experiment = (core: Core) => {
+    const exp = core.findOrCreateExperiment(YAML, join(dir, 'slurm-small.yaml'))
+    return { exp, spec: exp.spec as ExperimentSpec }
+  }
+  const cells = (spec: ExperimentSpec) => spec.schemes.flatMap((scheme) => spec.workload.loads.flatMap((load) => spec.seeds.map((seed) => ({ scheme, load, seed }))))
+
+  it('merges every cell, identical flow by flow to the same sweep run locally, and survives the store being reopened', async () => {
+    const local = open('local')
+    const { exp: lexp } = experiment(local.core)
+    const localRuns = local.core.runExperiment(lexp.id)
+    await local.core.orchestrator.wait(localRuns.map((r) => r.id))
+    const reference = new Map(localRuns.map((r) => [cellOf(r), flowsKey(local.store, r.id)]))
+    expect(localRuns.map((r) => local.store.getRun(r.id)!.status)).toEqual(Array(8).fill('done'))
+    local.store.close()
+
+    // Submit, then close everything as a quitting app would; a new process follows from the store.
+    let remote = open('remote')
+    const { exp, spec } = experiment(remote.core)
+    let sh = shell()
+    const sub = await new SlurmSweeps({ store: remote.store, shell: sh }).submit(exp, spec, cells(spec), { workDir: join(cluster.work, 'p4lab'), partition: cluster.partition, maxParallel: 2, time: '10' })
+    expect(sub.runs).toHaveLength(8)
+    expect(sub.runnerUploaded).toBe(true)
+    sh.close()
+    remote.store.close()
+
+    remote = open('remote')
+    expect(remote.store.listRuns({ experimentId: exp.id }).map((r) => r.status)).not.toContain('interrupted')
+    const [job] = remote.store.listSlurmJobs({ open: true })
+    expect(job.jobId).toBe(sub.job.jobId)
+    sh = shell()
+    const sweeps = new SlurmSweeps({ store: remote.store, shell: sh })
+    const seen = new Set<string>()
+    const end = await sweeps.follow(job.id, { intervalMs: 300, onProgress: (p) => Object.keys(p.states).forEach((s) => seen.add(s)) })
+    expect(end.ended).toBe(true)
+    expect(end.states).toEqual({ COMPLETED: 8 })
+    expect(cluster.queued()).toEqual([])
+    const runs = remote.store.listRuns({ experimentId: exp.id })
+    expect(runs.map((r) => r.status)).toEqual(Array(8).fill('done'))
+    for (const r of runs) {
+      expect(flowsKey(remote.store, r.id), cellOf(r)).toBe(reference.get(cellOf(r)))
+      expect(r.facts?.runner).toBe('slurm')
+      expect(remote.store.listSeries(r.id).length).toBeGreaterThan(0)
+    }
+    // Merging again changes nothing.
+    const again = await sweeps.refresh(job.id)
+    expect(again.ended).toBe(true)
+    expect(remote.store.listFlows(runs[0].id)).toHaveLength(40)
+
+    // A second sweep reuses the runner already on the cluster (same content hash).
+    const second = await sweeps.submit(exp, spec, cells(spec).slice(0, 1), { workDir: join(cluster.work, 'p4lab'), hold: true })
+    expect(second.runnerUploaded).toBe(false)
+    await sweeps.cancel(second.job.id)
+    sh.close()
+    remote.store.close()
+  })
+
+  it('cancels a sweep midway: nothing left in squeue, the cells not run show cancelled', async () => {
+    const { core, store } = open('cancel')
+    const { exp, spec } = experiment(core)
+    const sh = shell()
+    const sweeps = new SlurmSweeps({ store, shell: sh })
+    const { job } = await sweeps.submit(exp, spec, cells(spec), { workDir: join(cluster.work, 'p4lab'), hold: true })
+    // Only task 0 may start: the sweep is then midway whatever the machine's speed.
+    cluster.run(['/usr/bin/scontrol', 'release', `${job.jobId}_0`])
+    let p: SlurmProgress
+    do {
+      await new Promise((r) => setTimeout(r, 300))
+      p = await sweeps.refresh(job.id)
+    } while (!p.tasks[0].settled)
+    expect(p.tasks[0].runStatus).toBe('done')
+    expect(cluster.queued().length).toBeGreaterThan(0)
+    p = await sweeps.cancel(job.id)
+    expect(cluster.queued()).toEqual([])
+    expect(p.ended).toBe(true)
+    const runs = store.listRuns({ experimentId: exp.id })
+    expect(runs.map((r) => r.status)).toEqual(['done', ...Array(7).fill('cancelled')])
+    expect(p.tasks.slice(1).map((t) => t.state)).toEqual(Array(7).fill('CANCELLED'))
+    // The run matrix says the same, cell by cell.
+    const matrix = sweepMatrix(store, exp.id)
+    expect(matrix.counts.cancelled).toBe(7)
+    expect(matrix.cells.map((c) => c.slurm?.state).sort()).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED', 'COMPLETED'])
+    sh.close()
+    store.close()
+  })
+
+  it('marks a failing task and a tampered bundle failed with the reason, and merges the rest', async () => {
+    const { core, store } = open('bad')
+    const { exp, spec } = experiment(core)
+    const sh = shell()
+    const sweeps = new SlurmSweeps({ store, shell: sh })
+    const { job, runs } = await sweeps.submit(exp, spec, cells(spec), { workDir: join(cluster.work, 'p4lab'), hold: true })
+    // A bad cell: its configuration names a scheme the simulator does not have.
+    const jobFile = join(store.getSlurmJob(job.id)!.sweepDir, 'job.json')
+    const content = JSON.parse(readFileSync(jobFile, 'utf8'))
+    content.cells[1].config.scheme = 'no-such-scheme'
+    writeFileSync(jobFile, JSON.stringify(content))
+    cluster.run(['/usr/bin/scontrol', 'release', job.jobId])
+    let p: SlurmProgress
+    do {
+      await new Promise((r) => setTimeout(r, 300))
+      p = await sweeps.refresh(job.id, { merge: false })
+    } while (p.tasks.some((t) => !['COMPLETED', 'FAILED'].includes(t.state)))
+    // One finished bundle changed after the task wrote it.
+    const flows = join(store.getSlurmJob(job.id)!.sweepDir, 'results', '2', 'flows.json')
+    writeFileSync(flows, readFileSync(flows, 'utf8').replace(/"finishNs":\[(\d)/, (_m, d: string) => `"finishNs":[${(Number(d) + 1) % 10}`))
+    p = await sweeps.refresh(job.id)
+    expect(p.ended).toBe(true)
+    const status = runs.map((r) => store.getRun(r.id)!)
+    expect(status.map((r) => r.status)).toEqual(['done', 'failed', 'failed', 'done', 'done', 'done', 'done', 'done'])
+    expect(status[1].error).toMatch(/FAILED.*NonZeroExitCode.*exit 1:0.*no-such-scheme/)
+    expect(status[2].error).toMatch(/result bundle refused: "flows.json": has sha256 [0-9a-f]{64}/)
+    expect(store.listFlows(status[2].id)).toHaveLength(0)
+    const failed = sweepMatrix(store, exp.id).cells.find((c) => c.runId === status[1].id)!
+    expect(failed.slurm).toMatchObject({ job: job.jobId, task: 1, state: 'FAILED' })
+    sh.close()
+    store.close()
+  })
+
+  it("fails the runs with sbatch's reason when the cluster refuses the array", async () => {
+    const { core, store } = open('refused')
+    const { exp, spec } = experiment(core)
+    const sh = shell()
+    const sweeps = new SlurmSweeps({ store, shell: sh })
+    await expect(sweeps.submit(exp, spec, cells(spec).slice(0, 2), { workDir: join(cluster.work, 'p4lab'), partition: 'no-such-partition' })).rejects.toThrow(/could not submit the sweep.*sbatch exited 1.*invalid partition/is)
+    const runs = store.listRuns({ experimentId: exp.id })
+    expect(runs.map((r) => r.status)).toEqual(['failed', 'failed'])
+    expect(runs[0].error).toMatch(/invalid partition/i)
+    expect(store.listSlurmJobs()).toEqual([])
+    sh.close()
+    store.close()
+  })
+})
