@@ -26,7 +26,7 @@ describe('the series vocabulary', () => {
   }
 
   it('the BMv2 and Tofino pollers define only vocabulary series (read from their source)', () => {
-    for (const file of ['src-main/core/targets/bmv2/telemetry.ts', 'src-main/core/targets/bmv2/hostload.ts', 'src-main/core/targets/tofino/driver.ts']) {
+    for (const file of ['src-main/core/targets/bmv2/telemetry.ts', 'src-main/core/targets/bmv2/hostload.ts', 'src-main/core/targets/tofino/telemetry.ts']) {
       const text = readFileSync(join(ROOT, file), 'utf8')
       const found = [...text.matchAll(/kind: '([a-z]+\.[A-Za-z.]+)', entity: ([^,]*?\{[^}]*\}|\w+), unit: '(\w+)'/g)]
       expect(found.length, file).toBeGreaterThan(0)
