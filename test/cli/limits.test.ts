@@ -171,6 +171,6 @@ describe('p4lab run: caps at run time', { timeout: 600_000 }, () => {
     ])
     expect(logs.some((l) => /^telemetry: \d+ samples of 'sampler' over the cap on telemetry rate per source were not stored$/.test(l))).toBe(true)
     const show = p4lab(['show', '1', '--db', db], dir)
-    expect(show.stdout).toMatch(/warning .*"code":"limit.telemetry-rate"/)
+    expect(show.stdout).toMatch(/warning +source=sampler code=limit.telemetry-rate limit=telemetry rate cap=1000 /)
   })
 })
