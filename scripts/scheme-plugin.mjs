@@ -69,7 +69,7 @@ try {
   const left = grep.stdout.split('\n').filter((f) => f && f !== 'scripts/scheme-plugin.mjs')
   if (left.length > 0) fail(`files outside the plug-in still name it:\n  ${left.join('\n  ')}`)
 
-  step(dir, 'build', 'npx', ['electron-vite', 'build'])
+  step(dir, 'build', 'npm', ['run', 'build'])
   step(dir, 'lint', 'npx', ['eslint', '.'])
   step(dir, 'typecheck (node)', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.node.json'])
   step(dir, 'typecheck (vue)', 'npx', ['vue-tsc', '--noEmit', '-p', 'tsconfig.web.json'])

@@ -11,8 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { p4lab } from '../archive/cli'
 import { ARTIFACTS, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
+import { SCHEME_NAMES } from '../../src-main/schemes'
 
-const ALL = ['ecmp', 'rps', 'conga', 'conga-prime', 'hula', 'letflow', 'dhlb', 'floodgate']
+// Every registered scheme, and from a second experiment as many more as make ten lines.
+const ALL = [...SCHEME_NAMES]
+const MORE = SCHEME_NAMES.slice(0, 10 - ALL.length)
 const TOPOLOGY = 'topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 4, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }'
 const experiment = (name: string, schemes: string[], queue: number) => `name: ${name}
 testbed: sim
@@ -44,7 +47,7 @@ describe('compare plots as figures', () => {
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-figures-'))
     writeFileSync(join(home, 'a.yaml'), experiment('figures-all', ALL, 100))
-    writeFileSync(join(home, 'b.yaml'), experiment('figures-small-queues', ['ecmp', 'hula'], 40))
+    writeFileSync(join(home, 'b.yaml'), experiment('figures-small-queues', MORE, 40))
     for (const f of ['a.yaml', 'b.yaml']) {
       const r = p4lab(['run', f], home, home)
       expect(r.code, r.stderr).toBe(0)
@@ -75,7 +78,7 @@ describe('compare plots as figures', () => {
 
     // Ten lines, ten colours, all solid (dashes start at the eleventh).
     const main = await figure(page, 'plot-main')
-    expect(main.lines.map((l) => l.label)).toEqual([...ALL.map((s) => `figures-all · ${s}`), 'figures-small-queues · ecmp', 'figures-small-queues · hula'])
+    expect(main.lines.map((l) => l.label)).toEqual([...ALL.map((s) => `figures-all · ${s}`), ...MORE.map((s) => `figures-small-queues · ${s}`)])
     expect(new Set(main.lines.map((l) => l.color)).size).toBe(10)
     for (const l of main.lines) expect(l.dash).toEqual([])
     // Titled axes, the unit in the title and plain numbers on the ticks (no "0 ns" under ms).
