@@ -16,7 +16,7 @@ import { importArchive } from '../../src-main/core/archive'
 import { LocalRunner, P4Builder } from '../../src-main/core/p4build'
 import { openStore } from '../../src-main/core/store'
 import { fakeCompiler } from '../p4build/fake-compiler'
-import { BIN, p4lab } from './cli'
+import { BIN, p4lab } from '../helpers/cli'
 import { tarBytes, tarGz, type CraftEntry } from './craft'
 
 const TINY = `name: bounded-base

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { t as listTar } from 'tar'
 import { ArchiveRefusedError, importArchive, prepareImport } from '../../src-main/core/archive'
 import { openStore } from '../../src-main/core/store'
-import { p4lab } from './cli'
+import { p4lab } from '../helpers/cli'
 import { tarGz, type CraftEntry } from './craft'
 
 const TINY = `name: hostile-base

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { BIN, p4lab } from '../archive/cli'
+import { BIN, p4lab } from '../helpers/cli'
 
 const SWEEP = `name: kill-sweep
 testbed: sim
