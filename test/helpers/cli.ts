@@ -1,6 +1,8 @@
 // The built p4lab bin in a child process, with its own P4LAB_HOME: the CLI as a user runs it.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { ROOT } from './start'
 
 export const BIN = join(ROOT, 'bin', 'p4lab.cjs')
@@ -46,3 +48,34 @@ schemes: [ecmp, rps]
 workload: { kind: web-search, load: [0.3, 0.6], flows: 30 }
 seeds: [1, 2]
 `
+
+/** `fn` on the database file opened read-only, closed after. */
+export function withDb<T>(file: string, fn: (d: Database.Database) => T): T {
+  const d = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    return fn(d)
+  } finally {
+    d.close()
+  }
+}
+
+/**
+ * Starts `p4lab args` in the background and kills it with SIGKILL (no clean-up at all) once
+ * `ready` holds on its database, polled read-only; a database not yet created, or without its
+ * schema yet, is not ready. After `maxWaitMs` it is killed anyway: the caller checks what it got.
+ */
+export async function killWhen(args: string[], cwd: string, db: string, ready: (d: Database.Database) => boolean, maxWaitMs = 600_000): Promise<void> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, P4LAB_HOME: join(cwd, 'home') }, stdio: 'ignore' })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const isReady = () => {
+    if (!existsSync(db)) return false
+    try {
+      return withDb(db, ready)
+    } catch {
+      return false
+    }
+  }
+  for (const end = Date.now() + maxWaitMs; Date.now() < end && !isReady(); ) await new Promise((r) => setTimeout(r, 50))
+  child.kill('SIGKILL')
+  await exited
+}
