@@ -19,6 +19,8 @@ const FABRICS: Record<string, FabricSpec> = {
   'HULA 3-tier': { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, ...RATES },
   'k=4 fat-tree': { kind: 'fat-tree', k: 4, ...RATES },
   'leaf-spine 4x4': { kind: 'leaf-spine', leaves: 4, spines: 4, hostsPerLeaf: 4, ...RATES },
+  // CONGA's testbed shape: two links from each leaf to each spine.
+  'leaf-spine 2x2, 2 links per spine': { kind: 'leaf-spine', leaves: 2, spines: 2, hostsPerLeaf: 4, linksPerSpine: 2, ...RATES },
   // A custom topology: two pods, explicit ports, a parallel agg-spine link, per-link speeds.
   'custom 2-pod': {
     kind: 'custom',

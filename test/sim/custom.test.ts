@@ -57,4 +57,10 @@ describe('custom topologies in the simulator', { timeout: 180_000 }, () => {
     const r = runSim(cfg(t, 'ecmp'))
     expect(Array.from(r.flows.deliveredBytes)).toEqual(Array.from(r.flows.sizeBytes))
   })
+
+  test("CONGA on CONGA's testbed shape: two links from each leaf to each spine, one of them failing mid-run, carries every byte", () => {
+    const t = topo({ leaves: 2, spines: 2, hostsPerLeaf: 4, linksPerSpine: 2, fabricLinkBps: 10e9 })
+    const r = runSim({ ...cfg(t, 'conga'), linkEvents: [{ link: 'spine0-leaf0/2', atNs: 200_000, up: false }] })
+    expect(Array.from(r.flows.deliveredBytes)).toEqual(Array.from(r.flows.sizeBytes))
+  })
 })
