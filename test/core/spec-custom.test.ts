@@ -189,3 +189,39 @@ describe('graph checks, each naming the node or link at fault', () => {
     ok(threeTier(slowUp, ['  oversubscription: 10']))
   })
 })
+
+describe('the address plan on a custom topology', () => {
+  const fabric = (hosts: number, pod: number) =>
+    [
+      'name: plan',
+      'topology:',
+      '  kind: custom',
+      '  hostLink: 1Gbps',
+      '  fabricLink: 400Gbps',
+      '  nodes:',
+      '    - { name: spine0, tier: spine }',
+      `    - { name: tor0, tier: tor, pod: ${pod} }`,
+      '    - { name: tor1, tier: tor, pod: 0 }',
+      ...Array.from({ length: hosts + 1 }, (_, i) => `    - { name: h${i}, tier: host }`),
+      '  links:',
+      '    - { a: spine0, b: tor0 }',
+      '    - { a: spine0, b: tor1 }',
+      ...Array.from({ length: hosts }, (_, i) => `    - { a: tor0, b: h${i} }`),
+      `    - { a: tor1, b: h${hosts} }`,
+      'schemes: [ecmp]',
+      'workload: { kind: web-search, load: 0.3, flows: 20 }',
+      'telemetry: { interval: 10ms }',
+    ].join('\n') + '\n'
+
+  it('holds at 254 hosts on a ToR and pod 255, and refuses one more, naming the node', () => {
+    const r = parseExperiment(fabric(254, 255), opts())
+    expect(r.ok ? [] : r.errors.map(formatSpecError)).toEqual([])
+    const hosts = errors(fabric(255, 0))
+    expect(hosts.map((e) => [e.path, e.node])).toEqual([['topology.nodes[1]', 'tor0']])
+    expect(hosts[0].message).toMatch(/^tor0: 255 hosts on one ToR do not fit the address plan: a ToR's \/24 holds hosts \.1 to \.254/)
+    const pod = errors(fabric(2, 256))
+    expect(pod.map((e) => [e.path, e.node, e.message])).toEqual([
+      ['topology.nodes[1].pod', 'tor0', 'tor0 is in pod 256, which does not fit the address plan 10.<pod>.<tor>.0/24: pods are numbered 0 to 255'],
+    ])
+  })
+})
