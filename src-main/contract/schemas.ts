@@ -13,6 +13,9 @@ export const SpecError = z.object({
   column: z.number().int(),
   path: z.string(),
   message: z.string(),
+  /** The node or link of the fabric the problem concerns, so the graph can mark it. */
+  node: z.string().optional(),
+  link: z.string().optional(),
 })
 export type SpecError = z.infer<typeof SpecError>
 
@@ -153,7 +156,7 @@ export type FabricLink = z.infer<typeof FabricLink>
 
 /** The fabric a run ran on, built from its experiment's topology (links removed before the run are absent). */
 export const FabricGraph = z.object({
-  kind: z.enum(['leaf-spine', 'fat-tree', 'three-tier']),
+  kind: z.enum(['leaf-spine', 'fat-tree', 'three-tier', 'custom']),
   nodes: z.array(FabricNode),
   links: z.array(FabricLink),
   /** Host names in host-index order (flows name hosts by index). */
