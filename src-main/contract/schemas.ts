@@ -13,6 +13,10 @@ export const SpecError = z.object({
   column: z.number().int(),
   path: z.string(),
   message: z.string(),
+  /** The node the problem concerns, when it is about one node (the editor marks it). */
+  node: z.string().optional(),
+  /** The link the problem concerns, by its name (`upper-lower`, `/2` for a parallel one). */
+  link: z.string().optional(),
 })
 export type SpecError = z.infer<typeof SpecError>
 
@@ -194,3 +198,4 @@ export * from './pipelines'
 export * from './sweeps'
 export * from './revisions'
 export * from './schemes'
+export * from './topology'

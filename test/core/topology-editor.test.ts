@@ -1,0 +1,80 @@
+// The topology editor's core side: experiments.fabric (the fabric a text builds before any run,
+// with its failing and slow links marked) and the layout kept beside an experiment, through the
+// real dispatch on a real SQLite file, reopened to show the positions survive.
+import { describe, expect, it } from 'vitest'
+import { methods } from '../../src-main/contract'
+import { createNodeCore } from '../../src-main/core'
+import { createDispatch } from '../../src-main/core/dispatch'
+import { tempCore, TINY_YAML } from '../helpers/core'
+
+async function call<M extends keyof typeof methods>(handlers: Parameters<typeof createDispatch>[0], method: M, req: unknown) {
+  const res = await createDispatch(handlers)(method, req)
+  if (!res.ok) throw new Error(res.error.message)
+  return methods[method].res.parse(JSON.parse(JSON.stringify(res.result)))
+}
+
+const FAILING = `${TINY_YAML.replace('hostLink: 10Gbps, fabricLink: 10Gbps', 'hostLink: 10Gbps, fabricLink: 40Gbps, slow: { spine1-leaf0: 10Gbps }')}failures:
+  - { link: spine0-leaf1, at: 5ms, recover: 8ms }
+`
+
+describe('experiments.fabric', () => {
+  it('draws the fabric of an unsaved text, with its failing and slow links marked', async () => {
+    const { core } = tempCore(1)
+    try {
+      const res = (await call(core.handlers, 'experiments.fabric', { yaml: FAILING })) as { graph: { links: Array<{ name: string }> }; marks: Array<{ link: string; slow: boolean; failAtNs: number | null; recoverAtNs: number | null }>; errors: unknown[] }
+      expect(res.errors).toEqual([])
+      expect(res.graph.links.map((l) => l.name)).toContain('spine0-leaf1')
+      const mark = (n: string) => res.marks.find((m) => m.link === n)!
+      expect(mark('spine0-leaf1')).toMatchObject({ failAtNs: 5_000_000, recoverAtNs: 8_000_000, slow: false })
+      expect(mark('spine1-leaf0')).toMatchObject({ slow: true, failAtNs: null })
+      expect(mark('leaf0-h0')).toMatchObject({ slow: false, failAtNs: null })
+    } finally {
+      core.opts.store.close()
+    }
+  })
+
+  it('still draws the topology when another part of the text is wrong, and gives that error', async () => {
+    const { core } = tempCore(1)
+    try {
+      const res = await call(core.handlers, 'experiments.fabric', { yaml: TINY_YAML.replace('schemes: [ecmp, rps]', 'schemes: [nosuch]') })
+      expect(res.graph?.nodes.length).toBeGreaterThan(0)
+      expect(res.errors.map((e) => e.path)).toContain('schemes[0]')
+    } finally {
+      core.opts.store.close()
+    }
+  })
+
+  it('has no graph for a topology that does not parse', async () => {
+    const { core } = tempCore(1)
+    try {
+      const res = await call(core.handlers, 'experiments.fabric', { yaml: TINY_YAML.replace('leaves: 2', 'leaves: two') })
+      expect(res.graph).toBeNull()
+      expect(res.errors.length).toBeGreaterThan(0)
+    } finally {
+      core.opts.store.close()
+    }
+  })
+})
+
+describe('experiments.layout', () => {
+  it('keeps positions beside the experiment across a reopen of the database, and forgets them on an empty save', async () => {
+    const { core, dir, dbPath } = tempCore(1)
+    const exp = await call(core.handlers, 'experiments.create', { yaml: TINY_YAML })
+    expect(await call(core.handlers, 'experiments.layout', { id: exp.id })).toEqual({ positions: {}, updatedAt: null })
+    await call(core.handlers, 'experiments.saveLayout', { id: exp.id, positions: { leaf0: { x: 10, y: 20.5 }, spine1: { x: -3, y: 0 } } })
+    core.opts.store.close()
+    const again = createNodeCore({ dbPath, baseDir: dir, parallelRuns: 1 })
+    try {
+      const layout = await call(again.handlers, 'experiments.layout', { id: exp.id })
+      expect(layout.positions).toEqual({ leaf0: { x: 10, y: 20.5 }, spine1: { x: -3, y: 0 } })
+      expect(layout.updatedAt).not.toBeNull()
+      // The YAML did not change: positions are no revision.
+      expect((await call(again.handlers, 'experiments.get', { id: exp.id })).revision).toBe(1)
+      await call(again.handlers, 'experiments.saveLayout', { id: exp.id, positions: {} })
+      expect(await call(again.handlers, 'experiments.layout', { id: exp.id })).toEqual({ positions: {}, updatedAt: null })
+      await expect(call(again.handlers, 'experiments.layout', { id: 999 })).rejects.toThrow(/999/)
+    } finally {
+      again.opts.store.close()
+    }
+  })
+})
