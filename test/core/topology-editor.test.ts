@@ -2,15 +2,15 @@
 // with its failing and slow links marked) and the layout kept beside an experiment, through the
 // real dispatch on a real SQLite file, reopened to show the positions survive.
 import { describe, expect, it } from 'vitest'
-import { methods } from '../../src-main/contract'
+import { methods, type Res } from '../../src-main/contract'
 import { createNodeCore } from '../../src-main/core'
 import { createDispatch } from '../../src-main/core/dispatch'
 import { tempCore, TINY_YAML } from '../helpers/core'
 
-async function call<M extends keyof typeof methods>(handlers: Parameters<typeof createDispatch>[0], method: M, req: unknown) {
+async function call<M extends keyof typeof methods>(handlers: Parameters<typeof createDispatch>[0], method: M, req: unknown): Promise<Res<M>> {
   const res = await createDispatch(handlers)(method, req)
   if (!res.ok) throw new Error(res.error.message)
-  return methods[method].res.parse(JSON.parse(JSON.stringify(res.result)))
+  return methods[method].res.parse(JSON.parse(JSON.stringify(res.result))) as Res<M>
 }
 
 const FAILING = `${TINY_YAML.replace('hostLink: 10Gbps, fabricLink: 10Gbps', 'hostLink: 10Gbps, fabricLink: 40Gbps, slow: { spine1-leaf0: 10Gbps }')}failures:
@@ -21,9 +21,9 @@ describe('experiments.fabric', () => {
   it('draws the fabric of an unsaved text, with its failing and slow links marked', async () => {
     const { core } = tempCore(1)
     try {
-      const res = (await call(core.handlers, 'experiments.fabric', { yaml: FAILING })) as { graph: { links: Array<{ name: string }> }; marks: Array<{ link: string; slow: boolean; failAtNs: number | null; recoverAtNs: number | null }>; errors: unknown[] }
+      const res = await call(core.handlers, 'experiments.fabric', { yaml: FAILING })
       expect(res.errors).toEqual([])
-      expect(res.graph.links.map((l) => l.name)).toContain('spine0-leaf1')
+      expect(res.graph!.links.map((l) => l.name)).toContain('spine0-leaf1')
       const mark = (n: string) => res.marks.find((m) => m.link === n)!
       expect(mark('spine0-leaf1')).toMatchObject({ failAtNs: 5_000_000, recoverAtNs: 8_000_000, slow: false })
       expect(mark('spine1-leaf0')).toMatchObject({ slow: true, failAtNs: null })

@@ -173,3 +173,34 @@ export class TextHistory {
     return this.future.length > 0
   }
 }
+
+export type Direction = 'left' | 'right' | 'up' | 'down'
+
+/**
+ * The node an arrow key moves to from `from`: the nearest one in that direction, within a 45°
+ * cone of it (a row's neighbour before the row below); the top-left node when nothing is picked.
+ */
+export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: string | null, dir: Direction): string | null {
+  const start = from === null ? undefined : positions.get(from)
+  if (!start) {
+    let best: [string, Point] | null = null
+    for (const e of positions) if (!best || e[1].y < best[1].y || (e[1].y === best[1].y && e[1].x < best[1].x)) best = e
+    return best?.[0] ?? null
+  }
+  let best: string | null = null
+  let bestScore = Infinity
+  for (const [name, p] of positions) {
+    if (name === from) continue
+    const dx = p.x - start.x
+    const dy = p.y - start.y
+    const along = dir === 'right' ? dx : dir === 'left' ? -dx : dir === 'down' ? dy : -dy
+    const across = dir === 'left' || dir === 'right' ? Math.abs(dy) : Math.abs(dx)
+    if (along <= 0 || across > along) continue
+    const score = along + 2 * across
+    if (score < bestScore) {
+      bestScore = score
+      best = name
+    }
+  }
+  return best
+}

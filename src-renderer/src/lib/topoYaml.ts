@@ -209,13 +209,12 @@ function formatBps(bps: number): string {
  * Rewrites a generated topology as explicit nodes and links (kind: custom), the built graph as
  * it stands: removed links left out, slow ones with their own speed. Failures keep their names.
  */
-export function convertToCustom(text: string, built: BuiltGraph, defaultsBps: { host: number; fabric: number }): string {
+export function convertToCustom(text: string, built: BuiltGraph, slow: ReadonlySet<string>): string {
   const { doc, spans } = open(text)
   const topo = topologyMap(doc)
   if (!topo) return text
   const kept = new Map<string, unknown>()
   for (const k of KEPT) if (topo.has(k)) kept.set(k, topo.get(k, true))
-  const role = new Map(built.nodes.map((n) => [n.name, n.role]))
   const fresh = doc.createNode({ kind: 'custom' }) as YAMLMap
   for (const [k, v] of kept) fresh.set(k, v)
   fresh.set('nodes', blockSeq(doc, built.nodes.map((n) => (n.pod >= 0 && n.role !== 'spine' ? { name: n.name, tier: n.role, pod: n.pod } : { name: n.name, tier: n.role }))))
@@ -223,10 +222,7 @@ export function convertToCustom(text: string, built: BuiltGraph, defaultsBps: { 
     'links',
     blockSeq(
       doc,
-      built.links.map((l) => {
-        const dflt = role.get(l.b) === 'host' || role.get(l.a) === 'host' ? defaultsBps.host : defaultsBps.fabric
-        return l.bps !== dflt ? { a: l.a, b: l.b, speed: formatBps(l.bps) } : { a: l.a, b: l.b }
-      }),
+      built.links.map((l) => (slow.has(l.name) ? { a: l.a, b: l.b, speed: formatBps(l.bps) } : { a: l.a, b: l.b })),
     ),
   )
   fresh.flow = false
@@ -239,13 +235,11 @@ export function convertToCustom(text: string, built: BuiltGraph, defaultsBps: { 
 function customSeq(doc: Document, key: 'nodes' | 'links'): YAMLSeq {
   const topo = topologyMap(doc)
   if (!topo || str(topo.get('kind')) !== 'custom') throw new Error('the topology is not explicit (kind: custom); convert it first')
-  let seq = topo.get(key, true)
-  if (!isSeq(seq)) {
-    seq = new YAMLSeq()
-    topo.set(key, seq)
-  }
-  ;(seq as YAMLSeq).flow = false
-  return seq as YAMLSeq
+  const found: unknown = topo.get(key, true)
+  const seq = isSeq(found) ? found : new YAMLSeq()
+  if (seq !== found) topo.set(key, seq)
+  seq.flow = false
+  return seq
 }
 
 const PREFIX: Record<Tier, string> = { spine: 'spine', agg: 'agg', tor: 'tor', host: 'h' }

@@ -27,6 +27,8 @@ schemes: [ecmp] # just one
 workload: { kind: web-search, load: 0.3, flows: 40 }
 `
 
+const SLOW = new Set(['core0-agg0'])
+
 function built(k = 4): BuiltGraph {
   const f = buildFabric({ kind: 'fat-tree', k, hostLinkBps: 10e9, fabricLinkBps: 10e9, linkDelayNs: 1000, rates: { 'core0-agg0': 1e9 } })
   const name = (i: number) => f.nodes[i].name
@@ -49,7 +51,7 @@ describe('topology YAML', () => {
   })
 
   it('converts a generated fabric to explicit nodes and links, keeping comments, other fields and link speeds', () => {
-    const text = convertToCustom(setFailure(TEXT, 'core0-agg0', { at: '5ms', recover: '9ms' }), built(), { host: 10e9, fabric: 10e9 })
+    const text = convertToCustom(setFailure(TEXT, 'core0-agg0', { at: '5ms', recover: '9ms' }), built(), SLOW)
     expect(text).toContain('# An experiment people wrote by hand.')
     expect(text).toContain('# The fabric:')
     expect(text).toContain('schemes: [ecmp] # just one')
@@ -70,7 +72,7 @@ describe('topology YAML', () => {
   })
 
   it('adds switches, hosts and parallel links, named upper-lower then /2', () => {
-    let text = convertToCustom(TEXT, built(), { host: 10e9, fabric: 10e9 })
+    let text = convertToCustom(TEXT, built(), SLOW)
     text = addNode(text, { name: 'h99', tier: 'host', pod: null })
     text = addLink(text, 'edge0', 'h99')
     text = addLink(text, 'core0', 'agg0')
@@ -82,7 +84,7 @@ describe('topology YAML', () => {
   })
 
   it('sets and clears a link’s speed, delay and loss, and reads explicit ports', () => {
-    let text = addLink(convertToCustom(TEXT, built(), { host: 10e9, fabric: 10e9 }), 'core0:7', 'agg0:5')
+    let text = addLink(convertToCustom(TEXT, built(), SLOW), 'core0:7', 'agg0:5')
     let t = readTopology(text, null)!
     text = setLinkSettings(text, t, 'core0-agg0/2', { speed: '40Gbps', delay: '2us', loss: 0.001 })
     t = readTopology(text, null)!
@@ -92,7 +94,7 @@ describe('topology YAML', () => {
   })
 
   it('removes a node with its links, and a removed link’s failure; a renumbered parallel link keeps its failure', () => {
-    let text = addLink(convertToCustom(TEXT, built(), { host: 10e9, fabric: 10e9 }), 'core0', 'agg0')
+    let text = addLink(convertToCustom(TEXT, built(), SLOW), 'core0', 'agg0')
     text = setFailure(text, 'core0-agg0/2', { at: '5ms' })
     text = setFailure(text, 'edge0-h0', { at: '1ms' })
     let t = readTopology(text, null)!
@@ -135,7 +137,7 @@ describe('topology editor model', () => {
   })
 
   it('puts problems on the node or link at fault', () => {
-    const text = convertToCustom(setFailure(TEXT, 'core0-agg0', { at: '5ms' }), built(), { host: 10e9, fabric: 10e9 })
+    const text = convertToCustom(setFailure(TEXT, 'core0-agg0', { at: '5ms' }), built(), SLOW)
     const t = readTopology(text, null)!
     const m = problemsByElement(
       [
@@ -162,5 +164,23 @@ describe('topology editor model', () => {
     expect(h.redo('a')).toBe('b')
     h.push('b')
     expect(h.canRedo).toBe(false)
+  })
+})
+
+describe('arrow-key node selection', () => {
+  it('moves to the nearest node in the direction pressed', async () => {
+    const { nodeInDirection } = await import('../../src-renderer/src/lib/topoEditor')
+    const pos = new Map([
+      ['a', { x: 0, y: 0 }],
+      ['b', { x: 100, y: 0 }],
+      ['c', { x: 200, y: 0 }],
+      ['d', { x: 10, y: 100 }],
+    ])
+    expect(nodeInDirection(pos, null, 'right')).toBe('a')
+    expect(nodeInDirection(pos, 'a', 'right')).toBe('b')
+    expect(nodeInDirection(pos, 'b', 'left')).toBe('a')
+    expect(nodeInDirection(pos, 'a', 'down')).toBe('d')
+    expect(nodeInDirection(pos, 'd', 'up')).toBe('a')
+    expect(nodeInDirection(pos, 'c', 'right')).toBeNull()
   })
 })
