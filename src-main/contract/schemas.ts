@@ -13,9 +13,8 @@ export const SpecError = z.object({
   column: z.number().int(),
   path: z.string(),
   message: z.string(),
-  /** The node the problem concerns, when it is about one node (the editor marks it). */
+  /** The node or link of the fabric the problem concerns, so the graph can mark it. */
   node: z.string().optional(),
-  /** The link the problem concerns, by its name (`upper-lower`, `/2` for a parallel one). */
   link: z.string().optional(),
 })
 export type SpecError = z.infer<typeof SpecError>
@@ -157,7 +156,7 @@ export type FabricLink = z.infer<typeof FabricLink>
 
 /** The fabric a run ran on, built from its experiment's topology (links removed before the run are absent). */
 export const FabricGraph = z.object({
-  kind: z.enum(['leaf-spine', 'fat-tree', 'three-tier']),
+  kind: z.enum(['leaf-spine', 'fat-tree', 'three-tier', 'custom']),
   nodes: z.array(FabricNode),
   links: z.array(FabricLink),
   /** Host names in host-index order (flows name hosts by index). */

@@ -41,7 +41,7 @@ const FLOWS_BATCH_MAX = 4096
 
 function checkConfig(cfg: SimConfig): Fabric {
   const t = cfg.topology
-  const kinds = ['leaf-spine', 'fat-tree', 'three-tier']
+  const kinds = ['leaf-spine', 'fat-tree', 'three-tier', 'custom']
   if (!kinds.includes(t.kind)) throw new Error(`topology.kind '${String(t.kind)}' is not supported: use one of ${kinds.join(', ')}`)
   if (t.kind === 'leaf-spine') {
     for (const k of ['leaves', 'spines', 'hostsPerLeaf'] as const) {
@@ -52,6 +52,7 @@ function checkConfig(cfg: SimConfig): Fabric {
     throw new Error(`topology.queuePackets must be an integer >= 1, got ${t.queuePackets}`)
   }
   for (const k of ['hostLinkBps', 'fabricLinkBps'] as const) {
+    if (k === 'fabricLinkBps' && t.kind === 'leaf-spine' && t.oversubscription !== undefined) continue
     if (!(t[k] > 0)) throw new Error(`topology.${k} must be > 0, got ${t[k]}`)
   }
   if (t.hostQueuePackets !== undefined && !(Number.isInteger(t.hostQueuePackets) && t.hostQueuePackets >= 1)) {

@@ -5,7 +5,7 @@
 
 import type { SeriesDef } from '../model/series'
 import type { Destinations } from '../model/topology/destinations'
-import type { FabricSpec, FatTreeSpec, LeafSpineSpec, ThreeTierSpec } from '../model/topology/types'
+import type { CustomSpec, FabricSpec, FatTreeSpec, LeafSpineSpec, ThreeTierSpec } from '../model/topology/types'
 
 /** What the simulator adds to a fabric graph: its buffers. */
 export interface QueueParams {
@@ -22,13 +22,14 @@ export interface QueueParams {
 export interface LeafSpineTopology extends LeafSpineSpec, QueueParams {}
 export interface FatTreeTopology extends FatTreeSpec, QueueParams {}
 export interface ThreeTierTopology extends ThreeTierSpec, QueueParams {}
+export interface CustomTopology extends CustomSpec, QueueParams {}
 
 /**
  * Any fabric the topology module builds (src-main/topology), plus buffer sizes. Links
  * removed or slowed by name (`remove`, `rates`) are applied before the run; failures
  * during the run are `SimConfig.linkEvents`.
  */
-export type Topology = LeafSpineTopology | FatTreeTopology | ThreeTierTopology
+export type Topology = LeafSpineTopology | FatTreeTopology | ThreeTierTopology | CustomTopology
 export type { FabricSpec }
 
 /**

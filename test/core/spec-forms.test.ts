@@ -174,10 +174,10 @@ describe('topology kinds', () => {
 
   it('reports an unknown or missing kind, and an odd k', () => {
     expect(errorsOf(`name: x\ntopology: { kind: torus, k: 4 }\nschemes: ecmp\n${POISSON}\n`)).toEqual([
-      "test.yaml:2:19: topology.kind: expected one of leaf-spine, fat-tree, three-tier, got 'torus'",
+      "test.yaml:2:19: topology.kind: expected one of leaf-spine, fat-tree, three-tier, custom, got 'torus'",
     ])
     expect(errorsOf(`name: x\ntopology: { k: 4 }\nschemes: ecmp\n${POISSON}\n`)).toEqual([
-      'test.yaml:2:11: topology.kind: required field is missing; expected one of leaf-spine, fat-tree, three-tier',
+      'test.yaml:2:11: topology.kind: required field is missing; expected one of leaf-spine, fat-tree, three-tier, custom',
     ])
     expect(errorsOf(`name: x\ntopology: { kind: fat-tree, k: 5, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\n${POISSON}\n`)).toEqual([
       'test.yaml:2:32: topology.k: expected an even integer of at least 2, got 5',

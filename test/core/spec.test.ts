@@ -239,7 +239,7 @@ describe('errors', () => {
       "test.yaml:11:1: sheme: unknown field 'sheme'; expected one of name, description, tags, testbed, topology, transport, schemes, workload, params, failures, failover, seeds, telemetry, stopAfter",
     ])
     expect(errorsOf(withLine(5, '  spines: 2\n  spine: 3'))).toEqual([
-      "test.yaml:6:3: topology.spine: unknown field 'spine'; expected one of kind, leaves, spines, hostsPerLeaf, hostLink, fabricLink, linkDelay, queuePackets, hostQueuePackets, remove, slow",
+      "test.yaml:6:3: topology.spine: unknown field 'spine'; expected one of kind, leaves, spines, hostsPerLeaf, linksPerSpine, hostLink, fabricLink, linkDelay, queuePackets, hostQueuePackets, remove, slow, oversubscription",
     ])
   })
 

@@ -73,6 +73,8 @@ export function describeTopology(t: Topology): string {
       return `fat-tree: k = ${t.k}`
     case 'three-tier':
       return `three-tier: ${t.pods} pods × ${t.torsPerPod} ToRs × ${t.hostsPerTor} hosts, ${t.aggsPerPod} aggs per pod, ${t.spines} spines`
+    case 'custom':
+      return `custom: ${t.nodes.length} nodes, ${t.links.length} links`
   }
 }
 

@@ -1,4 +1,5 @@
-import { buildFabric, distancesTo, otherPodsProblem, type Fabric, type FabricSpec } from '../../model/topology'
+import { leafSpineUplinkBps } from '../../model/topology/build'
+import { buildFabric, distancesTo, otherPodsProblem, reverseLinkName, TopologyError, type CustomLinkSpec, type Fabric, type FabricSpec } from '../../model/topology'
 import type { Topology } from '../../sim/types'
 import { formatDuration } from '../../model/units'
 import type { FieldPath } from './locate'
@@ -16,6 +17,9 @@ export interface FabricProblem {
   message: string
   /** Report at the key rather than its value (a key that names a link). */
   keyOf?: boolean
+  /** The node or link of the fabric at fault. */
+  node?: string
+  link?: string
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -26,7 +30,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function toTopology(t: RawTopology): Topology {
   const common = {
     hostLinkBps: t.hostLink,
-    fabricLinkBps: t.fabricLink,
+    // Absent only on a leaf-spine with oversubscription, which sets it below.
+    fabricLinkBps: t.fabricLink ?? 0,
     linkDelayNs: t.linkDelay,
     queuePackets: t.queuePackets,
     hostQueuePackets: t.hostQueuePackets,
@@ -35,7 +40,33 @@ export function toTopology(t: RawTopology): Topology {
   }
   switch (t.kind) {
     case 'leaf-spine':
-      return { kind: t.kind, leaves: t.leaves, spines: t.spines, hostsPerLeaf: t.hostsPerLeaf, ...common }
+      // linksPerSpine and oversubscription only when given, so existing specs hash as before.
+      return {
+        kind: t.kind,
+        leaves: t.leaves,
+        spines: t.spines,
+        hostsPerLeaf: t.hostsPerLeaf,
+        ...(t.linksPerSpine !== undefined ? { linksPerSpine: t.linksPerSpine } : {}),
+        ...(t.oversubscription !== undefined ? { oversubscription: t.oversubscription } : {}),
+        ...common,
+        fabricLinkBps: t.fabricLink ?? leafSpineUplinkBps({ ...t, hostLinkBps: t.hostLink, fabricLinkBps: 0 }),
+      }
+    case 'custom':
+      return {
+        kind: t.kind,
+        nodes: t.nodes.map((n) => ({ name: n.name, tier: n.tier, ...(n.pod !== undefined ? { pod: n.pod } : {}) })),
+        links: t.links.map((l): CustomLinkSpec => ({
+          a: l.a.node,
+          b: l.b.node,
+          ...(l.a.port !== undefined ? { aPort: l.a.port } : {}),
+          ...(l.b.port !== undefined ? { bPort: l.b.port } : {}),
+          ...(l.speed !== undefined ? { bps: l.speed } : {}),
+          ...(l.delay !== undefined ? { delayNs: l.delay } : {}),
+          ...(l.loss ? { loss: l.loss } : {}),
+        })),
+        ...(t.oversubscription !== undefined ? { oversubscription: t.oversubscription } : {}),
+        ...common,
+      }
     case 'fat-tree':
       return { kind: t.kind, k: t.k, ...common }
     case 'three-tier':
@@ -65,7 +96,7 @@ function linkIndex(f: Fabric): Map<string, string> {
     index = new Map()
     for (const l of f.links) {
       index.set(l.name, l.name)
-      index.set(`${f.nodes[l.b].name}-${f.nodes[l.a].name}`, l.name)
+      index.set(reverseLinkName(l.name), l.name)
     }
     indexes.set(f, index)
   }
@@ -120,6 +151,7 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
   try {
     fabric = buildFabric({ ...toTopology(topo.data), remove: undefined, rates: undefined } as FabricSpec)
   } catch (err) {
+    if (err instanceof TopologyError) return { problems: [{ path: ['topology', ...err.path], message: err.message, node: err.node, link: err.link }] }
     return { problems: [{ path: ['topology'], message: (err as Error).message }] }
   }
   const rawTopo = raw.topology as Record<string, unknown>
@@ -145,7 +177,7 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
     }
   })
   if (removeOk && removed.size > 0) {
-    const cut = disconnected(fabric, topo.data)
+    const cut = disconnectedAfterRemove(fabric, topo.data)
     if (cut) problems.push({ path: ['topology', 'remove'], message: `removing these links cuts ${cut[1]} off from ${cut[0]}; every ToR must still reach every other` })
   }
 
@@ -189,6 +221,20 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
         }
       }
     }
+  }
+
+  // Loss is the simulator's: a real fabric is not impaired by p4lab (docs/TOPOLOGY.md).
+  const testbed = typeof raw.testbed === 'string' ? raw.testbed : 'sim'
+  if (topo.data.kind === 'custom' && testbed !== 'sim') {
+    topo.data.links.forEach((l, i) => {
+      if (!l.loss) return
+      const name = fabric.links.find((x) => x.name === canonicalLinkOf(fabric, l.a.node, l.b.node, topo.data, i))?.name
+      problems.push({
+        path: ['topology', 'links', i, 'loss'],
+        link: name,
+        message: `loss is simulated only: testbed '${testbed}' runs on real links, which p4lab does not impair; remove loss from this link or run on testbed: sim`,
+      })
+    })
   }
 
   // Workload: host indices of long-lived pairs, fan-ins of an incast.
@@ -246,9 +292,15 @@ function parseTopology(raw: unknown) {
 }
 
 /** The first ToR (and the one it cannot reach) once `remove` is applied, or undefined. */
-function disconnected(base: Fabric, t: RawTopology): [string, string] | undefined {
+function disconnectedAfterRemove(base: Fabric, t: RawTopology): [string, string] | undefined {
   // Rates do not matter here, and slow's names are checked on their own.
-  const f = buildFabric({ ...toTopology(t), rates: undefined } as FabricSpec)
+  let f: Fabric
+  try {
+    f = buildFabric({ ...toTopology(t), rates: undefined } as FabricSpec)
+  } catch (err) {
+    // Removing a link with an explicit port beside it can leave a gap in a custom node's ports.
+    return ['the fabric', (err as Error).message]
+  }
   const dist = distancesTo(f, f.tors[0])
   const lost = f.tors.find((n) => dist[n] < 0)
   return lost === undefined ? undefined : [base.nodes[f.tors[0]].name, base.nodes[lost].name]
@@ -264,4 +316,17 @@ export function checkParams(raw: Record<string, unknown>): FabricProblem[] {
     p,
     schemes.filter((s): s is string => typeof s === 'string'),
   ).map((e) => ({ path: ['params', e.key], message: e.message }))
+}
+
+/** The canonical name links[i] of a custom topology got (parallel links counted in order). */
+export function canonicalLinkOf(f: Fabric, a: string, b: string, t: RawTopology, i: number): string | undefined {
+  if (t.kind !== 'custom') return undefined
+  const key = (x: string, y: string) => [x, y].sort().join('\u0000')
+  const k = key(a, b)
+  const nth = t.links.slice(0, i + 1).filter((l) => key(l.a.node, l.b.node) === k).length
+  const ia = f.nodes.find((n) => n.name === a)
+  const ib = f.nodes.find((n) => n.name === b)
+  if (!ia || !ib) return undefined
+  const [up, down] = ia.level > ib.level ? [a, b] : [b, a]
+  return nth <= 1 ? `${up}-${down}` : `${up}-${down}/${nth}`
 }

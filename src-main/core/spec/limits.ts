@@ -29,6 +29,8 @@ export interface LimitProblem {
   path: FieldPath
   message: string
   keyOf?: boolean
+  node?: string
+  link?: string
 }
 
 const n = (x: number) => x.toLocaleString('en-US')
@@ -141,21 +143,37 @@ export function budgetProblems(raw: Record<string, unknown>, fabric: Fabric): Li
 /** Where a fabric does not fit the address plan, reported at the topology field that sets it. */
 export function addressPlanProblems(f: Fabric): LimitProblem[] {
   const problems: LimitProblem[] = []
+  // A custom topology's problems sit at the node at fault (node ids are the order of nodes:).
+  const custom = f.kind === 'custom'
+  const at = (generated: string, node: number) => (custom ? ['topology', 'nodes', node] : ['topology', generated])
   const field = {
     'leaf-spine': { tors: 'leaves', pods: 'leaves', hosts: 'hostsPerLeaf' },
     'fat-tree': { tors: 'k', pods: 'k', hosts: 'k' },
     'three-tier': { tors: 'torsPerPod', pods: 'pods', hosts: 'hostsPerTor' },
+    custom: { tors: 'nodes', pods: 'nodes', hosts: 'nodes' },
   }[f.kind]
   const torsInPod = new Map<number, number>()
+  let crowded = -1
+  let mostTors = 0
   for (const t of f.tors) {
     const pod = Math.max(0, f.nodes[t].pod)
-    torsInPod.set(pod, (torsInPod.get(pod) ?? 0) + 1)
+    if (custom && pod > ADDRESS_PLAN.pods - 1) {
+      problems.push({
+        path: ['topology', 'nodes', t, 'pod'],
+        node: f.nodes[t].name,
+        message: `${f.nodes[t].name} is in pod ${pod}, which does not fit the address plan 10.<pod>.<tor>.0/24: pods are numbered 0 to ${ADDRESS_PLAN.pods - 1}`,
+      })
+    }
+    const count = (torsInPod.get(pod) ?? 0) + 1
+    torsInPod.set(pod, count)
+    if (count > mostTors) mostTors = count
+    if (count === ADDRESS_PLAN.torsPerPod + 1) crowded = t
   }
-  const mostTors = Math.max(...torsInPod.values())
   if (mostTors > ADDRESS_PLAN.torsPerPod) {
     problems.push({
-      path: ['topology', field.tors],
-      message: `${n(mostTors)} ToRs in one pod do not fit the address plan: each ToR owns a subnet 10.<pod>.<tor>.0/24, so a pod holds at most ${ADDRESS_PLAN.torsPerPod} ToRs (the topology budget)`,
+      path: at(field.tors, crowded),
+      ...(custom ? { node: f.nodes[crowded].name } : {}),
+      message: `${custom ? `${f.nodes[crowded].name}: ` : ''}${n(mostTors)} ToRs in one pod do not fit the address plan: each ToR owns a subnet 10.<pod>.<tor>.0/24, so a pod holds at most ${ADDRESS_PLAN.torsPerPod} ToRs (the topology budget)`,
     })
   }
   if (torsInPod.size > ADDRESS_PLAN.pods) {
@@ -166,18 +184,22 @@ export function addressPlanProblems(f: Fabric): LimitProblem[] {
   }
   const hostsOnTor = new Map<number, number>()
   for (const t of f.torOfHost) hostsOnTor.set(t, (hostsOnTor.get(t) ?? 0) + 1)
-  const mostHosts = Math.max(0, ...hostsOnTor.values())
+  let mostHosts = 0
+  let fullTor = -1
+  for (const [t, count] of hostsOnTor) if (count > mostHosts) [mostHosts, fullTor] = [count, t]
   if (mostHosts > ADDRESS_PLAN.hostsPerTor) {
     problems.push({
-      path: ['topology', field.hosts],
-      message: `${n(mostHosts)} hosts on one ToR do not fit the address plan: a ToR's /24 holds hosts .1 to .254, at most ${ADDRESS_PLAN.hostsPerTor} hosts per ToR (the topology budget)`,
+      path: at(field.hosts, fullTor),
+      ...(custom ? { node: f.nodes[fullTor].name } : {}),
+      message: `${custom ? `${f.nodes[fullTor].name}: ` : ''}${n(mostHosts)} hosts on one ToR do not fit the address plan: a ToR's /24 holds hosts .1 to .254, at most ${ADDRESS_PLAN.hostsPerTor} hosts per ToR (the topology budget)`,
     })
   }
-  let widest = { ports: 0, name: '' }
-  for (const s of f.switches) if (f.nodes[s].ports.length > widest.ports) widest = { ports: f.nodes[s].ports.length, name: f.nodes[s].name }
+  let widest = { ports: 0, name: '', id: -1 }
+  for (const s of f.switches) if (f.nodes[s].ports.length > widest.ports) widest = { ports: f.nodes[s].ports.length, name: f.nodes[s].name, id: s }
   if (widest.ports > ADDRESS_PLAN.portsPerSwitch) {
     problems.push({
-      path: ['topology'],
+      path: custom ? ['topology', 'nodes', widest.id] : ['topology'],
+      node: widest.name,
       message: `switch ${widest.name} would have ${n(widest.ports)} ports; a switch port's MAC address (02:53:<switch>:00:<port>) numbers at most ${ADDRESS_PLAN.portsPerSwitch} ports per switch (the topology budget)`,
     })
   }

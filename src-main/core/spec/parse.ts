@@ -44,9 +44,13 @@ export function parseExperiment(text: string, opts: ParseOptions): ParseResult {
   }
 
   const errors: SpecError[] = []
-  const report = (path: FieldPath, message: string, keyOf = false) => {
+  const report = (path: FieldPath, message: string, keyOf = false, about: { node?: string; link?: string } = {}) => {
     const loc = locate(doc, lines, path, { keyOf })
-    errors.push(at(loc.line, loc.column, formatPath(loc.path), message))
+    errors.push({
+      ...at(loc.line, loc.column, formatPath(loc.path), message),
+      ...(about.node !== undefined ? { node: about.node } : {}),
+      ...(about.link !== undefined ? { link: about.link } : {}),
+    })
   }
 
   for (const p of controlCharacterProblems(raw)) report(p.path, p.message, p.keyOf)
@@ -59,10 +63,10 @@ export function parseExperiment(text: string, opts: ParseOptions): ParseResult {
   if (cdf && !cdf.ok) for (const p of cdf.problems) report(p.path, p.message)
 
   const fabric = isPlainObject(raw) ? checkAgainstFabric(raw) : { problems: [] }
-  for (const p of fabric.problems) report(p.path, p.message, p.keyOf)
+  for (const p of fabric.problems) report(p.path, p.message, p.keyOf, p)
   if (isPlainObject(raw)) for (const p of checkParams(raw)) report(p.path, p.message, true)
   if (isPlainObject(raw) && fabric.fabric) {
-    for (const p of [...addressPlanProblems(fabric.fabric), ...budgetProblems(raw, fabric.fabric)]) report(p.path, p.message, p.keyOf)
+    for (const p of [...addressPlanProblems(fabric.fabric), ...budgetProblems(raw, fabric.fabric)]) report(p.path, p.message, p.keyOf, p)
   }
 
   if (errors.length > 0 || !result.success || !cdf?.ok || !fabric.fabric) return { ok: false, errors: tidy(errors) }

@@ -19,7 +19,7 @@ export type ParseResult = { ok: true; spec: ExperimentSpec } | { ok: false; erro
 export const SCHEMES: readonly SchemeName[] = SCHEME_NAMES
 
 export type TopologyKind = Topology['kind']
-export const TOPOLOGY_KINDS: readonly TopologyKind[] = ['leaf-spine', 'fat-tree', 'three-tier']
+export const TOPOLOGY_KINDS: readonly TopologyKind[] = ['leaf-spine', 'fat-tree', 'three-tier', 'custom']
 
 /** Poisson flow arrivals with sizes from a CDF (also the background of an incast mix). */
 export type CdfKind = 'web-search' | 'data-mining' | 'cdf'

@@ -136,7 +136,7 @@ export interface SwitchState {
 export interface ControlPlaneState {
   scheme: CpScheme
   params: SchemeParams
-  fabricKind: 'leaf-spine' | 'fat-tree' | 'three-tier'
+  fabricKind: 'leaf-spine' | 'fat-tree' | 'three-tier' | 'custom'
   hosts: HostAddress[]
   tors: TorAddress[]
   /** In Fabric.switches order: ToRs first, then by tier. */

@@ -1,9 +1,12 @@
-import type { Fabric, FabricSpec, NodeRole, TopoLink, TopoNode } from './types'
+import { buildCustom } from './custom'
+import { linkName, reverseLinkName } from './names'
+import type { Fabric, FabricSpec, LeafSpineSpec, NodeRole, TopoLink, TopoNode } from './types'
 
 /** Accumulates nodes and links; ports are numbered in the order links are added. */
 class Builder {
   readonly nodes: TopoNode[] = []
   readonly links: TopoLink[] = []
+  private readonly pairs = new Map<string, number>()
 
   node(name: string, role: NodeRole, level: number, pod = -1): number {
     const id = this.nodes.length
@@ -16,18 +19,21 @@ class Builder {
     const id = this.links.length
     const A = this.nodes[a]
     const B = this.nodes[b]
-    this.links.push({ id, name: `${A.name}-${B.name}`, a, aPort: -1, b, bPort: -1, bps, delayNs })
+    const key = `${a},${b}`
+    const nth = (this.pairs.get(key) ?? 0) + 1
+    this.pairs.set(key, nth)
+    this.links.push({ id, name: linkName(A.name, B.name, nth), a, aPort: -1, b, bPort: -1, bps, delayNs })
   }
 
   /**
    * Assigns ports: every node's down-facing links first (in the order added), then its
    * up-facing ones. Removed links are dropped before numbering, so ports stay dense.
    */
-  finish(spec: FabricSpec): Fabric {
+  finish(spec: Exclude<FabricSpec, { kind: 'custom' }>): Fabric {
     const byName = new Map<string, TopoLink>()
     for (const l of this.links) byName.set(l.name, l)
     const find = (name: string): TopoLink => {
-      const l = byName.get(name) ?? byName.get(name.split('-').reverse().join('-'))
+      const l = byName.get(name) ?? byName.get(reverseLinkName(name))
       if (!l) throw new Error(`no link '${name}' in this ${spec.kind} fabric`)
       return l
     }
@@ -70,6 +76,9 @@ function buildLeafSpine(b: Builder, s: Extract<FabricSpec, { kind: 'leaf-spine' 
   positiveInt(s.leaves, 'leaves')
   positiveInt(s.spines, 'spines')
   positiveInt(s.hostsPerLeaf, 'hostsPerLeaf')
+  const parallel = s.linksPerSpine ?? 1
+  positiveInt(parallel, 'linksPerSpine')
+  const uplinkBps = leafSpineUplinkBps(s)
   const leaves: number[] = []
   const hosts: number[] = []
   for (let l = 0; l < s.leaves; l++) leaves.push(b.node(`leaf${l}`, 'tor', 1))
@@ -81,7 +90,39 @@ function buildLeafSpine(b: Builder, s: Extract<FabricSpec, { kind: 'leaf-spine' 
   for (let l = 0; l < s.leaves; l++) {
     for (let h = 0; h < s.hostsPerLeaf; h++) b.link(leaves[l], hosts[l * s.hostsPerLeaf + h], s.hostLinkBps, s.linkDelayNs)
   }
-  for (const sp of spines) for (const lf of leaves) b.link(sp, lf, s.fabricLinkBps, s.linkDelayNs)
+  for (const sp of spines) for (const lf of leaves) for (let k = 0; k < parallel; k++) b.link(sp, lf, uplinkBps, s.linkDelayNs)
+}
+
+/**
+ * The rate of a leaf's uplinks: fabricLinkBps, or with `oversubscription` the rate that makes a
+ * leaf's host bandwidth that many times its uplink bandwidth. Throws, with the arithmetic, when
+ * that rate is not a whole number of bit/s or disagrees with a fabricLink also given.
+ */
+export function leafSpineUplinkBps(s: Pick<LeafSpineSpec, 'hostsPerLeaf' | 'spines' | 'linksPerSpine' | 'hostLinkBps' | 'fabricLinkBps' | 'oversubscription'>): number {
+  const ratio = s.oversubscription
+  if (ratio === undefined) return s.fabricLinkBps
+  if (!(ratio > 0)) throw new Error(`oversubscription must be positive, got ${ratio}`)
+  const uplinks = s.spines * (s.linksPerSpine ?? 1)
+  const down = s.hostsPerLeaf * s.hostLinkBps
+  const bps = down / (uplinks * ratio)
+  const how =
+    `${s.hostsPerLeaf} hosts × ${rateText(s.hostLinkBps)} = ${rateText(down)} per leaf, over ${s.spines} spines × ${s.linksPerSpine ?? 1} links × oversubscription ${ratio}` +
+    ` gives ${rateText(down)} / ${uplinks * ratio} = ${rateText(bps)} per uplink`
+  if (Math.abs(bps - Math.round(bps)) > 1e-6) {
+    throw new Error(`${how}, not a whole number of bit/s; choose hostsPerLeaf, hostLink, spines or oversubscription so that it divides`)
+  }
+  const whole = Math.round(bps)
+  if (s.fabricLinkBps > 0 && s.fabricLinkBps !== whole) {
+    throw new Error(`${how}, but fabricLink is ${rateText(s.fabricLinkBps)}; give one of fabricLink and oversubscription, or make them agree`)
+  }
+  return whole
+}
+
+function rateText(bps: number): string {
+  for (const [unit, f] of [['Tbps', 1e12], ['Gbps', 1e9], ['Mbps', 1e6], ['Kbps', 1e3]] as const) {
+    if (bps >= f) return `${+(bps / f).toFixed(3)}${unit}`
+  }
+  return `${+bps.toFixed(3)}bps`
 }
 
 function buildFatTree(b: Builder, s: Extract<FabricSpec, { kind: 'fat-tree' }>): void {
@@ -143,8 +184,10 @@ function buildThreeTier(b: Builder, s: Extract<FabricSpec, { kind: 'three-tier' 
 
 /** Builds the fabric graph of a topology spec, with its removed links and rate overrides applied. */
 export function buildFabric(spec: FabricSpec): Fabric {
-  if (!(spec.hostLinkBps > 0) || !(spec.fabricLinkBps > 0)) throw new Error('link rates must be positive')
+  const derived = spec.kind === 'leaf-spine' && spec.oversubscription !== undefined
+  if (!(spec.hostLinkBps > 0) || !(derived || spec.fabricLinkBps > 0)) throw new Error('link rates must be positive')
   if (!(spec.linkDelayNs >= 0)) throw new Error('link delay must be non-negative')
+  if (spec.kind === 'custom') return buildCustom(spec)
   const b = new Builder()
   switch (spec.kind) {
     case 'leaf-spine':
@@ -159,3 +202,5 @@ export function buildFabric(spec: FabricSpec): Fabric {
   }
   return b.finish(spec)
 }
+
+

@@ -1,3 +1,4 @@
+import { reverseLinkName } from './names'
 import type { Fabric, TopoLink } from './types'
 
 /** The node at the other end of a port, and the port it arrives on there. */
@@ -12,7 +13,7 @@ export function isUpPort(f: Fabric, node: number, port: number): boolean {
 }
 
 export function linkByName(f: Fabric, name: string): TopoLink {
-  const rev = name.split('-').reverse().join('-')
+  const rev = reverseLinkName(name)
   const l = f.links.find((x) => x.name === name || x.name === rev)
   if (!l) throw new Error(`no link '${name}' in this ${f.kind} fabric`)
   return l

@@ -28,10 +28,12 @@ export interface TopoLink {
   bPort: number
   bps: number
   delayNs: number
+  /** Fraction of packets the wire loses (custom topologies); absent means none. */
+  loss?: number
 }
 
 export interface Fabric {
-  kind: 'leaf-spine' | 'fat-tree' | 'three-tier'
+  kind: FabricSpec['kind']
   nodes: TopoNode[]
   links: TopoLink[]
   /** Node ids of the hosts, in host-index order (host i is nodes[hosts[i]]). */
@@ -59,6 +61,13 @@ export interface LeafSpineSpec extends Common {
   leaves: number
   spines: number
   hostsPerLeaf: number
+  /** Parallel links between each leaf and each spine (CONGA's testbed has two); default 1. */
+  linksPerSpine?: number
+  /**
+   * Host bandwidth of a leaf over its uplink bandwidth (2: 2:1). Given, the uplink rate is
+   * derived from it (fabricLinkBps may then be 0), or checked against fabricLinkBps.
+   */
+  oversubscription?: number
 }
 
 /** A k-ary fat-tree: k pods of k/2 edge and k/2 aggregation switches, (k/2)² cores. */
@@ -77,4 +86,35 @@ export interface ThreeTierSpec extends Common {
   hostsPerTor: number
 }
 
-export type FabricSpec = LeafSpineSpec | FatTreeSpec | ThreeTierSpec
+/** A node of a custom topology. A host's ToR (and pod) is the switch at the other end of its one link. */
+export interface CustomNodeSpec {
+  name: string
+  tier: NodeRole
+  /** Pod of a ToR or aggregation switch; omitted: none (a leaf-spine's leaves, spines). */
+  pod?: number
+}
+
+/** A link of a custom topology, upper or lower node first; ports and settings optional. */
+export interface CustomLinkSpec {
+  a: string
+  b: string
+  /** Explicit port numbers at each end; omitted ones take the lowest free port, in link order. */
+  aPort?: number
+  bPort?: number
+  /** Defaults: hostLinkBps for a link with a host end, fabricLinkBps otherwise; linkDelayNs. */
+  bps?: number
+  delayNs?: number
+  /** Fraction of packets lost on the wire, in [0, 1). */
+  loss?: number
+}
+
+/** An explicit list of nodes and links: any fabric a paper draws. */
+export interface CustomSpec extends Common {
+  kind: 'custom'
+  /** The most a switch's down bandwidth may exceed its up bandwidth (2: 2:1); default 1. */
+  oversubscription?: number
+  nodes: CustomNodeSpec[]
+  links: CustomLinkSpec[]
+}
+
+export type FabricSpec = LeafSpineSpec | FatTreeSpec | ThreeTierSpec | CustomSpec
