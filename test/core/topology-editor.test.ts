@@ -78,3 +78,59 @@ describe('experiments.layout', () => {
     }
   })
 })
+
+describe('the editor’s YAML against the spec', () => {
+  it('converts a k=4 fat-tree to explicit nodes and links that validate, build the same fabric and name links as the builder does', async () => {
+    const { convertToCustom, addLink, readTopology, setFailure } = await import('../../src-renderer/src/lib/topoYaml')
+    const { core } = tempCore(1)
+    try {
+      const base = TINY_YAML.replace(/topology: .*\n/, 'topology: { kind: fat-tree, k: 4, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100, slow: { core0-agg0: 1Gbps } }\n')
+      const before = await call(core.handlers, 'experiments.fabric', { yaml: base })
+      expect(before.errors).toEqual([])
+      const slow = new Set(before.marks.filter((m) => m.slow).map((m) => m.link))
+      let text = convertToCustom(base, before.graph!, slow)
+      text = setFailure(addLink(text, 'core0', 'agg0'), 'core0-agg0/2', { at: '5ms' })
+      const after = await call(core.handlers, 'experiments.fabric', { yaml: text })
+      expect(after.errors).toEqual([])
+      expect(after.graph!.kind).toBe('custom')
+      const names = after.graph!.links.map((l) => l.name)
+      expect(names).toEqual(readTopology(text, null)!.links.map((l) => l.name))
+      expect(names).toEqual([...before.graph!.links.map((l) => l.name), 'core0-agg0/2'])
+      expect(after.marks.find((m) => m.link === 'core0-agg0')).toMatchObject({ slow: true })
+      expect(after.marks.find((m) => m.link === 'core0-agg0/2')).toMatchObject({ failAtNs: 5_000_000, slow: false })
+    } finally {
+      core.opts.store.close()
+    }
+  })
+
+  it('puts a graph problem of an edited text on the link at fault', async () => {
+    const { core } = tempCore(1)
+    try {
+      const text = TINY_YAML.replace(
+        /topology: .*\n/,
+        `topology:
+  kind: custom
+  hostLink: 10Gbps
+  fabricLink: 10Gbps
+  nodes:
+    - { name: spine0, tier: spine }
+    - { name: leaf0, tier: tor }
+    - { name: leaf1, tier: tor }
+    - { name: h0, tier: host }
+    - { name: h1, tier: host }
+  links:
+    - { a: spine0:0, b: leaf0 }
+    - { a: spine0:0, b: leaf1 }
+    - { a: leaf0, b: h0 }
+    - { a: leaf1, b: h1 }
+`,
+      ).replace('hostsPerLeaf: 2', '')
+      const res = await call(core.handlers, 'experiments.fabric', { yaml: text })
+      const clash = res.errors.find((e) => /port/.test(e.message))
+      expect(clash, JSON.stringify(res.errors)).toBeDefined()
+      expect(clash!.link ?? clash!.node).toBeDefined()
+    } finally {
+      core.opts.store.close()
+    }
+  })
+})

@@ -140,7 +140,7 @@ export function useTopologyEditor(text: Ref<string>, experimentId: Ref<number | 
         const c = need(cur)
         name = freeName(c, tier)
         const pod = c.nodes.find((n) => n.name === selNodes.value[0])?.pod ?? null
-        return addNode(t, { name, tier, pod: tier === 'spine' ? null : pod })
+        return addNode(t, { name, tier, pod: tier === 'tor' || tier === 'agg' ? pod : null })
       },
       { structural: true },
     )

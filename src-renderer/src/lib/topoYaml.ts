@@ -217,7 +217,7 @@ export function convertToCustom(text: string, built: BuiltGraph, slow: ReadonlyS
   for (const k of KEPT) if (topo.has(k)) kept.set(k, topo.get(k, true))
   const fresh = doc.createNode({ kind: 'custom' }) as YAMLMap
   for (const [k, v] of kept) fresh.set(k, v)
-  fresh.set('nodes', blockSeq(doc, built.nodes.map((n) => (n.pod >= 0 && n.role !== 'spine' ? { name: n.name, tier: n.role, pod: n.pod } : { name: n.name, tier: n.role }))))
+  fresh.set('nodes', blockSeq(doc, built.nodes.map((n) => (n.pod >= 0 && (n.role === 'tor' || n.role === 'agg') ? { name: n.name, tier: n.role, pod: n.pod } : { name: n.name, tier: n.role }))))
   fresh.set(
     'links',
     blockSeq(
