@@ -159,12 +159,19 @@ export function useTopologyEditor(text: Ref<string>, experimentId: Ref<number | 
       return
     }
     const [x, y] = selNodes.value
-    edit((t, cur) => {
-      const [a, b] = orderEnds(need(cur), x, y)
-      return addLink(t, a, b)
-    }, { structural: true })
+    const ok = edit(
+      (t, cur) => {
+        const [a, b] = orderEnds(need(cur), x, y)
+        return addLink(t, a, b)
+      },
+      { structural: true },
+    )
+    if (!ok) return
     const t = topo.value
-    if (t) selLinks.value = [t.links[t.links.length - 1].name]
+    if (t && t.links.length > 0) {
+      selNodes.value = []
+      selLinks.value = [t.links[t.links.length - 1].name]
+    }
   }
 
   function deleteSelected(): void {
