@@ -153,11 +153,21 @@ describe('the topology editor in Chromium', () => {
     expect(exp.yaml).toContain('- { a: core0, b: agg0 }\n')
     const valid = await contract(app.url, 'experiments.validate', { yaml: exp.yaml })
     expect(valid.errors).toEqual([])
+    // The Fabric tab draws the fabric before any run, the failed link marked.
+    await page.getByTestId('tab-fabric').click()
+    await expect(page.getByTestId('fabric-before-run').isVisible()).resolves.toBe(true)
+    const failing = async () => JSON.parse((await page.getByTestId('fabric-graph').getAttribute('data-failing')) ?? '[]') as string[]
+    await expect.poll(failing, { timeout: 15_000 }).toEqual(['core0-agg0'])
+    await shoot(page, 'fabric-before-run')
     await page.getByTestId('run-experiment').click()
     await expect.poll(() => page.getByTestId('run-row').first().getAttribute('data-status'), { timeout: 120_000, interval: 250 }).toMatch(/^(done|incomplete|failed)$/)
     const [run] = await contract(app.url, 'runs.list', { experimentId: 1 })
     expect(run.error).toBeNull()
     expect(run.status).toBe('done')
+    // After the run, the failed link is still drawn failed.
+    await expect.poll(failing, { timeout: 15_000 }).toEqual(['core0-agg0'])
+    await expect.poll(() => page.getByTestId('fabric-graph').getAttribute('data-edges'), { timeout: 15_000 }).toContain('core0-agg0/2:down')
+    await shoot(page, 'fabric-after-run')
     expect(errors).toEqual([])
   }, 300_000)
 })
