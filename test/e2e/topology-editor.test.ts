@@ -170,4 +170,91 @@ describe('the topology editor in Chromium', () => {
     await shoot(page, 'fabric-after-run')
     expect(errors).toEqual([])
   }, 300_000)
+
+  it('does every designer action from the keyboard', async () => {
+    await page.getByTestId('tab-topology').click()
+    await expect.poll(async () => Object.keys(await nodes(page)).length, { timeout: 15_000 }).toBe(36)
+    await canvas(page).focus()
+    const key = async (k: string) => {
+      await page.keyboard.press(k)
+      await page.waitForTimeout(50)
+    }
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))
+
+    // Arrow keys pick a node; another arrow moves to a neighbour.
+    await key('Escape')
+    await key('ArrowRight')
+    const first = await selected(page)
+    expect(first).toHaveLength(1)
+    await key('ArrowDown')
+    expect(await selected(page)).not.toEqual(first)
+
+    // H adds a host (selected); Shift+ArrowUp adds the switch above it; L links them; Delete, undo, redo.
+    await key('h')
+    await expect.poll(() => selected(page)).toEqual(['h16'])
+    await key('Shift+ArrowUp')
+    await expect.poll(async () => (await selected(page)).length).toBe(2)
+    await key('l')
+    await expect.poll(async () => Object.keys(await links(page)).filter((l) => l.endsWith('-h16'))).toHaveLength(1)
+    const hostLink = Object.keys(await links(page)).find((l) => l.endsWith('-h16'))!
+    expect(await selected(page)).toEqual([hostLink])
+    await key('Delete')
+    await expect.poll(async () => Object.keys(await links(page))).not.toContain(hostLink)
+    await key('Control+z')
+    await expect.poll(async () => Object.keys(await links(page))).toContain(hostLink)
+    await key('Control+Shift+z')
+    await expect.poll(async () => Object.keys(await links(page))).not.toContain(hostLink)
+    await key('Control+z')
+    await expect.poll(async () => Object.keys(await links(page))).toContain(hostLink)
+
+    // S, A and T add a spine, an aggregation switch and a ToR; the Undo button (Enter) takes the ToR back.
+    await key('s')
+    await key('a')
+    await key('t')
+    await expect.poll(async () => Object.keys(await nodes(page)).length).toBe(40)
+    await page.getByTestId('topo-undo').focus()
+    await key('Enter')
+    await expect.poll(async () => Object.keys(await nodes(page)).length).toBe(39)
+    expect(await focused()).toBe('topo-canvas')
+    await key('Control+z')
+    await key('Control+z')
+    await expect.poll(async () => Object.keys(await nodes(page)).length).toBe(37)
+
+    // Ctrl+A selects every node; Escape clears.
+    await key('Control+a')
+    await expect.poll(async () => (await selected(page)).length).toBe(37)
+    await key('Escape')
+    await expect.poll(() => selected(page)).toEqual([])
+
+    // Picking h16 in the node list and pressing Delete removes it with its link and failure.
+    await page.getByTestId('topo-node-list').focus()
+    await page.getByTestId('topo-node-list').selectOption('h16')
+    await key('Delete')
+    await expect.poll(async () => Object.keys(await nodes(page))).not.toContain('h16')
+    expect(Object.keys(await links(page))).not.toContain(hostLink)
+    // The lists pick a node or link; the link's speed and failure are set with Enter in their fields.
+    await page.getByTestId('topo-link-list').focus()
+    await page.getByTestId('topo-link-list').selectOption('edge0-h0')
+    await expect.poll(() => selected(page)).toEqual(['edge0-h0'])
+    await page.getByTestId('topo-link-speed').focus()
+    await page.keyboard.type('1Gbps')
+    await key('Enter')
+    await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 10_000 }).toContain('slow')
+    await page.getByTestId('topo-fail-at').focus()
+    await page.keyboard.type('2ms')
+    await page.getByTestId('topo-fail-recover').focus()
+    await page.keyboard.type('4ms')
+    await key('Enter')
+    await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 10_000 }).toContain('failing')
+    expect(await focused()).toBe('topo-canvas')
+    await shoot(page, 'keyboard')
+
+    // F fits; Ctrl+S saves (the text validates again). The screenshots left the focus on the theme button.
+    await canvas(page).focus()
+    await key('f')
+    await expect.poll(() => page.getByTestId('topo-status').innerText(), { timeout: 15_000 }).toContain('valid')
+    await key('Control+s')
+    await expect.poll(() => page.getByTestId('topo-save').isDisabled(), { timeout: 15_000 }).toBe(true)
+    expect(errors).toEqual([])
+  }, 120_000)
 })

@@ -26,7 +26,15 @@ const DEBOUNCE_MS = 200
  * graph for a generator), the selection, positions (saved beside the experiment), problems, and
  * every edit as a rewrite of the text with undo and redo.
  */
-export function useTopologyEditor(text: Ref<string>, experimentId: Ref<number | null>) {
+export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number | null>) {
+  // The text as of the last edit: a v-model's value only follows after the parent re-renders,
+  // and an edit right after another must start from the first one's result.
+  const text = ref(model.value)
+  watch(model, (v) => (text.value = v))
+  const setText = (v: string) => {
+    text.value = v
+    model.value = v
+  }
   const preview = shallowRef<Preview | null>(null)
   const previewError = ref<string | null>(null)
   const editError = ref<string | null>(null)
@@ -111,7 +119,7 @@ export function useTopologyEditor(text: Ref<string>, experimentId: Ref<number | 
       if (next === text.value) return false
       history.push(text.value)
       historyTick.value++
-      text.value = next
+      setText(next)
       return true
     } catch (err) {
       editError.value = errorMessage(err)
@@ -193,13 +201,13 @@ export function useTopologyEditor(text: Ref<string>, experimentId: Ref<number | 
 
   function undo(): void {
     const prev = history.undo(text.value)
-    if (prev !== null) text.value = prev
+    if (prev !== null) setText(prev)
     historyTick.value++
   }
 
   function redo(): void {
     const next = history.redo(text.value)
-    if (next !== null) text.value = next
+    if (next !== null) setText(next)
     historyTick.value++
   }
 
