@@ -255,6 +255,18 @@ describe('the topology editor in Chromium', () => {
     await expect.poll(() => page.getByTestId('topo-status').innerText(), { timeout: 15_000 }).toContain('valid')
     await key('Control+s')
     await expect.poll(() => page.getByTestId('topo-save').isDisabled(), { timeout: 15_000 }).toBe(true)
+
+    // The control plane ECMP would deploy on this fabric, per switch, for simple_switch_CLI and bfrt_python.
+    await page.getByTestId('topo-cp-toggle').focus()
+    await key('Enter')
+    await expect.poll(() => page.getByTestId('switch-option').count(), { timeout: 20_000 }).toBe(20)
+    await page.locator('[data-testid="switch-option"][data-switch="core0"]').click()
+    await expect.poll(() => page.getByTestId('cp-file-name').innerText(), { timeout: 10_000 }).toBe('core0.cli')
+    expect(await page.getByTestId('cp-file').innerText()).toMatch(/table_add/)
+    await page.getByTestId('cp-tab-bfrt').click()
+    await expect.poll(() => page.getByTestId('cp-file-name').innerText(), { timeout: 10_000 }).toBe('core0.py')
+    await page.getByTestId('topo-controlplane').scrollIntoViewIfNeeded()
+    await shoot(page, 'controlplane')
     expect(errors).toEqual([])
   }, 120_000)
 })
