@@ -49,7 +49,7 @@ async function openExperiment(page: Page, url: string): Promise<void> {
 
 async function shoot(page: Page, name: string): Promise<void> {
   for (const theme of ['dark', 'light'] as const) {
-    const now = await page.evaluate(() => document.documentElement.dataset.theme)
+    const now = await page.locator('html').getAttribute('data-theme')
     if (now !== theme) await page.getByTestId('theme-toggle').click()
     await page.waitForTimeout(300)
     await page.screenshot({ path: join(ARTIFACTS, `topology-${name}-${theme}.png`) })
@@ -113,7 +113,7 @@ describe('the topology editor in Chromium', () => {
     await expect(page.getByTestId('topo-converted').isVisible()).resolves.toBe(true)
     expect((await links(page))['core0-agg0']).toContain('failing')
     // Focus stays on the graph after a toolbar action.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('topo-canvas')
+    expect(await page.locator(':focus').getAttribute('data-testid')).toBe('topo-canvas')
 
     // Move a node by hand, fit, and save.
     const core3 = await nodeAt(page, 'core3')
@@ -179,7 +179,7 @@ describe('the topology editor in Chromium', () => {
       await page.keyboard.press(k)
       await page.waitForTimeout(50)
     }
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))
+    const focused = () => page.locator(':focus').getAttribute('data-testid')
 
     // Arrow keys pick a node; another arrow moves to a neighbour.
     await key('Escape')
