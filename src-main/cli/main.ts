@@ -15,8 +15,10 @@ import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
 import { slurmCommand } from './slurm'
 import { testbedCommand } from './commands/testbed'
+import { topologyCommand } from './commands/topology'
+import { validateCommand } from './commands/validate'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand, slurmCommand]
+const COMMANDS: Command[] = [runCommand, validateCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, topologyCommand, intCommand, slurmCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

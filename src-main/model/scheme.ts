@@ -46,4 +46,9 @@ export interface SchemeInfo {
   readonly p4Program?: string
   /** The probe or credit frame it sends, in words (ethertype, fields), when it has one. */
   readonly probes?: string
+  /**
+   * Whether it runs on a fabric with two or more links between the same two switches
+   * (`spine0-leaf0/2`); the experiment file is refused otherwise, naming the link.
+   */
+  readonly parallelLinks: boolean
 }

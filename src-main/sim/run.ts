@@ -118,7 +118,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   const ctx = new SimContext(wheelBucketPs(cfg))
   const layout = new HostLayout(graph, cfg.topology.hostLinkBps)
   const flows = buildFlows(cfg.workload, layout, cfg.transport.mssBytes, cfg.seed)
-  const fab = buildSimFabric(ctx, graph, cfg.topology, cfg.transport)
+  const fab = buildSimFabric(ctx, graph, cfg.topology, cfg.transport, cfg.seed)
   const routes = new RouteTable(graph, cfg.routes ?? computeRoutes(graph), fab.switches, fab.hostSlot, fab.torSwitch)
   const failover = cfg.failover ?? 'global'
   routes.refresh(fab.portUp, failover)
@@ -276,6 +276,8 @@ function toSimCounters(c: Counters, endPs: number, maxHeapSize: number, maxPacke
     ackPacketsSent: c.ackPacketsSent,
     drops: c.drops,
     linkDownDrops: c.linkDownDrops,
+    // Only on fabrics with lossy links, so other runs' counters stay as they were.
+    ...(c.lossDrops > 0 ? { lossDrops: c.lossDrops } : {}),
     unroutableDrops: c.unroutableDrops,
     ecnMarks: c.ecnMarks,
     retransmits: c.retransmits,

@@ -258,6 +258,8 @@ export interface SimCounters {
   drops: number
   /** Of drops: packets a link held (queued or on the wire) when it went down, or offered to it while down. */
   linkDownDrops: number
+  /** Packets lost on the wire of lossy links (custom topologies), part of drops; absent when none. */
+  lossDrops?: number
   /** Of drops: packets with no live candidate port at some switch. */
   unroutableDrops: number
   /** Packets marked CE by switch queues (DCTCP). */

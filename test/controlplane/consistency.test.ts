@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { buildFabric, type FabricSpec } from '../../src-main/model/topology'
+import { buildFabric, customFromFabric, type FabricSpec } from '../../src-main/model/topology'
 import { readDeclarations, type P4Declarations } from '../../src-main/core/p4/declarations'
 import { computeControlPlane, renderBfrt, renderCli, schemeModule, type CpScheme, type CpTarget } from '../../src-main/core/controlplane'
 import { SCHEME_NAMES } from '../../src-main/schemes'
@@ -19,6 +19,21 @@ const FABRICS: Record<string, FabricSpec> = {
   'HULA 3-tier': { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, ...RATES },
   'k=4 fat-tree': { kind: 'fat-tree', k: 4, ...RATES },
   'leaf-spine 4x4': { kind: 'leaf-spine', leaves: 4, spines: 4, hostsPerLeaf: 4, ...RATES },
+  // CONGA's testbed shape: two links from each leaf to each spine.
+  'leaf-spine 2x2, 2 links per spine': { kind: 'leaf-spine', leaves: 2, spines: 2, hostsPerLeaf: 4, linksPerSpine: 2, ...RATES },
+  // A custom topology: two pods, explicit ports, a parallel agg-spine link, per-link speeds.
+  'custom 2-pod': {
+    kind: 'custom',
+    ...RATES,
+    nodes: [
+      { name: 'sp0', tier: 'spine' }, { name: 'ag0', tier: 'agg', pod: 0 }, { name: 'ag1', tier: 'agg', pod: 1 },
+      { name: 't0', tier: 'tor', pod: 0 }, { name: 't1', tier: 'tor', pod: 1 }, { name: 'x0', tier: 'host' }, { name: 'x1', tier: 'host' }, { name: 'x2', tier: 'host' },
+    ],
+    links: [
+      { a: 't0', b: 'x0', aPort: 2 }, { a: 't0', b: 'x1' }, { a: 't1', b: 'x2' }, { a: 'ag0', b: 't0', bPort: 0 }, { a: 'ag1', b: 't1' },
+      { a: 'sp0', b: 'ag0', bps: 100e9 }, { a: 'sp0', b: 'ag0' }, { a: 'sp0', b: 'ag1' },
+    ],
+  },
 }
 function programPath(scheme: CpScheme, target: CpTarget): string {
   return shippedProgramPath(join(ROOT, 'p4'), { scheme: schemeModule(scheme).iface(target).programName, target })
@@ -63,6 +78,25 @@ describe('rendered control plane vs the P4 programs', () => {
         })
       }
     }
+  }
+})
+
+describe('a generated fabric written out as a custom topology', () => {
+  for (const [fname, spec] of Object.entries(FABRICS).filter(([, x]) => x.kind !== 'custom')) {
+    it(`${fname}: renders the same simple_switch_CLI files and bfrt scripts as the generator's`, () => {
+      const generated = buildFabric(spec)
+      const custom = buildFabric(customFromFabric(generated, RATES))
+      for (const scheme of SCHEME_NAMES) {
+        const mod = schemeModule(scheme)
+        if (mod.fabrics && !mod.fabrics.includes('custom')) continue
+        const a = computeControlPlane(generated, scheme)
+        const b = computeControlPlane(custom, scheme)
+        for (const sw of a.switches) {
+          expect(renderCli(b, sw.name)).toBe(renderCli(a, sw.name))
+          expect(renderBfrt(b, sw.name)).toBe(renderBfrt(a, sw.name))
+        }
+      }
+    })
   }
 })
 

@@ -106,3 +106,122 @@ describe('leaf-spine oversubscription and parallel links', () => {
     expect(errors(ls('queuePackets: 10'))[0].message).toMatch(/^required field is missing; expected a rate such as 10Gbps \(or give oversubscription/)
   })
 })
+
+describe('graph checks, each naming the node or link at fault', () => {
+  const threeTier = (links: string[], extra: string[] = [], schemes = 'ecmp') =>
+    [
+      'name: g',
+      'topology:',
+      '  kind: custom',
+      '  hostLink: 10Gbps',
+      '  fabricLink: 10Gbps',
+      ...extra,
+      '  nodes:',
+      '    - { name: spine0, tier: spine }',
+      '    - { name: agg0, tier: agg, pod: 0 }',
+      '    - { name: agg1, tier: agg, pod: 1 }',
+      '    - { name: tor0, tier: tor, pod: 0 }',
+      '    - { name: tor1, tier: tor, pod: 1 }',
+      '    - { name: h0, tier: host }',
+      '    - { name: h1, tier: host }',
+      '  links:',
+      '    - { a: tor0, b: h0 }',
+      '    - { a: tor1, b: h1 }',
+      ...links.map((l) => `    - ${l}`),
+      `schemes: [${schemes}]`,
+      'workload: { kind: web-search, load: 0.3, flows: 20 }',
+    ].join('\n') + '\n'
+  const FABRIC = ['{ a: agg0, b: tor0 }', '{ a: agg1, b: tor1 }', '{ a: spine0, b: agg0 }', '{ a: spine0, b: agg1 }']
+  const ok = (text: string) => {
+    const r = parseExperiment(text, opts())
+    if (!r.ok) throw new Error(r.errors.map(formatSpecError).join('\n'))
+  }
+
+  it('accepts the fabric as written, for HULA too', () => ok(threeTier(FABRIC, [], 'ecmp, hula')))
+
+  it('a switch cut off from the ToRs', () => {
+    const [e, f, ...rest] = errors(threeTier(FABRIC.slice(0, 3)))
+    expect(rest).toEqual([])
+    expect([e.path, e.node, f.path, f.node]).toEqual(['topology.nodes[2]', 'agg1', 'topology.nodes[4]', 'tor1'])
+    expect(e.message).toBe('agg1 is cut off from tor0: no path of links joins them; every switch must reach every ToR')
+  })
+
+  it('a host with two links', () => {
+    const [e] = errors(threeTier([...FABRIC, '{ a: tor1, b: h0 }']))
+    expect([e.path, e.node, e.message]).toEqual(['topology.nodes[5]', 'h0', 'host h0 has 2 links (tor0-h0, tor1-h0); a host has exactly one link, to its ToR'])
+  })
+
+  it("a tier HULA's probe rule needs: two ToRs of one pod that share no aggregation switch", () => {
+    const samePod = threeTier(FABRIC).replace('{ name: agg1, tier: agg, pod: 1 }', '{ name: agg1, tier: agg, pod: 0 }').replace('{ name: tor1, tier: tor, pod: 1 }', '{ name: tor1, tier: tor, pod: 0 }')
+    // ECMP routes over the spine; only the probe rule needs the shared aggregation switch.
+    ok(samePod)
+    const lines = errors(samePod.replace('schemes: [ecmp]', 'schemes: [hula]'))
+    expect(lines.map((e) => [e.path, e.node])).toEqual([
+      ['topology.nodes[3]', 'tor0'],
+      ['topology.nodes[4]', 'tor1'],
+    ])
+    expect(lines[0].message).toMatch(/^tor0 and tor1 are both in pod 0 but share no aggregation switch; HULA's probes go up from each ToR/)
+  })
+
+  it('a parallel link on a scheme that cannot use it, at the link; fine for ECMP', () => {
+    const parallel = [...FABRIC, '{ a: agg0, b: spine0 }']
+    ok(threeTier(parallel))
+    const [e, ...rest] = errors(threeTier(parallel, [], 'ecmp, hula'))
+    expect(rest).toEqual([])
+    expect([e.path, e.link]).toEqual(['topology.links[6]', 'spine0-agg0/2'])
+    expect(e.message).toMatch(/^spine0-agg0\/2 is a parallel link beside spine0-agg0; HULA cannot use parallel links/)
+    const ls = 'name: p\ntopology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linksPerSpine: 2 }\nschemes: [dhlb]\nworkload: { kind: web-search, load: 0.3, flows: 20 }\n'
+    const onLs = errors(ls)
+    expect(onLs.map((x) => [x.path, x.link])).toEqual([
+      ['topology.linksPerSpine', 'spine0-leaf0/2'],
+      ['topology.linksPerSpine', 'spine0-leaf1/2'],
+    ])
+  })
+
+  it('a switch oversubscribed beyond what the topology states', () => {
+    const slowUp = ['{ a: agg0, b: tor0, speed: 1Gbps }', ...FABRIC.slice(1)]
+    const [e, ...rest] = errors(threeTier(slowUp))
+    expect(rest).toEqual([])
+    expect([e.path, e.node]).toEqual(['topology.nodes[3]', 'tor0'])
+    expect(e.message).toBe(
+      'tor0 is 10:1 oversubscribed: 1 link down carry 10Gbps, 1 link up 1Gbps; the topology states oversubscription 1 (the default: non-blocking). Add or speed up tor0\'s uplinks, or state oversubscription: 10',
+    )
+    ok(threeTier(slowUp, ['  oversubscription: 10']))
+  })
+})
+
+describe('the address plan on a custom topology', () => {
+  const fabric = (hosts: number, pod: number) =>
+    [
+      'name: plan',
+      'topology:',
+      '  kind: custom',
+      '  hostLink: 1Gbps',
+      '  fabricLink: 400Gbps',
+      '  nodes:',
+      '    - { name: spine0, tier: spine }',
+      `    - { name: tor0, tier: tor, pod: ${pod} }`,
+      '    - { name: tor1, tier: tor, pod: 0 }',
+      ...Array.from({ length: hosts + 1 }, (_, i) => `    - { name: h${i}, tier: host }`),
+      '  links:',
+      '    - { a: spine0, b: tor0 }',
+      '    - { a: spine0, b: tor1 }',
+      ...Array.from({ length: hosts }, (_, i) => `    - { a: tor0, b: h${i} }`),
+      `    - { a: tor1, b: h${hosts} }`,
+      'schemes: [ecmp]',
+      'workload: { kind: web-search, load: 0.3, flows: 20 }',
+      'telemetry: { interval: 10ms }',
+    ].join('\n') + '\n'
+
+  it('holds at 254 hosts on a ToR and pod 255, and refuses one more, naming the node', () => {
+    const r = parseExperiment(fabric(254, 255), opts())
+    expect(r.ok ? [] : r.errors.map(formatSpecError)).toEqual([])
+    const hosts = errors(fabric(255, 0))
+    expect(hosts.map((e) => [e.path, e.node])).toEqual([['topology.nodes[1]', 'tor0']])
+    expect(hosts[0].message).toMatch(/^tor0: 255 hosts on one ToR do not fit the address plan: a ToR's \/24 holds hosts \.1 to \.254/)
+    const pod = errors(fabric(2, 256))
+    expect(pod.map((e) => [e.path, e.node, e.message])).toEqual([
+      ['topology.nodes[1].pod', 'tor0', 'tor0 is in pod 256, which does not fit the address plan 10.<pod>.<tor>.0/24: pods are numbered 0 to 255'],
+    ])
+  })
+})

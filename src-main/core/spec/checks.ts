@@ -3,6 +3,7 @@ import { buildFabric, distancesTo, otherPodsProblem, reverseLinkName, TopologyEr
 import type { Topology } from '../../sim/types'
 import { formatDuration } from '../../model/units'
 import type { FieldPath } from './locate'
+import { graphProblems, type FabricProblem } from './graph'
 import { normaliseParams, paramRules } from './params'
 import { failureSchema, stopAfterSchema, topologySchema, type RawTopology } from './schema'
 import { DEFAULT_FAN_IN } from './types'
@@ -12,15 +13,7 @@ import { DEFAULT_FAN_IN } from './types'
 // run on the raw file beside the schema, each part as soon as it is valid on its own, so
 // their errors come with every other error of the file.
 
-export interface FabricProblem {
-  path: FieldPath
-  message: string
-  /** Report at the key rather than its value (a key that names a link). */
-  keyOf?: boolean
-  /** The node or link of the fabric at fault. */
-  node?: string
-  link?: string
-}
+export type { FabricProblem }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -222,6 +215,18 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
       }
     }
   }
+
+  // What the schemes need of the graph, and what the file states about it.
+  const schemes = (Array.isArray(raw.schemes) ? raw.schemes : [raw.schemes]).filter((s): s is string => typeof s === 'string')
+  const t = topo.data
+  problems.push(
+    ...graphProblems(fabric, {
+      schemes,
+      oversubscription: t.kind === 'custom' ? (t.oversubscription ?? 1) : 1,
+      // A custom fabric built without remove keeps the file's link order.
+      ...(t.kind === 'custom' ? { linkIndex: new Map(fabric.links.map((l) => [l.id, l.id])) } : {}),
+    }),
+  )
 
   // Loss is the simulator's: a real fabric is not impaired by p4lab (docs/TOPOLOGY.md).
   const testbed = typeof raw.testbed === 'string' ? raw.testbed : 'sim'

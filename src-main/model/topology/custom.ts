@@ -171,3 +171,25 @@ export function buildCustom(spec: CustomSpec): Fabric {
   const torOfHost = hosts.map((h) => links[nodes[h].ports[0]].a)
   return { kind: 'custom', nodes, links, hosts, tors, switches, torOfHost }
 }
+
+/**
+ * A fabric written out as a custom topology: every node with its tier and pod, every link with
+ * its ports, and its speed, delay and loss where they differ from the defaults given. Built
+ * again, it gives the same nodes, links, names and ports: a template to start editing from.
+ */
+export function customFromFabric(f: Fabric, defaults: { hostLinkBps: number; fabricLinkBps: number; linkDelayNs: number }): CustomSpec {
+  const nodes = f.nodes.map((n) => ({ name: n.name, tier: n.role, ...(n.pod >= 0 && (n.role === 'tor' || n.role === 'agg') ? { pod: n.pod } : {}) }))
+  const links = f.links.map((l) => {
+    const host = f.nodes[l.b].role === 'host'
+    return {
+      a: f.nodes[l.a].name,
+      b: f.nodes[l.b].name,
+      aPort: l.aPort,
+      bPort: l.bPort,
+      ...(l.bps !== (host ? defaults.hostLinkBps : defaults.fabricLinkBps) ? { bps: l.bps } : {}),
+      ...(l.delayNs !== defaults.linkDelayNs ? { delayNs: l.delayNs } : {}),
+      ...(l.loss ? { loss: l.loss } : {}),
+    }
+  })
+  return { kind: 'custom', ...defaults, nodes, links }
+}

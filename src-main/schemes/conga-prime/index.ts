@@ -16,6 +16,8 @@ export const congaPrime = defineScheme({
   // p4/ has no program of its own: in a leaf-spine (one pod) CONGA′ is CONGA, so it renders
   // the conga program there and nowhere else.
   p4Program: 'conga',
+  // As CONGA: its uplink choice is per port.
+  parallelLinks: true,
   stage: (env) => new CongaPrimeStage(env),
   controlPlane: { ...congaControlPlane, scheme: 'conga-prime' },
 })

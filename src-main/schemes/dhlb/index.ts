@@ -35,6 +35,9 @@ export const dhlb = defineScheme({
     },
   ],
   p4Program: 'dhlb',
+  // Like HULA's, its replication sends a probe from a ToR to every port but the ingress one,
+  // so a parallel link would carry it back down to the ToR that sent it.
+  parallelLinks: false,
   probes: 'ethertype 0x2347: origin ToR, hop count and one INT hop record (switch, port, load degree) per hop',
   stage: (env) => new DhlbStage(env),
   controlPlane,

@@ -26,6 +26,8 @@ export const floodgate = defineScheme({
     },
   ],
   p4Program: 'floodgate',
+  // Windows and credits are per port and destination, so each parallel link keeps its own.
+  parallelLinks: true,
   probes: 'ethertype 0x2348: a credit frame (destination, bytes) sent upstream every credit interval or creditBytes',
   stage: (env) => new FloodgateStage(env),
   controlPlane,

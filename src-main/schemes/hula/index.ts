@@ -27,6 +27,9 @@ export const hula = defineScheme({
     },
   ],
   p4Program: 'hula',
+  // Its replication (model/controlplane/replication.ts) sends a ToR's probe to every other port of the
+  // aggregation switch, so a parallel link would carry it back down to the ToR that sent it.
+  parallelLinks: false,
   probes: 'ethertype 0x2345: origin ToR id and the path utilization (8 bits), sent up by each ToR every probe period and replicated by the switches',
   stage: (env) => new HulaStage(env),
   controlPlane,

@@ -22,6 +22,8 @@ export const letflow = defineScheme({
     },
   ],
   p4Program: 'letflow',
+  // Picks a port per flowlet among the shortest-path ports: a parallel link is one more choice.
+  parallelLinks: true,
   stage: (env) => new LetFlowStage(env),
   controlPlane,
   // flowletStarts counts, per egress port, the packets that started a flowlet.

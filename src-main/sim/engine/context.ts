@@ -25,6 +25,8 @@ export class Counters {
   ackPacketsSent = 0
   drops = 0
   linkDownDrops = 0
+  /** Packets a lossy link lost on the wire (also counted in drops). */
+  lossDrops = 0
   unroutableDrops = 0
   ecnMarks = 0
   retransmits = 0

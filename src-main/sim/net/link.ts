@@ -29,6 +29,7 @@
 import type { Counters, SimContext } from '../engine/context'
 import { KIND_LINK } from '../engine/context'
 import { KIND_DATA, PKT_CE, PKT_ECT, type PacketPool } from '../engine/packets'
+import type { Rng } from '../engine/rng'
 import type { Scheduler } from '../engine/scheduler'
 import type { HostAdmission, PacketSink } from './ports'
 
@@ -76,6 +77,9 @@ export class Link {
   markCount = 0
   readonly bps: number
   readonly index: number
+  /** Fraction of packets the wire loses (a custom topology's link loss), drawn from lossRng. */
+  loss = 0
+  lossRng: Rng | null = null
 
   constructor(
     ctx: SimContext,
@@ -167,6 +171,14 @@ export class Link {
         this.head++
         this.reschedule()
         this.counters.packetHops++
+        if (this.loss > 0 && this.lossRng!.nextFloat() < this.loss) {
+          // Lost on the wire: it was serialized and travelled, and never arrives.
+          this.counters.drops++
+          this.counters.lossDrops++
+          this.dropCount++
+          this.pkts.release(p)
+          return
+        }
         this.next!.receive(p, this.nextPort)
         return
       }

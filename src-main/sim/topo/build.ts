@@ -7,6 +7,7 @@
 
 import type { Fabric } from '../../model/topology/types'
 import type { SimContext } from '../engine/context'
+import { Rng } from '../engine/rng'
 import { Link } from '../net/link'
 import { Switch } from '../net/switch'
 import { DCTCP_K_AT_10G, type Topology, type TransportConfig } from '../types'
@@ -16,6 +17,12 @@ import { DCTCP_K_AT_10G, type Topology, type TransportConfig } from '../types'
  * wire at 100G fits; larger rings move to arrays of their own.
  */
 const LINK_SLOTS = 32
+
+/**
+ * Link loss draws from a stream of its own per link direction, so a lossy link neither shifts
+ * the workload's or the forwarding stage's draws nor depends on other links' traffic.
+ */
+const LOSS_STREAM_BASE = 1000
 
 /** The two directions of one fabric link and the switch ports at its ends (-1: a host). */
 export interface LinkEnds {
@@ -53,7 +60,7 @@ export interface SimFabric {
   ends: LinkEnds[]
 }
 
-export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, transport: TransportConfig): SimFabric {
+export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, transport: TransportConfig, seed = 0): SimFabric {
   const nS = f.switches.length
   const dense = new Int32Array(f.nodes.length).fill(-1)
   f.switches.forEach((node, s) => (dense[node] = s))
@@ -84,12 +91,16 @@ export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, trans
   const slab = new Float64Array(2 * f.links.length * 2 * LINK_SLOTS)
 
   // One direction: egress at (from, fromPort), arriving at (to, toPort).
-  const direction = (from: number, fromPort: number, to: number, toPort: number, bps: number, delayNs: number): Link => {
+  const direction = (from: number, fromPort: number, to: number, toPort: number, bps: number, delayNs: number, loss = 0): Link => {
     const fromHost = hostOf[from] >= 0
     const index = links.length
     const capacity = fromHost ? Infinity : topo.queuePackets
     const l = new Link(ctx, bps, Math.round(delayNs * 1000), capacity, index, slab, index * 2 * LINK_SLOTS, LINK_SLOTS)
     links.push(l)
+    if (loss > 0) {
+      l.loss = loss
+      l.lossRng = new Rng(seed, LOSS_STREAM_BASE + index)
+    }
     l.nextPort = toPort
     if (fromHost) {
       nics[hostOf[from]] = l
@@ -104,8 +115,8 @@ export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, trans
   }
 
   const ends = f.links.map((lk): LinkEnds => {
-    const down = direction(lk.a, lk.aPort, lk.b, lk.bPort, lk.bps, lk.delayNs)
-    const up = direction(lk.b, lk.bPort, lk.a, lk.aPort, lk.bps, lk.delayNs)
+    const down = direction(lk.a, lk.aPort, lk.b, lk.bPort, lk.bps, lk.delayNs, lk.loss)
+    const up = direction(lk.b, lk.bPort, lk.a, lk.aPort, lk.bps, lk.delayNs, lk.loss)
     return { name: lk.name, down, up, aSwitch: dense[lk.a], aPort: lk.aPort, bSwitch: dense[lk.b], bPort: lk.bPort }
   })
   return {
