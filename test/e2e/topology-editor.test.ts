@@ -192,6 +192,11 @@ describe('the topology editor in Chromium', () => {
     // H adds a host (selected); Shift+ArrowUp adds the switch above it; L links them; Delete, undo, redo.
     await key('h')
     await expect.poll(() => selected(page)).toEqual(['h16'])
+    // A host with no link yet: the problem names it, on the graph and in the list.
+    const bad = async () => JSON.parse((await canvas(page).getAttribute('data-bad')) ?? '[]') as string[]
+    await expect.poll(bad, { timeout: 10_000 }).toEqual(['h16'])
+    await expect.poll(() => page.getByTestId('topo-problem').first().innerText(), { timeout: 10_000 }).toMatch(/^h16 /)
+    await canvas(page).focus()
     await key('Shift+ArrowUp')
     await expect.poll(async () => (await selected(page)).length).toBe(2)
     await key('l')
@@ -239,13 +244,13 @@ describe('the topology editor in Chromium', () => {
     await page.getByTestId('topo-link-speed').focus()
     await page.keyboard.type('1Gbps')
     await key('Enter')
-    await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 10_000 }).toContain('slow')
+    await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 30_000 }).toContain('slow')
     await page.getByTestId('topo-fail-at').focus()
     await page.keyboard.type('2ms')
     await page.getByTestId('topo-fail-recover').focus()
     await page.keyboard.type('4ms')
     await key('Enter')
-    await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 10_000 }).toContain('failing')
+    await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 30_000 }).toContain('failing')
     expect(await focused()).toBe('topo-canvas')
     await shoot(page, 'keyboard')
 

@@ -36,6 +36,8 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
     model.value = v
   }
   const preview = shallowRef<Preview | null>(null)
+  /** The text the preview was built from: its problems point at links by index, so they count for that text only. */
+  const previewOf = ref<string | null>(null)
   const previewError = ref<string | null>(null)
   const editError = ref<string | null>(null)
   /** Set when the last edit turned a generator into explicit nodes and links. */
@@ -51,9 +53,11 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
   async function refresh(): Promise<void> {
     const mine = ++seq
     try {
-      const res = await call('experiments.fabric', { yaml: text.value })
+      const yaml = text.value
+      const res = await call('experiments.fabric', { yaml })
       if (mine !== seq) return
       preview.value = res
+      previewOf.value = yaml
       previewError.value = null
     } catch (err) {
       if (mine === seq) previewError.value = errorMessage(err)
@@ -73,7 +77,9 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
   const topo = computed<EdTopology | null>(() => readTopology(text.value, built.value))
   const positions = computed(() => (topo.value ? layoutByTier(topo.value, saved.value) : new Map<string, Point>()))
   const problems = computed(() => preview.value?.errors ?? [])
-  const problemMap = computed(() => (topo.value ? problemsByElement(problems.value, topo.value) : new Map<string, string[]>()))
+  const problemMap = computed(() =>
+    topo.value && previewOf.value === text.value ? problemsByElement(problems.value, topo.value) : new Map<string, string[]>(),
+  )
   const marks = computed(() => new Map((preview.value?.marks ?? []).map((m) => [m.link, m])))
 
   async function loadLayout(): Promise<void> {
@@ -214,8 +220,12 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
   const canUndo = computed(() => historyTick.value >= 0 && history.canUndo)
   const canRedo = computed(() => historyTick.value >= 0 && history.canRedo)
 
+  /** The preview (problems, marks) is of the text as it stands. */
+  const current = computed(() => previewOf.value === text.value)
+
   return {
     preview,
+    current,
     previewError,
     editError,
     converted,
