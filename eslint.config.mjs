@@ -26,7 +26,7 @@ const aliases = aliasesFromTsconfig(join(root, 'tsconfig.node.json'), join(root,
 //   electron   src-main/electron  core and what core may                     any                     yes
 //   preload    src-main/preload   contract                                   electron                no
 //   renderer   src-renderer       contract (@contract), plots (@plots)       vue, pinia, uplot,      no
-//                                                                            cytoscape, zod
+//                                                                            cytoscape, zod, yaml
 //
 // Isolated folders: a folder of src-main/schemes/ (one scheme) imports no other scheme's folder,
 // only schemes/shared/ and the files directly in schemes/; conga-prime builds on conga and may
@@ -46,7 +46,7 @@ const LAYERS = {
   cli: { folders: ['src-main/cli'], imports: ['server', 'core', ...BELOW_CORE], packages: '*', deniedPackages: ['electron'], builtins: true },
   electron: { folders: ['src-main/electron'], imports: ['core', ...BELOW_CORE], packages: '*', builtins: true },
   preload: { folders: ['src-main/preload'], imports: ['contract'], packages: ['electron'], builtins: false },
-  renderer: { folders: ['src-renderer'], imports: ['contract', 'plots'], packages: ['vue', 'pinia', 'uplot', 'cytoscape', 'zod'], builtins: false },
+  renderer: { folders: ['src-renderer'], imports: ['contract', 'plots'], packages: ['vue', 'pinia', 'uplot', 'cytoscape', 'zod', 'yaml'], builtins: false },
 }
 const ISOLATED = [
   {

@@ -26,6 +26,9 @@ import {
   SeriesDef,
   SpecError,
   SweepMatrix,
+  TopologyLayout,
+  TopologyLinkMark,
+  NodePosition,
   Template,
   Testbed,
   TestbedCheck,
@@ -88,6 +91,22 @@ export const methods = {
   'experiments.run': {
     req: z.object({ id: Id }).strict(),
     res: z.object({ runIds: z.array(z.number().int()) }),
+  },
+  /**
+   * The fabric an experiment text builds, before any run: its graph as soon as the topology block
+   * is valid (null before), each link's marks (delay, loss, slow, failing and recovering), the
+   * links `remove:` takes out, and the problems of the whole text (as experiments.validate).
+   */
+  'experiments.fabric': {
+    req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
+    res: z.object({ graph: FabricGraph.nullable(), marks: z.array(TopologyLinkMark), removed: z.array(z.string()), errors: z.array(SpecError) }),
+  },
+  /** Where the topology editor's nodes sit for this experiment (kept beside it, not in its YAML). */
+  'experiments.layout': { req: z.object({ id: Id }).strict(), res: TopologyLayout },
+  /** Replaces the saved positions (an empty mapping forgets them: the editor lays out by tier). */
+  'experiments.saveLayout': {
+    req: z.object({ id: Id, positions: z.record(z.string().max(200), NodePosition).refine((p) => Object.keys(p).length <= 20_000, { message: 'at most 20000 positions' }) }).strict(),
+    res: TopologyLayout,
   },
   'runs.list': { req: z.object({ experimentId: Id.optional() }).strict(), res: z.array(Run) },
   'runs.get': { req: z.object({ id: Id }).strict(), res: Run },

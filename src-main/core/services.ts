@@ -2,7 +2,7 @@
 // drivers, where resources live), so the CLI, the web bridge, the Electron shell and
 // the tests all construct the same thing.
 import { dirname, isAbsolute, join } from 'node:path'
-import type { Experiment, ExperimentSummary, Handlers } from '../contract'
+import type { Experiment, ExperimentSummary, Handlers, SpecError } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
 import { archiveHandlers, type ArchiveDialogs } from './handlers/archive'
@@ -11,6 +11,7 @@ import { pipelineHandlers } from './handlers/pipelines'
 import { schemeHandlers } from './handlers/schemes'
 import { sweepHandlers } from './handlers/sweeps'
 import { testbedHandlers } from './handlers/testbeds'
+import { topologyHandlers } from './handlers/topology'
 import { CoreError, notFound } from './errors'
 import { Orchestrator } from './orchestrator'
 import { packageRoot, packageVersion, userDataDir } from './paths'
@@ -141,6 +142,12 @@ export class Core {
     }
   }
 
+  /** Every problem of a text, and how many runs it makes when it has none. */
+  validate(yaml: string, file: string | null | undefined): { ok: boolean; errors: SpecError[]; runCount: number } {
+    const parsed = parseExperiment(yaml, this.parseOptions(file))
+    return parsed.ok ? { ok: true, errors: [], runCount: expandRuns(parsed.spec).length } : { ok: false, errors: parsed.errors, runCount: 0 }
+  }
+
   /** Parses or throws a CoreError carrying every problem found. */
   parseOrThrow(yaml: string, file: string | null | undefined): ExperimentSpec {
     const parsed = parseExperiment(yaml, this.parseOptions(file))
@@ -217,12 +224,8 @@ export class Core {
         if (!row) throw notFound('experiment', id)
         return this.experiment(row)
       },
-      'experiments.validate': async ({ yaml, file }) => {
-        const parsed = parseExperiment(yaml, this.parseOptions(file))
-        return parsed.ok
-          ? { ok: true, errors: [], runCount: expandRuns(parsed.spec).length }
-          : { ok: false, errors: parsed.errors, runCount: 0 }
-      },
+      'experiments.validate': async ({ yaml, file }) => this.validate(yaml, file),
+      ...topologyHandlers(store, (yaml, file) => this.validate(yaml, file)),
       'experiments.create': async ({ yaml, file }) => {
         const spec = this.parseOrThrow(yaml, file)
         return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml, spec, file: file ?? null, tags: spec.tags })))

@@ -2,7 +2,7 @@
 // views read besides the series.
 import type { FabricGraph, Handlers } from '../../contract'
 import type { Topology } from '../../sim/types'
-import { buildFabric } from '../../model/topology'
+import { buildFabric, type Fabric } from '../../model/topology'
 import { CoreError, notFound } from '../errors'
 import type { ExperimentSpec } from '../spec'
 import type { Store } from '../store'
@@ -20,14 +20,18 @@ export function runFabric(store: Store, runId: number): FabricGraph {
   if (!topology || typeof topology !== 'object' || !('kind' in topology)) {
     throw new CoreError('not-found', `run ${runId}: experiment ${exp.id} has no stored topology; save the experiment again to store it`)
   }
-  const f = buildFabric(topology)
+  return fabricGraph(buildFabric(topology), topology.queuePackets)
+}
+
+/** A built fabric as the contract's graph. */
+export function fabricGraph(f: Fabric, queuePackets: number): FabricGraph {
   const name = (id: number) => f.nodes[id].name
   return {
     kind: f.kind,
     nodes: f.nodes.map((n) => ({ name: n.name, role: n.role, level: n.level, pod: n.pod })),
     links: f.links.map((l) => ({ name: l.name, a: name(l.a), aPort: l.aPort, b: name(l.b), bPort: l.bPort, bps: l.bps })),
     hosts: f.hosts.map(name),
-    queuePackets: topology.queuePackets,
+    queuePackets,
   }
 }
 

@@ -5,6 +5,7 @@ import type { FctStats, RunCompletion, RunStatus } from '../../contract/schemas'
 import * as artifacts from './artifacts'
 import * as experiments from './experiments'
 import * as flows from './flows'
+import * as layouts from './layouts'
 import { migrate } from './migrations'
 import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
 import * as rollups from './rollups'
@@ -115,6 +116,15 @@ export class Store {
   /** What a run ran with; null when it has no record. */
   getRunRecord(runId: number): revisions.RunRecordJson | null {
     return runs.getRunRecord(this.s, runId)
+  }
+
+  /** Where the topology editor's nodes sit for an experiment (empty when never saved). */
+  getLayout(experimentId: number): layouts.LayoutRow {
+    return layouts.getLayout(this.s, experimentId)
+  }
+
+  saveLayout(experimentId: number, positions: layouts.LayoutRow['positions']): layouts.LayoutRow {
+    return layouts.saveLayout(this.s, experimentId, positions)
   }
 
   getExperiment(id: number): ExperimentRow | undefined {

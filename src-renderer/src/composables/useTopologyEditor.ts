@@ -1,0 +1,255 @@
+import { computed, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue'
+import type { Res } from '@contract/index'
+import { call, errorMessage } from '../client'
+import { layoutByTier, orderEnds, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES, type Point } from '../lib/topoEditor'
+import {
+  addLink,
+  addNode,
+  applyGenerator,
+  convertToCustom,
+  freeName,
+  readTopology,
+  removeElements,
+  setFailure,
+  setLinkSettings,
+  type BuiltGraph,
+  type EdTopology,
+  type LinkSettings,
+  type Tier,
+} from '../lib/topoYaml'
+
+export type Preview = Res<'experiments.fabric'>
+const DEBOUNCE_MS = 200
+
+/**
+ * The topology editor's state over one experiment text: the graph read from it (the core's built
+ * graph for a generator), the selection, positions (saved beside the experiment), problems, and
+ * every edit as a rewrite of the text with undo and redo.
+ */
+export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number | null>) {
+  // The text as of the last edit: a v-model's value only follows after the parent re-renders,
+  // and an edit right after another must start from the first one's result.
+  const text = ref(model.value)
+  watch(model, (v) => (text.value = v))
+  const setText = (v: string) => {
+    text.value = v
+    model.value = v
+  }
+  const preview = shallowRef<Preview | null>(null)
+  /** The text the preview was built from: its problems point at links by index, so they count for that text only. */
+  const previewOf = ref<string | null>(null)
+  const previewError = ref<string | null>(null)
+  const editError = ref<string | null>(null)
+  /** Set when the last edit turned a generator into explicit nodes and links. */
+  const converted = ref(false)
+  const selNodes = ref<string[]>([])
+  const selLinks = ref<string[]>([])
+  const saved = ref<Record<string, Point>>({})
+  const history = new TextHistory()
+  const historyTick = ref(0)
+
+  let seq = 0
+  let timer: ReturnType<typeof setTimeout> | null = null
+  async function refresh(): Promise<void> {
+    const mine = ++seq
+    try {
+      const yaml = text.value
+      const res = await call('experiments.fabric', { yaml })
+      if (mine !== seq) return
+      preview.value = res
+      previewOf.value = yaml
+      previewError.value = null
+    } catch (err) {
+      if (mine === seq) previewError.value = errorMessage(err)
+    }
+  }
+  watch(
+    text,
+    () => {
+      if (timer) clearTimeout(timer)
+      timer = setTimeout(() => void refresh(), DEBOUNCE_MS)
+    },
+    { immediate: true },
+  )
+  onScopeDispose(() => timer && clearTimeout(timer))
+
+  const built = computed<BuiltGraph | null>(() => preview.value?.graph ?? null)
+  const topo = computed<EdTopology | null>(() => readTopology(text.value, built.value))
+  const positions = computed(() => (topo.value ? layoutByTier(topo.value, saved.value) : new Map<string, Point>()))
+  const problems = computed(() => preview.value?.errors ?? [])
+  const problemMap = computed(() =>
+    topo.value && previewOf.value === text.value ? problemsByElement(problems.value, topo.value) : new Map<string, string[]>(),
+  )
+  const marks = computed(() => new Map((preview.value?.marks ?? []).map((m) => [m.link, m])))
+
+  async function loadLayout(): Promise<void> {
+    const id = experimentId.value
+    saved.value = id === null ? {} : (await call('experiments.layout', { id })).positions
+  }
+  watch(experimentId, () => void loadLayout().catch((err) => (editError.value = errorMessage(err))), { immediate: true })
+
+  async function persistLayout(): Promise<void> {
+    const id = experimentId.value
+    if (id === null) return
+    try {
+      await call('experiments.saveLayout', { id, positions: saved.value })
+    } catch (err) {
+      editError.value = `Could not save the positions: ${errorMessage(err)}`
+    }
+  }
+
+  function moved(points: Record<string, Point>): void {
+    saved.value = { ...saved.value, ...points }
+    void persistLayout()
+  }
+
+  /** Forgets the manual positions: every node goes back to its tier's row. */
+  function autoLayout(): void {
+    saved.value = {}
+    void persistLayout()
+  }
+
+  function edit(fn: (t: string, topo: EdTopology | null) => string, opts: { structural?: boolean } = {}): boolean {
+    editError.value = null
+    try {
+      let next = text.value
+      let current = topo.value
+      converted.value = false
+      if (opts.structural && current?.generated) {
+        if (!built.value) throw new Error('the fabric is still being built; try again in a moment')
+        next = convertToCustom(next, built.value, new Set((preview.value?.marks ?? []).filter((m) => m.slow).map((m) => m.link)))
+        current = readTopology(next, null)
+        converted.value = true
+      }
+      next = fn(next, current)
+      if (next === text.value) return false
+      history.push(text.value)
+      historyTick.value++
+      setText(next)
+      return true
+    } catch (err) {
+      editError.value = errorMessage(err)
+      return false
+    }
+  }
+
+  const need = (t: EdTopology | null): EdTopology => {
+    if (!t) throw new Error('the topology does not parse yet; fix the YAML first')
+    return t
+  }
+
+  function applyTemplate(id: string, params: Record<string, number>): void {
+    const tpl = TOPOLOGY_TEMPLATES.find((t) => t.id === id)
+    if (!tpl) return
+    if (edit((t) => applyGenerator(t, tpl.mapping(params)))) {
+      saved.value = {}
+      void persistLayout()
+    }
+  }
+
+  function addSwitchOrHost(tier: Tier, at?: Point): string | null {
+    let name: string | null = null
+    const ok = edit(
+      (t, cur) => {
+        const c = need(cur)
+        name = freeName(c, tier)
+        const pod = c.nodes.find((n) => n.name === selNodes.value[0])?.pod ?? null
+        return addNode(t, { name, tier, pod: tier === 'tor' || tier === 'agg' ? pod : null })
+      },
+      { structural: true },
+    )
+    if (ok && name) {
+      if (at) moved({ [name]: at })
+      selNodes.value = [name]
+      selLinks.value = []
+    }
+    return ok ? name : null
+  }
+
+  /** Links the two selected nodes (a second link between them is a parallel one). */
+  function linkSelected(): void {
+    if (selNodes.value.length !== 2) {
+      editError.value = 'select exactly two nodes to link (Shift+click, or Shift+arrow keys)'
+      return
+    }
+    const [x, y] = selNodes.value
+    const ok = edit(
+      (t, cur) => {
+        const [a, b] = orderEnds(need(cur), x, y)
+        return addLink(t, a, b)
+      },
+      { structural: true },
+    )
+    if (!ok) return
+    const t = topo.value
+    if (t && t.links.length > 0) {
+      selNodes.value = []
+      selLinks.value = [t.links[t.links.length - 1].name]
+    }
+  }
+
+  function deleteSelected(): void {
+    if (selNodes.value.length === 0 && selLinks.value.length === 0) return
+    const what = { nodes: [...selNodes.value], links: [...selLinks.value] }
+    if (edit((t, cur) => removeElements(t, need(cur), what), { structural: true })) {
+      selNodes.value = []
+      selLinks.value = []
+    }
+  }
+
+  function setLink(link: string, settings: LinkSettings): void {
+    edit((t, cur) => setLinkSettings(t, need(cur), link, settings), { structural: true })
+  }
+
+  function fail(link: string, failure: { at: string; recover?: string | null } | null): void {
+    edit((t) => setFailure(t, link, failure))
+  }
+
+  function undo(): void {
+    const prev = history.undo(text.value)
+    if (prev !== null) setText(prev)
+    historyTick.value++
+  }
+
+  function redo(): void {
+    const next = history.redo(text.value)
+    if (next !== null) setText(next)
+    historyTick.value++
+  }
+
+  const canUndo = computed(() => historyTick.value >= 0 && history.canUndo)
+  const canRedo = computed(() => historyTick.value >= 0 && history.canRedo)
+
+  /** The preview (problems, marks) is of the text as it stands. */
+  const current = computed(() => previewOf.value === text.value)
+
+  return {
+    preview,
+    current,
+    previewError,
+    editError,
+    converted,
+    topo,
+    positions,
+    problems,
+    problemMap,
+    marks,
+    selNodes,
+    selLinks,
+    canUndo,
+    canRedo,
+    moved,
+    autoLayout,
+    applyTemplate,
+    addSwitchOrHost,
+    linkSelected,
+    deleteSelected,
+    setLink,
+    fail,
+    undo,
+    redo,
+    persistLayout,
+  }
+}
+
+export type TopologyEditor = ReturnType<typeof useTopologyEditor>

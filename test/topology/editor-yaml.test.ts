@@ -1,0 +1,186 @@
+// The topology editor's pure side: graph edits rewrite the YAML keeping comments and the rest of
+// the file, the YAML reads back as the graph, parallel links are named as the spec names them,
+// and removing links renames the failures that follow them.
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { buildFabric } from '../../src-main/model/topology'
+import { layoutByTier, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
+import {
+  addLink,
+  addNode,
+  applyGenerator,
+  convertToCustom,
+  nameLinks,
+  readTopology,
+  removeElements,
+  setFailure,
+  setLinkSettings,
+  type BuiltGraph,
+} from '../../src-renderer/src/lib/topoYaml'
+
+const TEXT = `# An experiment people wrote by hand.
+name: edit-me
+testbed: sim
+# The fabric:
+topology: { kind: fat-tree, k: 4, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 80 }
+schemes: [ecmp] # just one
+workload: { kind: web-search, load: 0.3, flows: 40 }
+`
+
+const SLOW = new Set(['core0-agg0'])
+
+function built(k = 4): BuiltGraph {
+  const f = buildFabric({ kind: 'fat-tree', k, hostLinkBps: 10e9, fabricLinkBps: 10e9, linkDelayNs: 1000, rates: { 'core0-agg0': 1e9 } })
+  const name = (i: number) => f.nodes[i].name
+  return {
+    kind: 'fat-tree',
+    nodes: f.nodes.map((n) => ({ name: n.name, role: n.role, pod: n.pod })),
+    links: f.links.map((l) => ({ name: l.name, a: name(l.a), b: name(l.b), bps: l.bps })),
+  }
+}
+
+describe('topology YAML', () => {
+  it('reads a generated topology from the built graph, read-only, and its failures', () => {
+    const text = setFailure(TEXT, 'core0-agg0', { at: '5ms' })
+    const t = readTopology(text, built())!
+    expect(t.generated).toBe(true)
+    expect(t.nodes.filter((n) => n.tier === 'spine')).toHaveLength(4)
+    expect(t.links).toHaveLength(48)
+    expect(t.failures).toEqual([{ link: 'core0-agg0', at: '5ms', recover: null }])
+    expect(readTopology(TEXT, null)).toBeNull()
+  })
+
+  it('converts a generated fabric to explicit nodes and links, keeping comments, other fields and link speeds', () => {
+    const text = convertToCustom(setFailure(TEXT, 'core0-agg0', { at: '5ms', recover: '9ms' }), built(), SLOW)
+    expect(text).toContain('# An experiment people wrote by hand.')
+    expect(text).toContain('# The fabric:')
+    expect(text).toContain('schemes: [ecmp] # just one')
+    const doc = parse(text)
+    expect(doc.topology.kind).toBe('custom')
+    expect(doc.topology.queuePackets).toBe(80)
+    expect(doc.topology.nodes).toHaveLength(36)
+    expect(doc.topology.nodes).toContainEqual({ name: 'agg0', tier: 'agg', pod: 0 })
+    expect(doc.topology.nodes).toContainEqual({ name: 'core0', tier: 'spine' })
+    expect(doc.topology.links).toContainEqual({ a: 'core0', b: 'agg0', speed: '1Gbps' })
+    expect(doc.topology.links).toContainEqual({ a: 'edge0', b: 'h0' })
+    expect(doc.failures).toEqual([{ link: 'core0-agg0', at: '5ms', recover: '9ms' }])
+    // One line per node and link.
+    expect(text).toMatch(/\n {4}- \{ name: core0, tier: spine \}\n/)
+    const t = readTopology(text, null)!
+    expect(t.generated).toBe(false)
+    expect(t.links.map((l) => l.name)).toEqual(built().links.map((l) => l.name))
+  })
+
+  it('adds switches, hosts and parallel links, named upper-lower then /2', () => {
+    let text = convertToCustom(TEXT, built(), SLOW)
+    text = addNode(text, { name: 'h99', tier: 'host', pod: null })
+    text = addLink(text, 'edge0', 'h99')
+    text = addLink(text, 'core0', 'agg0')
+    text = addLink(text, 'agg0', 'core0')
+    const t = readTopology(text, null)!
+    expect(t.nodes.at(-1)).toEqual({ name: 'h99', tier: 'host', pod: null })
+    expect(t.links.slice(-3).map((l) => l.name)).toEqual(['edge0-h99', 'core0-agg0/2', 'core0-agg0/3'])
+    expect(nameLinks([{ a: 'leaf0', b: 'spine0' }, { a: 'spine0', b: 'leaf0' }], (n) => (n.startsWith('spine') ? 'spine' : 'tor'))).toEqual(['spine0-leaf0', 'spine0-leaf0/2'])
+  })
+
+  it('sets and clears a link’s speed, delay and loss, and reads explicit ports', () => {
+    let text = addLink(convertToCustom(TEXT, built(), SLOW), 'core0:7', 'agg0:5')
+    let t = readTopology(text, null)!
+    text = setLinkSettings(text, t, 'core0-agg0/2', { speed: '40Gbps', delay: '2us', loss: 0.001 })
+    t = readTopology(text, null)!
+    expect(t.links.find((l) => l.name === 'core0-agg0/2')).toMatchObject({ aPort: 7, bPort: 5, speed: '40Gbps', delay: '2us', loss: 0.001 })
+    text = setLinkSettings(text, t, 'core0-agg0/2', { speed: null, loss: null })
+    expect(readTopology(text, null)!.links.find((l) => l.name === 'core0-agg0/2')).toMatchObject({ speed: null, delay: '2us', loss: null })
+  })
+
+  it('removes a node with its links, and a removed link’s failure; a renumbered parallel link keeps its failure', () => {
+    let text = addLink(convertToCustom(TEXT, built(), SLOW), 'core0', 'agg0')
+    text = setFailure(text, 'core0-agg0/2', { at: '5ms' })
+    text = setFailure(text, 'edge0-h0', { at: '1ms' })
+    let t = readTopology(text, null)!
+    text = removeElements(text, t, { nodes: ['h0'], links: ['core0-agg0'] })
+    t = readTopology(text, null)!
+    expect(t.nodes.some((n) => n.name === 'h0')).toBe(false)
+    expect(t.links.some((l) => l.a === 'h0' || l.b === 'h0')).toBe(false)
+    expect(t.links.filter((l) => l.name.startsWith('core0-agg0'))).toHaveLength(1)
+    expect(t.failures).toEqual([{ link: 'core0-agg0', at: '5ms', recover: null }])
+    expect(text).toContain('# The fabric:')
+  })
+
+  it('clears a failure, and drops the failures key with the last one', () => {
+    const text = setFailure(TEXT, 'core0-agg0', { at: '5ms' })
+    expect(parse(setFailure(text, 'core0-agg0', { at: '6ms', recover: '7ms' })).failures).toEqual([{ link: 'core0-agg0', at: '6ms', recover: '7ms' }])
+    expect(parse(setFailure(text, 'core0-agg0', null)).failures).toBeUndefined()
+  })
+
+  it('generates each template as a topology the spec accepts, keeping the queue size', () => {
+    const ls = TOPOLOGY_TEMPLATES.find((t) => t.id === 'leaf-spine')!
+    const p = Object.fromEntries(ls.params.map((x) => [x.key, x.value]))
+    expect(ls.mapping({ ...p, oversubscription: 2 })).toMatchObject({ hostLink: '10Gbps', fabricLink: '10Gbps', leaves: 4, spines: 2 })
+    const ft = TOPOLOGY_TEMPLATES.find((t) => t.id === 'fat-tree')!
+    const text = applyGenerator(TEXT, ft.mapping({ k: 6, hostGbps: 25 }))
+    expect(parse(text).topology).toEqual({ kind: 'fat-tree', k: 6, hostLink: '25Gbps', fabricLink: '25Gbps', linkDelay: '1us', queuePackets: 80 })
+    expect(text).toContain('schemes: [ecmp] # just one')
+    expect(TOPOLOGY_TEMPLATES.find((t) => t.id === 'dhlb-fat-tree')!.mapping({})).toMatchObject({ kind: 'fat-tree', k: 4 })
+  })
+})
+
+describe('topology editor model', () => {
+  it('lays out by tier, spines on top, and keeps saved positions', () => {
+    const t = readTopology(TEXT, built())!
+    const pos = layoutByTier(t, { core1: { x: 5, y: -50 }, gone: { x: 1, y: 1 } })
+    expect(pos.get('core0')!.y).toBeLessThan(pos.get('agg0')!.y)
+    expect(pos.get('agg0')!.y).toBeLessThan(pos.get('edge0')!.y)
+    expect(pos.get('edge0')!.y).toBeLessThan(pos.get('h0')!.y)
+    expect(pos.get('core1')).toEqual({ x: 5, y: -50 })
+    expect(pos.has('gone')).toBe(false)
+  })
+
+  it('puts problems on the node or link at fault', () => {
+    const text = convertToCustom(setFailure(TEXT, 'core0-agg0', { at: '5ms' }), built(), SLOW)
+    const t = readTopology(text, null)!
+    const m = problemsByElement(
+      [
+        { path: 'topology.links[1]', message: 'port in conflict' },
+        { path: 'failures[0].at', message: 'bad time' },
+        { path: 'topology', message: 'host h3 is disconnected', node: 'h3' },
+        { path: 'workload', message: 'not on the graph' },
+      ],
+      t,
+    )
+    expect(m.get(t.links[1].name)).toEqual(['port in conflict'])
+    expect(m.get('core0-agg0')).toEqual(['bad time'])
+    expect(m.get('h3')).toEqual(['host h3 is disconnected'])
+    expect(m.size).toBe(3)
+  })
+
+  it('undoes and redoes texts; a new edit drops the redo', () => {
+    const h = new TextHistory()
+    h.push('a')
+    h.push('b')
+    expect(h.undo('c')).toBe('b')
+    expect(h.undo('b')).toBe('a')
+    expect(h.undo('a')).toBeNull()
+    expect(h.redo('a')).toBe('b')
+    h.push('b')
+    expect(h.canRedo).toBe(false)
+  })
+})
+
+describe('arrow-key node selection', () => {
+  it('moves to the nearest node in the direction pressed', async () => {
+    const { nodeInDirection } = await import('../../src-renderer/src/lib/topoEditor')
+    const pos = new Map([
+      ['a', { x: 0, y: 0 }],
+      ['b', { x: 100, y: 0 }],
+      ['c', { x: 200, y: 0 }],
+      ['d', { x: 10, y: 100 }],
+    ])
+    expect(nodeInDirection(pos, null, 'right')).toBe('a')
+    expect(nodeInDirection(pos, 'a', 'right')).toBe('b')
+    expect(nodeInDirection(pos, 'b', 'left')).toBe('a')
+    expect(nodeInDirection(pos, 'a', 'down')).toBe('d')
+    expect(nodeInDirection(pos, 'd', 'up')).toBe('a')
+    expect(nodeInDirection(pos, 'c', 'right')).toBeNull()
+  })
+})
