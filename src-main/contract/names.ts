@@ -30,6 +30,8 @@ export const METHOD_NAMES = [
   'testbeds.delete',
   'testbeds.check',
   'testbeds.trust',
+  'testbeds.setMapping',
+  'testbeds.previewMapping',
   'pipelines.list',
   'pipelines.source',
   'pipelines.render',

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { TestbedMapping } from './testbed-mapping'
 
 // ---- Testbeds: where runs go, and the hosts p4lab reaches over SSH. ----
 
@@ -121,6 +122,10 @@ export const Testbed = z.object({
   createdAt: z.string(),
   /** The embedded simulator's testbed: always there, not editable. */
   builtin: z.boolean(),
+  /** Where a fabric goes on it (which host runs which switch; Tofino ports), or null. */
+  mapping: TestbedMapping.nullable(),
+  /** The same mapping as YAML (what the view shows and `p4lab testbed map` prints). */
+  mappingYaml: z.string().nullable(),
 })
 export type Testbed = z.infer<typeof Testbed>
 
@@ -223,3 +228,12 @@ export const TestbedCheck = z.object({
   hosts: z.array(HostCheck),
 })
 export type TestbedCheck = z.infer<typeof TestbedCheck>
+
+/** A mapping laid over an experiment's fabric (testbeds.previewMapping). */
+export const MappingPreview = z.object({
+  switches: z.array(z.string()),
+  fabricHosts: z.array(z.string()),
+  lines: z.array(z.string()),
+  problems: z.array(z.string()),
+})
+export type MappingPreview = z.infer<typeof MappingPreview>

@@ -19,6 +19,7 @@ import { p4labKnownHosts, SshPool, type KnownHosts } from './ssh'
 import { expandRuns, parseExperiment, type ExperimentSpec, type ParseOptions } from './spec'
 import type { ExperimentRow, RunRow, Store } from './store'
 import type { TargetDriver } from './targets/driver'
+import type { FabricSpec } from '../model/topology'
 import { cleanTestbedLeftovers, type CleanupResult } from './targets/shared/leftovers'
 import { sshTarget } from './targets/shared/remote'
 import { TestbedService } from './testbeds'
@@ -282,7 +283,13 @@ export class Core {
         return store.listSeries(id)
       },
       ...fabricHandlers(store),
-      ...testbedHandlers(this.testbeds),
+      ...testbedHandlers(this.testbeds, {
+        topologyOf: (experimentId) => {
+          const exp = store.getExperiment(experimentId)
+          if (!exp) throw notFound('experiment', experimentId)
+          return this.parseOrThrow(exp.yaml, exp.file).topology as FabricSpec
+        },
+      }),
       ...pipelineHandlers({
         store,
         dataDir: store.file === ':memory:' ? userDataDir() : dirname(store.file),

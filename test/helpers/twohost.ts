@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KnownHosts } from '../../src-main/core/ssh'
 import type { RunTestbed } from '../../src-main/core/targets/driver'
 import { netnsList } from './netns'
 import { startSshd, type Sshd } from './sshd'
+import { CLI_STAND_IN, SWITCH_STAND_IN, compilerStandIn } from './bmv2'
 
 /**
  * Two BMv2-style switch hosts on this machine, as two separate machines would be: a network
@@ -40,7 +41,14 @@ function rootLinks(): string[] {
     .filter(Boolean)
 }
 
-export async function startTwoHostLab(tag: string): Promise<TwoHostLab> {
+export interface TwoHostOptions {
+  /** simple_switch, simple_switch_CLI and p4c-bm2-ss stand-ins (helpers/bmv2.ts) first on both hosts' PATH, so a run's check finds them. */
+  standIn?: boolean
+  /** Scripts first on host A's PATH only (name → text), e.g. an `ip` that miswires. */
+  binA?: Record<string, string>
+}
+
+export async function startTwoHostLab(tag: string, o: TwoHostOptions = {}): Promise<TwoHostLab> {
   if (!/^[a-z]{1,3}$/.test(tag)) throw new Error('tag: 1-3 lower-case letters')
   const id = `${process.pid.toString(36)}${tag}`
   const nsA = `tbh-${id}-a`
@@ -80,8 +88,27 @@ export async function startTwoHostLab(tag: string): Promise<TwoHostLab> {
     sh(['ip', '-n', nsB, 'addr', 'add', `${under[1]}/24`, 'dev', 'eth1'])
     sh(['ip', '-n', nsA, 'link', 'set', 'eth1', 'up'])
     sh(['ip', '-n', nsB, 'link', 'set', 'eth1', 'up'])
-    sshds.push(await startSshd({ netns: { ns: nsA, address: mgmtA[1] } }))
-    sshds.push(await startSshd({ netns: { ns: nsB, address: mgmtB[1] } }))
+    const pathOf = (host: 'a' | 'b'): string[] => {
+      const bins: string[] = []
+      const extra = host === 'a' ? o.binA : undefined
+      if (extra) {
+        const d = join(dir, `bin-${host}`)
+        mkdirSync(d)
+        for (const [name, text] of Object.entries(extra)) writeFileSync(join(d, name), text, { mode: 0o755 })
+        bins.push(d)
+      }
+      if (o.standIn) bins.push(join(dir, 'stand-in'))
+      return bins.length ? [`SetEnv PATH=${bins.join(':')}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`] : []
+    }
+    if (o.standIn) {
+      const d = join(dir, 'stand-in')
+      mkdirSync(d)
+      writeFileSync(join(d, 'simple_switch'), SWITCH_STAND_IN, { mode: 0o755 })
+      writeFileSync(join(d, 'simple_switch_CLI'), CLI_STAND_IN, { mode: 0o755 })
+      writeFileSync(join(d, 'p4c-bm2-ss'), compilerStandIn(join(dir, 'p4c-argv.log')), { mode: 0o755 })
+    }
+    sshds.push(await startSshd({ netns: { ns: nsA, address: mgmtA[1] }, config: pathOf('a') }))
+    sshds.push(await startSshd({ netns: { ns: nsB, address: mgmtB[1] }, config: pathOf('b') }))
   } catch (e) {
     await cleanup()
     throw e

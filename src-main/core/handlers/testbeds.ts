@@ -1,13 +1,27 @@
 // The contract's testbeds.* methods, over the TestbedService.
 import type { Handlers } from '../../contract'
 import type { TestbedService } from '../testbeds'
+import type { FabricSpec } from '../../model/topology'
 
 type TestbedHandlers = Pick<
   Handlers,
-  'testbeds.list' | 'testbeds.get' | 'testbeds.create' | 'testbeds.update' | 'testbeds.delete' | 'testbeds.check' | 'testbeds.trust'
+  | 'testbeds.list'
+  | 'testbeds.get'
+  | 'testbeds.create'
+  | 'testbeds.update'
+  | 'testbeds.delete'
+  | 'testbeds.check'
+  | 'testbeds.trust'
+  | 'testbeds.setMapping'
+  | 'testbeds.previewMapping'
 >
 
-export function testbedHandlers(testbeds: TestbedService): TestbedHandlers {
+export interface TestbedHandlerDeps {
+  /** An experiment's fabric, by id (throws not-found / invalid-spec). */
+  topologyOf(experimentId: number): FabricSpec
+}
+
+export function testbedHandlers(testbeds: TestbedService, deps: TestbedHandlerDeps): TestbedHandlers {
   return {
     'testbeds.list': async () => testbeds.list(),
     'testbeds.get': async ({ name }) => testbeds.get(name),
@@ -16,5 +30,7 @@ export function testbedHandlers(testbeds: TestbedService): TestbedHandlers {
     'testbeds.delete': async ({ name }) => ({ deleted: await testbeds.delete(name) }),
     'testbeds.check': async ({ name, host }) => testbeds.check(name, host ? { host } : {}),
     'testbeds.trust': async ({ testbed, host, fingerprint }) => testbeds.trust(testbed, host, fingerprint),
+    'testbeds.setMapping': async ({ name, mapping, yaml }) => testbeds.setMapping(name, { ...(mapping !== undefined ? { mapping } : {}), ...(yaml !== undefined ? { yaml } : {}) }),
+    'testbeds.previewMapping': async ({ name, experimentId, mapping }) => testbeds.previewMapping(name, deps.topologyOf(experimentId), mapping),
   }
 }

@@ -20,7 +20,10 @@ import type { Store } from '../store'
 import type { HostRow, HostRowInput, TestbedRow } from '../store/testbeds'
 import { checkHost, type CheckOptions } from './check'
 import { describeStoredKey, fetchHostKey, storedKeyText } from './hostkey'
-import type { RemoteKind } from '../../contract/testbeds'
+import type { RemoteKind, MappingPreview } from '../../contract/testbeds'
+import { TestbedMapping } from '../../contract/testbed-mapping'
+import type { FabricSpec } from '../../model/topology'
+import { mappingFromYaml, mappingToYaml, previewMapping, validateMapping } from './mapping'
 
 export interface TestbedServiceOptions {
   store: Store
@@ -129,6 +132,30 @@ export class TestbedService {
     if (row.kind === 'sim') throw new CoreError('conflict', "the 'sim' testbed is built in and cannot be removed")
     for (const id of this.o.store.deleteTestbed(row.id)) await this.o.secrets.delete(passphraseSecretId(id))
     return true
+  }
+
+  /** Stores the mapping (an object or YAML text), or removes it with null; errors name the field at fault. */
+  async setMapping(name: string, input: { mapping?: unknown; yaml?: string }): Promise<Testbed> {
+    const row = this.row(name)
+    if (row.kind === 'sim') throw new CoreError('conflict', "the 'sim' testbed runs everything in this process; it has no hosts to map onto")
+    const raw = input.yaml !== undefined ? (input.yaml.trim() === '' ? null : mappingFromYaml(input.yaml)) : input.mapping
+    if (raw === undefined) throw new CoreError('invalid-request', 'give the mapping (or null to remove it), or its YAML')
+    this.o.store.setTestbedMapping(row.id, raw === null ? null : validateMapping(row.kind, row.hosts, raw))
+    return this.get(row.name)
+  }
+
+  /** The mapping (given, else the stored one) over a fabric: what goes on which host, and what does not fit. */
+  previewMapping(name: string, topology: FabricSpec, mapping?: unknown): MappingPreview {
+    const row = this.row(name)
+    const m = mapping !== undefined && mapping !== null ? validateMapping(row.kind, row.hosts, mapping) : this.storedMapping(row)
+    return previewMapping(topology, m, row.hosts)
+  }
+
+  /** The stored mapping, or null (none, or one this version cannot read: it is shown as missing, never guessed at). */
+  storedMapping(row: TestbedRow): TestbedMapping | null {
+    if (row.mapping === null || row.mapping === undefined) return null
+    const p = TestbedMapping.safeParse(row.mapping)
+    return p.success ? p.data : null
   }
 
   /** Logs in to every host (or the one named) and reports what it finds. */
@@ -357,6 +384,7 @@ export class TestbedService {
         hasPassphrase: h.auth === 'key' && (await this.o.secrets.get(passphraseSecretId(h.id))) !== undefined,
       })
     }
-    return { id: r.id, name: r.name, kind: r.kind, settings: r.settings, hosts, createdAt: r.createdAt, builtin: r.kind === 'sim' }
+    const mapping = this.storedMapping(r)
+    return { id: r.id, name: r.name, kind: r.kind, settings: r.settings, hosts, createdAt: r.createdAt, builtin: r.kind === 'sim', mapping, mappingYaml: mapping ? mappingToYaml(mapping) : null }
   }
 }

@@ -8,11 +8,13 @@
 // each interface three times, and reports every marker it receives until the `stop` file. A
 // frame that arrives where the fabric says the link's other end is proves that cable; one that
 // arrives elsewhere names the wrong cable; none at all names the link that carried nothing.
-import type { RunTestbedHost } from '../driver'
+import type { Bmv2Mapping } from '../../../contract/testbed-mapping'
+import type { ControlPlaneState } from '../../controlplane'
+import type { RunTestbed, RunTestbedHost, TargetFacts } from '../driver'
 import { HOST_NS_SCRIPT, SWITCH_NS_SCRIPT } from './steps'
-import { hostBatch } from '../shared/netns'
+import { describeLeftovers, hostBatch } from '../shared/netns'
 import { PATH_PREFIX, WITH_PATH, sleep, type RemoteRun } from '../shared/remote'
-import { hostLinksBatch, hostRootBatch, partIfnames, type FabricCable, type HostPart, type LinkEnd, type MultiHostPlan } from './multihost'
+import { describePlan, hostLinksBatch, hostRootBatch, partIfnames, planMultiHost, type FabricCable, type HostPart, type LinkEnd, type MultiHostPlan } from './multihost'
 
 export const CABLE_ETHERTYPE = 0x88b5
 
@@ -236,4 +238,43 @@ export function cablingError(r: CablingReport): string {
   const bad = r.cables.filter((c) => !c.ok).length
   const what = r.looked ? `${bad} of ${r.cables.length} links failed` : `could not look at every link (${bad} of ${r.cables.length} unchecked or failed)`
   return `cabling check: ${what}: ${r.problems.slice(0, 6).join('; ')}${r.problems.length > 6 ? `; and ${r.problems.length - 6} more` : ''}. Nothing was deployed.`
+}
+
+/**
+ * A run's cabling check, in its check step: the mapped fabric's namespaces, veths and tunnels
+ * brought up with the run's prefix on every mapped host, every link checked, and (when all is
+ * well) everything removed again, verified, before deploy makes the run's own. A wrong cable
+ * throws, naming it: the run stops there with nothing deployed (its teardown removes the rest).
+ */
+export async function cablingBeforeDeploy(run: RemoteRun, tb: RunTestbed, state: ControlPlaneState, mapping: Bmv2Mapping, prefix: string, facts: TargetFacts): Promise<void> {
+  const plan = planMultiHost(state, prefix, mapping, tb.hosts)
+  const hostOf = (name: string): RunTestbedHost => {
+    const h = tb.hosts.find((x) => x.name === name)
+    if (!h) throw new Error(`testbed '${tb.name}' has no host '${name}'`)
+    return h
+  }
+  for (const l of describePlan(plan)) run.ctx.log('cabling', l)
+  // A tunnel end must be one of its host's own addresses, or its frames leave from nowhere.
+  await eachHost(plan, hostOf, async (p, h) => {
+    if (!p.tunnels.length) return
+    const r = await run.run(h, ['ip', '-o', '-4', 'addr', 'show'], { logOutput: false, retryOnLoss: true })
+    if (!r.stdout.toString('utf8').includes(` ${p.tunnelAddress}/`)) {
+      throw new Error(`${p.tunnelAddress} is not an address of ${h.name}: its tunnelAddress in the testbed's mapping must be its own address on the hosts' network (\`ip -4 addr\` there lists them)`)
+    }
+  })
+  await bringUpMultiHost(run, plan, hostOf, (host, step) => run.ctx.event?.('cabling', { host, step }))
+  const report = await checkCabling(run, plan, hostOf, { dir: (h) => run.runDir(h) })
+  const tunnels = plan.cables.filter((c) => c.tunnel).length
+  facts.cablingLinks = plan.cables.length
+  facts.cablingTunnels = tunnels
+  facts.cabling = report.ok ? 'ok' : report.looked ? 'miswired' : 'unchecked'
+  if (!report.ok) throw new Error(cablingError(report))
+  run.ctx.log('cabling', `all ${plan.cables.length} links carried a frame end to end (${tunnels} of them through VXLAN between hosts)`)
+  const left: string[] = []
+  for (const p of plan.parts) {
+    const l = await run.cleanAndVerify(hostOf(p.host), prefix)
+    const what = describeLeftovers(l)
+    if (what) left.push(`${p.host}: ${what}`)
+  }
+  if (left.length) throw new Error(`the cabling check's namespaces could not all be removed before deploy: ${left.join('; ')}`)
 }
