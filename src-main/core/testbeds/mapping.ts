@@ -66,7 +66,7 @@ export function mappingFromYaml(text: string): TestbedMappingInput {
   const doc = parseDocument(text)
   if (doc.errors.length) {
     const e = doc.errors[0]
-    throw new CoreError('invalid-request', `mapping YAML, line ${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0]}`)
+    throw new CoreError('invalid-request', `mapping YAML, line ${e.linePos?.[0].line ?? '?'}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`)
   }
   const v = doc.toJS() as unknown
   // The YAML may be the mapping itself or hold it under `mapping:`.
@@ -94,7 +94,8 @@ export function previewMapping(topology: FabricSpec, mapping: TestbedMapping | n
   if (!mapping) return out
   if (mapping.kind === 'bmv2') {
     out.problems = mappingProblems(state, mapping, hosts)
-    if (!out.problems.length) out.lines = describePlan(planMultiHost(state, 'p4preview-', mapping, hosts))
+    // Names as a run makes them, with a stand-in prefix shown as <run>: each run has its own.
+    if (!out.problems.length) out.lines = describePlan(planMultiHost(state, 'p4x-', mapping, hosts)).map((l) => l.replace(/p4x-/g, '<run>'))
     return out
   }
   const sw = new Set(out.switches)
