@@ -96,3 +96,26 @@ mapping:
     store.close()
   })
 })
+
+describe('host addresses', () => {
+  it('read host:port, user@host:port and [v6]:port as address, user and port; a disagreeing part is refused at its field', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'p4lab-mapping-'))
+    dirs.push(d)
+    const { store, svc } = open(join(d, 'p4lab.db'))
+    const t = await svc.create({
+      name: 'addr',
+      kind: 'bmv2',
+      hosts: [
+        { name: 'a', address: '127.0.0.1:1', user: 'root' },
+        { name: 'b', address: 'p4@switch.example:2222', role: 'traffic' },
+        { name: 'c', address: '[fe80::1]:2200', user: 'root', role: 'traffic' },
+        { name: 'd', address: 'plain.example', user: 'root', role: 'traffic' },
+      ],
+    })
+    expect(t.hosts.map((h) => `${h.user}@${h.address}:${h.port}`)).toEqual(['root@127.0.0.1:1', 'p4@switch.example:2222', 'root@fe80::1:2200', 'root@plain.example:22'])
+    await expect(svc.create({ name: 'x', kind: 'bmv2', hosts: [{ name: 'a', address: '127.0.0.1:1', port: 22, user: 'root' }] })).rejects.toThrow(
+      'hosts[0].address: "127.0.0.1:1" is not a host name or an IP address (it holds port 1, which the user or port field contradicts: give each once)',
+    )
+    store.close()
+  })
+})

@@ -77,16 +77,16 @@ export class TestbedService {
   }
 
   /**
-   * Why a run on this testbed cannot start today, or null when it can. Runs on a bmv2 or
-   * tofino testbed need that target's driver, which p4lab does not have yet.
+   * Why a run on this testbed cannot start, or null when it can: a run needs a driver for the
+   * testbed's kind, and a p4lab started without one (a stripped-down build, a test) says so.
    */
   notRunnable(name: string): string | null {
     const row = this.o.store.getTestbed(name)
     if (!row) return `testbed '${name}' does not exist`
     if (this.o.runnableKinds().includes(row.kind) || this.o.runnableKinds().includes(name)) return null
     return (
-      `testbed '${name}' is a ${row.kind} testbed, and the ${row.kind} driver is not available yet: ` +
-      `p4lab cannot run experiments on ${row.kind} hosts today (it can check them: p4lab testbed check ${name}). Nothing was run.`
+      `testbed '${name}' is a ${row.kind} testbed, and this p4lab was started without the ${row.kind} driver: ` +
+      `it cannot run experiments on ${row.kind} hosts (it can check them: p4lab testbed check ${name}). Nothing was run.`
     )
   }
 
@@ -290,8 +290,10 @@ export class TestbedService {
     const need = DEFAULT_ROLE[t.kind]
     if (!t.hosts.some((h) => (h.role ?? need) === need)) problems.push(`hosts: a ${t.kind} testbed needs a '${need}' host`)
     if (problems.length) throw new CoreError('invalid-request', `invalid testbed: ${problems.join('; ')}`)
-    const settings = t.kind === 'bmv2' ? Bmv2Settings.parse(t.settings) : TofinoSettings.parse(t.settings)
-    return { ...t, settings: settings as Record<string, unknown> }
+    const settings: Record<string, unknown> = t.kind === 'bmv2' ? Bmv2Settings.parse(t.settings) : TofinoSettings.parse(t.settings)
+    // Earlier versions stored a bring-up choice the driver never used: it is not kept.
+    delete settings.bringUp
+    return { ...t, settings }
   }
 
   /**

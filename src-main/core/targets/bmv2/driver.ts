@@ -164,9 +164,6 @@ export class Bmv2Session implements TargetSession {
     const localCompiler = local ? await local.which('p4c-bm2-ss') : null
     // The driver brings the topology up with netns (Mininet is not needed), and compiles locally when it can.
     const ignore = ['mn', ...(localCompiler ? ['p4c-bm2-ss'] : [])]
-    if (this.settings.bringUp === 'mininet') {
-      this.ctx.log('bmv2', "bring-up 'mininet' is served with plain netns + veth (the same namespaces Mininet would make); Mininet itself is not used")
-    }
     for (const h of tb.hosts) {
       const r = await this.run.checkHost('bmv2', tb.settings, h, ignore)
       for (const t of r.tools) if (t.found && t.version) this.facts[`${h.name}.${t.name}`] = t.version
@@ -183,7 +180,6 @@ export class Bmv2Session implements TargetSession {
       await cablingBeforeDeploy(this.run, tb, state, mapping, this.prefix, this.facts)
     }
     this.facts.bringUp = 'netns'
-    this.facts.bringUpSetting = this.settings.bringUp
     return this.facts
   }
 
