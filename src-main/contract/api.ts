@@ -144,6 +144,8 @@ export const methods = {
   },
   /** Stores the testbed's mapping (an object, or `yaml` text), or removes it with null; errors name the field. */
   'testbeds.setMapping': { req: z.object({ name: z.string(), mapping: z.unknown().optional(), yaml: z.string().optional() }).strict(), res: Testbed },
+  /** Desktop app only: the user picks a private key file in the system's dialog (null: cancelled). */
+  'testbeds.pickKeyFile': { req: Empty, res: z.object({ path: z.string().nullable() }) },
   /** The mapping (given, else the stored one) laid over an experiment's fabric: what goes where, what does not fit. */
   'testbeds.previewMapping': {
     req: z.object({ name: z.string(), experimentId: Id, mapping: z.unknown().optional() }).strict(),

@@ -32,6 +32,7 @@ export const METHOD_NAMES = [
   'testbeds.trust',
   'testbeds.setMapping',
   'testbeds.previewMapping',
+  'testbeds.pickKeyFile',
   'pipelines.list',
   'pipelines.source',
   'pipelines.render',

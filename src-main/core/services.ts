@@ -44,6 +44,8 @@ export interface CoreOptions {
   secrets?: SecretStore
   /** The desktop shell's save/open dialogs for archives; without them archive.export/import are refused. */
   archiveDialogs?: ArchiveDialogs
+  /** The desktop shell's open dialog for an SSH private key (testbeds.pickKeyFile); absent in web mode. */
+  keyFileDialog?: () => Promise<string | null>
 }
 
 
@@ -284,6 +286,7 @@ export class Core {
       },
       ...fabricHandlers(store),
       ...testbedHandlers(this.testbeds, {
+        ...(this.opts.keyFileDialog ? { pickKeyFile: this.opts.keyFileDialog } : {}),
         topologyOf: (experimentId) => {
           const exp = store.getExperiment(experimentId)
           if (!exp) throw notFound('experiment', experimentId)
