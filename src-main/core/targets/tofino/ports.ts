@@ -6,6 +6,7 @@
 // The DEV_PORT of a front-panel port is the SDE's to say: the script asks $PORT_HDL_INFO for it
 // (CONN_ID = cage, CHNL_ID = lane), so a board with another numbering is handled there.
 import type { TofinoMapping, TofinoPortMapping } from '../../../contract/testbed-mapping'
+import type { ControlPlaneState } from '../../controlplane'
 
 const FEC: Record<TofinoPortMapping['fec'], string> = { none: 'BF_FEC_TYP_NONE', fc: 'BF_FEC_TYP_FIRECODE', rs: 'BF_FEC_TYP_REED_SOLOMON' }
 const AN: Record<TofinoPortMapping['autoneg'], string> = { default: 'PM_AN_DEFAULT', enable: 'PM_AN_FORCE_ENABLE', disable: 'PM_AN_FORCE_DISABLE' }
@@ -94,4 +95,25 @@ export function portsNotUp(sw: string, s: PortStatus): string | null {
 /** The mapped ports of one switch, or null when the mapping leaves it out. */
 export function mappedPorts(m: TofinoMapping, sw: string): TofinoPortMapping[] | null {
   return m.switches.find((s) => s.switch === sw)?.ports ?? null
+}
+
+/**
+ * A mapping against a fabric before a run: every switch on an SDE host that runs it (`placed`),
+ * and on hardware every fabric port on a front-panel port, at a speed and FEC the chip runs.
+ */
+export function mappedPortProblems(state: ControlPlaneState, m: TofinoMapping, placed: readonly string[], hardware: boolean): string[] {
+  const problems: string[] = []
+  for (const sw of state.switches) {
+    const ms = m.switches.find((x) => x.switch === sw.name)
+    if (!ms) {
+      problems.push(`switch ${sw.name} is on no SDE host of the mapping`)
+      continue
+    }
+    if (!placed.includes(sw.name)) problems.push(`switch ${sw.name}: its host ${ms.host} is not an sde host of the testbed`)
+    if (!hardware) continue
+    const missing = sw.ports.filter((q) => !ms.ports.some((x) => x.port === q.port)).map((q) => q.port)
+    if (missing.length) problems.push(`${sw.name}: port${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'have' : 'has'} no front-panel port in the mapping`)
+    problems.push(...portProblems(sw.name, ms.ports))
+  }
+  return problems
 }
