@@ -65,3 +65,16 @@ describe('Tofino front-panel ports', () => {
     expect(portProblems('spine0', bad, 'tofino2')).toEqual(["spine0 port 0 (3/0): 400G needs Reed-Solomon FEC ('rs')", "spine0 port 1 (4/0): Firecode FEC does not run at 100G; use 'rs' or 'none'"])
   })
 })
+
+describe('a Tofino mapping against a fabric', () => {
+  it('names a switch on no SDE host, a host that is not an SDE host, and a speed the chip cannot run', async () => {
+    const { computeControlPlane } = await import('../../src-main/core/controlplane')
+    const { buildFabric } = await import('../../src-main/model/topology')
+    const { mappedPortProblems } = await import('../../src-main/core/targets/tofino/ports')
+    const state = computeControlPlane(buildFabric({ kind: 'leaf-spine', leaves: 1, spines: 1, hostsPerLeaf: 1, hostLinkBps: 25e9, fabricLinkBps: 100e9, linkDelayNs: 1000 }), 'ecmp')
+    const m = TofinoMapping.parse({ kind: 'tofino', switches: [{ switch: 'leaf0', host: 'sde1', ports: [{ port: 0, frontPanel: '1/0', speed: '25G' }, { port: 1, frontPanel: '2/0', speed: '400G', fec: 'rs' }] }] })
+    expect(mappedPortProblems(state, m, ['leaf0'], true)).toEqual(["leaf0 port 1 (2/0): 400G needs a Tofino 2; Tofino runs 10G, 25G, 40G, 50G, 100G", 'switch spine0 is on no SDE host of the mapping'])
+    // tofino-model has no front panel: only the placement counts there.
+    expect(mappedPortProblems(state, m, [], false)).toEqual(['switch leaf0: its host sde1 is not an sde host of the testbed', 'switch spine0 is on no SDE host of the mapping'])
+  })
+})
