@@ -32,6 +32,7 @@ import {
   Template,
   Testbed,
   TestbedCheck,
+  MappingPreview,
   TestbedInput,
   TestbedName,
 } from './schemas'
@@ -159,6 +160,15 @@ export const methods = {
   'testbeds.trust': {
     req: z.object({ testbed: TestbedName, host: z.string(), fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'expected a SHA256:… fingerprint') }).strict(),
     res: z.object({ host: z.string(), keyType: z.string(), fingerprint: z.string(), alreadyTrusted: z.boolean() }),
+  },
+  /** Stores the testbed's mapping (an object, or `yaml` text), or removes it with null; errors name the field. */
+  'testbeds.setMapping': { req: z.object({ name: z.string(), mapping: z.unknown().optional(), yaml: z.string().optional() }).strict(), res: Testbed },
+  /** Desktop app only: the user picks a private key file in the system's dialog (null: cancelled). */
+  'testbeds.pickKeyFile': { req: Empty, res: z.object({ path: z.string().nullable() }) },
+  /** The mapping (given, else the stored one) laid over an experiment's fabric: what goes where, what does not fit. */
+  'testbeds.previewMapping': {
+    req: z.object({ name: z.string(), experimentId: Id, mapping: z.unknown().optional() }).strict(),
+    res: MappingPreview,
   },
   /** The programs in p4/ per scheme and target, with their tables and registers. */
   'pipelines.list': { req: Empty, res: z.array(PipelineProgram) },

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { TestbedMapping } from './testbed-mapping'
 
 // ---- Testbeds: where runs go, and the hosts p4lab reaches over SSH. ----
 
@@ -49,8 +50,11 @@ export const Bmv2Settings = z
      * run; past it the run fails (docs/TESTBEDS.md, "When the connection drops").
      */
     reconnectWindowS: ReconnectWindowS,
-    /** How the topology is brought up on the switch host. */
-    bringUp: z.enum(['mininet', 'netns'], { error: "expected 'mininet' or 'netns'" }).default('mininet'),
+    /**
+     * Read from testbeds stored by earlier versions and ignored: p4lab always brings the fabric
+     * up with its own namespaces and veths. Not written any more (the service drops it).
+     */
+    bringUp: z.enum(['mininet', 'netns'], { error: "expected 'mininet' or 'netns'" }).optional(),
     /** The fastest link is scaled down to this (bit/s); BMv2 tops out near 1 Gbps. */
     rateCeilingBps: z
       .number({ error: 'expected a rate in bit/s' })
@@ -121,10 +125,50 @@ export const Testbed = z.object({
   createdAt: z.string(),
   /** The embedded simulator's testbed: always there, not editable. */
   builtin: z.boolean(),
+  /** Where a fabric goes on it (which host runs which switch; Tofino ports), or null. */
+  mapping: TestbedMapping.nullable(),
+  /** The same mapping as YAML (what the view shows and `p4lab testbed map` prints). */
+  mappingYaml: z.string().nullable(),
 })
 export type Testbed = z.infer<typeof Testbed>
 
-export const TestbedHostInput = z
+/**
+ * `user@host:port`, `host:port`, `user@host` or `[v6]:port` as one string, split into its parts
+ * (null: not a login with a user or port, e.g. a plain host name or a bare IPv6 address).
+ */
+export function splitLogin(s: string): { user?: string; address: string; port?: number } | null {
+  const t = s.trim()
+  const at = t.lastIndexOf('@')
+  const user = at > 0 ? t.slice(0, at) : undefined
+  let rest = at > 0 ? t.slice(at + 1) : t
+  let port: number | undefined
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(rest)
+  if (v6) {
+    rest = v6[1]
+    if (v6[2] !== undefined) port = Number(v6[2])
+  } else {
+    const hp = /^([^:]+):(\d+)$/.exec(rest)
+    if (hp) {
+      rest = hp[1]
+      port = Number(hp[2])
+    }
+  }
+  if (user === undefined && port === undefined && !v6) return null
+  return { ...(user !== undefined ? { user } : {}), address: rest, ...(port !== undefined ? { port } : {}) }
+}
+
+/** A host input whose address holds `user@` or `:port`: those parts moved to user and port (a disagreeing one is left for the error). */
+function liftLogin(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || typeof (v as { address?: unknown }).address !== 'string') return v
+  const h = v as { address: string; user?: unknown; port?: unknown }
+  const l = splitLogin(h.address)
+  if (!l) return v
+  if (l.user !== undefined && h.user !== undefined && h.user !== '' && h.user !== l.user) return v
+  if (l.port !== undefined && h.port !== undefined && h.port !== l.port) return v
+  return { ...h, address: l.address, ...(l.user !== undefined ? { user: l.user } : {}), ...(l.port !== undefined ? { port: l.port } : {}) }
+}
+
+const TestbedHostFields = z
   .object({
     /** An existing host's id, to keep it (and its pinned key and passphrase) across an edit. */
     id: z.number().int().positive().optional(),
@@ -134,7 +178,13 @@ export const TestbedHostInput = z
     address: z
       .string({ error: 'expected an address' })
       .trim()
-      .refine(isHostAddress, { error: (iss) => `${JSON.stringify(iss.input)} is not a host name or an IP address` }),
+      .refine(isHostAddress, {
+        error: (iss) => {
+          const l = typeof iss.input === 'string' ? splitLogin(iss.input) : null
+          const both = l && isHostAddress(l.address) ? ` (it holds ${l.user !== undefined ? `user ${l.user}` : ''}${l.user !== undefined && l.port !== undefined ? ' and ' : ''}${l.port !== undefined ? `port ${l.port}` : ''}, which the user or port field contradicts: give each once)` : ''
+          return `${JSON.stringify(iss.input)} is not a host name or an IP address${both}`
+        },
+      }),
     port: z
       .number({ error: 'expected a port number' })
       .int('a port is a whole number')
@@ -158,7 +208,9 @@ export const TestbedHostInput = z
     if (h.auth === 'agent' && h.keyFile) ctx.addIssue({ code: 'custom', path: ['keyFile'], message: "a key file is for auth 'key', not 'agent'" })
     if (h.auth === 'agent' && h.passphrase) ctx.addIssue({ code: 'custom', path: ['passphrase'], message: "a passphrase is for auth 'key'" })
   })
-export type TestbedHostInput = z.input<typeof TestbedHostInput>
+/** A host; its address may be given as `user@host:port` (user and port then come from it). */
+export const TestbedHostInput = z.preprocess(liftLogin, TestbedHostFields)
+export type TestbedHostInput = z.input<typeof TestbedHostFields>
 
 const hostsInput = z.array(TestbedHostInput, { error: 'expected a list of hosts' }).min(1, 'a testbed needs at least one host').max(64)
 
@@ -223,3 +275,12 @@ export const TestbedCheck = z.object({
   hosts: z.array(HostCheck),
 })
 export type TestbedCheck = z.infer<typeof TestbedCheck>
+
+/** A mapping laid over an experiment's fabric (testbeds.previewMapping). */
+export const MappingPreview = z.object({
+  switches: z.array(z.string()),
+  fabricHosts: z.array(z.string()),
+  lines: z.array(z.string()),
+  problems: z.array(z.string()),
+})
+export type MappingPreview = z.infer<typeof MappingPreview>

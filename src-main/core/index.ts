@@ -28,6 +28,8 @@ export interface NodeCoreOptions {
   runMemoryMb?: number
   /** The desktop shell's save/open dialogs for archives (archive.export / archive.import). */
   archiveDialogs?: ArchiveDialogs
+  /** The desktop shell's open dialog for an SSH private key (testbeds.pickKeyFile). */
+  keyFileDialog?: () => Promise<string | null>
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
@@ -53,5 +55,6 @@ export function createNodeCore(opts: NodeCoreOptions): Core {
     knownHosts,
     secrets,
     archiveDialogs: opts.archiveDialogs,
+    ...(opts.keyFileDialog ? { keyFileDialog: opts.keyFileDialog } : {}),
   })
 }

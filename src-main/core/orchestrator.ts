@@ -328,6 +328,7 @@ export class Orchestrator {
         kind: row.kind,
         settings: row.settings,
         hosts: row.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, keyFile: h.keyFile, role: h.role })),
+        mapping: row.mapping,
       }
       return { driver: this.deps.drivers[row.kind], testbed }
     }

@@ -20,6 +20,7 @@ import { p4labKnownHosts, SshPool, type KnownHosts } from './ssh'
 import { expandRuns, parseExperiment, type ExperimentSpec, type ParseOptions } from './spec'
 import type { ExperimentRow, RunRow, Store } from './store'
 import type { TargetDriver } from './targets/driver'
+import type { FabricSpec } from '../model/topology'
 import { cleanTestbedLeftovers, type CleanupResult } from './targets/shared/leftovers'
 import { sshTarget } from './targets/shared/remote'
 import { TestbedService } from './testbeds'
@@ -44,6 +45,8 @@ export interface CoreOptions {
   secrets?: SecretStore
   /** The desktop shell's save/open dialogs for archives; without them archive.export/import are refused. */
   archiveDialogs?: ArchiveDialogs
+  /** The desktop shell's open dialog for an SSH private key (testbeds.pickKeyFile); absent in web mode. */
+  keyFileDialog?: () => Promise<string | null>
 }
 
 
@@ -285,7 +288,14 @@ export class Core {
         return store.listSeries(id)
       },
       ...fabricHandlers(store),
-      ...testbedHandlers(this.testbeds),
+      ...testbedHandlers(this.testbeds, {
+        ...(this.opts.keyFileDialog ? { pickKeyFile: this.opts.keyFileDialog } : {}),
+        topologyOf: (experimentId) => {
+          const exp = store.getExperiment(experimentId)
+          if (!exp) throw notFound('experiment', experimentId)
+          return this.parseOrThrow(exp.yaml, exp.file).topology as FabricSpec
+        },
+      }),
       ...pipelineHandlers({
         store,
         dataDir: store.file === ':memory:' ? userDataDir() : dirname(store.file),

@@ -64,10 +64,17 @@ const archiveDialogs: ArchiveDialogs = {
   },
 }
 
+/** A private key for a testbed host, from ~/.ssh by default (hidden files shown: keys often live in dot folders). */
+async function keyFileDialog(): Promise<string | null> {
+  if (!window) return null
+  const r = await dialog.showOpenDialog(window, { title: 'Choose an SSH private key', defaultPath: join(app.getPath('home'), '.ssh'), properties: ['openFile', 'showHiddenFiles'] })
+  return r.canceled || r.filePaths.length !== 1 ? null : r.filePaths[0]
+}
+
 async function createWindow(): Promise<void> {
   // better-sqlite3 must be built for Electron's ABI; P4LAB_SQLITE_BINDING points at
   // such a build when the one in node_modules is built for Node (see README).
-  const core = createNodeCore({ dbPath: defaultDbPath(), nativeBinding: process.env.P4LAB_SQLITE_BINDING, archiveDialogs })
+  const core = createNodeCore({ dbPath: defaultDbPath(), nativeBinding: process.env.P4LAB_SQLITE_BINDING, archiveDialogs, keyFileDialog })
   core.start()
   core.watchInterrupted()
 

@@ -47,7 +47,9 @@ describe('testbeds in Chromium', () => {
     await page.getByTestId('tb-host-user').fill(sshd.user)
     await page.getByTestId('tb-host-key').fill(sshd.plainKey)
     await page.getByTestId('tb-save').click()
-    await expect.poll(() => page.getByTestId('tb-form-error').innerText(), { timeout: 10_000 }).toMatch(/port.*1-65535/)
+    // At the field it concerns, before anything is sent.
+    await expect.poll(() => page.getByTestId('tb-err-port').innerText(), { timeout: 10_000 }).toBe('a port is 1-65535')
+    expect(await page.getByTestId('tb-host-port').getAttribute('aria-invalid')).toBe('true')
     await page.getByTestId('tb-host-port').fill(String(sshd.port))
     await page.screenshot({ path: join(ARTIFACTS, 'tb-1-form.png') })
     await page.getByTestId('tb-save').click()

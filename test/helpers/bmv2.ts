@@ -47,7 +47,7 @@ export interface Bmv2Lab {
  *   per table and per session, registers and counters read as 0.
  * It forwards nothing: traffic through it fails.
  */
-const SWITCH_STAND_IN = `#!/usr/bin/python3
+export const SWITCH_STAND_IN = `#!/usr/bin/python3
 import os, signal, socket, sys
 args = sys.argv[1:]
 if args == ["--version"]:
@@ -75,7 +75,7 @@ while True:
     c.close()
 `
 
-const CLI_STAND_IN = `#!/usr/bin/python3
+export const CLI_STAND_IN = `#!/usr/bin/python3
 import socket, sys
 args = sys.argv[1:]
 port = int(args[args.index("--thrift-port") + 1])
@@ -128,6 +128,17 @@ export interface Bmv2LabOptions {
   image?: SshdImage
 }
 
+/** The stand-in p4c-bm2-ss: answers --version, logs its arguments to argvLog, writes fixture.p4's real outputs. */
+export function compilerStandIn(argvLog: string): string {
+  return `#!/bin/sh
+if [ "$1" = "--version" ]; then echo p4c-bm2-ss; echo "Version 0.0.0 (p4lab test stand-in, not p4c)"; exit 0; fi
+echo "$*" >> ${q([argvLog])}
+out=; info=
+while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; --p4runtime-files) info=$2; shift ;; esac; shift; done
+cp ${q([join(BMV2_FIXTURES, 'fixture.bmv2.json')])} "$out" && cp ${q([join(BMV2_FIXTURES, 'fixture.p4info.txtpb')])} "$info"
+`
+}
+
 export async function startBmv2Lab(name: string, firstRunId: number, o: Bmv2LabOptions = {}): Promise<Bmv2Lab> {
   const dir = mkdtempSync(join(tmpdir(), `p4lab-${name}-`))
   const config = [...(o.sshdConfig ?? [])]
@@ -146,16 +157,7 @@ export async function startBmv2Lab(name: string, firstRunId: number, o: Bmv2LabO
   const stub = join(dir, 'bin', 'p4c-bm2-ss')
   const argvLog = join(dir, 'p4c-argv.log')
   mkdirSync(join(dir, 'bin'))
-  writeFileSync(
-    stub,
-    `#!/bin/sh
-if [ "$1" = "--version" ]; then echo p4c-bm2-ss; echo "Version 0.0.0 (p4lab test stand-in, not p4c)"; exit 0; fi
-echo "$*" >> ${q([argvLog])}
-out=; info=
-while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift ;; --p4runtime-files) info=$2; shift ;; esac; shift; done
-cp ${q([join(BMV2_FIXTURES, 'fixture.bmv2.json')])} "$out" && cp ${q([join(BMV2_FIXTURES, 'fixture.p4info.txtpb')])} "$info"
-`,
-  )
+  writeFileSync(stub, compilerStandIn(argvLog))
   chmodSync(stub, 0o755)
   return { sshd, dir, store, knownHosts, stub, argvLog, firstRunId, standIn: o.switchStandIn === true }
 }

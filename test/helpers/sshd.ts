@@ -14,7 +14,8 @@ export const SSHD = '/usr/sbin/sshd'
 
 export interface Sshd {
   readonly port: number
-  readonly host: '127.0.0.1'
+  /** 127.0.0.1, or the address given with `netns`. */
+  readonly host: string
   readonly user: string
   /** Temporary directory holding everything (removed by stop()). */
   readonly dir: string
@@ -144,6 +145,12 @@ export interface SshdOptions {
   /** Extra sshd_config lines (e.g. `MaxSessions 3`), after the helper's own: sshd takes the first value of a keyword, so they cannot change one the helper sets. */
   config?: readonly string[]
   image?: SshdImage
+  /**
+   * Run sshd inside this network namespace (as a separate machine would be), listening on
+   * `address` there, with a /run/netns of its own: namespaces its sessions make are seen by
+   * them only, and go when the sshd is stopped. Needs root.
+   */
+  netns?: { ns: string; address: string }
 }
 
 export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
@@ -165,12 +172,13 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   if (root && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { recursive: true, mode: 0o755 })
 
   const port = await freePort()
+  const listen = opts.netns?.address ?? '127.0.0.1'
   const config = join(dir, 'sshd_config')
   writeFileSync(
     config,
     [
       `Port ${port}`,
-      'ListenAddress 127.0.0.1',
+      `ListenAddress ${listen}`,
       `HostKey ${hostKeyPath}`,
       `PidFile ${join(dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${authorized}`,
@@ -204,6 +212,11 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
     argv = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', IMAGE_SCRIPT, 'p4lab-image', work, hide.join(' '), Object.keys(opts.image.add ?? {}).length ? add : '', ...argv]
   }
 
+  if (opts.netns) {
+    if (!root) throw new Error('a test sshd in a network namespace needs root')
+    argv = ['ip', 'netns', 'exec', opts.netns.ns, 'sh', '-c', 'mount -t tmpfs p4lab-host-netns /run/netns && exec "$@"', 'p4lab-host', ...argv]
+  }
+
   let child: ChildProcess | undefined
   let stderr = ''
 
@@ -215,7 +228,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
       c.stderr!.setEncoding('utf8')
       c.stderr!.on('data', (s: string) => {
         stderr += s
-        if (!ready && stderr.includes(`Server listening on 127.0.0.1 port ${port}`)) {
+        if (!ready && stderr.includes(`Server listening on ${listen} port ${port}`)) {
           ready = true
           resolve()
         }
@@ -273,7 +286,7 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
 
   return {
     port,
-    host: '127.0.0.1',
+    host: listen,
     user,
     dir,
     plainKey,

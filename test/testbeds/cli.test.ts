@@ -41,7 +41,7 @@ function p4lab(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: num
 describe('p4lab testbed', () => {
   it('add, list, check (unknown key), trust --yes, check (tools), host-add, remove', async () => {
     const hostSpec = `${sshd.user}@${sshd.host}:${sshd.port}`
-    const add = await p4lab(['testbed', 'add', 'lab1', '--kind', 'bmv2', '--host', hostSpec, '--key', sshd.secretKey, '--name', 'sw1', '--passphrase-env', 'LAB_PASS', '--bring-up', 'netns'], {
+    const add = await p4lab(['testbed', 'add', 'lab1', '--kind', 'bmv2', '--host', hostSpec, '--key', sshd.secretKey, '--name', 'sw1', '--passphrase-env', 'LAB_PASS'], {
       LAB_PASS: sshd.keyPassphrase,
     })
     expect(add.code, add.stderr).toBe(0)
@@ -63,7 +63,7 @@ describe('p4lab testbed', () => {
     expect(list.code).toBe(0)
     const tbs = JSON.parse(list.stdout) as Array<{ name: string; kind: string; settings: Record<string, unknown>; hosts: Array<{ name: string; port: number }> }>
     expect(tbs.map((t) => t.name)).toEqual(['lab1', 'sim'])
-    expect(tbs[0]).toMatchObject({ kind: 'bmv2', settings: { bringUp: 'netns' }, hosts: [{ name: 'sw1', port: sshd.port }] })
+    expect(tbs[0]).toMatchObject({ kind: 'bmv2', settings: { rateCeilingBps: 1e9 }, hosts: [{ name: 'sw1', port: sshd.port }] })
 
     const fp = fingerprint(sshd.hostKey())
     const unknown = await p4lab(['testbed', 'check', 'lab1', '--json'])

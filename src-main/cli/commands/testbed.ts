@@ -2,6 +2,7 @@
 import { userInfo } from 'node:os'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
+import { readFile } from 'node:fs/promises'
 import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type Testbed, type TestbedCheck, type TestbedHostInput } from '../../contract'
 import { CoreError } from '../../core/errors'
 import { formatRate, parseRate, UnitError } from '../../model/units'
@@ -9,7 +10,7 @@ import { COMMON_OPTIONS, openCore, UsageError, type Command } from '../common'
 
 const USAGE = [
   'testbed add NAME --kind bmv2|tofino --host [USER@]ADDR[:PORT] [--host ...] [--key FILE] [--role ROLE] [--name HOST]',
-  '        [--passphrase-env VAR] [--bring-up mininet|netns] [--rate-ceiling 1Gbps] [--rate-scale X] [--no-calibrate]',
+  '        [--passphrase-env VAR] [--rate-ceiling 1Gbps] [--rate-scale X] [--no-calibrate]',
   '        [--sde PATH] [--sde-install PATH] [--target model|hardware] [--reconnect-window SECONDS]',
   '    add a BMv2 or Tofino testbed; --key/--role/--name once for every host, or once per --host in order',
   '    (BMv2: --rate-scale fixes the fabric-to-BMv2 rate factor; --no-calibrate skips measuring the switches before traffic)',
@@ -24,6 +25,8 @@ const USAGE = [
   "    show each host's key fingerprint and pin it once you confirm (--yes: without asking)",
   'testbed clean NAME [--json]',
     "    stop and remove what earlier runs left on the hosts when they could not be reached at teardown (found by their pid files); exit 1 unless all is clean",
+  'testbed map NAME [--file MAPPING.yaml | --clear]',
+    "    print the testbed's mapping as YAML (which host runs which switch; Tofino front-panel ports), or set it from a file",
   'testbed remove NAME',
 ]
 
@@ -142,7 +145,7 @@ function describeKindSettings(t: { kind: string; settings: Record<string, unknow
   const s = t.settings
   if (t.kind === 'bmv2') {
     const scale = typeof s.rateScale === 'number' ? `rate scale fixed at ${s.rateScale}` : s.calibrate === false ? "the ceiling's rate scale" : 'rate scale calibrated'
-    return `bring-up ${String(s.bringUp)}, rate ceiling ${formatRate(Number(s.rateCeilingBps))}, ${scale}${s.calibrate === false ? ', no calibration' : ''}`
+    return `rate ceiling ${formatRate(Number(s.rateCeilingBps))}, ${scale}${s.calibrate === false ? ', no calibration' : ''}`
   }
   if (t.kind === 'tofino') {
     return [`target ${String(s.target)}`, s.sde ? `SDE ${String(s.sde)}` : 'SDE from the login environment', s.sdeInstall ? `SDE_INSTALL ${String(s.sdeInstall)}` : ''].filter(Boolean).join(', ')
@@ -223,14 +226,12 @@ function settingsFromFlags(kind: string, flags: object): Record<string, unknown>
   const only = (flag: string, k: string) => {
     if (v[flag] !== undefined && kind !== k) throw new UsageError(`--${flag} is for a ${k} testbed`)
   }
-  only('bring-up', 'bmv2')
   only('rate-ceiling', 'bmv2')
   only('rate-scale', 'bmv2')
   only('no-calibrate', 'bmv2')
   only('sde', 'tofino')
   only('sde-install', 'tofino')
   only('target', 'tofino')
-  if (v['bring-up'] !== undefined) s.bringUp = v['bring-up']
   if (v['rate-ceiling'] !== undefined) {
     try {
       s.rateCeilingBps = parseRate(v['rate-ceiling'])
@@ -283,7 +284,6 @@ async function run(argv: string[]): Promise<number> {
           ...COMMON_OPTIONS,
           ...HOST_OPTIONS,
           kind: { type: 'string' },
-          'bring-up': { type: 'string' },
           'rate-ceiling': { type: 'string' },
           'rate-scale': { type: 'string' },
           'no-calibrate': { type: 'boolean' },
@@ -433,6 +433,22 @@ async function run(argv: string[]): Promise<number> {
             )
           }
         return results.every((r) => r.clean) ? 0 : 1
+      }).then((c) => c ?? Number(process.exitCode ?? 1))
+    }
+    case 'map': {
+      const { values: v, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { ...COMMON_OPTIONS, file: { type: 'string' }, clear: { type: 'boolean', default: false } },
+      })
+      if (positionals.length !== 1) throw new UsageError('testbed map takes one NAME')
+      if (v.file && v.clear) throw new UsageError('testbed map: --file or --clear, not both')
+      const text = v.file ? await readFile(v.file, 'utf8').catch((e: Error) => Promise.reject(new UsageError(`--file ${v.file}: ${e.message}`))) : undefined
+      return withCore(v.db, async (core) => {
+        const t = v.clear ? await core.testbeds.setMapping(positionals[0], { mapping: null }) : text !== undefined ? await core.testbeds.setMapping(positionals[0], { yaml: text }) : await core.testbeds.get(positionals[0])
+        if (v.json) process.stdout.write(JSON.stringify(t.mapping, null, 2) + '\n')
+        else process.stdout.write(t.mappingYaml ?? `testbed ${t.name} has no mapping yet: write one (see docs/TESTBEDS.md, "Mapping a fabric onto the hosts") and set it with p4lab testbed map ${t.name} --file FILE\n`)
+        return 0
       }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
     case 'remove': {

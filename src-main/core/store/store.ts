@@ -275,6 +275,10 @@ export class Store {
     return testbeds.deleteTestbed(this.s, id)
   }
 
+  setTestbedMapping(testbedId: number, mapping: unknown): void {
+    testbeds.setTestbedMapping(this.s, testbedId, mapping)
+  }
+
   setHostKey(hostId: number, hostKey: string | null): void {
     testbeds.setHostKey(this.s, hostId, hostKey)
   }

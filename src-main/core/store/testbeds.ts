@@ -28,6 +28,8 @@ export interface TestbedRow {
   settings: Record<string, unknown>
   createdAt: string
   hosts: HostRow[]
+  /** Where a fabric goes on it (contract/testbed-mapping.ts), as stored; null: none yet. */
+  mapping: unknown
 }
 
 /** A host to write: with `id`, that existing host is updated in place. */
@@ -88,6 +90,7 @@ function toRow(s: StoreContext, r: TestbedRecord): TestbedRow {
     settings: fromJson<Record<string, unknown>>(r.settings) ?? {},
     createdAt: r.created_at,
     hosts: hostsOf(s, r.id),
+    mapping: fromJson<unknown>((s.stmt('SELECT mapping FROM testbed_mappings WHERE testbed_id = ?').get(r.id) as { mapping: string } | undefined)?.mapping ?? null) ?? null,
   }
 }
 
@@ -166,6 +169,7 @@ export function deleteTestbed(s: StoreContext, id: number): number[] {
   return s.write(() => {
     const hostIds = hostsOf(s, id).map((h) => h.id)
     s.stmt('DELETE FROM hosts WHERE testbed_id = ?').run(id)
+    s.stmt('DELETE FROM testbed_mappings WHERE testbed_id = ?').run(id)
     s.stmt('DELETE FROM testbeds WHERE id = ?').run(id)
     return hostIds
   })
@@ -174,4 +178,17 @@ export function deleteTestbed(s: StoreContext, id: number): number[] {
 /** Records the key pinned for a host (`keytype base64`), or clears it with null. */
 export function setHostKey(s: StoreContext, hostId: number, hostKey: string | null): void {
   s.stmt('UPDATE hosts SET host_key = ? WHERE id = ?').run(hostKey, hostId)
+}
+
+/** Stores a testbed's mapping (already validated), or removes it with null. */
+export function setTestbedMapping(s: StoreContext, testbedId: number, mapping: unknown): void {
+  s.write(() => {
+    if (mapping === null) s.stmt('DELETE FROM testbed_mappings WHERE testbed_id = ?').run(testbedId)
+    else {
+      s.stmt(
+        `INSERT INTO testbed_mappings (testbed_id, mapping, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (testbed_id) DO UPDATE SET mapping = excluded.mapping, updated_at = excluded.updated_at`,
+      ).run(testbedId, toJson(mapping), new Date().toISOString())
+    }
+  })
 }

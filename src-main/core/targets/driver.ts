@@ -34,6 +34,8 @@ export interface RunTestbed {
   kind: TargetKind
   settings: Record<string, unknown>
   hosts: RunTestbedHost[]
+  /** Where the fabric goes on the hosts (contract/testbed-mapping.ts), as stored; absent or null: none. */
+  mapping?: unknown
 }
 
 export interface RunContext {

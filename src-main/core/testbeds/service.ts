@@ -20,7 +20,10 @@ import type { Store } from '../store'
 import type { HostRow, HostRowInput, TestbedRow } from '../store/testbeds'
 import { checkHost, type CheckOptions } from './check'
 import { describeStoredKey, fetchHostKey, storedKeyText } from './hostkey'
-import type { RemoteKind } from '../../contract/testbeds'
+import type { RemoteKind, MappingPreview } from '../../contract/testbeds'
+import { TestbedMapping } from '../../contract/testbed-mapping'
+import type { FabricSpec } from '../../model/topology'
+import { mappingFromYaml, mappingToYaml, previewMapping, validateMapping } from './mapping'
 
 export interface TestbedServiceOptions {
   store: Store
@@ -74,16 +77,16 @@ export class TestbedService {
   }
 
   /**
-   * Why a run on this testbed cannot start today, or null when it can. Runs on a bmv2 or
-   * tofino testbed need that target's driver, which p4lab does not have yet.
+   * Why a run on this testbed cannot start, or null when it can: a run needs a driver for the
+   * testbed's kind, and a p4lab started without one (a stripped-down build, a test) says so.
    */
   notRunnable(name: string): string | null {
     const row = this.o.store.getTestbed(name)
     if (!row) return `testbed '${name}' does not exist`
     if (this.o.runnableKinds().includes(row.kind) || this.o.runnableKinds().includes(name)) return null
     return (
-      `testbed '${name}' is a ${row.kind} testbed, and the ${row.kind} driver is not available yet: ` +
-      `p4lab cannot run experiments on ${row.kind} hosts today (it can check them: p4lab testbed check ${name}). Nothing was run.`
+      `testbed '${name}' is a ${row.kind} testbed, and this p4lab was started without the ${row.kind} driver: ` +
+      `it cannot run experiments on ${row.kind} hosts (it can check them: p4lab testbed check ${name}). Nothing was run.`
     )
   }
 
@@ -129,6 +132,30 @@ export class TestbedService {
     if (row.kind === 'sim') throw new CoreError('conflict', "the 'sim' testbed is built in and cannot be removed")
     for (const id of this.o.store.deleteTestbed(row.id)) await this.o.secrets.delete(passphraseSecretId(id))
     return true
+  }
+
+  /** Stores the mapping (an object or YAML text), or removes it with null; errors name the field at fault. */
+  async setMapping(name: string, input: { mapping?: unknown; yaml?: string }): Promise<Testbed> {
+    const row = this.row(name)
+    if (row.kind === 'sim') throw new CoreError('conflict', "the 'sim' testbed runs everything in this process; it has no hosts to map onto")
+    const raw = input.yaml !== undefined ? (input.yaml.trim() === '' ? null : mappingFromYaml(input.yaml)) : input.mapping
+    if (raw === undefined) throw new CoreError('invalid-request', 'give the mapping (or null to remove it), or its YAML')
+    this.o.store.setTestbedMapping(row.id, raw === null ? null : validateMapping(row.kind, row.hosts, raw))
+    return this.get(row.name)
+  }
+
+  /** The mapping (given, else the stored one) over a fabric: what goes on which host, and what does not fit. */
+  previewMapping(name: string, topology: FabricSpec, mapping?: unknown): MappingPreview {
+    const row = this.row(name)
+    const m = mapping !== undefined && mapping !== null ? validateMapping(row.kind, row.hosts, mapping) : this.storedMapping(row)
+    return previewMapping(topology, m, row.hosts)
+  }
+
+  /** The stored mapping, or null (none, or one this version cannot read: it is shown as missing, never guessed at). */
+  storedMapping(row: TestbedRow): TestbedMapping | null {
+    if (row.mapping === null || row.mapping === undefined) return null
+    const p = TestbedMapping.safeParse(row.mapping)
+    return p.success ? p.data : null
   }
 
   /** Logs in to every host (or the one named) and reports what it finds. */
@@ -263,8 +290,10 @@ export class TestbedService {
     const need = DEFAULT_ROLE[t.kind]
     if (!t.hosts.some((h) => (h.role ?? need) === need)) problems.push(`hosts: a ${t.kind} testbed needs a '${need}' host`)
     if (problems.length) throw new CoreError('invalid-request', `invalid testbed: ${problems.join('; ')}`)
-    const settings = t.kind === 'bmv2' ? Bmv2Settings.parse(t.settings) : TofinoSettings.parse(t.settings)
-    return { ...t, settings: settings as Record<string, unknown> }
+    const settings: Record<string, unknown> = t.kind === 'bmv2' ? Bmv2Settings.parse(t.settings) : TofinoSettings.parse(t.settings)
+    // Earlier versions stored a bring-up choice the driver never used: it is not kept.
+    delete settings.bringUp
+    return { ...t, settings }
   }
 
   /**
@@ -357,6 +386,7 @@ export class TestbedService {
         hasPassphrase: h.auth === 'key' && (await this.o.secrets.get(passphraseSecretId(h.id))) !== undefined,
       })
     }
-    return { id: r.id, name: r.name, kind: r.kind, settings: r.settings, hosts, createdAt: r.createdAt, builtin: r.kind === 'sim' }
+    const mapping = this.storedMapping(r)
+    return { id: r.id, name: r.name, kind: r.kind, settings: r.settings, hosts, createdAt: r.createdAt, builtin: r.kind === 'sim', mapping, mappingYaml: mapping ? mappingToYaml(mapping) : null }
   }
 }

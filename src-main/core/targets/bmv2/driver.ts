@@ -26,6 +26,7 @@
 //             verify that nothing with its prefix is left; a leftover is an error in the log.
 import { join } from 'node:path'
 import { Bmv2Settings } from '../../../contract/schemas'
+import { Bmv2Mapping } from '../../../contract/testbed-mapping'
 import { buildFabric, type FabricSpec } from '../../../model/topology'
 import {
   bmv2QueueMapping,
@@ -64,6 +65,7 @@ import { withoutQueueRates } from './rescale'
 import { flowsPerHost } from '../shared/workload'
 import { bringUpTopology } from './steps'
 import { bmv2Telemetry } from './telemetry'
+import { cablingBeforeDeploy } from './cabling'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
   /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
@@ -135,11 +137,21 @@ export class Bmv2Session implements TargetSession {
     this.run = new RemoteRun(ctx, o, runNonce)
   }
 
-  /** The host that runs the switches (the first 'switch-host'). */
+  /** The host that runs the switches: the mapping's first host, else the first 'switch-host'. */
   get switchHost(): RunTestbedHost {
-    const h = this.ctx.testbed!.hosts.find((x) => x.role === 'switch-host')
-    if (!h) throw new Error(`testbed '${this.ctx.testbed!.name}' has no switch-host`)
+    const mapped = this.mapping?.hosts[0]?.host
+    const h = this.ctx.testbed!.hosts.find((x) => (mapped ? x.name === mapped : x.role === 'switch-host'))
+    if (!h) throw new Error(`testbed '${this.ctx.testbed!.name}' has no ${mapped ? `host '${mapped}' (its mapping names it)` : 'switch-host'}`)
     return h
+  }
+
+  /** The testbed's BMv2 mapping, when it has one (stored and checked by the testbeds' service). */
+  get mapping(): Bmv2Mapping | null {
+    const m = this.ctx.testbed!.mapping
+    if (m === undefined || m === null) return null
+    const p = Bmv2Mapping.safeParse(m)
+    if (!p.success) throw new Error(`testbed '${this.ctx.testbed!.name}': its stored mapping cannot be read (${p.error.issues[0]?.message}); set it again (Testbeds view or p4lab testbed map)`)
+    return p.data
   }
 
   get prefix(): string {
@@ -152,9 +164,6 @@ export class Bmv2Session implements TargetSession {
     const localCompiler = local ? await local.which('p4c-bm2-ss') : null
     // The driver brings the topology up with netns (Mininet is not needed), and compiles locally when it can.
     const ignore = ['mn', ...(localCompiler ? ['p4c-bm2-ss'] : [])]
-    if (this.settings.bringUp === 'mininet') {
-      this.ctx.log('bmv2', "bring-up 'mininet' is served with plain netns + veth (the same namespaces Mininet would make); Mininet itself is not used")
-    }
     for (const h of tb.hosts) {
       const r = await this.run.checkHost('bmv2', tb.settings, h, ignore)
       for (const t of r.tools) if (t.found && t.version) this.facts[`${h.name}.${t.name}`] = t.version
@@ -162,8 +171,15 @@ export class Bmv2Session implements TargetSession {
     await this.run.requireRoot(this.switchHost)
     // What earlier runs could not tear down here (the host unreachable then) goes first.
     await this.run.cleanLeftovers()
+    // With a mapping, every link carries a frame before anything is deployed (cabling.ts).
+    const mapping = this.mapping
+    if (mapping) {
+      const { plan } = this.ctx
+      if (!isCpScheme(plan.scheme)) throw new Error(`scheme '${plan.scheme}' has no BMv2 program`)
+      const state = computeControlPlane(buildFabric(plan.spec.topology as FabricSpec), plan.scheme, schemeParams(plan.spec.topology, plan.spec.params))
+      await cablingBeforeDeploy(this.run, tb, state, mapping, this.prefix, this.facts)
+    }
     this.facts.bringUp = 'netns'
-    this.facts.bringUpSetting = this.settings.bringUp
     return this.facts
   }
 
@@ -249,6 +265,13 @@ export class Bmv2Session implements TargetSession {
   async deploy(): Promise<void> {
     const b = this.built
     if (!b) throw new Error('deploy before build')
+    const m = this.mapping
+    if (m && m.hosts.length > 1) {
+      throw new Error(
+        `the testbed's mapping spreads the fabric over ${m.hosts.length} hosts (${m.hosts.map((x) => `${x.host}: ${x.switches.join(', ')}`).join('; ')}); ` +
+          'the cabling check passed on all of them, but this version starts the switches on one host only: map every switch to one host to run. Nothing was deployed.',
+      )
+    }
     const h = this.switchHost
     const plan = planNetns(b.state, this.prefix, b.int)
     this.plan = plan

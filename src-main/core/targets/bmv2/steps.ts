@@ -17,7 +17,7 @@ import { CancelledError } from '../driver'
 const ETHTOOL_OFF = `for i; do e=$(ip netns exec "$ns" ethtool -K "$i" tx off rx off 2>&1) || { echo "p4lab: ethtool -K $i tx off rx off failed in $ns: $e" >&2; exit 1; }; done`
 
 /** Configures one host namespace: its ip batch from stdin, then checksum offloads off on eth0. */
-const HOST_NS_SCRIPT = `${PATH_PREFIX}
+export const HOST_NS_SCRIPT = `${PATH_PREFIX}
 ns=$1
 ip -n "$ns" -batch - || exit 1
 set -- eth0
@@ -28,7 +28,7 @@ exit 0`
  * The switch namespace: IPv6 off (no router solicitations into the switches), then the links batch from stdin, then
  * offloads off on the interfaces named after the namespace. The INT collector's namespace too, with no interface named.
  */
-const SWITCH_NS_SCRIPT = `${PATH_PREFIX}
+export const SWITCH_NS_SCRIPT = `${PATH_PREFIX}
 ns=$1; shift
 ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1 || echo "p4lab: could not turn IPv6 off in $ns" >&2
 ip -n "$ns" -batch - || exit 1

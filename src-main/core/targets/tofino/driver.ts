@@ -23,6 +23,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TofinoSettings } from '../../../contract/schemas'
+import { TofinoMapping, type TofinoPortMapping } from '../../../contract/testbed-mapping'
 import { buildFabric, type FabricSpec } from '../../../model/topology'
 import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState } from '../../controlplane'
 import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type ArtifactStore, type BuildResult } from '../../p4build'
@@ -43,6 +44,7 @@ import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type Netn
 import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
 import { bfrtPollScript, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead, type BfrtPollRound } from './output'
 import { tofinoSeriesPlan, type TofinoSeriesPlan } from './telemetry'
+import { mappedPortProblems, parsePortStatus, portAddScript, portStatusScript, portsNotUp } from './ports'
 
 export interface TofinoDriverOptions extends RemoteDeps {
   /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
@@ -52,6 +54,8 @@ export interface TofinoDriverOptions extends RemoteDeps {
   agentFile: string
   /** ms to wait for bf_switchd to answer bfshell. Default 180 000 (the model is slow to start). */
   switchdTimeoutMs?: number
+  /** ms to wait for the mapped front-panel ports to come up (hardware). Default 60 000. */
+  portsUpTimeoutMs?: number
   minPollMs?: number
   keepRunDir?: boolean
 }
@@ -164,7 +168,9 @@ export class TofinoSession implements TargetSession {
     for (const h of tb.hosts) {
       const r = await this.run.checkHost('tofino', tb.settings, h)
       for (const t of r.tools) if (t.found && (t.version || t.path)) this.facts[`${h.name}.${t.name}`] = t.version ?? t.path ?? ''
-      const i = sde.indexOf(h)
+      // With a mapping, each switch goes to the SDE host it names; else the sde hosts in order.
+      const mapped = this.mapping?.switches.find((m) => m.host === h.name)
+      const i = this.mapping ? (mapped ? state.switches.findIndex((x) => x.name === mapped.switch) : -1) : sde.indexOf(h)
       if (i >= 0 && i < state.switches.length) {
         const sdePath = r.tools.find((t) => t.name === '$SDE')?.path
         const installPath = r.tools.find((t) => t.name === '$SDE_INSTALL')?.path
@@ -173,6 +179,10 @@ export class TofinoSession implements TargetSession {
       }
     }
     if (this.settings.target === 'model') for (const p of this.placements) await this.run.requireRoot(p.host)
+    if (this.mapping) {
+      const problems = mappedPortProblems(state, this.mapping, this.placements.map((p) => p.sw), this.settings.target === 'hardware')
+      if (problems.length) throw new Error(`the testbed's mapping does not fit this fabric: ${problems.join('; ')}`)
+    }
     // What earlier runs could not tear down on these hosts (unreachable then) goes first.
     await this.run.cleanLeftovers()
     this.facts.target = `tofino-${this.settings.target}`
@@ -221,7 +231,13 @@ export class TofinoSession implements TargetSession {
         cpSync(art.files.tofino, join(stage, progDir), { recursive: true })
         const confName = `${this.programName}.conf`
         writeFileSync(join(stage, progDir, confName), rewriteConf(readFileSync(art.files.conf, 'utf8'), `${dir}/${progDir}`))
-        writeFileSync(join(stage, `${p.sw}.py`), renderBfrt(state, p.sw, undefined, { skipPorts: model }))
+        const mappedPorts = !model && this.mapping ? (this.mapping.switches.find((m) => m.switch === p.sw)?.ports ?? null) : null
+        // Mapped front-panel ports are added by ports.py (their DEV_PORTs are the SDE's to say), not by the fabric's port numbers.
+        writeFileSync(join(stage, `${p.sw}.py`), renderBfrt(state, p.sw, undefined, { skipPorts: model || mappedPorts !== null }))
+        if (mappedPorts) {
+          writeFileSync(join(stage, 'ports.py'), portAddScript(p.sw, mappedPorts))
+          writeFileSync(join(stage, 'ports-up.py'), portStatusScript(p.sw, mappedPorts))
+        }
         writeFileSync(join(stage, 'ready.py'), READY_SCRIPT(this.programName))
         if (model) writeFileSync(join(stage, 'ports.json'), modelPortsJson(this.plan, p.switchIndex))
         copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
@@ -241,6 +257,11 @@ export class TofinoSession implements TargetSession {
       if (model) await procs.start(`model-${p.sw}`, [`${p.sde}/run_tofino_model.sh`, '-c', conf, '-f', `${dir}/ports.json`], { cwd: p.sde, env })
       await procs.start(`switchd-${p.sw}`, [`${p.sde}/run_switchd.sh`, '-c', conf], { cwd: p.sde, env })
       await this.waitBfshell(p, dir)
+      const mapped = !model ? this.mapping?.switches.find((m) => m.switch === p.sw) : undefined
+      if (mapped) {
+        await this.bfshell(p, `${dir}/ports.py`, 'ports')
+        await this.waitPortsUp(p, dir, mapped.ports)
+      }
       await this.bfshell(p, `${dir}/${p.sw}.py`, 'configure')
     }
     this.ctx.event?.('deploy', { part: 'configured', switches: this.placements.map((p) => p.sw) })
@@ -276,6 +297,33 @@ export class TofinoSession implements TargetSession {
       const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${dir}/ready.py`], { check: false, logOutput: false })
       if (r.stdout.toString('utf8').includes('p4lab-ready')) return
       if (Date.now() > deadline) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} did not load ${this.programName} within ${(this.o.switchdTimeoutMs ?? 180_000) / 1000} s`)
+      await sleep(2000, this.ctx.signal)
+    }
+  }
+
+  /** The testbed's Tofino mapping (hardware front-panel ports), when it has one. */
+  get mapping(): TofinoMapping | null {
+    const m = this.ctx.testbed!.mapping
+    if (m === undefined || m === null) return null
+    const p = TofinoMapping.safeParse(m)
+    if (!p.success) throw new Error(`testbed '${this.ctx.testbed!.name}': its stored mapping is not a Tofino mapping (${p.error.issues[0]?.message}); set it again`)
+    return p.data
+  }
+
+  /** Reads $PORT_UP until every mapped port is up; traffic never starts on a port that is down. */
+  private async waitPortsUp(p: Placement, dir: string, ports: TofinoPortMapping[]): Promise<void> {
+    const deadline = Date.now() + (this.o.portsUpTimeoutMs ?? 60_000)
+    for (;;) {
+      this.run.throwIfCancelled()
+      const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${dir}/ports-up.py`], { check: false, logOutput: false })
+      const st = parsePortStatus(p.sw, r.stdout.toString('utf8'), ports)
+      const why = portsNotUp(p.sw, st)
+      if (!why) {
+        this.ctx.log(p.host.name, `${p.sw}: all ${ports.length} front-panel ports up`)
+        this.ctx.event?.('deploy', { part: 'ports-up', switch: p.sw, ports: st.up })
+        return
+      }
+      if (Date.now() > deadline) throw new Error(`${why} (waited ${(this.o.portsUpTimeoutMs ?? 60_000) / 1000} s). Nothing was sent.`)
       await sleep(2000, this.ctx.signal)
     }
   }
