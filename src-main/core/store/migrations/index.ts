@@ -7,6 +7,7 @@ import { incompleteStatus } from './004-incomplete-status'
 import { revisions } from './005-revisions'
 import { heartbeats } from './006-heartbeats'
 import { slurmJobs } from './007-slurm-jobs'
+import { manage } from './008-manage'
 
 // Schema migrations, in order. Migration i (1-based) brings PRAGMA user_version from
 // i - 1 to i. Append new ones; never edit one that has shipped, since databases in the
@@ -19,7 +20,7 @@ import { slurmJobs } from './007-slurm-jobs'
 
 export type { Migration } from './types'
 
-export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs]
+export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 
