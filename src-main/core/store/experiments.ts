@@ -142,7 +142,7 @@ export function listExperiments(s: StoreContext, shown: Shown = 'active'): Exper
     .stmt(`SELECT * FROM experiments e WHERE ${shownWhere('e', shown)} ORDER BY created_at DESC, id DESC`)
     .all() as ExperimentRecord[]
   const counts = s
-    .stmt('SELECT experiment_id AS id, status, COUNT(*) AS n FROM runs GROUP BY experiment_id, status')
+    .stmt('SELECT experiment_id AS id, status, COUNT(*) AS n FROM runs r WHERE r.archived_at IS NULL AND r.deleted_at IS NULL GROUP BY experiment_id, status')
     .all() as Array<{ id: number; status: RunStatus; n: number }>
   const byExperiment = new Map<number, Record<RunStatus, number>>()
   for (const r of rows) {

@@ -54,6 +54,24 @@ export function setNotes(s: StoreContext, kind: ManagedKind, id: number, notes: 
 
 const IN_FLIGHT = `status NOT IN (${TERMINAL_STATUSES.map((t) => `'${t}'`).join(', ')})`
 
+/** Throws the ManageError a setAside of these would throw (a missing id, a run in flight); nothing is written. */
+export function checkSetAside(s: StoreContext, kind: ManagedKind, ids: readonly number[], how: SetAside): void {
+  for (const id of ids) exists(s, kind, id)
+  if (ids.length === 0) return
+  const marks = ids.map(() => '?').join(', ')
+  const busy = s.db
+    .prepare(`SELECT experiment_id AS eid, id, status FROM runs WHERE ${kind === 'runs' ? 'id' : 'experiment_id'} IN (${marks}) AND ${IN_FLIGHT} ORDER BY id`)
+    .all(...ids) as Array<{ eid: number; id: number; status: string }>
+  if (busy.length === 0) return
+  const verb = how === 'deleted' ? 'delete' : 'archive'
+  const list = busy.map((b) => `run ${b.id} is ${b.status}`).join(', ')
+  throw new ManageError(
+    kind === 'runs'
+      ? `cannot ${verb} a run that has not ended: ${list}; cancel it first (Cancel in the app), or wait for it to end`
+      : `cannot ${verb} experiment ${busy[0].eid} while it has runs that have not ended: ${list}; cancel them first, or wait for them to end`,
+  )
+}
+
 /**
  * Archives or deletes (to the trash) runs or experiments, all or none. A run still in flight is
  * refused (cancel it first), and so is an experiment with one. Returns the ids that changed
@@ -61,20 +79,7 @@ const IN_FLIGHT = `status NOT IN (${TERMINAL_STATUSES.map((t) => `'${t}'`).join(
  */
 export function setAside(s: StoreContext, kind: ManagedKind, ids: readonly number[], how: SetAside): number[] {
   return s.write(() => {
-    for (const id of ids) exists(s, kind, id)
-    const marks = ids.map(() => '?').join(', ')
-    const busy = s.db
-      .prepare(`SELECT experiment_id AS eid, id, status FROM runs WHERE ${kind === 'runs' ? 'id' : 'experiment_id'} IN (${marks}) AND ${IN_FLIGHT} ORDER BY id`)
-      .all(...ids) as Array<{ eid: number; id: number; status: string }>
-    if (ids.length > 0 && busy.length > 0) {
-      const verb = how === 'deleted' ? 'delete' : 'archive'
-      const list = busy.map((b) => `run ${b.id} is ${b.status}`).join(', ')
-      throw new ManageError(
-        kind === 'runs'
-          ? `cannot ${verb} a run that has not ended: ${list}; cancel it first (Cancel in the app), or wait for it to end`
-          : `cannot ${verb} experiment ${busy[0].eid} while it has runs that have not ended: ${list}; cancel them first, or wait for them to end`,
-      )
-    }
+    checkSetAside(s, kind, ids, how)
     const col = how === 'deleted' ? 'deleted_at' : 'archived_at'
     const at = s.isoNow()
     const changed: number[] = []

@@ -41,7 +41,7 @@ export function shownWhere(t: string, shown: Shown): string {
 }
 
 export interface ExperimentSummaryRow extends ExperimentRow {
-  /** Every status, zero included. */
+  /** Of its active runs (archived and deleted ones are not counted); every status, zero included. */
   runCounts: Record<RunStatus, number>
 }
 

@@ -169,6 +169,11 @@ export class Store {
     return manage.setAside(this.s, kind, ids, how)
   }
 
+  /** Throws the ManageError setAside would, writing nothing. */
+  checkSetAside(kind: manage.ManagedKind, ids: readonly number[], how: manage.SetAside): void {
+    manage.checkSetAside(this.s, kind, ids, how)
+  }
+
   /** Back from the archive or the trash; returns the ids changed. */
   restore(kind: manage.ManagedKind, ids: readonly number[]): number[] {
     return manage.restore(this.s, kind, ids)
