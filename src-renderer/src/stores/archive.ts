@@ -49,6 +49,7 @@ export const useArchiveStore = defineStore('archive', () => {
   function openImport(): void {
     dialog.value = { kind: 'import' }
     error.value = null
+    exported.value = null
     imported.value = null
     upload.value = null
     onDuplicate.value = 'skip'
