@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { processOwner } from '../../src-main/core/owner'
 import { openStore } from '../../src-main/core/store'
-import { p4lab } from '../archive/cli'
+import { p4lab } from '../helpers/cli'
 
 const YAML = `name: cli-mng
 tags: [paper]
