@@ -21,6 +21,7 @@ function cmdList(db: string | undefined, json: boolean, shown: Shown, where: str
       shown === 'active'
         ? store.listExperiments().map((e) => row(e, 'active'))
         : [...store.listExperiments(shown).map((e) => row(e, 'all')), ...store.listExperiments().map((e) => row(e, shown)).filter((e) => e.runs.length > 0)]
+    let nothingMatched = false
     if (shown === 'active' && where !== undefined) {
       // The --where language of compare, across every experiment (as the app's search box).
       let found
@@ -35,6 +36,8 @@ function cmdList(db: string | undefined, json: boolean, shown: Shown, where: str
       experiments = experiments.filter((e) => hits.has(e.id)).map((e) => ({ ...e, runs: e.runs.filter((r) => hits.get(e.id)!.has(r.id)) }))
       for (const h of found.hints) process.stderr.write(`p4lab: --where: ${h}\n`)
       if (found.hits.length === 0 && found.hints.length === 0) process.stderr.write(`p4lab: --where: nothing matches '${where}'\n`)
+      // As compare --where (and grep): nothing matched is exit 1.
+      if (found.hits.length === 0) nothingMatched = true
     }
     if (shown === 'active') {
       // Runs set aside in a shown experiment are out of the table: say so, not silently.
@@ -69,7 +72,7 @@ function cmdList(db: string | undefined, json: boolean, shown: Shown, where: str
       const t = store.trash()
       if (t.runs.length + t.experiments.length > 0) process.stderr.write(`p4lab: the trash holds ${t.experiments.length} experiment(s) and ${t.runs.length} run(s) (p4lab list --trash)\n`)
     }
-    return 0
+    return nothingMatched ? 1 : 0
   } finally {
     store.close()
   }
