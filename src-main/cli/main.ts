@@ -8,6 +8,8 @@ import { exportCommand } from './commands/export'
 import { importCommand } from './commands/import'
 import { intCommand } from './commands/int'
 import { listCommand } from './commands/list'
+import { archiveCommand, restoreCommand, rmCommand } from './commands/manage'
+import { noteCommand, tagCommand } from './commands/tag'
 import { p4Command } from './commands/p4'
 import { renameCommand } from './commands/rename'
 import { runCommand } from './commands/run'
@@ -18,7 +20,7 @@ import { testbedCommand } from './commands/testbed'
 import { topologyCommand } from './commands/topology'
 import { validateCommand } from './commands/validate'
 
-const COMMANDS: Command[] = [runCommand, validateCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, topologyCommand, intCommand, slurmCommand]
+const COMMANDS: Command[] = [runCommand, validateCommand, listCommand, showCommand, renameCommand, tagCommand, noteCommand, rmCommand, archiveCommand, restoreCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, topologyCommand, intCommand, slurmCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

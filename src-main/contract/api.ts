@@ -36,6 +36,7 @@ import {
   TestbedInput,
   TestbedName,
 } from './schemas'
+import { IdList, Notes, OnDuplicate, SearchResult, SetAsideHow, Shown, Tags } from './manage'
 
 const Id = z.number().int().positive()
 const Empty = z.object({}).strict()
@@ -57,6 +58,12 @@ export const ImportResult = z.object({
   runIds: z.record(z.string(), z.number().int()),
   files: z.number().int(),
   compareMatches: z.boolean().nullable(),
+  /** The archive's content hash: sha256 over its manifest's file list (core/archive/import.ts). */
+  contentHash: z.string(),
+  /** The store already held this archive (same content hash) and nothing was imported: experimentId and name are the one holding it. */
+  skipped: z.boolean(),
+  /** The experiment that already held this archive (skipped, or imported as a copy beside it); null when it was new here. */
+  duplicateOf: z.object({ experimentId: z.number().int(), name: z.string(), archived: z.boolean() }).nullable(),
 })
 
 /** Every request and response between the UI (or CLI) and the core. */
@@ -68,7 +75,16 @@ export const methods = {
   'templates.list': { req: Empty, res: z.array(Template) },
   /** Every scheme p4lab knows, in the order the UI lists them: what it is, its parameters, series, switch tables and P4 program. */
   'schemes.list': { req: Empty, res: z.array(Scheme) },
-  'experiments.list': { req: Empty, res: z.array(ExperimentSummary) },
+  /** The active experiments, or with `shown` the archived ones, the trash, or all. */
+  'experiments.list': { req: z.object({ shown: Shown.optional() }).strict(), res: z.array(ExperimentSummary) },
+  /** Sets the store's own tags of an experiment (its YAML's `tags:` stay: edit the text to change those). */
+  'experiments.setTags': { req: z.object({ id: Id, tags: Tags }).strict(), res: Experiment },
+  'experiments.setNotes': { req: z.object({ id: Id, notes: Notes }).strict(), res: Experiment },
+  /** Archives or deletes (to the trash, restorable) experiments with their runs; refused while one has a run that has not ended. */
+  'experiments.setAside': { req: z.object({ ids: IdList, how: SetAsideHow }).strict(), res: z.object({ ids: z.array(z.number().int()) }) },
+  'experiments.restore': { req: z.object({ ids: IdList }).strict(), res: z.object({ ids: z.array(z.number().int()) }) },
+  /** Runs across every active experiment matching a query of the `--where` language (name as `experiment`, `tag:T`, scheme, parameters, metrics); a bad query is an invalid-request naming its column. */
+  'search.runs': { req: z.object({ query: z.string().max(4000) }).strict(), res: SearchResult },
   'experiments.get': { req: z.object({ id: Id }).strict(), res: Experiment },
   'experiments.validate': {
     req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
@@ -109,7 +125,13 @@ export const methods = {
     req: z.object({ id: Id, positions: z.record(z.string().max(200), NodePosition).refine((p) => Object.keys(p).length <= 20_000, { message: 'at most 20000 positions' }) }).strict(),
     res: TopologyLayout,
   },
-  'runs.list': { req: z.object({ experimentId: Id.optional() }).strict(), res: z.array(Run) },
+  /** The active runs, or with `shown` the archived ones, the trash, or all. */
+  'runs.list': { req: z.object({ experimentId: Id.optional(), shown: Shown.optional() }).strict(), res: z.array(Run) },
+  'runs.setTags': { req: z.object({ id: Id, tags: Tags }).strict(), res: Run },
+  'runs.setNotes': { req: z.object({ id: Id, notes: Notes }).strict(), res: Run },
+  /** Archives or deletes (to the trash, restorable) runs; a run that has not ended is refused (cancel it first). */
+  'runs.setAside': { req: z.object({ ids: IdList, how: SetAsideHow }).strict(), res: z.object({ ids: z.array(z.number().int()) }) },
+  'runs.restore': { req: z.object({ ids: IdList }).strict(), res: z.object({ ids: z.array(z.number().int()) }) },
   'runs.get': { req: z.object({ id: Id }).strict(), res: Run },
   /** What the run ran with, from its own record: YAML, resolved parameters, topology, workload, seed, target facts. */
   'runs.ranWith': { req: z.object({ id: Id }).strict(), res: RunRanWith },
@@ -269,7 +291,8 @@ export const methods = {
    * (ARCHIVE_HTTP.import), answering with this method's envelope.
    */
   'archive.import': {
-    req: Empty,
+    /** An archive whose content is already here is skipped (default) or imported as a copy. */
+    req: z.object({ onDuplicate: OnDuplicate.optional() }).strict(),
     res: ImportResult.nullable(),
   },
 } as const satisfies Record<MethodName, { req: z.ZodType; res: z.ZodType }>

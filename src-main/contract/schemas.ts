@@ -42,6 +42,10 @@ export const ExperimentSummary = z.object({
   runCounts: z.record(z.string(), z.number().int()),
   /** The current revision (1-based): saving a changed text adds one. */
   revision: z.number().int(),
+  /** Of `tags`, those added in the app or with p4lab tag (the others come from the YAML's `tags:`). */
+  storeTags: z.array(z.string()),
+  /** Archived or deleted (in the trash); null when shown in the lists. */
+  setAside: z.enum(['archived', 'deleted']).nullable(),
 })
 export type ExperimentSummary = z.infer<typeof ExperimentSummary>
 
@@ -89,6 +93,11 @@ export const Run = z.object({
   revision: z.number().int().nullable(),
   /** Not a run of the experiment as it is now: an older revision that runs cells differently, or another target. */
   stale: z.boolean(),
+  /** The run's own tags and notes. */
+  tags: z.array(z.string()),
+  notes: z.string(),
+  /** Archived or deleted (in the trash); null when shown in the lists. */
+  setAside: z.enum(['archived', 'deleted']).nullable(),
 })
 export type Run = z.infer<typeof Run>
 
@@ -197,5 +206,6 @@ export * from './testbed-mapping'
 export * from './pipelines'
 export * from './sweeps'
 export * from './revisions'
+export * from './manage'
 export * from './schemes'
 export * from './topology'

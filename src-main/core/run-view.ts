@@ -23,6 +23,9 @@ export function toRun(r: RunRow): Run {
     completion: r.completion,
     revision: r.revision,
     stale: r.stale,
+    tags: r.tags,
+    notes: r.notes,
+    setAside: r.deletedAt ? 'deleted' : r.archivedAt ? 'archived' : null,
   }
 }
 

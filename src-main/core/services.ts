@@ -5,6 +5,7 @@ import { dirname, isAbsolute, join } from 'node:path'
 import type { Experiment, ExperimentSummary, Handlers, SpecError } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
+import { manageHandlers, toSummary } from './handlers/manage'
 import { archiveHandlers, type ArchiveDialogs } from './handlers/archive'
 import { compareHandlers } from './handlers/compare'
 import { pipelineHandlers } from './handlers/pipelines'
@@ -175,6 +176,7 @@ export class Core {
     const { store } = this.opts
     const existing = store.findExperimentByName(spec.name)
     if (!existing) return store.createExperiment({ name: spec.name, yaml, spec, file, tags: spec.tags })
+    if (existing.deletedAt || existing.archivedAt) throw new CoreError('conflict', new NameTakenError(spec.name, existing.id, existing.deletedAt ? 'deleted' : 'archived').message)
     return store.updateExperiment(existing.id, { name: spec.name, yaml, spec, tags: spec.tags }, file ? `edited (run from ${file})` : 'edited')
   }
 
@@ -189,9 +191,9 @@ export class Core {
   }
 
   private summary(id: number): ExperimentSummary {
-    const s = this.opts.store.listExperiments().find((e) => e.id === id)
+    const s = this.opts.store.listExperiments('all').find((e) => e.id === id)
     if (!s) throw notFound('experiment', id)
-    return { id: s.id, name: s.name, createdAt: s.createdAt, tags: s.tags, runCounts: s.runCounts, revision: s.revision }
+    return toSummary(s)
   }
 
   private experiment(row: ExperimentRow): Experiment {
@@ -213,15 +215,8 @@ export class Core {
       }),
       'templates.list': async () => listTemplates(this.opts.templatesDir),
       ...schemeHandlers(),
-      'experiments.list': async () =>
-        store.listExperiments().map((e) => ({
-          id: e.id,
-          name: e.name,
-          createdAt: e.createdAt,
-          tags: e.tags,
-          runCounts: e.runCounts,
-          revision: e.revision,
-        })),
+      'experiments.list': async ({ shown }) => store.listExperiments(shown).map(toSummary),
+      ...manageHandlers({ store, experiment: (id) => this.experiment(store.getExperiment(id)!) }),
       'experiments.get': async ({ id }) => {
         const row = store.getExperiment(id)
         if (!row) throw notFound('experiment', id)
@@ -257,7 +252,7 @@ export class Core {
         const revs = store.listRevisions(id)
         const current = revs.find((r) => r.rev === exp.revision)
         const runs = new Map<number, number>()
-        for (const r of store.listRuns({ experimentId: id })) if (r.revision !== null) runs.set(r.revision, (runs.get(r.revision) ?? 0) + 1)
+        for (const r of store.listRuns({ experimentId: id, shown: 'all' })) if (r.revision !== null) runs.set(r.revision, (runs.get(r.revision) ?? 0) + 1)
         return revs.map((r) => ({
           rev: r.rev,
           name: r.name,
@@ -270,7 +265,7 @@ export class Core {
         }))
       },
       'experiments.run': async ({ id }) => ({ runIds: this.runExperiment(id).map((r) => r.id) }),
-      'runs.list': async ({ experimentId }) => store.listRuns({ experimentId }).map(toRun),
+      'runs.list': async ({ experimentId, shown }) => store.listRuns({ experimentId, shown }).map(toRun),
       'runs.get': async ({ id }) => toRun(getRun(id)),
       'runs.ranWith': async ({ id }) => ranWith(store, getRun(id)),
       'runs.cancel': async ({ id }) => {

@@ -46,7 +46,7 @@ export async function downloadExport(core: Core, idText: string, res: ServerResp
   }
 }
 
-/** POST /archive/import: the body is the archive; the answer is the contract's envelope for archive.import. */
+/** POST /archive/import[?duplicate=copy]: the body is the archive; the answer is the contract's envelope for archive.import. */
 export async function uploadImport(core: Core, req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
   const declared = Number(req.headers['content-length'] ?? NaN)
   if (Number.isFinite(declared) && declared > MAX_UPLOAD_BYTES) {
@@ -83,7 +83,9 @@ export async function uploadImport(core: Core, req: IncomingMessage, url: URL, r
       return
     }
     try {
-      const result = await importArchive({ file, store: core.opts.store, dataDir: core.dataDir() })
+      // ?duplicate=copy imports an archive already here as a copy; otherwise it is left alone and the answer says where it is.
+      const onDuplicate = url.searchParams.get('duplicate') === 'copy' ? 'copy' : 'skip'
+      const result = await importArchive({ file, store: core.opts.store, dataDir: core.dataDir(), onDuplicate })
       sendJson(res, 200, { ok: true, result })
     } catch (err) {
       if (!(err instanceof ArchiveRefusedError)) throw err

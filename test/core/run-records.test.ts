@@ -166,7 +166,8 @@ describe('run records and revisions', () => {
     const other = join(dir, 'other')
     mkdirSync(other)
     for (const expected of ['rec-b', 'rec-b (2)']) {
-      const imp = p4lab(['import', join(out, 'rec.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, { home: join(other, 'home') })
+      const copy = expected === 'rec-b' ? [] : ['--copy'] // the second is the same archive: skipped unless --copy
+      const imp = p4lab(['import', join(out, 'rec.tar.gz'), '--db', join(other, 'b.db'), '--json', ...copy], dir, { home: join(other, 'home') })
       expect(imp.code, imp.stderr).toBe(0)
       expect(JSON.parse(imp.stdout)).toMatchObject({ name: expected, compareMatches: true })
     }

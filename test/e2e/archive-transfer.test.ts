@@ -74,6 +74,8 @@ describe('archive download and upload in Chromium', () => {
     await expect.poll(() => page.getByTestId('archive-import-submit').isDisabled(), { timeout: 10_000 }).toBe(true)
     await page.getByTestId('archive-import-file').setInputFiles(saved)
     await expect.poll(() => page.getByTestId('archive-import-picked').innerText(), { timeout: 10_000 }).toMatch(/archive-e2e\.tar\.gz/)
+    // Downloaded from this store, so already here by its content hash: ask for a copy.
+    await page.getByTestId('archive-duplicate-copy').check()
     await page.screenshot({ path: join(ARTIFACTS, 'archive-3-import-picked.png') })
     await page.getByTestId('archive-import-submit').click()
     const result = page.getByTestId('archive-import-result')

@@ -251,7 +251,9 @@ describe('the Electron shell', () => {
 
     expect(await call('archive.import', { file: chosen })).toMatchObject({ ok: false, error: { code: 'invalid-request' } })
     rec.dialogs.open = chosen
-    expect(await call('archive.import', {})).toMatchObject({ ok: true, result: { name: 'shell (2)' } }) // the name is taken: the copy gets the next free one
+    // Exported from here: the same content is recognised and left alone, unless a copy is asked for.
+    expect(await call('archive.import', {})).toMatchObject({ ok: true, result: { name: 'shell', experimentId: id, skipped: true } })
+    expect(await call('archive.import', { onDuplicate: 'copy' })).toMatchObject({ ok: true, result: { name: 'shell (2)', skipped: false, duplicateOf: { experimentId: id } } }) // the name is taken: the copy gets the next free one
   })
 
   it('has a CommonJS preload that exposes exactly the contract methods and `on`, frozen', async () => {

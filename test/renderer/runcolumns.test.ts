@@ -141,7 +141,7 @@ describe('rows', () => {
     const run: Run = {
       id: 9, experimentId: 1, experimentName: 'x', target: 'sim', scheme: 'hula', load: 0.5, seed: 2, params: { flowletGapNs: 100000, obj: { a: 1 } }, status: 'done',
       createdAt: '', startedAt: null, finishedAt: null, error: null,
-      stats: { flows: 10, finished: 9, meanNs: 5, p50Ns: 4, p99Ns: 9, smallMeanNs: 3, largeMeanNs: null }, counters: { drops: 7 }, completion: null, revision: 1, stale: false,
+      stats: { flows: 10, finished: 9, meanNs: 5, p50Ns: 4, p99Ns: 9, smallMeanNs: 3, largeMeanNs: null }, counters: { drops: 7 }, completion: null, revision: 1, stale: false, tags: [], notes: '', setAside: null,
     }
     expect(fieldsOfRun(run)).toMatchObject({ id: 9, scheme: 'hula', load: 0.5, seed: 2, status: 'done', mean: 5, p99: 9, 'large.mean': null, drops: 7, retransmits: null, finished: 9, flowletGapNs: 100000, obj: '{"a":1}' })
   })

@@ -45,7 +45,7 @@ const FCT_COLS = ['meanFct', 'p50Fct', 'p99Fct', 'smallMeanFct', 'largeMeanFct']
 function run(status: Run['status'], over: Partial<Run> = {}): Run {
   return {
     id: 3, experimentId: EXP, experimentName: 'quickstart', target: 'sim', scheme: 'ecmp', load: 0.3, seed: 1, params: {},
-    status, createdAt: '2026-11-21T00:00:00.000Z', startedAt: '2026-11-21T00:00:01.000Z', finishedAt: null, error: null, stats: null, counters: null, completion: null, revision: 1, stale: false,
+    status, createdAt: '2026-11-21T00:00:00.000Z', startedAt: '2026-11-21T00:00:01.000Z', finishedAt: null, error: null, stats: null, counters: null, completion: null, revision: 1, stale: false, tags: [], notes: '', setAside: null,
     ...over,
   }
 }

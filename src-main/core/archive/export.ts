@@ -17,7 +17,7 @@ import { ranWith } from '../run-view'
 import type { ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
-import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, sha256File, type Manifest } from './manifest'
+import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, archiveContentHash, sha256File, type Manifest } from './manifest'
 import { archivePlots, type ArchivePlot } from './plots'
 import { archiveReadme } from './readme'
 import { writeSubset } from './subset'
@@ -263,6 +263,8 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     } finally {
       rmSync(partial, { force: true })
     }
+    // Importing this archive here again is then recognised as already present.
+    store.recordArchiveHash(exp.id, archiveContentHash(manifest), 'exported')
     return { file: o.out, bytes: statSync(o.out).size, files: files.length + 1, runs: runs.length }
   } finally {
     rmSync(stage, { recursive: true, force: true })

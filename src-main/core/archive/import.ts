@@ -8,7 +8,7 @@ import { compareRuns, formatCompareTable } from '../compare'
 import type { Store } from '../store'
 import { ArchiveRefusedError } from './entries'
 import { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
-import { MANIFEST, type Manifest } from './manifest'
+import { MANIFEST, archiveContentHash, type Manifest } from './manifest'
 import { checkSubset, importSubset } from './subset'
 import { privateTempDir } from './tempdirs'
 import { ManifestCheck, readManifest } from './verify'
@@ -20,6 +20,8 @@ export interface ImportOptions {
   /** <userData> of that database: imports/, artifacts/ and variants/ go here. */
   dataDir: string
   limits?: ExtractLimits
+  /** An archive whose content hash the store already holds: skipped (default) or imported as a copy. */
+  onDuplicate?: 'skip' | 'copy'
 }
 
 export interface ImportResult {
@@ -30,6 +32,12 @@ export interface ImportResult {
   files: number
   /** The compare table recomputed from the imported rows equals the one in the archive (null: none in it). */
   compareMatches: boolean | null
+  /** archiveContentHash of its manifest. */
+  contentHash: string
+  /** Already here and left alone: experimentId and name are those of the experiment holding it. */
+  skipped: boolean
+  /** The experiment that already held this content (skipped, or copied beside it); null when new here. */
+  duplicateOf: { experimentId: number; name: string; archived: boolean } | null
 }
 
 const SUBSET = 'data/p4lab.sqlite'
@@ -39,6 +47,8 @@ const YAML = 'experiment/experiment.yaml'
 export interface PreparedImport {
   dir: string
   manifest: Manifest
+  /** archiveContentHash(manifest): what recognises an archive already in the store. */
+  contentHash: string
   /** Removes the temporary directory. */
   dispose(): void
 }
@@ -66,17 +76,26 @@ export async function prepareImport(file: string, limits: ExtractLimits = DEFAUL
     }
     const manifest = check.finish()
     checkSubset(join(dir, ...SUBSET.split('/')), SUBSET)
-    return { dir, manifest, dispose }
+    return { dir, manifest, contentHash: archiveContentHash(manifest), dispose }
   } catch (err) {
     dispose()
     throw err
   }
 }
 
-/** Writes a prepared import: the rows first (one transaction), then the files that go with them. */
-export function commitImport(p: PreparedImport, store: Store, dataDir: string): ImportResult {
+/**
+ * Writes a prepared import: the rows first (one transaction), then the files that go with them.
+ * An archive whose content hash the store already holds (exported from here, or imported
+ * before) is left alone unless `onDuplicate` is 'copy'; the result then names the experiment
+ * holding it.
+ */
+export function commitImport(p: PreparedImport, store: Store, dataDir: string, onDuplicate: 'skip' | 'copy' = 'skip'): ImportResult {
   if (store.file === ':memory:') throw new Error('cannot import into an in-memory database')
-  const { dir: tmp, manifest } = p
+  const { dir: tmp, manifest, contentHash } = p
+  const duplicateOf = store.findArchiveHash(contentHash) ?? null
+  if (duplicateOf && onDuplicate === 'skip') {
+    return { experimentId: duplicateOf.experimentId, name: duplicateOf.name, runIds: {}, files: 0, compareMatches: null, contentHash, skipped: true, duplicateOf }
+  }
   const importsDir = join(dataDir, 'imports')
   const ids = importSubset(store.file, join(tmp, ...SUBSET.split('/')), (id) => join(importsDir, String(id), 'experiment.yaml'))
   const home = join(importsDir, String(ids.experimentId))
@@ -107,19 +126,23 @@ export function commitImport(p: PreparedImport, store: Store, dataDir: string): 
     const now = formatCompareTable({ ...compareRuns(store, { experimentIds: [ids.experimentId] }), experiments: [manifest.experiment.name] })
     compareMatches = now === readFileSync(saved, 'utf8')
   }
+  store.recordArchiveHash(ids.experimentId, contentHash, 'imported')
   return {
     experimentId: ids.experimentId,
     name: ids.name,
     runIds: Object.fromEntries([...ids.runs].map(([a, b]) => [String(a), b])),
     files: manifest.files.length + 1,
     compareMatches,
+    contentHash,
+    skipped: false,
+    duplicateOf,
   }
 }
 
 export async function importArchive(o: ImportOptions): Promise<ImportResult> {
   const prepared = await prepareImport(o.file, o.limits)
   try {
-    return commitImport(prepared, o.store, o.dataDir)
+    return commitImport(prepared, o.store, o.dataDir, o.onDuplicate)
   } finally {
     prepared.dispose()
   }

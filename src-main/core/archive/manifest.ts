@@ -47,6 +47,16 @@ export const Manifest = z
   .strict()
 export type Manifest = z.infer<typeof Manifest>
 
+/**
+ * What an archive holds, as one hash: sha256 over its manifest's file list (each path with its
+ * sha256, in path order). Packing, compression and the manifest's own text do not change it, so
+ * an archive re-packed with `tar -C dir .` is the same archive.
+ */
+export function archiveContentHash(m: Pick<Manifest, 'files'>): string {
+  const lines = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => `${f.sha256}  ${f.path}\n`)
+  return createHash('sha256').update(lines.join('')).digest('hex')
+}
+
 export function sha256File(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex')
 }

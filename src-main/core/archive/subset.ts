@@ -54,7 +54,8 @@ export function writeSubset(sourceFile: string, out: string, sel: SubsetSelectio
         copy('experiments', 'id = ?', sel.experimentId)
         copy('experiment_revisions', 'experiment_id = ?', sel.experimentId)
         const terminal = TERMINAL_STATUSES.map((s) => `'${s}'`).join(', ')
-        copy('runs', `experiment_id = ? AND status IN (${terminal})`, sel.experimentId)
+        // Archived and deleted runs are set aside: an archive holds what the lists show.
+        copy('runs', `experiment_id = ? AND status IN (${terminal}) AND archived_at IS NULL AND deleted_at IS NULL`, sel.experimentId)
         const inRuns = 'run_id IN (SELECT id FROM main.runs)'
         copy('flows', inRuns)
         copy('series', inRuns)
@@ -126,8 +127,8 @@ function checkSchema(db: DB, name: string): void {
 
 /** The columns that hold JSON, as the store reads them back. */
 const JSON_COLUMNS: Record<string, string[]> = {
-  experiments: ['spec', 'tags'],
-  runs: ['params', 'stats', 'counters', 'facts', 'completion'],
+  experiments: ['spec', 'tags', 'store_tags'],
+  runs: ['params', 'stats', 'counters', 'facts', 'completion', 'tags'],
   artifacts: ['options', 'outputs'],
   series: ['entity'],
   events: ['detail'],
@@ -207,7 +208,8 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
           const taken = (n: string) => db.prepare('SELECT 1 FROM main.experiments WHERE name = ?').get(n) !== undefined
           let name = src.name
           for (let i = 2; taken(name); i++) name = `${src.name} (${i})`
-          const expCols = shared(db, 'experiments').filter((c) => c !== 'id' && c !== 'file' && c !== 'name')
+          // An archived experiment's archive comes in shown: set-aside marks are this store's own.
+          const expCols = shared(db, 'experiments').filter((c) => c !== 'id' && c !== 'file' && c !== 'name' && c !== 'archived_at' && c !== 'deleted_at')
           const { lastInsertRowid } = db
             .prepare(`INSERT INTO main.experiments (name, ${expCols.join(', ')}) SELECT ?, ${expCols.join(', ')} FROM src.experiments`)
             .run(name)
@@ -234,7 +236,7 @@ export function importSubset(targetFile: string, subsetFile: string, experimentF
             const from = list.map((c) => replaced[c] ?? c).join(', ')
             db.prepare(`INSERT INTO main.${table} (${list.join(', ')}) SELECT ${from} FROM src.${table} ${order}`).run()
           }
-          insert('runs', { id: `id + ${runShift}`, experiment_id: String(experimentId) }, [], 'ORDER BY id')
+          insert('runs', { id: `id + ${runShift}`, experiment_id: String(experimentId), archived_at: 'NULL', deleted_at: 'NULL' }, [], 'ORDER BY id')
           insert('flows', { run_id: `run_id + ${runShift}` })
           insert('series', { id: `id + ${seriesShift}`, run_id: `run_id + ${runShift}` }, [], 'ORDER BY id')
           // Renumbered in their order: among chunks that overlap, the later id wins.

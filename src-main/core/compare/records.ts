@@ -61,7 +61,8 @@ export class RunRecord implements Queryable {
       'hash.topology': topologyHash(spec),
       'hash.config': configHash(spec),
     }
-    this.tags = experiment.tags
+    // The experiment's (its YAML's and the store's) and the run's own: `tag:T` finds any.
+    this.tags = [...new Set([...experiment.tags, ...experiment.storeTags, ...run.tags])]
   }
 
   get(field: string): FieldValue | undefined {

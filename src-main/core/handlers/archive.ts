@@ -40,12 +40,12 @@ export function archiveHandlers(d: ArchiveHandlerDeps): Pick<Handlers, 'archive.
       if (file === null) return null
       return exportExperiment({ store: d.store, experimentId, out: file, dataDir: d.dataDir, p4Dir: d.p4Dir, overwrite: true })
     },
-    'archive.import': async () => {
+    'archive.import': async ({ onDuplicate }) => {
       if (!d.dialogs) throw new CoreError('invalid-request', `archive.import ${NO_DIALOG}`)
       const file = await d.dialogs.openArchive()
       if (file === null) return null
       try {
-        return await importArchive({ file, store: d.store, dataDir: d.dataDir })
+        return await importArchive({ file, store: d.store, dataDir: d.dataDir, onDuplicate })
       } catch (err) {
         if (err instanceof ArchiveRefusedError) throw new CoreError('invalid-request', `${file}: ${err.message}`)
         throw err

@@ -1,5 +1,5 @@
 import { RunStatus } from '../../contract/schemas'
-import { fromJson, toJson, type ExperimentRow, type ExperimentSummaryRow, type StoreContext } from './rows'
+import { fromJson, shownWhere, toJson, type ExperimentRow, type ExperimentSummaryRow, type Shown, type StoreContext } from './rows'
 import { insertRevision, renamed } from './revisions'
 
 interface ExperimentRecord {
@@ -12,6 +12,9 @@ interface ExperimentRecord {
   notes: string
   created_at: string
   revision: number
+  store_tags: string
+  archived_at: string | null
+  deleted_at: string | null
 }
 
 function toRow(r: ExperimentRecord): ExperimentRow {
@@ -25,6 +28,9 @@ function toRow(r: ExperimentRecord): ExperimentRow {
     notes: r.notes,
     createdAt: r.created_at,
     revision: r.revision,
+    storeTags: fromJson<string[]>(r.store_tags) ?? [],
+    archivedAt: r.archived_at,
+    deletedAt: r.deleted_at,
   }
 }
 
@@ -33,14 +39,17 @@ export class NameTakenError extends Error {
   constructor(
     readonly takenName: string,
     readonly holder: number,
+    set?: 'archived' | 'deleted',
   ) {
-    super(`an experiment named '${takenName}' already exists (experiment ${holder}); choose another name, or save the text as a new revision of that experiment`)
+    const where = set === 'deleted' ? ', in the trash' : set === 'archived' ? ', archived' : ''
+    const more = set ? `; restore it (p4lab restore experiment ${holder}, or Restore in the app)${set === 'deleted' ? ', or empty the trash (p4lab rm --purge)' : ''}` : ''
+    super(`an experiment named '${takenName}' already exists (experiment ${holder}${where}); choose another name, or save the text as a new revision of that experiment${more}`)
   }
 }
 
 function checkNameFree(s: StoreContext, name: string, self: number | null): void {
-  const holder = s.stmt('SELECT id FROM experiments WHERE name = ?').pluck().get(name) as number | undefined
-  if (holder !== undefined && holder !== self) throw new NameTakenError(name, holder)
+  const holder = s.stmt('SELECT id, archived_at, deleted_at FROM experiments WHERE name = ?').get(name) as { id: number; archived_at: string | null; deleted_at: string | null } | undefined
+  if (holder !== undefined && holder.id !== self) throw new NameTakenError(name, holder.id, holder.deleted_at ? 'deleted' : holder.archived_at ? 'archived' : undefined)
 }
 
 export function createExperiment(
@@ -127,12 +136,13 @@ export function findExperiment(s: StoreContext, name: string, yaml: string): Exp
   return r && toRow(r)
 }
 
-export function listExperiments(s: StoreContext): ExperimentSummaryRow[] {
+/** Newest first; `shown` picks the active ones (default), the archived, the trash, or all. */
+export function listExperiments(s: StoreContext, shown: Shown = 'active'): ExperimentSummaryRow[] {
   const rows = s
-    .stmt('SELECT * FROM experiments ORDER BY created_at DESC, id DESC')
+    .stmt(`SELECT * FROM experiments e WHERE ${shownWhere('e', shown)} ORDER BY created_at DESC, id DESC`)
     .all() as ExperimentRecord[]
   const counts = s
-    .stmt('SELECT experiment_id AS id, status, COUNT(*) AS n FROM runs GROUP BY experiment_id, status')
+    .stmt('SELECT experiment_id AS id, status, COUNT(*) AS n FROM runs r WHERE r.archived_at IS NULL AND r.deleted_at IS NULL GROUP BY experiment_id, status')
     .all() as Array<{ id: number; status: RunStatus; n: number }>
   const byExperiment = new Map<number, Record<RunStatus, number>>()
   for (const r of rows) {

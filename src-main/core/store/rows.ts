@@ -10,15 +10,38 @@ export interface ExperimentRow {
   yaml: string
   spec: unknown
   file: string | null
+  /** The current revision's YAML `tags:` (written by create/update/import from the text). */
   tags: string[]
+  /** Tags added in the app or with `p4lab tag`, kept in the store and out of the text. */
+  storeTags: string[]
   notes: string
   createdAt: string
   /** The current revision (1-based); yaml and spec are its text. */
   revision: number
+  /** Set aside: archived, or deleted (in the trash); both hidden from lists and restorable. */
+  archivedAt: string | null
+  deletedAt: string | null
+}
+
+/** Which rows a listing shows: the active ones (default), the archived, the trash, or all. */
+export type Shown = 'active' | 'archived' | 'deleted' | 'all'
+
+/** The SQL condition for `shown` on a table aliased `t` (deleted wins over archived). */
+export function shownWhere(t: string, shown: Shown): string {
+  switch (shown) {
+    case 'active':
+      return `${t}.archived_at IS NULL AND ${t}.deleted_at IS NULL`
+    case 'archived':
+      return `${t}.archived_at IS NOT NULL AND ${t}.deleted_at IS NULL`
+    case 'deleted':
+      return `${t}.deleted_at IS NOT NULL`
+    case 'all':
+      return '1'
+  }
 }
 
 export interface ExperimentSummaryRow extends ExperimentRow {
-  /** Every status, zero included. */
+  /** Of its active runs (archived and deleted ones are not counted); every status, zero included. */
   runCounts: Record<RunStatus, number>
 }
 
@@ -49,6 +72,11 @@ export interface RunRow {
    * current one (a rename or a new tag does not count), or it ran on another target.
    */
   stale: boolean
+  /** The run's own tags and notes (store only). */
+  tags: string[]
+  notes: string
+  archivedAt: string | null
+  deletedAt: string | null
 }
 
 export interface FlowRow {

@@ -1,5 +1,5 @@
 import { TERMINAL_STATUSES, type FctStats, type RunCompletion, type RunStatus } from '../../contract/schemas'
-import { fromJson, toJson, type RunRow, type StoreContext } from './rows'
+import { fromJson, shownWhere, toJson, type RunRow, type Shown, type StoreContext } from './rows'
 import type { RunRecordJson } from './revisions'
 import { addEvent } from './telemetry'
 
@@ -25,6 +25,10 @@ interface RunRecord {
   revision: number | null
   record: string | null
   stale: number
+  tags: string
+  notes: string
+  archived_at: string | null
+  deleted_at: string | null
 }
 
 // Stale: a run without a revision, on another target than the current revision's, or of a
@@ -60,6 +64,10 @@ function toRow(r: RunRecord): RunRow {
     owner: r.owner,
     revision: r.revision,
     stale: r.stale === 1,
+    tags: fromJson<string[]>(r.tags) ?? [],
+    notes: r.notes,
+    archivedAt: r.archived_at,
+    deletedAt: r.deleted_at,
   }
 }
 
@@ -79,11 +87,16 @@ export function getRun(s: StoreContext, id: number): RunRow | undefined {
   return r && toRow(r)
 }
 
-export function listRuns(s: StoreContext, filter: { experimentId?: number } = {}): RunRow[] {
+/**
+ * Ordered by id. `shown` picks the active runs (default: what views, compare, the run matrix and
+ * exports see), the archived, the trash, or all.
+ */
+export function listRuns(s: StoreContext, filter: { experimentId?: number; shown?: Shown } = {}): RunRow[] {
+  const where = shownWhere('r', filter.shown ?? 'active')
   const rows =
     filter.experimentId === undefined
-      ? s.stmt(`${SELECT_RUN} ORDER BY r.id`).all()
-      : s.stmt(`${SELECT_RUN} WHERE r.experiment_id = ? ORDER BY r.id`).all(filter.experimentId)
+      ? s.stmt(`${SELECT_RUN} WHERE ${where} ORDER BY r.id`).all()
+      : s.stmt(`${SELECT_RUN} WHERE r.experiment_id = ? AND ${where} ORDER BY r.id`).all(filter.experimentId)
   return (rows as RunRecord[]).map(toRow)
 }
 

@@ -6,8 +6,9 @@ import * as artifacts from './artifacts'
 import * as experiments from './experiments'
 import * as flows from './flows'
 import * as layouts from './layouts'
+import * as manage from './manage'
 import { migrate } from './migrations'
-import { StoreContext, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
+import { StoreContext, type Shown, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
 import * as rollups from './rollups'
 import * as revisions from './revisions'
 import * as runs from './runs'
@@ -136,9 +137,9 @@ export class Store {
     return experiments.findExperiment(this.s, name, yaml)
   }
 
-  /** Newest first. */
-  listExperiments(): ExperimentSummaryRow[] {
-    return experiments.listExperiments(this.s)
+  /** Newest first; the active ones unless `shown` says otherwise. */
+  listExperiments(shown?: Shown): ExperimentSummaryRow[] {
+    return experiments.listExperiments(this.s, shown)
   }
 
   createRuns(
@@ -155,9 +156,55 @@ export class Store {
     return runs.getRun(this.s, id)
   }
 
-  /** Ordered by id. */
-  listRuns(filter?: { experimentId?: number }): RunRow[] {
+  /** Ordered by id; the active runs unless `filter.shown` says otherwise. */
+  listRuns(filter?: { experimentId?: number; shown?: Shown }): RunRow[] {
     return runs.listRuns(this.s, filter)
+  }
+
+  /** The store's own tags of an experiment (its YAML's stay as the text says). */
+  setExperimentTags(id: number, tags: readonly string[]): void {
+    manage.setExperimentTags(this.s, id, tags)
+  }
+
+  setRunTags(id: number, tags: readonly string[]): void {
+    manage.setRunTags(this.s, id, tags)
+  }
+
+  setNotes(kind: manage.ManagedKind, id: number, notes: string): void {
+    manage.setNotes(this.s, kind, id, notes)
+  }
+
+  /** Archives or deletes (to the trash); refuses runs in flight (manage.ManageError). Returns the ids changed. */
+  setAside(kind: manage.ManagedKind, ids: readonly number[], how: manage.SetAside): number[] {
+    return manage.setAside(this.s, kind, ids, how)
+  }
+
+  /** Throws the ManageError setAside would, writing nothing. */
+  checkSetAside(kind: manage.ManagedKind, ids: readonly number[], how: manage.SetAside): void {
+    manage.checkSetAside(this.s, kind, ids, how)
+  }
+
+  /** Back from the archive or the trash; returns the ids changed. */
+  restore(kind: manage.ManagedKind, ids: readonly number[]): number[] {
+    return manage.restore(this.s, kind, ids)
+  }
+
+  trash(): ReturnType<typeof manage.trash> {
+    return manage.trash(this.s)
+  }
+
+  /** Removes what is in the trash for good. */
+  purgeDeleted(): { runs: number; experiments: number } {
+    return manage.purgeDeleted(this.s)
+  }
+
+  recordArchiveHash(experimentId: number, hash: string, how: 'exported' | 'imported'): void {
+    manage.recordArchiveHash(this.s, experimentId, hash, how)
+  }
+
+  /** The experiment (not in the trash) holding an archive of this content hash. */
+  findArchiveHash(hash: string): ReturnType<typeof manage.findArchiveHash> {
+    return manage.findArchiveHash(this.s, hash)
   }
 
   setRunStatus(id: number, status: RunStatus, opts?: { error?: string | null; finishedAt?: string; detail?: Record<string, unknown> }): RunRow {

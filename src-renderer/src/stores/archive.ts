@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import { ARCHIVE_HTTP, ApiError, methods, type Res } from '@contract/index'
+import { ARCHIVE_HTTP, ApiError, methods, type OnDuplicate, type Res } from '@contract/index'
 import { call, errorMessage } from '../client'
 import { useExperimentsStore } from './experiments'
 
@@ -37,6 +37,8 @@ export const useArchiveStore = defineStore('archive', () => {
   const imported = ref<Res<'archive.import'> | null>(null)
   /** The archive picked for an upload (web mode). */
   const upload = ref<File | null>(null)
+  /** An archive already in the store (same content hash): left alone, or imported as a copy. */
+  const onDuplicate = ref<OnDuplicate>('skip')
 
   function openExport(experimentId: number, name: string): void {
     dialog.value = { kind: 'export', experimentId, name }
@@ -47,8 +49,10 @@ export const useArchiveStore = defineStore('archive', () => {
   function openImport(): void {
     dialog.value = { kind: 'import' }
     error.value = null
+    exported.value = null
     imported.value = null
     upload.value = null
+    onDuplicate.value = 'skip'
   }
 
   function close(): void {
@@ -94,7 +98,7 @@ export const useArchiveStore = defineStore('archive', () => {
   }
 
   async function uploadArchive(file: File): Promise<Res<'archive.import'>> {
-    const res = await fetch(`${ARCHIVE_HTTP.import}?name=${encodeURIComponent(file.name)}`, {
+    const res = await fetch(`${ARCHIVE_HTTP.import}?name=${encodeURIComponent(file.name)}&duplicate=${onDuplicate.value}`, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/gzip' },
@@ -125,7 +129,7 @@ export const useArchiveStore = defineStore('archive', () => {
         if (!upload.value) throw new Error('Choose an archive first.')
         imported.value = await uploadArchive(upload.value)
       } else {
-        imported.value = await call('archive.import', {})
+        imported.value = await call('archive.import', { onDuplicate: onDuplicate.value })
         if (!imported.value) return
       }
       await useExperimentsStore().refreshList()
@@ -136,5 +140,11 @@ export const useArchiveStore = defineStore('archive', () => {
     }
   }
 
-  return { dialog, busy, error, exported, imported, upload, webMode, openExport, openImport, close, doExport, doImport }
+  /** After a skip: the same archive again, as a copy. */
+  async function importCopy(): Promise<void> {
+    onDuplicate.value = 'copy'
+    await doImport()
+  }
+
+  return { dialog, busy, error, exported, imported, upload, onDuplicate, importCopy, webMode, openExport, openImport, close, doExport, doImport }
 })

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { computed, ref, watch } from 'vue'
-import type { Experiment, ExperimentSummary, Res, Template } from '@contract/index'
+import type { Experiment, ExperimentSummary, Res, SetAsideHow, Shown, Template } from '@contract/index'
 import { call, on } from '../client'
 
 /** What the main area shows. */
@@ -109,6 +109,37 @@ export const useExperimentsStore = defineStore('experiments', () => {
     return exp
   }
 
+  /** The store's own tags (the YAML's stay as its text says). */
+  async function setTags(id: number, tags: string[]): Promise<Experiment> {
+    const exp = await call('experiments.setTags', { id, tags })
+    if (selectedId.value === id) current.value = exp
+    await refreshList()
+    return exp
+  }
+
+  async function setNotes(id: number, notes: string): Promise<Experiment> {
+    const exp = await call('experiments.setNotes', { id, notes })
+    if (selectedId.value === id) current.value = exp
+    return exp
+  }
+
+  /** Archives or deletes (to the trash: restorable); leaves the view when it showed that experiment. */
+  async function setAside(id: number, how: SetAsideHow): Promise<void> {
+    await call('experiments.setAside', { ids: [id], how })
+    if (selectedId.value === id) goHome()
+    await refreshList()
+  }
+
+  async function restore(id: number): Promise<void> {
+    await call('experiments.restore', { ids: [id] })
+    await refreshList()
+  }
+
+  /** The archived experiments, or the trash (the sidebar's other lists). */
+  function listShown(shown: Shown): Promise<ExperimentSummary[]> {
+    return call('experiments.list', { shown })
+  }
+
   async function run(id: number): Promise<number[]> {
     const { runIds } = await call('experiments.run', { id })
     scheduleRefresh()
@@ -152,6 +183,11 @@ export const useExperimentsStore = defineStore('experiments', () => {
     update,
     rename,
     saveAs,
+    setTags,
+    setNotes,
+    setAside,
+    restore,
+    listShown,
     run,
     subscribe,
   }

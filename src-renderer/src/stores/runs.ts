@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import { TERMINAL_STATUSES, type EventPayload, type Run, type RunStatus } from '@contract/index'
+import { TERMINAL_STATUSES, type EventPayload, type Run, type RunStatus, type SetAsideHow } from '@contract/index'
 import { call, errorMessage, on } from '../client'
 
 export type RunProgress = EventPayload<'run.progress'>
@@ -60,6 +60,26 @@ export const useRunsStore = defineStore('runs', () => {
     await call('runs.cancel', { id })
   }
 
+  async function setTags(id: number, tags: string[]): Promise<void> {
+    byId.value[id] = await call('runs.setTags', { id, tags })
+  }
+
+  async function setNotes(id: number, notes: string): Promise<void> {
+    byId.value[id] = await call('runs.setNotes', { id, notes })
+  }
+
+  /** Archives or deletes (to the trash: restorable) a run; it leaves the table at once. */
+  async function setAside(id: number, how: SetAsideHow): Promise<void> {
+    await call('runs.setAside', { ids: [id], how })
+    delete byId.value[id]
+    if (selectedRunId.value === id) selectedRunId.value = null
+  }
+
+  async function restore(id: number): Promise<void> {
+    await call('runs.restore', { ids: [id] })
+    if (experimentId.value !== null) await load(experimentId.value)
+  }
+
   function select(id: number | null): void {
     selectedRunId.value = id
   }
@@ -92,6 +112,10 @@ export const useRunsStore = defineStore('runs', () => {
     shownRunId,
     load,
     cancel,
+    setTags,
+    setNotes,
+    setAside,
+    restore,
     select,
     subscribe,
   }

@@ -7,6 +7,7 @@ import { incompleteStatus } from './004-incomplete-status'
 import { revisions } from './005-revisions'
 import { heartbeats } from './006-heartbeats'
 import { slurmJobs } from './007-slurm-jobs'
+import { manage } from './008-manage'
 import { testbedMappings } from './010-testbed-mappings'
 import { topologyLayouts } from './011-topology-layouts'
 
@@ -21,7 +22,7 @@ import { topologyLayouts } from './011-topology-layouts'
 
 export type { Migration } from './types'
 
-export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, testbedMappings, topologyLayouts]
+export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage, testbedMappings, topologyLayouts]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 
