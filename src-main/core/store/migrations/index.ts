@@ -7,6 +7,7 @@ import { incompleteStatus } from './004-incomplete-status'
 import { revisions } from './005-revisions'
 import { heartbeats } from './006-heartbeats'
 import { slurmJobs } from './007-slurm-jobs'
+import { slurmClusters } from './009-slurm-clusters'
 
 // Schema migrations, in order. Migration i (1-based) brings PRAGMA user_version from
 // i - 1 to i. Append new ones; never edit one that has shipped, since databases in the
@@ -15,11 +16,12 @@ import { slurmJobs } from './007-slurm-jobs'
 // Conventions: JSON columns hold TEXT written by JSON.stringify; times are ISO-8601 wall
 // clock in *_at columns and integer nanoseconds (sim or target time) in *_ns columns.
 // Secrets (passwords, key passphrases) have no column: they live in the SecretStore.
-// One file per migration, named by its number.
+// One file per migration, named by its number. 008 and 010 come from branches merged
+// alongside 009 (slurm clusters): the list puts them in their numbers' order when they land.
 
 export type { Migration } from './types'
 
-export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs]
+export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, slurmClusters]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 
