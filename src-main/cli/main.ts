@@ -14,9 +14,10 @@ import { runCommand } from './commands/run'
 import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
 import { slurmCommand } from './slurm'
+import { clusterCommand } from './cluster'
 import { testbedCommand } from './commands/testbed'
 
-const COMMANDS: Command[] = [runCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand, slurmCommand]
+const COMMANDS: Command[] = [runCommand, listCommand, showCommand, renameCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, intCommand, slurmCommand, clusterCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

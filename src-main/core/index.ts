@@ -28,6 +28,8 @@ export interface NodeCoreOptions {
   runMemoryMb?: number
   /** The desktop shell's save/open dialogs for archives (archive.export / archive.import). */
   archiveDialogs?: ArchiveDialogs
+  /** How often open Slurm sweeps are looked at; default 3 s. */
+  slurmIntervalMs?: number
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
@@ -53,5 +55,6 @@ export function createNodeCore(opts: NodeCoreOptions): Core {
     knownHosts,
     secrets,
     archiveDialogs: opts.archiveDialogs,
+    ...(opts.slurmIntervalMs ? { slurmIntervalMs: opts.slurmIntervalMs } : {}),
   })
 }
