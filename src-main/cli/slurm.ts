@@ -77,6 +77,17 @@ async function connectPinned(core: Core, ref: SlurmClusterRef, trust: string | u
 
 export type SlurmRunValues = { [K in keyof typeof SLURM_RUN_OPTIONS]?: string | boolean }
 
+/** The saved cluster a run names: --cluster, else (without --login) the file's runner.cluster. */
+export function namedCluster(values: SlurmRunValues, runner: RunnerSpec | undefined): string | undefined {
+  if (typeof values.cluster === 'string') return values.cluster
+  return values.login || runner?.kind !== 'slurm' ? undefined : runner.cluster
+}
+
+export function unknownCluster(values: SlurmRunValues, name: string, known: string[]): UsageError {
+  const where = values.cluster ? '--cluster' : 'runner.cluster in the experiment file'
+  return new UsageError(`${where}: no saved Slurm cluster '${name}' (${known.length ? `saved: ${known.join(', ')}` : 'none saved yet'}); add it with p4lab cluster add ${name} --login USER@HOST --work DIR`)
+}
+
 /**
  * Where and how a sweep goes: a saved cluster (--cluster, else the file's runner:) or an ad-hoc
  * login (--login, or this machine); each sbatch option from its flag, else the file's runner:,
@@ -87,15 +98,11 @@ export function slurmTarget(core: Core, values: SlurmRunValues, runner: RunnerSp
   const fromFile = runner?.kind === 'slurm' ? runner : undefined
   if (v.cluster && v.login) throw new UsageError('give --cluster NAME (a saved cluster) or --login USER@HOST, not both')
   if (!v.login && v.key) throw new UsageError('--key goes with --login')
-  const name = v.cluster ?? (v.login ? undefined : fromFile?.cluster)
+  const name = namedCluster(values, runner)
   let saved: ClusterRow | undefined
   if (name !== undefined) {
     saved = core.opts.store.getCluster(name)
-    if (!saved) {
-      const known = core.opts.store.listClusters().map((c) => c.name)
-      const where = v.cluster ? '--cluster' : 'runner.cluster in the experiment file'
-      throw new UsageError(`${where}: no saved Slurm cluster '${name}' (${known.length ? `saved: ${known.join(', ')}` : 'none saved yet'}); add it with p4lab cluster add ${name} --login USER@HOST --work DIR`)
-    }
+    if (!saved) throw unknownCluster(values, name, core.opts.store.listClusters().map((c) => c.name))
   }
   const ref: SlurmClusterRef = saved ? saved.login : v.login ? parseLogin(v.login, v.key) : { kind: 'local' }
   const partition = v.partition ?? fromFile?.partition ?? saved?.partition ?? undefined

@@ -4,7 +4,7 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { ClusterCheck, SlurmClusterInput, type ClusterCheckItem, type SlurmCluster } from '../../contract'
-import { CoreError, notFound } from '../errors'
+import { CoreError } from '../errors'
 import { formatIssues } from '../testbeds/service'
 import { HostKeyChangedError, HostKeyUnknownError, fingerprint, type KnownHosts } from '../ssh'
 import type { SecretStore } from '../secrets'
