@@ -16,11 +16,12 @@ import { runCommand } from './commands/run'
 import { serveCommand } from './commands/serve'
 import { showCommand } from './commands/show'
 import { slurmCommand } from './slurm'
+import { clusterCommand } from './cluster'
 import { testbedCommand } from './commands/testbed'
 import { topologyCommand } from './commands/topology'
 import { validateCommand } from './commands/validate'
 
-const COMMANDS: Command[] = [runCommand, validateCommand, listCommand, showCommand, renameCommand, tagCommand, noteCommand, rmCommand, archiveCommand, restoreCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, topologyCommand, intCommand, slurmCommand]
+const COMMANDS: Command[] = [runCommand, validateCommand, listCommand, showCommand, renameCommand, tagCommand, noteCommand, rmCommand, archiveCommand, restoreCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, topologyCommand, intCommand, slurmCommand, clusterCommand]
 
 function usage(): string {
   const lines = COMMANDS.flatMap((c) => c.usage.map((l) => `  ${l}`))

@@ -5,16 +5,16 @@ import { parseArgs } from 'node:util'
 import type { Core } from '../core'
 import { cellsToResume, sweepMatrix } from '../core/sweeps'
 import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
-import { FileSecretStore, defaultSecretsPath } from '../core/secrets'
 import { userDataDir } from '../core/paths'
-import { LocalShell, SshShell, SlurmSweeps, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
-import type { ExperimentRow, SlurmClusterRef } from '../core/store'
-import type { ExperimentSpec } from '../core/spec'
+import { SlurmSweeps, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
+import type { ClusterRow, ExperimentRow, SlurmClusterRef } from '../core/store'
+import type { ExperimentSpec, RunnerSpec } from '../core/spec'
 import { printable } from '../model/printable'
 import { openCore, COMMON_OPTIONS, UsageError, type Command } from './common'
 
 export const SLURM_RUN_OPTIONS = {
   on: { type: 'string' },
+  cluster: { type: 'string' },
   login: { type: 'string' },
   key: { type: 'string' },
   'trust-host-key': { type: 'string' },
@@ -29,7 +29,8 @@ export const SLURM_RUN_OPTIONS = {
 } as const
 
 export const SLURM_RUN_USAGE = [
-  '    --on slurm runs the cells as one Slurm job array: on this machine as the login node, or',
+  '    --on slurm runs the cells as one Slurm job array: on a saved cluster (--cluster NAME, see p4lab cluster),',
+  '      or the runner: of the file (--on local runs it here anyway); on this machine as the login node, or',
   '      --login USER@HOST[:PORT] [--key FILE] [--trust-host-key SHA256:...] over SSH; --work DIR (shared folder,',
   '      default ~/.p4lab/slurm), --partition, --account, --time, --cpus-per-task N, --max-parallel M, --node PATH,',
   '      --detach (submit only; `p4lab slurm follow` later)',
@@ -51,15 +52,14 @@ export function parseLogin(login: string, keyFile: string | undefined): SlurmClu
 
 const knownHostsOf = (core: Core): KnownHosts => core.opts.knownHosts ?? p4labKnownHosts(userDataDir())
 
-export function clusterShell(core: Core, ref: SlurmClusterRef): ClusterShell {
-  if (ref.kind === 'local') return new LocalShell()
-  // The testbeds' known_hosts and secrets: a login node pinned once is pinned for both.
-  return new SshShell(ref, { knownHosts: knownHostsOf(core), secrets: core.opts.secrets ?? new FileSecretStore(defaultSecretsPath(userDataDir())) })
+/** The testbeds' known_hosts and secrets (a login node pinned once is pinned for both); a saved cluster's passphrase. */
+export function clusterShell(core: Core, ref: SlurmClusterRef): Promise<ClusterShell> {
+  return core.clusters.shellFor(ref)
 }
 
 /** A first contact with an unknown login node: pinned only when the user names its fingerprint. */
 async function connectPinned(core: Core, ref: SlurmClusterRef, trust: string | undefined): Promise<ClusterShell> {
-  const shell = clusterShell(core, ref)
+  const shell = await clusterShell(core, ref)
   try {
     await shell.run(['true'])
     return shell
@@ -73,6 +73,53 @@ async function connectPinned(core: Core, ref: SlurmClusterRef, trust: string | u
     process.stderr.write(`p4lab: pinned the ${err.keyType} key ${err.fingerprint} of ${err.hostLabel}\n`)
     return clusterShell(core, ref)
   }
+}
+
+export type SlurmRunValues = { [K in keyof typeof SLURM_RUN_OPTIONS]?: string | boolean }
+
+/** The saved cluster a run names: --cluster, else (without --login) the file's runner.cluster. */
+export function namedCluster(values: SlurmRunValues, runner: RunnerSpec | undefined): string | undefined {
+  if (typeof values.cluster === 'string') return values.cluster
+  return values.login || runner?.kind !== 'slurm' ? undefined : runner.cluster
+}
+
+export function unknownCluster(values: SlurmRunValues, name: string, known: string[]): UsageError {
+  const where = values.cluster ? '--cluster' : 'runner.cluster in the experiment file'
+  return new UsageError(`${where}: no saved Slurm cluster '${name}' (${known.length ? `saved: ${known.join(', ')}` : 'none saved yet'}); add it with p4lab cluster add ${name} --login USER@HOST --work DIR`)
+}
+
+/**
+ * Where and how a sweep goes: a saved cluster (--cluster, else the file's runner:) or an ad-hoc
+ * login (--login, or this machine); each sbatch option from its flag, else the file's runner:,
+ * else the saved cluster's default. Throws a UsageError before anything is written.
+ */
+export function slurmTarget(core: Core, values: SlurmRunValues, runner: RunnerSpec | undefined): { ref: SlurmClusterRef; opts: SlurmSubmitOptions } {
+  const v = values as Record<string, string | undefined>
+  const fromFile = runner?.kind === 'slurm' ? runner : undefined
+  if (v.cluster && v.login) throw new UsageError('give --cluster NAME (a saved cluster) or --login USER@HOST, not both')
+  if (!v.login && v.key) throw new UsageError('--key goes with --login')
+  const name = namedCluster(values, runner)
+  let saved: ClusterRow | undefined
+  if (name !== undefined) {
+    saved = core.opts.store.getCluster(name)
+    if (!saved) throw unknownCluster(values, name, core.opts.store.listClusters().map((c) => c.name))
+  }
+  const ref: SlurmClusterRef = saved ? saved.login : v.login ? parseLogin(v.login, v.key) : { kind: 'local' }
+  const partition = v.partition ?? fromFile?.partition ?? saved?.partition ?? undefined
+  const account = v.account ?? fromFile?.account ?? saved?.account ?? undefined
+  const time = v.time ?? fromFile?.time ?? saved?.time ?? undefined
+  const cpusPerTask = positiveInt('cpus-per-task', v['cpus-per-task']) ?? fromFile?.cpusPerTask
+  const maxParallel = positiveInt('max-parallel', v['max-parallel']) ?? fromFile?.maxParallel
+  const opts: SlurmSubmitOptions = {
+    workDir: v.work ?? (saved ? core.clusters.workDir(saved) : ref.kind === 'local' ? join(homedir(), '.p4lab', 'slurm') : '.p4lab/slurm'),
+    ...(partition ? { partition } : {}),
+    ...(account ? { account } : {}),
+    ...(time ? { time } : {}),
+    ...(cpusPerTask ? { cpusPerTask } : {}),
+    ...(maxParallel ? { maxParallel } : {}),
+    ...(v.node ? { node: v.node } : {}),
+  }
+  return { ref, opts }
 }
 
 function bar(p: SlurmProgress): string {
@@ -128,19 +175,9 @@ function outcome(core: Core, p: SlurmProgress): number {
   return statuses.every((s) => s === 'done') ? 0 : 1
 }
 
-export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean, values: { [K in keyof typeof SLURM_RUN_OPTIONS]?: string | boolean }): Promise<number> {
+export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean, target: { ref: SlurmClusterRef; opts: SlurmSubmitOptions }, values: SlurmRunValues): Promise<number> {
   const v = values as Record<string, string | undefined> & { detach?: boolean }
-  const ref: SlurmClusterRef = v.login ? parseLogin(v.login, v.key) : { kind: 'local' }
-  if (!v.login && v.key) throw new UsageError('--key goes with --login')
-  const opts: SlurmSubmitOptions = {
-    workDir: v.work ?? (ref.kind === 'local' ? join(homedir(), '.p4lab', 'slurm') : '.p4lab/slurm'),
-    ...(v.partition ? { partition: v.partition } : {}),
-    ...(v.account ? { account: v.account } : {}),
-    ...(v.time ? { time: v.time } : {}),
-    ...(v['cpus-per-task'] ? { cpusPerTask: positiveInt('cpus-per-task', v['cpus-per-task']) } : {}),
-    ...(v['max-parallel'] ? { maxParallel: positiveInt('max-parallel', v['max-parallel']) } : {}),
-    ...(v.node ? { node: v.node } : {}),
-  }
+  const { ref, opts } = target
   const store = core.opts.store
   const spec = exp.spec as ExperimentSpec
   const m = sweepMatrix(store, exp.id)
@@ -170,7 +207,7 @@ async function cmdSlurm(action: string, jobArg: string | undefined, db: string |
     if (jobArg !== undefined && jobs.length === 0) throw new UsageError(`no ${action === 'status' ? '' : 'open '}Slurm job ${jobArg} in ${store.file}`)
     let code = 0
     for (const j of jobs) {
-      const shell = clusterShell(core, j.cluster)
+      const shell = await clusterShell(core, j.cluster)
       try {
         const sweeps = new SlurmSweeps({ store, shell })
         const p = action === 'cancel' ? await sweeps.cancel(j.id) : action === 'follow' ? await followJob(sweeps, j.id) : await sweeps.refresh(j.id)

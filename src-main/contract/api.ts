@@ -1,6 +1,12 @@
 import { z } from 'zod'
 import type { EventName, MethodName } from './names'
 import {
+  ClusterCheck,
+  ClusterName,
+  SlurmCluster,
+  SlurmClusterInput,
+  SlurmJobView,
+  SlurmSubmitRequest,
   CompareMetric,
   CompareResult,
   Experiment,
@@ -192,6 +198,23 @@ export const methods = {
     req: z.object({ name: z.string(), experimentId: Id, mapping: z.unknown().optional() }).strict(),
     res: MappingPreview,
   },
+  'clusters.list': { req: Empty, res: z.array(SlurmCluster) },
+  /** Saves a cluster, new or replacing `replacing` (which may be renamed); its passphrase goes to the secret store. */
+  'clusters.save': { req: z.object({ replacing: ClusterName.optional(), cluster: SlurmClusterInput }).strict(), res: SlurmCluster },
+  'clusters.delete': { req: z.object({ name: ClusterName }).strict(), res: z.object({ deleted: z.boolean() }) },
+  /** Reaches the login node and looks for sbatch, squeue, sacct, scancel, Node >= 20 and a writable work folder; an unknown host key stops it with the fingerprint. */
+  'clusters.check': { req: z.object({ name: ClusterName }).strict(), res: ClusterCheck },
+  /** Pins the login node's key, only if the key it presents now has the fingerprint the user confirmed. */
+  'clusters.trust': {
+    req: z.object({ name: ClusterName, fingerprint: z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'expected a SHA256:… fingerprint') }).strict(),
+    res: z.object({ keyType: z.string(), fingerprint: z.string(), alreadyTrusted: z.boolean() }),
+  },
+  /** Submits the experiment's cells (or, with resume, those with no done run) as one job array on a saved cluster; the core follows and merges it. */
+  'slurm.submit': { req: SlurmSubmitRequest, res: z.object({ job: SlurmJobView, runIds: z.array(z.number().int()) }) },
+  /** The experiment's job arrays, newest last, as of the last look. */
+  'slurm.jobs': { req: z.object({ experimentId: Id }).strict(), res: z.array(SlurmJobView) },
+  /** scancel every open job array of the experiment; its cells end cancelled (completed ones merge). */
+  'slurm.cancel': { req: z.object({ experimentId: Id }).strict(), res: z.array(SlurmJobView) },
   /** The programs in p4/ per scheme and target, with their tables and registers. */
   'pipelines.list': { req: Empty, res: z.array(PipelineProgram) },
   /** A program's text and includes; with experimentId, that experiment's variant when it has one. */
@@ -330,6 +353,8 @@ export const events = {
   'run.points': z.object({ runId: z.number().int(), stats: z.array(PointStats) }),
   /** An event the run's target recorded while it runs (a decoded INT report), as stored. */
   'run.event': z.object({ runId: z.number().int(), event: RunEvent }),
+  /** A Slurm job array was looked at (squeue/sacct) and its finished tasks merged. */
+  'slurm.progress': z.object({ experimentId: z.number().int(), job: SlurmJobView }),
 } as const satisfies Record<EventName, z.ZodType>
 
 export type Req<M extends MethodName> = z.input<(typeof methods)[M]['req']>

@@ -45,6 +45,14 @@ export const METHOD_NAMES = [
   'testbeds.setMapping',
   'testbeds.previewMapping',
   'testbeds.pickKeyFile',
+  'clusters.list',
+  'clusters.save',
+  'clusters.delete',
+  'clusters.check',
+  'clusters.trust',
+  'slurm.submit',
+  'slurm.jobs',
+  'slurm.cancel',
   'pipelines.list',
   'pipelines.source',
   'pipelines.render',
@@ -62,7 +70,7 @@ export const METHOD_NAMES = [
   'archive.import',
 ] as const
 
-export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry', 'run.points', 'run.event'] as const
+export const EVENT_NAMES = ['run.status', 'run.progress', 'run.series', 'run.telemetry', 'run.points', 'run.event', 'slurm.progress'] as const
 
 export type MethodName = (typeof METHOD_NAMES)[number]
 export type EventName = (typeof EVENT_NAMES)[number]

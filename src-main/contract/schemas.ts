@@ -203,6 +203,7 @@ export type RunFlows = z.infer<typeof RunFlows>
 // The shapes of each later domain live in their own file; this module gathers them.
 export * from './testbeds'
 export * from './testbed-mapping'
+export * from './clusters'
 export * from './pipelines'
 export * from './sweeps'
 export * from './revisions'

@@ -30,6 +30,8 @@ export interface NodeCoreOptions {
   archiveDialogs?: ArchiveDialogs
   /** The desktop shell's open dialog for an SSH private key (testbeds.pickKeyFile). */
   keyFileDialog?: () => Promise<string | null>
+  /** How often open Slurm sweeps are looked at; default 3 s. */
+  slurmIntervalMs?: number
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
@@ -56,5 +58,6 @@ export function createNodeCore(opts: NodeCoreOptions): Core {
     secrets,
     archiveDialogs: opts.archiveDialogs,
     ...(opts.keyFileDialog ? { keyFileDialog: opts.keyFileDialog } : {}),
+    ...(opts.slurmIntervalMs ? { slurmIntervalMs: opts.slurmIntervalMs } : {}),
   })
 }

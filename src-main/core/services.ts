@@ -13,6 +13,8 @@ import { schemeHandlers } from './handlers/schemes'
 import { sweepHandlers } from './handlers/sweeps'
 import { testbedHandlers } from './handlers/testbeds'
 import { topologyHandlers } from './handlers/topology'
+import { slurmHandlers } from './handlers/slurm'
+import { ClusterService, SlurmFollower } from './slurm'
 import { CoreError, notFound } from './errors'
 import { Orchestrator } from './orchestrator'
 import { packageRoot, packageVersion, userDataDir } from './paths'
@@ -48,6 +50,10 @@ export interface CoreOptions {
   archiveDialogs?: ArchiveDialogs
   /** The desktop shell's open dialog for an SSH private key (testbeds.pickKeyFile); absent in web mode. */
   keyFileDialog?: () => Promise<string | null>
+  /** What Slurm commands see when a cluster's login node is this machine; default process.env. */
+  slurmEnv?: NodeJS.ProcessEnv
+  /** How often a Slurm sweep is looked at (squeue/sacct); default 3 s. */
+  slurmIntervalMs?: number
 }
 
 
@@ -66,6 +72,8 @@ export class Core {
   readonly orchestrator: Orchestrator
   readonly handlers: Handlers
   readonly testbeds: TestbedService
+  readonly clusters: ClusterService
+  readonly slurm: SlurmFollower
 
   private readonly knownHosts: KnownHosts
   private readonly secrets: SecretStore
@@ -81,7 +89,30 @@ export class Core {
       runnableKinds: () => Object.keys(opts.drivers),
       baseDir: opts.defaultBaseDir,
     })
+    this.clusters = new ClusterService({ store: opts.store, knownHosts: this.knownHosts, secrets: this.secrets, ...(opts.slurmEnv ? { localEnv: opts.slurmEnv } : {}) })
+    this.slurm = new SlurmFollower({
+      store: opts.store,
+      clusters: this.clusters,
+      specOf: (id) => {
+        const exp = opts.store.getExperiment(id)
+        if (!exp) throw notFound('experiment', id)
+        return this.parseOrThrow(exp.yaml, exp.file)
+      },
+      announce: (run) =>
+        this.bus.emit('run.status', { runId: run.id, experimentId: run.experimentId, status: run.status, error: run.error, at: new Date().toISOString(), run: toRun(run) }),
+      progress: (job) => this.bus.emit('slurm.progress', { experimentId: job.experimentId, job }),
+      ...(opts.slurmIntervalMs ? { intervalMs: opts.slurmIntervalMs } : {}),
+    })
     this.handlers = this.makeHandlers()
+  }
+
+  /**
+   * For a long-lived process (serve, the app): follows the Slurm sweeps the store has open,
+   * submitted by an earlier session or another process. Returns the stop function.
+   */
+  followSlurm(): () => Promise<void> {
+    this.slurm.followOpen()
+    return () => this.slurm.stop()
   }
 
   /** <userData> of the database: artifacts/, variants/ and imports/ live beside it. */
@@ -291,6 +322,7 @@ export class Core {
           return this.parseOrThrow(exp.yaml, exp.file).topology as FabricSpec
         },
       }),
+      ...slurmHandlers(this.clusters, this.slurm),
       ...pipelineHandlers({
         store,
         dataDir: store.file === ':memory:' ? userDataDir() : dirname(store.file),

@@ -77,6 +77,8 @@ async function createWindow(): Promise<void> {
   const core = createNodeCore({ dbPath: defaultDbPath(), nativeBinding: process.env.P4LAB_SQLITE_BINDING, archiveDialogs, keyFileDialog })
   core.start()
   core.watchInterrupted()
+  // Slurm sweeps left open by an earlier session: the job ids are in the store.
+  core.followSlurm()
 
   const rendererIndex = join(__dirname, '../renderer/index.html')
   const devUrl = process.env.ELECTRON_RENDERER_URL

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
@@ -8,7 +8,7 @@ import { parseExperiment, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
 import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
-import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, runOnSlurm } from '../slurm'
+import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
 
 function parseParallel(text: string | undefined): number | undefined {
   if (text === undefined) return undefined
@@ -44,7 +44,7 @@ function continueSweep(core: ReturnType<typeof openCore>, experimentId: number, 
   return r.runs
 }
 
-async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string, mode: RunMode = 'all', slurm?: Parameters<typeof runOnSlurm>[3]): Promise<number> {
+async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string, mode: RunMode = 'all', slurmValues: SlurmRunValues = {}): Promise<number> {
   const path = resolve(file)
   let yaml: string
   try {
@@ -71,7 +71,22 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     for (const e of parsed.errors) process.stderr.write(`${e.file}:${e.line}:${e.column}: ${e.path}: ${e.message}\n`)
     return 2
   }
+  // --on slurm, or the file's runner: (unless --on local); the flags override the file.
+  const onSlurm = slurmValues.on === 'slurm' || (slurmValues.on === undefined && parsed.spec.runner?.kind === 'slurm')
+  const slurmOnly = (Object.keys(SLURM_RUN_OPTIONS) as Array<keyof typeof SLURM_RUN_OPTIONS>).filter((k) => k !== 'on' && slurmValues[k] !== undefined && slurmValues[k] !== false)
+  if (!onSlurm && slurmOnly.length) throw new UsageError(`--${slurmOnly[0]} goes with --on slurm (or a runner: { kind: slurm } in the file)`)
+  if (onSlurm && mode === 'rerun-failed') throw new UsageError('--rerun-failed runs locally; on Slurm use --resume')
+  // A cluster named where no database exists yet: refused before the database is created.
+  const named = onSlurm ? namedCluster(slurmValues, parsed.spec.runner) : undefined
+  if (named !== undefined && !existsSync(resolve(db ?? defaultDbPath()))) throw unknownCluster(slurmValues, named, [])
   const core = openCore(db, parallel)
+  let slurm: ReturnType<typeof slurmTarget> | undefined
+  try {
+    slurm = onSlurm ? slurmTarget(core, slurmValues, parsed.spec.runner) : undefined
+  } catch (err) {
+    core.opts.store.close()
+    throw err
+  }
   const refused = core.opts.drivers[parsed.spec.testbed] ? null : core.testbeds.notRunnable(parsed.spec.testbed)
   if (refused) {
     core.opts.store.close()
@@ -90,7 +105,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   }
   if (slurm) {
     try {
-      return await runOnSlurm(core, exp, mode === 'resume', slurm)
+      return await runOnSlurm(core, exp, mode === 'resume', slurm, slurmValues)
     } finally {
       store.close()
     }
@@ -140,9 +155,6 @@ export const runCommand: Command = {
     if (values.resume && values['rerun-failed']) throw new UsageError('give --resume or --rerun-failed, not both')
     const mode: RunMode = values.resume ? 'resume' : values['rerun-failed'] ? 'rerun-failed' : 'all'
     if (values.on !== undefined && values.on !== 'slurm' && values.on !== 'local') throw new UsageError(`--on takes slurm or local, got '${values.on}'`)
-    const slurmOnly = (Object.keys(SLURM_RUN_OPTIONS) as Array<keyof typeof SLURM_RUN_OPTIONS>).filter((k) => k !== 'on' && values[k] !== undefined && values[k] !== false)
-    if (values.on !== 'slurm' && slurmOnly.length) throw new UsageError(`--${slurmOnly[0]} goes with --on slurm`)
-    if (values.on === 'slurm' && mode === 'rerun-failed') throw new UsageError('--rerun-failed runs locally; on Slurm use --resume')
-    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel), values.testbed, mode, values.on === 'slurm' ? values : undefined)
+    return cmdRun(positionals[0], values.db, values.json, parseParallel(values.parallel), values.testbed, mode, values)
   },
 }

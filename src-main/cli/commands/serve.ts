@@ -7,10 +7,12 @@ async function cmdServe(port: number, db: string | undefined): Promise<number> {
   const core = openCore(db)
   const server = await startServer(core, { port, rendererDir: rendererDir() })
   core.watchInterrupted()
+  const stopSlurm = core.followSlurm()
   process.stdout.write(`p4lab ${packageVersion()} is serving the app (database ${core.opts.store.file})\n`)
   process.stdout.write(`open ${server.url}\n`)
   const stop = async () => {
     core.orchestrator.cancelAll()
+    await stopSlurm()
     await server.close()
     core.opts.store.close()
     process.exit(0)

@@ -85,6 +85,8 @@ export async function mergeTask(o: { store: Store; shell: ClusterShell; job: Slu
     }
     const completion = assessCompletion({ flows, counters, facts, stopAfterNs: o.spec.stopAfterNs, log: () => store.listLogs(run.id).map((l) => l.line) })
     return store.transaction(() => {
+      // Another process following the same job (the app and `p4lab slurm follow`) merged it meanwhile.
+      if (store.slurmTaskOfRun(run.id)?.settled) return store.getRun(run.id)!
       store.insertFlows(run.id, flows)
       for (const e of result.events) store.addEvent(run.id, e.tNs, e.kind, e.detail)
       store.setRunResults(run.id, { stats: fctStats(flows), counters, facts, completion })

@@ -9,6 +9,7 @@ export {
   WORKLOAD_KINDS,
   type CdfKind,
   type ExperimentSpec,
+  type RunnerSpec,
   type FailureSpec,
   type IncastWorkloadSpec,
   type IntSpec,

@@ -7,7 +7,7 @@ import type { Fabric } from '../../model/topology'
 import { canonicalLink, checkAgainstFabric, checkParams, toTopology } from './checks'
 import { addressPlanProblems, budgetProblems, controlCharacterProblems, yamlSizeProblem } from './limits'
 import { formatPath, locate, type FieldPath } from './locate'
-import { DEFAULT_INT_PORT, experimentSchema, type RawExperiment } from './schema'
+import { DEFAULT_INT_PORT, describeValue, experimentSchema, type RawExperiment } from './schema'
 import type { ExperimentSpec, FailureSpec, IntSpec, IntWatch, ParseOptions, ParseResult, WorkloadSpec } from './types'
 import { loadWorkloadCdf } from './workload'
 
@@ -67,6 +67,11 @@ export function parseExperiment(text: string, opts: ParseOptions): ParseResult {
   if (isPlainObject(raw)) for (const p of checkParams(raw)) report(p.path, p.message, true)
   if (isPlainObject(raw) && fabric.fabric) {
     for (const p of [...addressPlanProblems(fabric.fabric), ...budgetProblems(raw, fabric.fabric)]) report(p.path, p.message, p.keyOf, p)
+  }
+
+  // A job array runs the simulator's cell runner: only sim experiments go to a cluster.
+  if (isPlainObject(raw) && isPlainObject(raw.runner) && raw.runner.kind === 'slurm' && raw.testbed !== undefined && raw.testbed !== 'sim') {
+    report(['runner', 'kind'], `a Slurm runner runs simulator cells only, and this experiment runs on testbed ${describeValue(raw.testbed)}; remove runner: or use testbed: sim`)
   }
 
   if (errors.length > 0 || !result.success || !cdf?.ok || !fabric.fabric) return { ok: false, errors: tidy(errors) }
@@ -131,6 +136,7 @@ function normalise(raw: RawExperiment, fabric: Fabric, cdf: { file?: string; cdf
     telemetryIntervalNs: raw.telemetry.interval,
     ...intSpec(raw.telemetry.int),
     stopAfterNs: raw.stopAfter,
+    ...(raw.runner ? { runner: raw.runner } : {}),
   }
 }
 

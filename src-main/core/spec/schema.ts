@@ -437,6 +437,38 @@ const intOption = either((v) =>
 
 export const telemetrySchema = mapping({ interval: duration().default(100_000), int: intOption.optional() }).prefault({})
 
+/** sbatch --time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (Slurm's forms). */
+export const SLURM_TIME_RE = /^(\d+-)?\d+(:\d{1,2}){0,2}$/
+
+/**
+ * Where the cells run: on this machine (the default, no `runner:`), or as one Slurm job array
+ * on a saved cluster (`p4lab cluster add`, or Clusters in the app). The p4lab run flags
+ * (--cluster, --partition, --account, --time, --cpus-per-task, --max-parallel) override it.
+ */
+export const runnerSchema = z.discriminatedUnion(
+  'kind',
+  [
+    mapping({ kind: z.literal('local') }, "a mapping { kind: local } (local runs need no other field)"),
+    mapping(
+      {
+        kind: z.literal('slurm'),
+        cluster: text('the name of a saved Slurm cluster (p4lab cluster list)'),
+        partition: text('a Slurm partition name').optional(),
+        account: text('a Slurm account name').optional(),
+        time: z
+          .union([z.string(), z.number()], { error: expected('a Slurm time limit such as 30, 1:00:00 or 1-12') })
+          .transform((v) => String(v).trim())
+          .refine((v) => SLURM_TIME_RE.test(v), { error: (iss) => `expected a Slurm time limit such as 30 (minutes), 1:00:00 or 1-12 (days-hours), got ${describeValue(iss.input)}` })
+          .optional(),
+        cpusPerTask: positiveInt().optional(),
+        maxParallel: positiveInt('a positive integer (array tasks running at once)').optional(),
+      },
+      'a mapping { kind: slurm, cluster, partition, account, time, cpusPerTask, maxParallel }',
+    ),
+  ],
+  { error: kindError(['local', 'slurm'], 'a mapping { kind: slurm, cluster: NAME, ... }') },
+)
+
 export function experimentSchema(testbeds: readonly string[]) {
   return mapping(
     {
@@ -459,6 +491,7 @@ export function experimentSchema(testbeds: readonly string[]) {
       seeds: oneOrMany(integer('a non-negative integer', 0), 'a non-negative integer').default([1]),
       telemetry: telemetrySchema,
       stopAfter: stopAfterSchema,
+      runner: runnerSchema.optional(),
     },
     'a mapping of experiment fields (name, topology, schemes, workload, ...)',
   )

@@ -141,4 +141,10 @@ export interface ExperimentSpec {
    */
   int?: IntSpec
   stopAfterNs: number
+  /** Where the cells run, when the file says (runner:); absent: on this machine. Not part of the config key. */
+  runner?: RunnerSpec
 }
+
+export type RunnerSpec =
+  | { kind: 'local' }
+  | { kind: 'slurm'; cluster: string; partition?: string; account?: string; time?: string; cpusPerTask?: number; maxParallel?: number }

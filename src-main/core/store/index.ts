@@ -7,5 +7,6 @@ export { ROLLUP_WIDTHS_NS, pickRollupWidth, type RollupRead, type RollupRows } f
 export type { ReadSamplesOptions, SamplesRead } from './telemetry'
 export { CHUNK_MAX, seriesReader, type SeriesSamples } from './samples'
 export type { SlurmClusterRef, SlurmJobRow, SlurmTaskRow } from './slurm'
+export type { ClusterRow, ClusterRowInput } from './clusters'
 export { NameTakenError } from './experiments'
 export { configKey, type RevisionRow, type RunRecordJson } from './revisions'

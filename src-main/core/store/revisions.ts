@@ -56,6 +56,8 @@ export function configKey(spec: unknown): string {
   delete s.description
   delete s.tags
   delete s.testbed
+  // Where the cells ran (runner:) does not change what they compute.
+  delete s.runner
   return createHash('sha256').update(canonicalJson(s)).digest('hex')
 }
 

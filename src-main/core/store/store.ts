@@ -3,6 +3,7 @@ import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import type { FctStats, RunCompletion, RunStatus } from '../../contract/schemas'
 import * as artifacts from './artifacts'
+import * as clusters from './clusters'
 import * as experiments from './experiments'
 import * as flows from './flows'
 import * as layouts from './layouts'
@@ -369,5 +370,21 @@ export class Store {
 
   endSlurmJob(id: number): void {
     slurm.endSlurmJob(this.s, id)
+  }
+
+  listClusters(): clusters.ClusterRow[] {
+    return clusters.listClusters(this.s)
+  }
+
+  getCluster(name: string): clusters.ClusterRow | undefined {
+    return clusters.getCluster(this.s, name)
+  }
+
+  saveCluster(input: clusters.ClusterRowInput, replacing?: string): clusters.ClusterRow {
+    return clusters.saveCluster(this.s, input, replacing)
+  }
+
+  deleteCluster(name: string): number | null {
+    return clusters.deleteCluster(this.s, name)
   }
 }

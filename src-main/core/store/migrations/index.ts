@@ -8,6 +8,7 @@ import { revisions } from './005-revisions'
 import { heartbeats } from './006-heartbeats'
 import { slurmJobs } from './007-slurm-jobs'
 import { manage } from './008-manage'
+import { slurmClusters } from './009-slurm-clusters'
 import { testbedMappings } from './010-testbed-mappings'
 import { topologyLayouts } from './011-topology-layouts'
 
@@ -18,11 +19,11 @@ import { topologyLayouts } from './011-topology-layouts'
 // Conventions: JSON columns hold TEXT written by JSON.stringify; times are ISO-8601 wall
 // clock in *_at columns and integer nanoseconds (sim or target time) in *_ns columns.
 // Secrets (passwords, key passphrases) have no column: they live in the SecretStore.
-// One file per migration, named by its number.
+// One file per migration, named by its number; the list is in that order.
 
 export type { Migration } from './types'
 
-export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage, testbedMappings, topologyLayouts]
+export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage, slurmClusters, testbedMappings, topologyLayouts]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 

@@ -1,0 +1,184 @@
+// Saved Slurm clusters: stored like testbeds, reached with the same SSH layer (known_hosts
+// pinning shared with testbeds, a key's passphrase in the SecretStore), and checked for what
+// a sweep needs there: sbatch, squeue, sacct, scancel, Node 20 or newer, a writable shared folder.
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { ClusterCheck, SlurmClusterInput, type ClusterCheckItem, type SlurmCluster } from '../../contract'
+import { CoreError } from '../errors'
+import { formatIssues } from '../testbeds/service'
+import { HostKeyChangedError, HostKeyUnknownError, fingerprint, type KnownHosts } from '../ssh'
+import type { SecretStore } from '../secrets'
+import type { ClusterRow, SlurmClusterRef, Store } from '../store'
+import { fetchHostKey } from '../testbeds/hostkey'
+import { LocalShell, SshShell, type ClusterShell } from './shell'
+
+export function clusterPassphraseId(clusterId: number): string {
+  return `ssh:key-passphrase:slurm-cluster-${clusterId}`
+}
+
+export function loginLabel(ref: SlurmClusterRef): string {
+  return ref.kind === 'local' ? 'this machine' : `${ref.user}@${ref.host}:${ref.port}`
+}
+
+/** The Node a cell runner needs on the nodes. */
+export const MIN_NODE_MAJOR = 20
+
+const sameLogin = (a: SlurmClusterRef, b: SlurmClusterRef) =>
+  a.kind === b.kind && (a.kind === 'local' || (b.kind === 'ssh' && a.host === b.host && a.port === b.port && a.user === b.user && a.keyFile === b.keyFile))
+
+export interface ClusterServiceOptions {
+  store: Store
+  knownHosts: KnownHosts
+  secrets: SecretStore
+  /** What the Slurm commands see when the login node is this machine (SLURM_CONF, PATH). */
+  localEnv?: NodeJS.ProcessEnv
+  connectTimeoutMs?: number
+}
+
+export class ClusterService {
+  constructor(private readonly o: ClusterServiceOptions) {}
+
+  async list(): Promise<SlurmCluster[]> {
+    return Promise.all(this.o.store.listClusters().map((r) => this.view(r)))
+  }
+
+  async get(name: string): Promise<SlurmCluster> {
+    return this.view(this.row(name))
+  }
+
+  row(name: string): ClusterRow {
+    const r = this.o.store.getCluster(name)
+    if (!r) {
+      const names = this.o.store.listClusters().map((c) => c.name)
+      throw new CoreError('not-found', `no Slurm cluster named '${name}'; ${names.length ? `saved clusters: ${names.join(', ')}` : 'none is saved yet (p4lab cluster add, or Clusters in the app)'}`)
+    }
+    return r
+  }
+
+  async save(input: unknown, replacing?: string): Promise<SlurmCluster> {
+    const parsed = SlurmClusterInput.safeParse(input)
+    if (!parsed.success) throw new CoreError('invalid-request', `invalid cluster: ${formatIssues(parsed.error.issues)}`)
+    const c = parsed.data
+    if (replacing !== undefined) this.row(replacing)
+    let row: ClusterRow
+    try {
+      row = this.o.store.saveCluster({ name: c.name, login: c.login, workDir: c.workDir, partition: c.partition ?? null, account: c.account ?? null, time: c.time ?? null }, replacing)
+    } catch (err) {
+      throw new CoreError('conflict', (err as Error).message)
+    }
+    const secret = clusterPassphraseId(row.id)
+    if (c.passphrase) await this.o.secrets.set(secret, c.passphrase)
+    else if (c.passphrase === null || c.login.kind === 'local' || c.login.keyFile === null) await this.o.secrets.delete(secret)
+    return this.view(row)
+  }
+
+  async delete(name: string): Promise<boolean> {
+    const id = this.o.store.deleteCluster(name)
+    if (id === null) return false
+    await this.o.secrets.delete(clusterPassphraseId(id))
+    return true
+  }
+
+  /** The work folder as the cluster's commands take it: `~/x` relative to the login home. */
+  workDir(row: ClusterRow): string {
+    const w = row.workDir
+    if (w === '~' || w.startsWith('~/')) return row.login.kind === 'local' ? join(homedir(), w.slice(2)) : w.slice(2) || '.'
+    return w
+  }
+
+  /** A shell to the login node; the passphrase of the saved cluster with this login, if any. */
+  async shellFor(ref: SlurmClusterRef): Promise<ClusterShell> {
+    if (ref.kind === 'local') return new LocalShell(this.o.localEnv ?? process.env)
+    const saved = this.o.store.listClusters().find((c) => sameLogin(c.login, ref))
+    const secret = saved ? clusterPassphraseId(saved.id) : undefined
+    const has = secret !== undefined && (await this.o.secrets.get(secret)) !== undefined
+    return new SshShell(ref, { knownHosts: this.o.knownHosts, secrets: this.o.secrets, ...(has ? { passphraseSecret: secret } : {}) })
+  }
+
+  async check(name: string): Promise<ClusterCheck> {
+    const row = this.row(name)
+    const base = { cluster: row.name, checkedAt: new Date().toISOString() }
+    const shell = await this.shellFor(row.login)
+    try {
+      try {
+        const r = await shell.run(['true'])
+        if (r.code !== 0) throw new Error(`a login shell on ${shell.label} exited ${r.code}: ${r.stderr.trim()}`)
+      } catch (err) {
+        if (err instanceof HostKeyUnknownError) {
+          return { ...base, ready: false, status: 'unknown-key', message: `${err.hostLabel} is not known yet: it presents the ${err.keyType} key ${err.fingerprint}. Confirm it with the cluster's administrators before trusting it.`, hostKey: { keyType: err.keyType, fingerprint: err.fingerprint }, items: [] }
+        }
+        if (err instanceof HostKeyChangedError) {
+          return { ...base, ready: false, status: 'changed-key', message: err.message, hostKey: { keyType: err.keyType, fingerprint: err.fingerprint }, items: [] }
+        }
+        return { ...base, ready: false, status: 'error', message: `cannot reach the login node ${shell.label}: ${(err as Error).message}`, hostKey: null, items: [] }
+      }
+      const items: ClusterCheckItem[] = []
+      const probe = async (name: string, why: string, argv: string[], judge: (out: string) => { ok: boolean; detail: string }) => {
+        try {
+          const r = await shell.run(argv)
+          const out = `${r.stdout.toString('utf8')}${r.stderr}`.trim()
+          if (r.code !== 0) items.push({ name, ok: false, checked: true, detail: out.split('\n').slice(-2).join(' ') || `exited ${r.code}`, why })
+          else items.push({ name, ...judge(out), checked: true, why })
+        } catch (err) {
+          items.push({ name, ok: false, checked: false, detail: `could not look: ${(err as Error).message}`, why })
+        }
+      }
+      const tools: Array<[string, string]> = [
+        ['sbatch', 'submits the sweep as one job array'],
+        ['squeue', 'reads the state of the tasks still queued or running'],
+        ['sacct', 'reads the state of finished tasks (scontrol show job stands in on clusters without accounting)'],
+        ['scancel', 'cancels a sweep'],
+      ]
+      for (const [tool, why] of tools) {
+        await probe(tool, why, ['sh', '-c', 'command -v "$0" >/dev/null || { echo "$0: not on the PATH of a login shell" >&2; exit 127; }; command -v "$0"; "$0" --version', tool], (out) => ({ ok: true, detail: out.split('\n').join(' ') }))
+      }
+      await probe(`node >= ${MIN_NODE_MAJOR}`, `runs the cell runner on the nodes (one JavaScript file); seen here on the login node, the nodes need the same or newer`, ['sh', '-c', 'command -v node >/dev/null || { echo "node: not on the PATH of a login shell" >&2; exit 127; }; node --version'], (out) => {
+        const major = Number(/v(\d+)\./.exec(out)?.[1] ?? NaN)
+        return { ok: major >= MIN_NODE_MAJOR, detail: major >= MIN_NODE_MAJOR ? `Node ${out}` : `Node ${out}: older than ${MIN_NODE_MAJOR}; install Node ${MIN_NODE_MAJOR} or newer where the nodes find it` }
+      })
+      const work = this.workDir(row)
+      await probe('shared work folder', `holds the cell runner, each sweep's job file and the result bundles: it must be on a file system the login node and the nodes share`, ['sh', '-c', 'mkdir -p -- "$0" && cd -- "$0" && f=".p4lab-write-check.$$" && echo ok > "$f" && rm -f -- "$f" && pwd -P', work], (out) => ({ ok: true, detail: `${out} is writable` }))
+      return { ...base, ready: items.every((i) => i.ok), status: 'ok', message: null, hostKey: null, items }
+    } finally {
+      shell.close()
+    }
+  }
+
+  /** Pins the login node's key once the user confirmed `expected`; a changed key is never replaced here. */
+  async trust(name: string, expected: string): Promise<{ keyType: string; fingerprint: string; alreadyTrusted: boolean }> {
+    const row = this.row(name)
+    if (row.login.kind === 'local') throw new CoreError('invalid-request', `cluster '${name}' is this machine: there is no host key to trust`)
+    const { host, port } = row.login
+    let k
+    try {
+      k = await fetchHostKey(this.o.knownHosts, host, port, this.o.connectTimeoutMs ?? 15_000)
+    } catch (err) {
+      throw new CoreError('internal', `cannot fetch the host key of ${host} port ${port}: ${(err as Error).message}`)
+    }
+    if (k.fingerprint !== expected) {
+      throw new CoreError('conflict', `${host} port ${port} now presents the ${k.keyType} key ${k.fingerprint}, not the ${expected} you confirmed; nothing was pinned. Check again and compare the fingerprint.`)
+    }
+    const verdict = await this.o.knownHosts.verify(host, port, k.key)
+    if (verdict.status === 'changed' || verdict.status === 'revoked') {
+      const err = await this.o.knownHosts.check(host, port, k.key)
+      throw new CoreError('conflict', `${err?.message ?? `the host key of ${host} has changed`}; p4lab does not replace a pinned key`)
+    }
+    const alreadyTrusted = verdict.status === 'known'
+    if (!alreadyTrusted) await this.o.knownHosts.trust(host, port, k.key)
+    return { keyType: k.keyType, fingerprint: fingerprint(k.key), alreadyTrusted }
+  }
+
+  private async view(r: ClusterRow): Promise<SlurmCluster> {
+    return {
+      name: r.name,
+      login: r.login,
+      label: loginLabel(r.login),
+      workDir: r.workDir,
+      partition: r.partition,
+      account: r.account,
+      time: r.time,
+      hasPassphrase: r.login.kind === 'ssh' && (await this.o.secrets.get(clusterPassphraseId(r.id))) !== undefined,
+      createdAt: r.createdAt,
+    }
+  }
+}

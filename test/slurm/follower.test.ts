@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { SlurmJobView } from '../../src-main/contract'
+import { createDispatch, createNodeCore, type Core } from '../../src-main/core'
+import { startSlurm, type SlurmCluster } from '../helpers/slurm'
+import { startSshd, type Sshd } from '../helpers/sshd'
+
+// The app's side of Slurm sweeps, through the real dispatch: a saved cluster reached through
+// the test sshd with a passphrase-protected key (the passphrase in the secret store), checked
+// (host key confirmed first), a sweep submitted and followed by the core's service, the app
+// "closed" mid-sweep and a new core on the same database finishing it; then a cancel.
+const YAML = `name: slurm-app
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp, rps]
+workload: { kind: web-search, load: [0.3, 0.5], flows: 40 }
+seeds: [1, 2]
+`
+
+describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 }, () => {
+  let cluster: SlurmCluster
+  let sshd: Sshd
+  let dir: string
+
+  beforeAll(async () => {
+    cluster = await startSlurm()
+    sshd = await startSshd({ config: [`SetEnv SLURM_CONF=${cluster.conf}`] })
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-slurm-app-'))
+  }, 90_000)
+  afterAll(async () => {
+    await sshd?.stop()
+    await cluster?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  const open = () => {
+    const core = createNodeCore({ dbPath: join(dir, 'app.db'), baseDir: dir, dataDir: dir, slurmIntervalMs: 500 })
+    core.start()
+    const dispatch = createDispatch(core.handlers)
+    const call = async (method: string, params: unknown): Promise<any> => {
+      const r = await dispatch(method, params)
+      if (!r.ok) throw new Error(`${method}: ${r.error.code}: ${r.error.message}`)
+      return r.result
+    }
+    const progress: SlurmJobView[] = []
+    core.bus.subscribe((event, payload) => {
+      if (event === 'slurm.progress') progress.push((payload as { job: SlurmJobView }).job)
+    })
+    return { core, call, dispatch, progress }
+  }
+  const close = async (core: Core) => {
+    await core.slurm.stop()
+    core.opts.store.close()
+  }
+  const runsOf = (core: Core, expId: number) => core.opts.store.listRuns({ experimentId: expId })
+
+  it('saves, checks and trusts a cluster, follows a sweep across a reopened app, and cancels one', async () => {
+    let app = open()
+    // Bad input names the field; nothing is saved.
+    const bad = await app.dispatch('clusters.save', { cluster: { name: 'lab', login: { kind: 'ssh', host: sshd.host, port: 70000, user: sshd.user, keyFile: sshd.secretKey }, workDir: join(cluster.work, 'app') } })
+    expect(bad.ok).toBe(false)
+    expect(!bad.ok && bad.error.message).toMatch(/port.*1-65535/)
+    expect(await app.call('clusters.list', {})).toEqual([])
+
+    const saved = await app.call('clusters.save', {
+      cluster: { name: 'lab', login: { kind: 'ssh', host: sshd.host, port: sshd.port, user: sshd.user, keyFile: sshd.secretKey }, workDir: join(cluster.work, 'app'), partition: cluster.partition, time: '10', passphrase: sshd.keyPassphrase },
+    })
+    expect(saved).toMatchObject({ name: 'lab', label: `${sshd.user}@${sshd.host}:${sshd.port}`, hasPassphrase: true, partition: cluster.partition, time: '10' })
+
+    // First contact: the key is shown, not trusted; a wrong fingerprint pins nothing.
+    const first = await app.call('clusters.check', { name: 'lab' })
+    expect(first.status).toBe('unknown-key')
+    const fp = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', join(sshd.dir, 'host_ed25519.pub')], { encoding: 'utf8' }).split(' ')[1]
+    expect(first.hostKey.fingerprint).toBe(fp)
+    const wrong = await app.dispatch('clusters.trust', { name: 'lab', fingerprint: `SHA256:${'A'.repeat(43)}` })
+    expect(!wrong.ok && wrong.error.message).toMatch(/nothing was pinned/)
+    expect((await app.call('clusters.check', { name: 'lab' })).status).toBe('unknown-key')
+    await app.call('clusters.trust', { name: 'lab', fingerprint: fp })
+    const checked = await app.call('clusters.check', { name: 'lab' })
+    expect(checked.status).toBe('ok')
+    expect(Object.fromEntries(checked.items.map((i: { name: string; ok: boolean }) => [i.name, i.ok]))).toEqual({ sbatch: true, squeue: true, sacct: true, scancel: true, 'node >= 20': true, 'shared work folder': true })
+    expect(checked.ready).toBe(true)
+
+    const exp = await app.call('experiments.create', { yaml: YAML })
+    const sub = await app.call('slurm.submit', { experimentId: exp.id, cluster: 'lab', maxParallel: 2 })
+    expect(sub.runIds).toHaveLength(8)
+    expect(sub.job).toMatchObject({ tasks: 8, ended: false, cluster: `${sshd.user}@${sshd.host}:${sshd.port}` })
+    // The cluster's defaults went to sbatch.
+    const info = cluster.run(['scontrol', 'show', 'job', sub.job.jobId])
+    expect(info).toMatch(new RegExp(`Partition=${cluster.partition}\\b`))
+    expect(info).toMatch(/TimeLimit=00:10:00/)
+    expect(info).toMatch(/ArrayTaskThrottle=2/)
+
+    // The app quits mid-sweep; the next one picks the job up from the store and merges it.
+    await close(app.core)
+    app = open()
+    app.core.followSlurm()
+    await expect.poll(() => runsOf(app.core, exp.id).map((r) => r.status).sort().join(','), { timeout: 240_000, interval: 500 }).toBe(Array(8).fill('done').join(','))
+    const [job] = await app.call('slurm.jobs', { experimentId: exp.id })
+    expect(job).toMatchObject({ ended: true, tasks: 8, settled: 8, states: { COMPLETED: 8 }, error: null })
+    expect(app.progress.length).toBeGreaterThan(0)
+    const matrix = await app.call('sweeps.matrix', { experimentId: exp.id })
+    expect(matrix.cells.map((c: { slurm: { state: string } }) => c.slurm?.state)).toEqual(Array(8).fill('COMPLETED'))
+
+    // Everything again, one task at a time, cancelled at once: nothing left in squeue, the cells not done are cancelled.
+    const again = await app.call('slurm.submit', { experimentId: exp.id, cluster: 'lab', maxParallel: 1 })
+    const cancelled = await app.call('slurm.cancel', { experimentId: exp.id })
+    expect(cancelled).toHaveLength(1)
+    expect(cancelled[0]).toMatchObject({ ended: true, settled: 8 })
+    expect(cluster.queued().filter((id) => id.startsWith(`${again.job.jobId}_`))).toEqual([])
+    const statuses = again.runIds.map((id: number) => app.core.opts.store.getRun(id)!.status)
+    expect(statuses.every((s: string) => s === 'done' || s === 'cancelled')).toBe(true)
+    expect(statuses).toContain('cancelled')
+    await close(app.core)
+  })
+})
