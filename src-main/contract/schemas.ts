@@ -49,6 +49,20 @@ export const Experiment = ExperimentSummary.extend({
 })
 export type Experiment = z.infer<typeof Experiment>
 
+/**
+ * FCT slowdown of a run's finished flows: each flow's FCT over its ideal FCT alone on an idle
+ * fabric (model/slowdown.ts), so 1 is the best a flow can do.
+ */
+export const SlowdownStats = z.object({
+  /** Finished flows with an ideal (bounded, on a path). */
+  flows: z.number().int(),
+  mean: z.number(),
+  p50: z.number(),
+  p95: z.number(),
+  p99: z.number(),
+})
+export type SlowdownStats = z.infer<typeof SlowdownStats>
+
 /** Flow-completion-time statistics of one run, in nanoseconds. */
 export const FctStats = z.object({
   flows: z.number().int(),
@@ -60,6 +74,8 @@ export const FctStats = z.object({
   smallMeanNs: z.number().nullable(),
   /** Mean FCT of flows over 10 MB. */
   largeMeanNs: z.number().nullable(),
+  /** FCT slowdown; absent in runs stored before it was measured, null when no flow has an ideal. */
+  slowdown: SlowdownStats.nullable().optional(),
 })
 export type FctStats = z.infer<typeof FctStats>
 

@@ -38,6 +38,7 @@ export type SweepMatrix = z.infer<typeof SweepMatrix>
 
 export const CompareMetric = z.enum([
   'mean', 'p50', 'p99', 'small.mean', 'small.p50', 'small.p99', 'large.mean', 'large.p50', 'large.p99',
+  'slowdown.mean', 'slowdown.p50', 'slowdown.p95', 'slowdown.p99',
   'probeOverhead', 'goodput', 'drops', 'retransmits',
 ])
 export type CompareMetric = z.infer<typeof CompareMetric>
@@ -65,6 +66,8 @@ export const CompareResult = z.object({
       sd: z.number(),
       values: z.array(z.number()),
       seeds: z.array(z.number().int()),
+      /** Beside an FCT statistic: the same statistic of FCT slowdown (null: no run of the cell has one). */
+      slowdown: z.number().nullable().optional(),
     }),
   ),
   matched: z.number().int(),

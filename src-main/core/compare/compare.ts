@@ -43,6 +43,11 @@ export interface CompareRow {
   /** Per-run values in seed order, and those seeds. */
   values: number[]
   seeds: number[]
+  /**
+   * Beside an FCT statistic (mean, p50, p99), the same statistic of FCT slowdown, averaged over
+   * the cell's runs that have one; null when none has (runs stored before it was measured).
+   */
+  slowdown?: number | null
 }
 
 export interface CompareResult {
@@ -78,6 +83,9 @@ export interface IncompleteCell {
 }
 
 export class CompareError extends Error {}
+
+/** The slowdown statistic shown beside an FCT statistic. */
+const SLOWDOWN_BESIDE: Partial<Record<MetricName, MetricName>> = { mean: 'slowdown.mean', p50: 'slowdown.p50', p99: 'slowdown.p99' }
 
 const NOT_LINE_KEYS = new Set(['id', 'status', 'seed', 'hash.program', 'hash.topology', 'hash.config'])
 
@@ -192,7 +200,13 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
     const items = [...g.items].sort((a, b) => a.seed - b.seed)
     const values = items.map((i) => i.v)
     const b = band(values, bandKind)!
-    return { line: g.line, x: g.x, n: b.n, mean: b.mean, lo: b.lo, hi: b.hi, sd: b.sd, values, seeds: items.map((i) => i.seed) }
+    const row: CompareRow = { line: g.line, x: g.x, n: b.n, mean: b.mean, lo: b.lo, hi: b.hi, sd: b.sd, values, seeds: items.map((i) => i.seed) }
+    const beside = baselineValues ? undefined : SLOWDOWN_BESIDE[metric]
+    if (beside) {
+      const sds = items.map((i) => i.r.metric(beside)).filter((v): v is number => v !== null)
+      row.slowdown = sds.length ? sds.reduce((a, v) => a + v, 0) / sds.length : null
+    }
+    return row
   })
 
   const result: CompareResult = {
