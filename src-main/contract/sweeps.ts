@@ -89,7 +89,10 @@ export const CompareResult = z.object({
   ),
   /** "Diff only": the parameters (hashes of program, topology and config included) that differ, per run. */
   differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
-  cdfs: z.array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])) })).optional(),
+  /** CDF points per line and x (and flow-size bucket, for slowdown CDFs). */
+  cdfs: z
+    .array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])), bucket: z.string().optional() }))
+    .optional(),
 })
 export type CompareResult = z.infer<typeof CompareResult>
 

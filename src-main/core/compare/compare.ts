@@ -7,7 +7,7 @@
 import type { Store } from '../store'
 import { band, type BandKind } from './band'
 import { LARGE_FLOW_BYTES, SMALL_FLOW_BYTES } from '../stats'
-import { FCT_METRICS, cdfPoints, metricUnit, queueDepthSamples, type MetricName } from './metrics'
+import { FCT_METRICS, SIZE_BUCKETS, cdfPoints, metricUnit, queueDepthSamples, type MetricName } from './metrics'
 import { QueryError, checkFields, matches, parseQuery } from './query'
 import { diffOnly, knownFields, loadRecords, type FieldValue, type RunRecord } from './records'
 
@@ -22,8 +22,11 @@ export interface CompareOptions {
   /** A scheme: every value is divided by that scheme's value of the same cell (same x, seed, line). */
   baseline?: string
   band?: BandKind
-  /** Also give CDF points per line and x: of FCT (all flows) or of queue depth samples. */
-  cdf?: 'fct' | 'queue'
+  /**
+   * Also give CDF points per line and x: of FCT (all flows), of queue depth samples, or of FCT
+   * slowdown per flow-size bucket (SIZE_BUCKETS; one CDF per line, x and bucket).
+   */
+  cdf?: 'fct' | 'queue' | 'slowdown'
   /**
    * The fields that make a line (group by any parameter: `lines: []` and `by: 'flowletGapNs'`).
    * Default: scheme, plus experiment, target and parameters where they vary.
@@ -66,7 +69,7 @@ export interface CompareResult {
   /** Of the cells left out, those whose latest run ended incomplete, with their numbers and likely cause. */
   incomplete: IncompleteCell[]
   differences: Array<{ field: string; values: FieldValue[] }>
-  cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]> }>
+  cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]>; bucket?: string }>
 }
 
 export interface IncompleteCell {
@@ -240,7 +243,21 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
       }),
     differences: diffOnly(cells),
   }
-  if (opts.cdf) {
+  if (opts.cdf === 'slowdown') {
+    result.cdfs = sorted.flatMap((g) => {
+      const runs = [...g.items].sort((a, b) => a.seed - b.seed).map((i) => i.r)
+      return SIZE_BUCKETS.map((b) => {
+        const pooled: number[] = []
+        for (const r of runs) {
+          const sd = r.flowSlowdowns()
+          r.listFlows().forEach((f, i) => {
+            if (!Number.isNaN(sd[i]) && f.sizeBytes >= b.lo && f.sizeBytes < b.hi) pooled.push(sd[i])
+          })
+        }
+        return { line: g.line, x: g.x, bucket: b.label, points: cdfPoints(Float64Array.from(pooled)) }
+      })
+    })
+  } else if (opts.cdf) {
     result.cdfs = sorted.map((g) => {
       const runs = [...g.items].sort((a, b) => a.seed - b.seed).map((i) => i.r)
       let pooled: Float64Array

@@ -17,6 +17,18 @@ export const FCT_METRICS = [
 ] as const
 /** FCT slowdown (FCT over the ideal FCT on an idle fabric, core/slowdown.ts), from the run's stored stats. */
 export const SLOWDOWN_METRICS = ['slowdown.mean', 'slowdown.p50', 'slowdown.p95', 'slowdown.p99'] as const
+/**
+ * Flow-size buckets of the slowdown CDFs: decades from 10 KB to 10 MB, finer than the papers'
+ * <100 KB / >10 MB split (decimal units, as the papers use). Lower bound inclusive.
+ */
+export const SIZE_BUCKETS: ReadonlyArray<{ label: string; lo: number; hi: number }> = [
+  { label: '<10 KB', lo: 0, hi: 10e3 },
+  { label: '10–100 KB', lo: 10e3, hi: 100e3 },
+  { label: '100 KB–1 MB', lo: 100e3, hi: 1e6 },
+  { label: '1–10 MB', lo: 1e6, hi: 10e6 },
+  { label: '≥10 MB', lo: 10e6, hi: Infinity },
+]
+
 export const OTHER_METRICS = ['probeOverhead', 'goodput', 'drops', 'retransmits'] as const
 export const METRICS = [...FCT_METRICS, ...SLOWDOWN_METRICS, ...OTHER_METRICS] as const
 export type MetricName = (typeof METRICS)[number]
