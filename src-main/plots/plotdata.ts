@@ -223,7 +223,7 @@ export function slowdownCdfPlots(result: CompareResult, atX: FieldValue, o: { id
     bucket,
     plot: cdfToPlot(result, atX, {
       id: `${o.idPrefix}-${bucket}`,
-      title: `FCT slowdown CDF · ${bucket} · ${o.atText}`,
+      title: `Slowdown · ${bucket} · ${o.atText}`,
       xLabel: 'FCT slowdown (FCT / ideal FCT)',
       xUnit: 'ratio',
       xLog: true,
