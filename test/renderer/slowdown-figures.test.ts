@@ -37,7 +37,7 @@ describe('slowdown CDFs per flow-size bucket', () => {
     expect(small.kind).toBe('cdf')
     expect(small.xLog).toBe(true)
     expect(small.xUnit).toBe('ratio')
-    expect(small.title).toBe('Slowdown · <10 KB · load 0.3')
+    expect(small.title).toBe('<10 KB · load 0.3')
     expect(small.x).toEqual([1.05, 1.2, 1.5, 3])
     expect(small.lines.map((l) => [l.label, l.mean])).toEqual([
       ['ecmp', [null, 0.5, null, 1]],
