@@ -201,6 +201,8 @@ export const RunFlows = z.object({
   sizeBytes: z.array(z.number()),
   startNs: z.array(z.number()),
   finishNs: z.array(z.number()),
+  /** Each flow's FCT slowdown (FCT over its ideal FCT on the idle fabric); null for an unfinished flow or one with no ideal. */
+  slowdown: z.array(z.number().nullable()).optional(),
 })
 export type RunFlows = z.infer<typeof RunFlows>
 

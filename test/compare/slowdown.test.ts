@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { compareRuns, formatCompareTable } from '../../src-main/core/compare'
+import { fabricHandlers } from '../../src-main/core/handlers/fabric'
 import { SIZE_BUCKETS } from '../../src-main/core/compare/metrics'
 import { workloadsDir } from '../../src-main/core/paths'
 import { flowSlowdowns, idealFctOfSpec, withSlowdown } from '../../src-main/core/slowdown'
@@ -93,6 +94,14 @@ describe('FCT slowdown in compare', () => {
       expect(c.points.at(-2)![0], b.label).toBe(inBucket.at(-1))
       expect(c.points[0][0], b.label).toBe(inBucket[Math.ceil(0.01 * inBucket.length) - 1])
     }
+  })
+
+  it('gives the run view each flow\'s slowdown with its flows (runs.flows)', async () => {
+    const { store, spec, runs } = setup(true)
+    const res = await fabricHandlers(store)['runs.flows']({ id: runs[0].id })
+    const expected = [...flowSlowdowns(runs[0].flows, idealFctOfSpec(spec)!)].map((v) => (Number.isNaN(v) ? null : v))
+    expect(res.slowdown).toHaveLength(runs[0].flows.src.length)
+    expect(res.slowdown!.map((v) => (v === null ? null : Number(v.toPrecision(12))))).toEqual(expected.map((v) => (v === null ? null : Number(v.toPrecision(12)))))
   })
 
   it('shows a run stored before slowdown was measured as n/a, and plots no number for it', () => {
