@@ -2,63 +2,36 @@
 // disk, the user's other runs and the compile cache, each against a real `p4lab import` (a
 // child process, so its peak RSS, file-size limit and signals are its own) or the core API.
 import { spawn, spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { createGzip, gzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { t as listTar } from 'tar'
 import { importArchive } from '../../src-main/core/archive'
 import { LocalRunner, P4Builder } from '../../src-main/core/p4build'
 import { openStore } from '../../src-main/core/store'
 import { fakeCompiler } from '../p4build/fake-compiler'
-import { BIN, p4lab } from './cli'
-import { tarBytes, tarGz, type CraftEntry } from './craft'
+import { BIN, p4lab } from '../helpers/cli'
+import { bytesOf, genuineArchive, relisted, sha256 as sha, tarBytes, tarGz, type CraftEntry } from './craft'
 
-const TINY = `name: bounded-base
-testbed: sim
-topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps }
-schemes: [ecmp]
-workload: { kind: web-search, load: [0.3], flows: 20 }
-seeds: [1]
-`
 const MB = 1024 * 1024
 
 let dir: string
 let genuine: CraftEntry[]
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'p4lab-bounded-'))
-  writeFileSync(join(dir, 'tiny.yaml'), TINY)
-  expect(p4lab(['run', 'tiny.yaml', '--db', 'a.db'], dir).code).toBe(0)
-  expect(p4lab(['export', 'bounded-base', '--db', 'a.db', '-o', 'good.tar.gz'], dir).code).toBe(0)
-  genuine = []
-  await listTar({
-    file: join(dir, 'good.tar.gz'),
-    onReadEntry: (e) => {
-      const chunks: Buffer[] = []
-      e.on('data', (c: Buffer) => chunks.push(c))
-      e.on('end', () => genuine.push({ path: e.path, data: Buffer.concat(chunks) }))
-    },
-  })
+  ;({ dir, entries: genuine } = await genuineArchive('bounded-base'))
 }, 180_000)
 
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
-const bytesOf = (e: CraftEntry) => (typeof e.data === 'string' ? Buffer.from(e.data) : (e.data ?? Buffer.alloc(0)))
 
 /** The entries with `replaced` swapped in and manifest.json listing `extra` too, with true hashes. */
 function rewritten(replaced: Record<string, Buffer>, extra: Array<{ path: string; sha256: string; bytes: number }> = []): CraftEntry[] {
-  const entries = genuine.map((e) => (replaced[e.path] ? { ...e, data: replaced[e.path] } : e))
-  const m = JSON.parse(String(entries.find((e) => e.path === 'manifest.json')!.data))
-  m.files = [
-    ...entries.filter((e) => e.path !== 'manifest.json').map((e) => ({ path: e.path, sha256: sha(bytesOf(e)), bytes: bytesOf(e).length })),
-    ...extra,
-  ]
-  return entries.map((e) => (e.path === 'manifest.json' ? { ...e, data: JSON.stringify(m) } : e))
+  return relisted(
+    genuine.map((e) => (replaced[e.path] ? { ...e, data: replaced[e.path] } : e)),
+    extra,
+  )
 }
 
 /** Writes gzip(head, then `zeros` bytes of zeros, then tail) to `file` without holding it in memory. */

@@ -1,7 +1,13 @@
 // Hand-made tar.gz files for the hostile-archive tests: raw ustar headers, so an entry can
 // say exactly what an attacker would write (.., absolute paths, links), which tar's own
 // writer would sanitise.
+import { createHash } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { t as listTar } from 'tar'
+import { p4lab } from '../helpers/cli'
 
 export interface CraftEntry {
   path: string
@@ -56,4 +62,43 @@ export function tarBytes(entries: CraftEntry[]): Buffer {
 
 export function tarGz(entries: CraftEntry[]): Buffer {
   return gzipSync(tarBytes(entries))
+}
+
+/** A real archive to build hostile ones from: a tiny sim run exported by the CLI, in a fresh temp dir. */
+export async function genuineArchive(name: string): Promise<{ dir: string; entries: CraftEntry[] }> {
+  const dir = mkdtempSync(join(tmpdir(), `p4lab-${name}-`))
+  writeFileSync(
+    join(dir, 'tiny.yaml'),
+    `name: ${name}
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: [0.3], flows: 20 }
+seeds: [1]
+`,
+  )
+  const run = p4lab(['run', 'tiny.yaml', '--db', 'a.db'], dir)
+  if (run.code !== 0) throw new Error(`the base run failed: ${run.stderr}`)
+  const exp = p4lab(['export', name, '--db', 'a.db', '-o', 'good.tar.gz'], dir)
+  if (exp.code !== 0) throw new Error(`the base export failed: ${exp.stderr}`)
+  const entries: CraftEntry[] = []
+  await listTar({
+    file: join(dir, 'good.tar.gz'),
+    onReadEntry: (e) => {
+      const chunks: Buffer[] = []
+      e.on('data', (c: Buffer) => chunks.push(c))
+      e.on('end', () => entries.push({ path: e.path, data: Buffer.concat(chunks) }))
+    },
+  })
+  return { dir, entries }
+}
+
+export const bytesOf = (e: CraftEntry) => (typeof e.data === 'string' ? Buffer.from(e.data) : (e.data ?? Buffer.alloc(0)))
+export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+
+/** The entries with manifest.json rewritten to list every other one with its true hash and size, plus `extra`. */
+export function relisted(entries: CraftEntry[], extra: Array<{ path: string; sha256: string; bytes: number }> = []): CraftEntry[] {
+  const m = JSON.parse(String(entries.find((e) => e.path === 'manifest.json')!.data))
+  m.files = [...entries.filter((e) => e.path !== 'manifest.json').map((e) => ({ path: e.path, sha256: sha256(bytesOf(e)), bytes: bytesOf(e).length })), ...extra]
+  return entries.map((e) => (e.path === 'manifest.json' ? { ...e, data: JSON.stringify(m) } : e))
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createDispatch } from '../../src-main/core'
 import { TINY_YAML, tempCore } from '../helpers/core'
-import { p4lab } from './cli'
+import { p4lab } from '../helpers/cli'
 
 describe('p4lab export writes only where asked', () => {
   let dir: string

@@ -4,54 +4,23 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { t as listTar } from 'tar'
 import { ArchiveRefusedError, importArchive, prepareImport } from '../../src-main/core/archive'
 import { openStore } from '../../src-main/core/store'
-import { p4lab } from './cli'
-import { tarGz, type CraftEntry } from './craft'
+import { p4lab } from '../helpers/cli'
+import { genuineArchive, relisted, tarGz, type CraftEntry } from './craft'
 
-const TINY = `name: hostile-base
-testbed: sim
-topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps }
-schemes: [ecmp]
-workload: { kind: web-search, load: [0.3], flows: 20 }
-seeds: [1]
-`
 
 let dir: string
 /** The entries of a genuine archive, to build hostile ones from. */
 let genuine: CraftEntry[]
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'p4lab-hostile-'))
-  writeFileSync(join(dir, 'tiny.yaml'), TINY)
-  expect(p4lab(['run', 'tiny.yaml', '--db', 'a.db'], dir).code).toBe(0)
-  expect(p4lab(['export', 'hostile-base', '--db', 'a.db', '-o', 'good.tar.gz'], dir).code).toBe(0)
-  genuine = []
-  await listTar({
-    file: join(dir, 'good.tar.gz'),
-    onReadEntry: (e) => {
-      const chunks: Buffer[] = []
-      e.on('data', (c: Buffer) => chunks.push(c))
-      e.on('end', () => genuine.push({ path: e.path, data: Buffer.concat(chunks) }))
-    },
-  })
+  ;({ dir, entries: genuine } = await genuineArchive('hostile-base'))
   expect(genuine.map((e) => e.path)).toContain('manifest.json')
-})
+}, 180_000)
 
-/** The entries with manifest.json rewritten to list every other one, with its true hash and size. */
-function listed(entries: CraftEntry[]): CraftEntry[] {
-  const m = JSON.parse(String(entries.find((e) => e.path === 'manifest.json')!.data))
-  m.files = entries
-    .filter((e) => e.path !== 'manifest.json')
-    .map((e) => {
-      const data = typeof e.data === 'string' ? Buffer.from(e.data) : (e.data ?? Buffer.alloc(0))
-      return { path: e.path, sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length }
-    })
-  return entries.map((e) => (e.path === 'manifest.json' ? { ...e, data: JSON.stringify(m) } : e))
-}
 
 /** A name in the shared temp directory that an escaping entry would create. */
 function escapeName(): string {
@@ -110,13 +79,13 @@ describe('p4lab import refuses hostile archives', () => {
   it('refuses more entries than the limit (counted while streaming), even when the manifest lists them all', async () => {
     const many: CraftEntry[] = Array.from({ length: 50 }, (_, i) => ({ path: `junk/${i}.txt`, data: 'x' }))
     const file = join(dir, 'many.tar.gz')
-    writeFileSync(file, tarGz(listed([...genuine, ...many])))
+    writeFileSync(file, tarGz(relisted([...genuine, ...many])))
     await expect(prepareImport(file, { maxEntries: 30, maxBytes: 1e9 })).rejects.toThrow(/more than 30 entries/)
   })
 
   it('refuses an archive that decompresses past the byte limit (a zip bomb), before writing it all', async () => {
     const file = join(dir, 'bomb.tar.gz')
-    writeFileSync(file, tarGz(listed([...genuine, { path: 'data/zeros.bin', data: Buffer.alloc(64 * 1024 * 1024) }])))
+    writeFileSync(file, tarGz(relisted([...genuine, { path: 'data/zeros.bin', data: Buffer.alloc(64 * 1024 * 1024) }])))
     expect(readFileSync(file).length).toBeLessThan(1024 * 1024)
     const err = await prepareImport(file, { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ArchiveRefusedError)

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { x as extractTar } from 'tar'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SWEEP_YAML, p4lab } from './cli'
+import { SWEEP_YAML, p4lab } from '../helpers/cli'
 
 describe('archive round trip (p4lab export / import / compare)', () => {
   let dir: string
@@ -27,7 +27,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
 
     // A different user data directory and database: nothing shared but the archive.
     const other = join(dir, 'elsewhere')
-    const imp = p4lab(['import', join(dir, 'out', 'rt.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, join(other, 'home'))
+    const imp = p4lab(['import', join(dir, 'out', 'rt.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, { home: join(other, 'home') })
     expect(imp.code, imp.stderr).toBe(0)
     const result = JSON.parse(imp.stdout)
     expect(result.name).toBe('rt-sweep')
@@ -37,7 +37,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
     const variants: string[][] = [[], ['--json'], ['--metric', 'p99', '--baseline', 'ecmp', '--band', 'minmax'], ['--metric', 'small.p99', '--where', 'load >= 0.5', '--json'], ['--cdf', 'fct', '--json']]
     for (const extra of variants) {
       const a = p4lab(['compare', 'rt-sweep', '--db', 'a.db', ...extra], dir)
-      const b = p4lab(['compare', 'rt-sweep', '--db', join(other, 'b.db'), ...extra], dir, join(other, 'home'))
+      const b = p4lab(['compare', 'rt-sweep', '--db', join(other, 'b.db'), ...extra], dir, { home: join(other, 'home') })
       expect(a.code, a.stderr).toBe(0)
       expect(b.code, b.stderr).toBe(0)
       expect(b.stdout, extra.join(' ')).toBe(a.stdout)
@@ -65,7 +65,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
       expect(tar, name).toContain(name)
     }
     const extract = join(dir, 'x')
-    expect(p4lab(['import', file, '--db', join(extract, 'c.db')], dir, join(extract, 'home')).code).toBe(0)
+    expect(p4lab(['import', file, '--db', join(extract, 'c.db')], dir, { home: join(extract, 'home') }).code).toBe(0)
     const home = join(extract, 'imports', '1')
     expect(existsSync(join(home, 'experiment.yaml'))).toBe(true)
     const manifest = JSON.parse(readFileSync(join(home, 'manifest.json'), 'utf8'))
@@ -175,13 +175,13 @@ describe('archive plots (issue 7: "logs, and the plots")', () => {
 
   it('imports (every file verified, the plots included) and the plots are the same after export from the imported copy', async () => {
     const other = join(dir, 'elsewhere')
-    const imp = p4lab(['import', join(dir, 'p.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, join(other, 'home'))
+    const imp = p4lab(['import', join(dir, 'p.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, { home: join(other, 'home') })
     expect(imp.code, imp.stderr).toBe(0)
     const { files, compareMatches } = JSON.parse(imp.stdout) as { files: number; compareMatches: boolean }
     expect(compareMatches).toBe(true)
     const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { files: unknown[] }
     expect(files).toBe(manifest.files.length + 1)
-    const again = p4lab(['export', 'rt-sweep', '--db', join(other, 'b.db'), '-o', join(dir, 'again.tar.gz')], dir, join(other, 'home'))
+    const again = p4lab(['export', 'rt-sweep', '--db', join(other, 'b.db'), '-o', join(dir, 'again.tar.gz')], dir, { home: join(other, 'home') })
     expect(again.code, again.stderr).toBe(0)
     const out2 = join(dir, 'x2')
     mkdirSync(out2)
@@ -196,7 +196,7 @@ describe('archive round trip keeps the telemetry roll-ups', () => {
     writeFileSync(join(dir, 'sweep.yaml'), SWEEP_YAML.replace('seeds: [1, 2]', 'seeds: [1]').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]'))
     expect(p4lab(['run', 'sweep.yaml', '--db', 'a.db'], dir).code).toBe(0)
     expect(p4lab(['export', 'rt-sweep', '--db', 'a.db', '-o', 'r.tar.gz'], dir).code).toBe(0)
-    expect(p4lab(['import', 'r.tar.gz', '--db', join(dir, 'b', 'b.db')], dir, join(dir, 'b', 'home')).code).toBe(0)
+    expect(p4lab(['import', 'r.tar.gz', '--db', join(dir, 'b', 'b.db')], dir, { home: join(dir, 'b', 'home') }).code).toBe(0)
     const count = (file: string) => {
       const db = new Database(file, { readonly: true })
       try {

@@ -10,7 +10,7 @@ import { parseExperiment } from '../../src-main/core/spec'
 import { workloadsDir } from '../../src-main/core/paths'
 import { openStore } from '../../src-main/core/store'
 import { passphraseSecretId } from '../../src-main/core/testbeds'
-import { p4lab } from './cli'
+import { p4lab } from '../helpers/cli'
 
 const PASSPHRASE = 'correct-horse-battery-staple-7f3a'
 const PASSWORD = 'Tr0ub4dor&3-s3cret-pw'
@@ -71,7 +71,7 @@ describe('p4lab export: no secret in the archive', () => {
     store.close()
 
     const out = join(dir, 'lab.tar.gz')
-    const r = p4lab(['export', 'lab-secrets', '--db', db, '-o', out], dir, home)
+    const r = p4lab(['export', 'lab-secrets', '--db', db, '-o', out], dir, { home })
     expect(r.code, r.stderr).toBe(0)
 
     const gz = readFileSync(out)

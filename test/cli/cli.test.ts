@@ -1,5 +1,4 @@
 // The p4lab command as a user runs it: the built bin, real files, real SQLite.
-import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,30 +6,12 @@ import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
 import { ROOT } from '../helpers/start'
+import { TINY_YAML, p4lab } from '../helpers/cli'
 
-const BIN = join(ROOT, 'bin', 'p4lab.cjs')
 const QUICKSTART = join(ROOT, 'resources', 'experiments', 'quickstart.yaml')
 
-function p4lab(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, P4LAB_HOME: join(cwd, 'home') },
-    timeout: 180_000,
-  })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
-const TINY = `name: tiny
-testbed: sim
-topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
-schemes: [ecmp]
-workload:
-  kind: web-search
-  load: [0.3]
-  flows: 40
-seeds: [1]
-`
+const TINY = TINY_YAML
 
 describe('p4lab run: bad input', () => {
   let dir: string

@@ -10,7 +10,7 @@ import { x as extractTar } from 'tar'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { methods } from '../../src-main/contract'
 import { createNodeCore } from '../../src-main/core'
-import { p4lab } from '../archive/cli'
+import { p4lab } from '../helpers/cli'
 
 const YAML = `name: cannot-finish
 description: more flows than 1 ms of simulated time can carry

@@ -2,37 +2,16 @@
 // experiment file is refused with exit 2, naming the field and the budget, with nothing
 // added to the store; at run time the memory ceiling fails the run saying why, and the
 // telemetry cap is reported on the run; stored names with control characters print escaped.
-import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../helpers/start'
+import { TINY_YAML, p4lab } from '../helpers/cli'
 
-const BIN = join(ROOT, 'bin', 'p4lab.cjs')
 
-function p4lab(args: string[], cwd: string, env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, P4LAB_HOME: join(cwd, 'home'), ...env },
-    timeout: 180_000,
-    maxBuffer: 64 * 1024 * 1024,
-  })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
-const TINY = `name: tiny
-testbed: sim
-topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
-schemes: [ecmp]
-workload:
-  kind: web-search
-  load: [0.3]
-  flows: 40
-seeds: [1]
-`
+const TINY = TINY_YAML
 
 /** C0 and C1 controls and the bidi overrides: none may reach the terminal raw. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
@@ -134,7 +113,7 @@ describe('p4lab run: caps at run time', { timeout: 600_000 }, () => {
     // 500,000 flows (within the flows budget) need about 120 MB; the ceiling is set to 32 MB.
     writeFileSync(join(dir, 'big.yaml'), `${TINY.replace('flows: 40', 'flows: 500000').replace('seeds: [1]', 'seeds: [1, 2]')}stopAfter: 10ms\n`)
     const db = join(dir, 'big.db')
-    const r = p4lab(['run', 'big.yaml', '--db', db, '--json'], dir, { P4LAB_RUN_MEMORY_MB: '32' })
+    const r = p4lab(['run', 'big.yaml', '--db', db, '--json'], dir, { env: { P4LAB_RUN_MEMORY_MB: '32' } })
     expect(r.code, r.stderr).toBe(1)
     // Both runs ended (the process lived to print them), each failed with the reason.
     const runs = (JSON.parse(r.stdout) as { runs: Array<{ status: string; error: string }> }).runs
@@ -151,7 +130,7 @@ describe('p4lab run: caps at run time', { timeout: 600_000 }, () => {
 
   it('refuses a ceiling that is not a number of megabytes', () => {
     writeFileSync(join(dir, 'tiny.yaml'), TINY)
-    const r = p4lab(['run', 'tiny.yaml', '--db', join(dir, 'x.db')], dir, { P4LAB_RUN_MEMORY_MB: 'lots' })
+    const r = p4lab(['run', 'tiny.yaml', '--db', join(dir, 'x.db')], dir, { env: { P4LAB_RUN_MEMORY_MB: 'lots' } })
     expect(r.code).not.toBe(0)
     expect(r.stderr).toMatch(/P4LAB_RUN_MEMORY_MB must be a whole number of megabytes of at least 16, got 'lots'/)
   })

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { t as listTar } from 'tar'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { atPs, csvField } from '../../src-main/core/archive/csv'
-import { BIN, p4lab } from '../archive/cli'
+import { BIN, p4lab } from '../helpers/cli'
 import { tarGz, type CraftEntry } from '../archive/craft'
 
 const TINY = `name: manners

@@ -2,13 +2,12 @@
 // than one batch before the kill are in the store afterwards, identical to those of a full
 // run of the same cells, and the next p4lab marks the runs interrupted at their owner's last
 // heartbeat. Before flows were stored in batches, the in-flight runs kept none.
-import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { BIN } from '../archive/cli'
+import { killWhen, p4lab, withDb } from '../helpers/cli'
 
 const YAML = `name: crash-flows
 testbed: sim
@@ -32,14 +31,6 @@ interface Flow {
   finish_ns: number | null
 }
 
-function withDb<T>(file: string, fn: (d: Database.Database) => T): T {
-  const d = new Database(file, { readonly: true, fileMustExist: true })
-  try {
-    return fn(d)
-  } finally {
-    d.close()
-  }
-}
 
 /** How far into the simulation each run's stored samples reach, by run id. */
 function sampledUpTo(d: Database.Database): Map<number, number> {
@@ -57,29 +48,11 @@ describe('kill -9 during a run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-crash-'))
     writeFileSync(join(dir, 'k.yaml'), YAML)
     const db = join(dir, 'k.db')
-    const child = spawn(process.execPath, [BIN, 'run', 'k.yaml', '--db', db, '--parallel', '2'], {
-      cwd: dir,
-      env: { ...process.env, P4LAB_HOME: join(dir, 'home') },
-      stdio: 'ignore',
+    await killWhen(['run', 'k.yaml', '--db', db, '--parallel', '2'], dir, db, (d) => {
+      const reach = sampledUpTo(d)
+      const runs = d.prepare('SELECT id, status FROM runs').all() as Array<{ id: number; status: string }>
+      return runs.length === 2 && runs.every((r) => r.status !== 'running' || (reach.get(r.id) ?? 0) >= KILL_AT_NS) && runs.some((r) => r.status === 'running')
     })
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 100))
-      const ready = (() => {
-        try {
-          return withDb(db, (d) => {
-            const reach = sampledUpTo(d)
-            const runs = d.prepare('SELECT id, status FROM runs').all() as Array<{ id: number; status: string }>
-            return runs.length === 2 && runs.every((r) => r.status !== 'running' || (reach.get(r.id) ?? 0) >= KILL_AT_NS) && runs.some((r) => r.status === 'running')
-          })
-        } catch {
-          return false // not created, or its schema not there yet
-        }
-      })()
-      if (ready) break
-    }
-    child.kill('SIGKILL')
-    await exited
 
     const before = withDb(db, (d) => {
       const reach = sampledUpTo(d)
@@ -89,12 +62,8 @@ describe('kill -9 during a run', () => {
     expect(before.map((r) => r.status), 'both runs must be in flight at the kill').toEqual(['running', 'running'])
 
     // The next p4lab marks them interrupted; --resume runs the two cells again to the end.
-    const r = spawnSync(process.execPath, [BIN, 'run', 'k.yaml', '--db', db, '--resume'], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: { ...process.env, P4LAB_HOME: join(dir, 'home') },
-    })
-    expect(r.status, r.stderr).toBe(0)
+    const r = p4lab(['run', 'k.yaml', '--db', db, '--resume'], dir, { timeoutMs: 600_000 })
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('marked 2 run(s) cut off earlier as interrupted')
 
     const after = withDb(db, (d) => {

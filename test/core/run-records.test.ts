@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import { x as extractTar } from 'tar'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNodeCore, type Core } from '../../src-main/core'
-import { p4lab } from '../archive/cli'
+import { p4lab } from '../helpers/cli'
 
 const V1 = `name: rec-a
 testbed: sim
@@ -166,11 +166,11 @@ describe('run records and revisions', () => {
     const other = join(dir, 'other')
     mkdirSync(other)
     for (const expected of ['rec-b', 'rec-b (2)']) {
-      const imp = p4lab(['import', join(out, 'rec.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, join(other, 'home'))
+      const imp = p4lab(['import', join(out, 'rec.tar.gz'), '--db', join(other, 'b.db'), '--json'], dir, { home: join(other, 'home') })
       expect(imp.code, imp.stderr).toBe(0)
       expect(JSON.parse(imp.stdout)).toMatchObject({ name: expected, compareMatches: true })
     }
-    const listed = p4lab(['show', '1', '--db', join(other, 'b.db'), '--json'], dir, join(other, 'home'))
+    const listed = p4lab(['show', '1', '--db', join(other, 'b.db'), '--json'], dir, { home: join(other, 'home') })
     expect(JSON.parse(listed.stdout)).toMatchObject({ ranWith: { yaml: V1, revision: 1, workload: { flows: 20 } } })
   })
 })

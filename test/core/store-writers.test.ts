@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { BIN } from '../archive/cli'
+import { BIN } from '../helpers/cli'
 
 const WRITERS = 3
 

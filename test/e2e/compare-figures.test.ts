@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { p4lab } from '../archive/cli'
+import { p4lab } from '../helpers/cli'
 import { ARTIFACTS, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 import { SCHEME_NAMES } from '../../src-main/schemes'
@@ -51,7 +51,7 @@ describe('compare plots as figures', () => {
     writeFileSync(join(home, 'a.yaml'), experiment('figures-all', ALL, 100))
     writeFileSync(join(home, 'b.yaml'), experiment('figures-small-queues', MORE, 40))
     for (const f of ['a.yaml', 'b.yaml']) {
-      const r = p4lab(['run', f], home, home)
+      const r = p4lab(['run', f], home, { home })
       expect(r.code, r.stderr).toBe(0)
     }
     app = await startApp([], { P4LAB_HOME: home })

@@ -1,41 +1,14 @@
 // CONGA and CONGA′ mechanism tests (issue 3): real packets on small fabrics, no timing asserts.
 import { expect, test } from 'vitest'
-import { type SimConfig, type SimResult, type SimSeriesDef } from '../../src-main/sim'
+import { type SimConfig, type SimResult } from '../../src-main/sim'
 import { runSim } from '../../src-main/schemes'
 import { simulate } from '../../src-main/sim'
 import { CongaStage } from '../../src-main/schemes/conga/stage'
-import { config, THREE_TIER, topo, webSearch } from './helpers'
+import { ASYMMETRIC, config, findSeries, mean, runWithSeries, slowShare, THREE_TIER, topo, webSearch } from './helpers'
 
-interface Series {
-  defs: SimSeriesDef[]
-  t: number[]
-  /** values[i] = samples of series i */
-  values: number[][]
-}
 
-function runWithSeries(cfg: SimConfig): { result: SimResult; series: Series } {
-  const series: Series = { defs: [], t: [], values: [] }
-  const result = runSim(cfg, {
-    onSeries: (defs) => {
-      series.defs = defs
-      series.values = defs.map(() => [])
-    },
-    onTelemetry: (t, values) => {
-      const n = t.length
-      for (let j = 0; j < n; j++) series.t.push(t[j])
-      for (let i = 0; i < series.defs.length; i++) for (let j = 0; j < n; j++) series.values[i].push(values[i * n + j])
-    },
-  })
-  return { result, series }
-}
 
-function find(s: Series, kind: string, entity: Record<string, string | number>): number[] {
-  const i = s.defs.findIndex((d) => d.kind === kind && Object.entries(entity).every(([k, v]) => d.entity[k] === v))
-  if (i < 0) throw new Error(`no series ${kind} ${JSON.stringify(entity)}`)
-  return s.values[i]
-}
 
-const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
 
 test('the DRE tracks a constant rate R: X peaks at R·τ before each decay and is (1−α)·R·τ after it', () => {
   // One long-lived flow from leaf0 to leaf1: 10G host links, 40G fabric, so leaf0's uplink
@@ -46,8 +19,8 @@ test('the DRE tracks a constant rate R: X peaks at R·τ before each decay and i
   )
   const { series } = runWithSeries(cfg)
   const uplink = 4 // leaf0: ports 0-3 face hosts, port 4 faces spine0
-  const dre = find(series, 'conga.dre', { switch: 'leaf0', port: uplink })
-  const util = find(series, 'link.util', { switch: 'leaf0', port: uplink })
+  const dre = findSeries(series, 'conga.dre', { switch: 'leaf0', port: uplink })
+  const util = findSeries(series, 'link.util', { switch: 'leaf0', port: uplink })
   // Steady state: from 1 ms (4 τ) on.
   const from = series.t.findIndex((t) => t >= 1_000_000)
   const post: number[] = [] // samples at k·T_dre: right after a decay
@@ -71,18 +44,12 @@ function asymmetric(scheme: 'ecmp' | 'conga', seed = 1): SimConfig {
     {
       scheme,
       seed,
-      topology: topo({ hostsPerLeaf: 4, queuePackets: 100, rates: { 'spine1-leaf1': 10e9 } }),
+      topology: ASYMMETRIC,
       telemetryIntervalNs: 100_000,
     },
   )
 }
 
-function slowShare(series: Series): number {
-  // Bytes from the spines down to leaf1: spine0's port 1 (40G) and spine1's (10G).
-  const fast = mean(find(series, 'link.util', { switch: 'spine0', port: 1 })) * 40
-  const slow = mean(find(series, 'link.util', { switch: 'spine1', port: 1 })) * 10
-  return slow / (fast + slow)
-}
 
 test('on an asymmetric leaf-spine CONGA puts less traffic on the slow link than ECMP, from feedback', () => {
   const ecmp = runWithSeries(asymmetric('ecmp'))
@@ -94,7 +61,7 @@ test('on an asymmetric leaf-spine CONGA puts less traffic on the slow link than 
   // leaf0's own uplinks are both 40G, so the only way it learns spine1–leaf1 is slow is
   // leaf1's feedback: Congestion-To-Leaf[leaf1][uplink to spine1] is non-zero, and higher
   // than through spine0.
-  const metric = (tag: number): number[] => find(conga.series, 'conga.metric', { leaf: 'leaf0', dstLeaf: 'leaf1', uplink: tag })
+  const metric = (tag: number): number[] => findSeries(conga.series, 'conga.metric', { leaf: 'leaf0', dstLeaf: 'leaf1', uplink: tag })
   expect(Math.max(...metric(1))).toBeGreaterThan(0)
   expect(mean(metric(1))).toBeGreaterThan(mean(metric(0)))
   expect(conga.result.flows.finishNs.every((f) => f > 0)).toBe(true)
@@ -153,10 +120,10 @@ test('CONGA′ on HULA\'s 3-tier: CONGA inside a pod, flowlet ECMP across pods o
   expect(new Set(pairs)).toEqual(new Set(['tor0>tor1', 'tor1>tor0', 'tor2>tor3', 'tor3>tor2']))
   // Across pods every agg uses both spines and every spine both aggs of the far pod.
   for (const sw of ['agg0', 'agg1', 'agg2', 'agg3']) {
-    for (const port of [2, 3]) expect(mean(find(series, 'link.util', { switch: sw, port }))).toBeGreaterThan(0.01)
+    for (const port of [2, 3]) expect(mean(findSeries(series, 'link.util', { switch: sw, port }))).toBeGreaterThan(0.01)
   }
   for (const sw of ['spine0', 'spine1']) {
-    for (const port of [0, 1, 2, 3]) expect(mean(find(series, 'link.util', { switch: sw, port }))).toBeGreaterThan(0.01)
+    for (const port of [0, 1, 2, 3]) expect(mean(findSeries(series, 'link.util', { switch: sw, port }))).toBeGreaterThan(0.01)
   }
   expect(() => runSim({ ...cfg, scheme: 'conga' })).toThrow(/leaf-spine.*conga-prime/)
 })

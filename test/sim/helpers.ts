@@ -1,7 +1,9 @@
 // Shared configs for the simulator tests: small fabrics so the suite stays fast.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadCdf, type SimConfig, type LeafSpineTopology, type Topology, type WorkloadConfig } from '../../src-main/sim'
+import { loadCdf, type SimConfig, type SimResult, type SimSeriesDef, type LeafSpineTopology, type Topology, type WorkloadConfig } from '../../src-main/sim'
+import { buildFabric, linkByName } from '../../src-main/model/topology'
+import { runSim } from '../../src-main/schemes'
 
 export const webSearch = loadCdf(
   readFileSync(join(__dirname, '../../resources/workloads/web-search.cdf'), 'utf8'),
@@ -47,4 +49,55 @@ export const FAT_TREE: Topology = { kind: 'fat-tree', k: 4, ...RATES }
 /** HULA's 3-tier fabric (the HULA paper, Fig. 4): 32 hosts, 8 paths between pods. */
 export const THREE_TIER: Topology = {
   kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, ...RATES,
+}
+
+/** The telemetry a run sent: series definitions and their samples. */
+export interface Series {
+  defs: SimSeriesDef[]
+  t: number[]
+  /** values[i] = samples of series i */
+  values: number[][]
+}
+
+/** Runs the simulation keeping every telemetry sample. */
+export function runWithSeries(cfg: SimConfig): { result: SimResult; series: Series } {
+  const series: Series = { defs: [], t: [], values: [] }
+  const result = runSim(cfg, {
+    onSeries: (defs) => {
+      series.defs = defs
+      series.values = defs.map(() => [])
+    },
+    onTelemetry: (t, values) => {
+      const n = t.length
+      for (let j = 0; j < n; j++) series.t.push(t[j])
+      for (let i = 0; i < series.defs.length; i++) for (let j = 0; j < n; j++) series.values[i].push(values[i * n + j])
+    },
+  })
+  return { result, series }
+}
+
+/** The samples of the one series of `kind` whose entity has these fields. */
+export function findSeries(s: Series, kind: string, entity: Record<string, string | number>): number[] {
+  const i = s.defs.findIndex((d) => d.kind === kind && Object.entries(entity).every(([k, v]) => d.entity[k] === v))
+  if (i < 0) throw new Error(`no series ${kind} ${JSON.stringify(entity)}`)
+  return s.values[i]
+}
+
+export const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
+
+/**
+ * The asymmetric leaf-spine of conga-asymmetric-leafspine.yaml: 2 leaves × 2 spines, 4 hosts of
+ * 10G per leaf, 40G fabric, but spine1–leaf1 at 10G. All traffic crosses the leaves, so leaf0 →
+ * leaf1 through spine1 meets the slow link on the spine's side.
+ */
+export const SLOW_LINK = 'spine1-leaf1'
+export const ASYMMETRIC = topo({ hostsPerLeaf: 4, queuePackets: 100, rates: { [SLOW_LINK]: 10e9 } })
+
+/** Share of the bytes toward leaf1 that took the slow link, from the spines' link.util toward leaf1. */
+export function slowShare(s: Series): number {
+  const fabric = buildFabric(ASYMMETRIC)
+  const downPort = (name: string) => linkByName(fabric, name).aPort // a spine is the upper end
+  const fast = mean(findSeries(s, 'link.util', { switch: 'spine0', port: downPort('spine0-leaf1') })) * 40
+  const slow = mean(findSeries(s, 'link.util', { switch: 'spine1', port: downPort(SLOW_LINK) })) * 10
+  return slow / (fast + slow)
 }

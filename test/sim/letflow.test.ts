@@ -2,51 +2,24 @@
 // asymmetric leaf-spine (and move bytes off the slow link), every uplink gets flowlets, a
 // failed link gets none, and a seed gives one result. No timing asserts.
 import { beforeAll, describe, expect, test } from 'vitest'
-import { type SimConfig, type SimResult, type SimSeriesDef } from '../../src-main/sim'
+import { type SimConfig, type SimResult } from '../../src-main/sim'
 import { runSim } from '../../src-main/schemes'
 import { buildFabric, linkByName } from '../../src-main/model/topology'
-import { config, meanFct, THREE_TIER, topo, webSearch } from './helpers'
+import { ASYMMETRIC, config, findSeries, meanFct, runWithSeries, SLOW_LINK, slowShare, THREE_TIER, webSearch } from './helpers'
 
-interface Series {
-  defs: SimSeriesDef[]
-  t: number[]
-  values: number[][]
-}
 
-function runWithSeries(cfg: SimConfig): { result: SimResult; series: Series } {
-  const series: Series = { defs: [], t: [], values: [] }
-  const result = runSim(cfg, {
-    onSeries: (defs) => {
-      series.defs = defs
-      series.values = defs.map(() => [])
-    },
-    onTelemetry: (t, values) => {
-      const n = t.length
-      for (let j = 0; j < n; j++) series.t.push(t[j])
-      for (let i = 0; i < series.defs.length; i++) for (let j = 0; j < n; j++) series.values[i].push(values[i * n + j])
-    },
-  })
-  return { result, series }
-}
 
-function find(s: Series, kind: string, entity: Record<string, string | number>): number[] {
-  const i = s.defs.findIndex((d) => d.kind === kind && Object.entries(entity).every(([k, v]) => d.entity[k] === v))
-  if (i < 0) throw new Error(`no series ${kind} ${JSON.stringify(entity)}`)
-  return s.values[i]
-}
 
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0)
-const mean = (xs: number[]): number => sum(xs) / xs.length
 
 function allFinished(r: SimResult): void {
   for (let i = 0; i < r.flows.finishNs.length; i++) expect(r.flows.finishNs[i], `flow ${i}`).toBeGreaterThan(r.flows.startNs[i])
   expect(r.counters.payloadBytesDelivered).toBe(r.flows.sizeBytes.reduce((s, x) => s + x, 0))
 }
 
-// 2 leaves x 2 spines, 4 hosts of 10G per leaf, 40G fabric, spine1-leaf1 at 10G (the asymmetry of
-// conga-asymmetric-leafspine.yaml). All traffic crosses the leaves.
-const SLOW = 'spine1-leaf1'
-const ASYM = topo({ hostsPerLeaf: 4, queuePackets: 100, rates: { [SLOW]: 10e9 } })
+// The asymmetric leaf-spine of the CONGA tests: spine1-leaf1 at 10G, the rest of the fabric 40G.
+const SLOW = SLOW_LINK
+const ASYM = ASYMMETRIC
 const FABRIC = buildFabric(ASYM)
 /** Port of `sw` on the link `name`. */
 function portOn(name: string, sw: 'leaf0' | 'leaf1' | 'spine0' | 'spine1'): number {
@@ -57,13 +30,6 @@ function portOn(name: string, sw: 'leaf0' | 'leaf1' | 'spine0' | 'spine1'): numb
 
 function asymmetric(scheme: 'ecmp' | 'letflow', over: Partial<SimConfig> = {}): SimConfig {
   return config({ kind: 'poisson', cdf: webSearch, load: 0.5, flows: 200 }, { scheme, seed: 1, topology: ASYM, telemetryIntervalNs: 100_000, ...over })
-}
-
-/** Share of the bytes toward leaf1 that took the slow spine1-leaf1 link. */
-function slowShare(s: Series): number {
-  const fast = mean(find(s, 'link.util', { switch: 'spine0', port: portOn('spine0-leaf1', 'spine0') })) * 40
-  const slow = mean(find(s, 'link.util', { switch: 'spine1', port: portOn(SLOW, 'spine1') })) * 10
-  return slow / (fast + slow)
 }
 
 describe('LetFlow', () => {
@@ -97,7 +63,7 @@ describe('LetFlow', () => {
 
     test('flowlets start on both uplinks of each leaf, as many on each: the pick is uniform, whatever the path', () => {
       for (const leaf of ['leaf0', 'leaf1'] as const) {
-        const started = (['spine0', 'spine1'] as const).map((spine) => sum(find(letflow.series, 'letflow.flowlets', { switch: leaf, port: portOn(`${spine}-${leaf}`, leaf) })))
+        const started = (['spine0', 'spine1'] as const).map((spine) => sum(findSeries(letflow.series, 'letflow.flowlets', { switch: leaf, port: portOn(`${spine}-${leaf}`, leaf) })))
         for (const n of started) expect(n, `${leaf}: ${started.join(' / ')}`).toBeGreaterThan(0)
         // Each new flowlet is a fair coin between the two uplinks, independent of the past: the
         // count is binomial, so 40..60 % holds at more than 3 standard deviations for these counts.
@@ -121,7 +87,7 @@ describe('LetFlow', () => {
     // leaf1's own uplink died (its port is gone from its groups); leaf0's uplink to spine1 is
     // alive but leads nowhere toward leaf1 (routing withdraws it).
     for (const [leaf, port] of [['leaf1', portOn(SLOW, 'leaf1')], ['leaf0', portOn('spine1-leaf0', 'leaf0')]] as const) {
-      const started = find(series, 'letflow.flowlets', { switch: leaf, port })
+      const started = findSeries(series, 'letflow.flowlets', { switch: leaf, port })
       const before = started.filter((_, j) => series.t[j] <= FAIL_NS)
       const after = started.filter((_, j) => series.t[j] > FAIL_NS + INTERVAL_NS)
       expect(sum(before), `${leaf}:${port} before the failure`).toBeGreaterThan(0)

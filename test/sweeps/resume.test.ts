@@ -1,13 +1,12 @@
 // A sweep interrupted by killing the process (SIGKILL: no clean-up at all) resumes where it
 // stopped: `p4lab run FILE --resume` runs the cells with no done run, the cut-off ones end
 // 'interrupted' and get a new run, and no finished cell runs twice.
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { BIN, p4lab } from '../archive/cli'
+import { killWhen, p4lab } from '../helpers/cli'
 
 const SWEEP = `name: kill-sweep
 testbed: sim
@@ -44,19 +43,8 @@ describe('p4lab run --resume after SIGKILL', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-kill-'))
     writeFileSync(join(dir, 'sweep.yaml'), SWEEP)
     const db = join(dir, 'k.db')
-    const child = spawn(process.execPath, [BIN, 'run', 'sweep.yaml', '--db', db, '--parallel', '1'], {
-      cwd: dir,
-      env: { ...process.env, P4LAB_HOME: join(dir, 'home') },
-      stdio: 'ignore',
-    })
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-    // Watch the database until some cells are done, then kill without warning.
-    for (let i = 0; i < 1200; i++) {
-      if (readRuns(db).filter((r) => r.status === 'done').length >= 3) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
-    child.kill('SIGKILL')
-    await exited
+    // Kill without warning once some cells are done.
+    await killWhen(['run', 'sweep.yaml', '--db', db, '--parallel', '1'], dir, db, (d) => (d.prepare("SELECT count(*) FROM runs WHERE status = 'done'").pluck().get() as number) >= 3, 60_000)
     const before = readRuns(db)
     const doneBefore = before.filter((r) => r.status === 'done')
     const cutOff = before.filter((r) => r.status !== 'done')
