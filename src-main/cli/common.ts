@@ -4,6 +4,7 @@ import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath } from '../core/paths'
 import { formatNs, table } from './format'
+import { formatSlowdown } from '../plots/format'
 
 /** Bad arguments: main prints the message and the usage, and exits 2. */
 export class UsageError extends Error {}
@@ -40,7 +41,7 @@ export function runsTable(runs: Run[], o: { notes?: boolean; status?: (r: Run) =
 
 function runsTableOnly(runs: Run[], status: (r: Run) => string): string {
   return table(
-    ['run', 'scheme', 'load', 'seed', 'status', 'flows', 'mean FCT', 'p50', 'p99', '<100KB mean', '>10MB mean'],
+    ['run', 'scheme', 'load', 'seed', 'status', 'flows', 'mean FCT', 'p50', 'p99', '<100KB mean', '>10MB mean', 'slowdown mean', 'p99'],
     runs.map((r) => [
       r.id,
       r.scheme,
@@ -53,6 +54,8 @@ function runsTableOnly(runs: Run[], status: (r: Run) => string): string {
       formatNs(r.stats?.p99Ns),
       formatNs(r.stats?.smallMeanNs),
       formatNs(r.stats?.largeMeanNs),
+      formatSlowdown(r.stats?.slowdown?.mean),
+      formatSlowdown(r.stats?.slowdown?.p99),
     ]),
   )
 }
@@ -74,6 +77,7 @@ function runResult(r: Run) {
           p99Ns: r.stats.p99Ns,
           smallMeanNs: r.stats.smallMeanNs,
           largeMeanNs: r.stats.largeMeanNs,
+          slowdown: r.stats.slowdown ?? null,
         }
       : null,
     counters: r.counters,

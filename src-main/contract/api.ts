@@ -276,7 +276,7 @@ export const methods = {
         by: z.string().max(200).optional(),
         baseline: z.string().max(100).optional(),
         band: z.enum(['minmax', 'ci95']).optional(),
-        cdf: z.enum(['fct', 'queue']).optional(),
+        cdf: z.enum(['fct', 'queue', 'slowdown']).optional(),
         /** The fields that make a line; default scheme (+ experiment, target, parameters where they vary). */
         lines: z.array(z.string().max(200)).max(20).optional(),
       })

@@ -56,6 +56,20 @@ export const Experiment = ExperimentSummary.extend({
 })
 export type Experiment = z.infer<typeof Experiment>
 
+/**
+ * FCT slowdown of a run's finished flows: each flow's FCT over its ideal FCT alone on an idle
+ * fabric (model/slowdown.ts), so 1 is the best a flow can do.
+ */
+export const SlowdownStats = z.object({
+  /** Finished flows with an ideal (bounded, on a path). */
+  flows: z.number().int(),
+  mean: z.number(),
+  p50: z.number(),
+  p95: z.number(),
+  p99: z.number(),
+})
+export type SlowdownStats = z.infer<typeof SlowdownStats>
+
 /** Flow-completion-time statistics of one run, in nanoseconds. */
 export const FctStats = z.object({
   flows: z.number().int(),
@@ -67,6 +81,8 @@ export const FctStats = z.object({
   smallMeanNs: z.number().nullable(),
   /** Mean FCT of flows over 10 MB. */
   largeMeanNs: z.number().nullable(),
+  /** FCT slowdown; absent in runs stored before it was measured, null when no flow has an ideal. */
+  slowdown: SlowdownStats.nullable().optional(),
 })
 export type FctStats = z.infer<typeof FctStats>
 
@@ -197,6 +213,8 @@ export const RunFlows = z.object({
   sizeBytes: z.array(z.number()),
   startNs: z.array(z.number()),
   finishNs: z.array(z.number()),
+  /** Each flow's FCT slowdown (FCT over its ideal FCT on the idle fabric); null for an unfinished flow or one with no ideal. */
+  slowdown: z.array(z.number().nullable()).optional(),
 })
 export type RunFlows = z.infer<typeof RunFlows>
 

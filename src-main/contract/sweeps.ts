@@ -38,6 +38,7 @@ export type SweepMatrix = z.infer<typeof SweepMatrix>
 
 export const CompareMetric = z.enum([
   'mean', 'p50', 'p99', 'small.mean', 'small.p50', 'small.p99', 'large.mean', 'large.p50', 'large.p99',
+  'slowdown.mean', 'slowdown.p50', 'slowdown.p95', 'slowdown.p99',
   'probeOverhead', 'goodput', 'drops', 'retransmits',
 ])
 export type CompareMetric = z.infer<typeof CompareMetric>
@@ -65,6 +66,8 @@ export const CompareResult = z.object({
       sd: z.number(),
       values: z.array(z.number()),
       seeds: z.array(z.number().int()),
+      /** Beside an FCT statistic: the same statistic of FCT slowdown (null: no run of the cell has one). */
+      slowdown: z.number().nullable().optional(),
     }),
   ),
   matched: z.number().int(),
@@ -86,7 +89,10 @@ export const CompareResult = z.object({
   ),
   /** "Diff only": the parameters (hashes of program, topology and config included) that differ, per run. */
   differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
-  cdfs: z.array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])) })).optional(),
+  /** CDF points per line and x (and flow-size bucket, for slowdown CDFs). */
+  cdfs: z
+    .array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])), bucket: z.string().optional() }))
+    .optional(),
 })
 export type CompareResult = z.infer<typeof CompareResult>
 

@@ -111,3 +111,12 @@ export function eventText(kind: string, detail: unknown): string {
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ')
 }
+
+/**
+ * An FCT slowdown (FCT over the ideal FCT, 1 at best) with 3 significant digits and a ×:
+ * 1.2345 → "1.23×"; `missing` when a run has none (stored before slowdown was measured).
+ */
+export function formatSlowdown(v: number | null | undefined, missing = 'n/a'): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return missing
+  return `${sig3(v)}×`
+}

@@ -29,7 +29,8 @@ export interface PlotData {
   /** File name stem for exports. */
   id: string
   title: string
-  kind: 'xy' | 'cdf'
+  /** 'time': time series over a shared time axis, joined across the other lines' instants. */
+  kind: 'xy' | 'cdf' | 'time'
   xLabel: string
   yLabel: string
   /** Plot positions, ascending: the x values, or 0..k-1 for categorical x. */
@@ -139,8 +140,8 @@ export function cdfXs(result: CompareResult): FieldValue[] {
 }
 
 /** CDFs (pooled over seeds) at one x, one line per line key: x is the value, y the probability. */
-export function cdfToPlot(result: CompareResult, atX: FieldValue, o: CompareToPlot & { xLabel: string; xUnit: PlotUnit }): PlotData {
-  const cdfs = (result.cdfs ?? []).filter((c) => c.x === atX && c.points.length > 0)
+export function cdfToPlot(result: CompareResult, atX: FieldValue, o: CompareToPlot & { xLabel: string; xUnit: PlotUnit; bucket?: string; xLog?: boolean }): PlotData {
+  const cdfs = (result.cdfs ?? []).filter((c) => c.x === atX && c.points.length > 0 && (o.bucket === undefined || c.bucket === o.bucket))
   const values = [...new Set(cdfs.flatMap((c) => c.points.map((p) => p[0])))].sort((a, b) => a - b)
   const at = new Map(values.map((v, i) => [v, i]))
   const order = o.colorOrder ?? []
@@ -168,7 +169,7 @@ export function cdfToPlot(result: CompareResult, atX: FieldValue, o: CompareToPl
     xUnit: o.xUnit,
     yUnit: 'probability',
     // Times span decades (a 10 KB flow against a 10 MB one): on a linear axis the curve hugs the y axis.
-    xLog: o.xUnit === 'ns' && values.length > 1 && values[0] > 0,
+    xLog: (o.xLog ?? o.xUnit === 'ns') && values.length > 1 && values[0] > 0,
     band: null,
     yFrom0: true,
     lines,
@@ -203,4 +204,99 @@ export function formatUnit(v: number | null | undefined, unit: PlotUnit): string
 export function formatX(plot: PlotData, pos: number): string {
   if (plot.xCategories) return plot.xCategories[Math.round(pos)] ?? ''
   return formatUnit(pos, plot.xUnit)
+}
+
+/** The flow-size buckets a slowdown CDF result holds, in its order. */
+export function cdfBuckets(result: CompareResult): string[] {
+  const out: string[] = []
+  for (const c of result.cdfs ?? []) if (c.bucket !== undefined && !out.includes(c.bucket)) out.push(c.bucket)
+  return out
+}
+
+/**
+ * The CDFs of FCT slowdown at one x, one plot per flow-size bucket (log x: slowdowns span
+ * from 1 to hundreds), lines per line key in the view's colours. A bucket no flow fell in
+ * is still a plot, empty, so the grid keeps its shape.
+ */
+export function slowdownCdfPlots(result: CompareResult, atX: FieldValue, o: { idPrefix: string; colorOrder?: readonly string[]; atText: string }): Array<{ bucket: string; plot: PlotData }> {
+  return cdfBuckets(result).map((bucket) => ({
+    bucket,
+    plot: cdfToPlot(result, atX, {
+      id: `${o.idPrefix}-${bucket}`,
+      // Short enough for a third of the view; the x axis names the measure.
+      title: `${bucket} · ${o.atText}`,
+      xLabel: 'FCT slowdown (FCT / ideal FCT)',
+      xUnit: 'ratio',
+      xLog: true,
+      bucket,
+      colorOrder: o.colorOrder,
+    }),
+  }))
+}
+
+/** One run's series for an overlay: its label, instants (ns) and values (null: no sample). */
+export interface OverlaySeries {
+  label: string
+  t: readonly number[]
+  v: ReadonlyArray<number | null>
+}
+
+/**
+ * Two (or more) runs' time series on one time axis, each shifted so its first instant is
+ * t = 0: runs started at different wall-clock times (testbeds) line up with sim runs. The x
+ * positions are the union of the shifted instants; each line holds its own values there.
+ */
+export function overlayPlot(series: readonly OverlaySeries[], o: { id: string; title: string; yLabel: string; yUnit: PlotUnit; colorOrder?: readonly string[] }): PlotData {
+  const shifted = series.map((s) => {
+    const t0 = s.t.length ? s.t[0] : 0
+    return s.t.map((t) => t - t0)
+  })
+  const x = [...new Set(shifted.flat())].sort((a, b) => a - b)
+  const at = new Map(x.map((v, i) => [v, i]))
+  const labels = series.map((s) => s.label)
+  const order = [...(o.colorOrder ?? []), ...labels.filter((l) => !(o.colorOrder ?? []).includes(l))]
+  const lines: PlotLine[] = series.map((s, k) => {
+    const mean: Array<number | null> = x.map(() => null)
+    shifted[k].forEach((t, j) => {
+      const v = s.v[j]
+      if (v !== null && Number.isFinite(v)) mean[at.get(t)!] = v
+    })
+    const nul = x.map(() => null)
+    return { label: s.label, ...styleFor(s.label, order), mean, lo: [...nul], hi: [...nul], n: [...nul], sd: [...nul], values: [...nul], seeds: [...nul] }
+  })
+  return {
+    id: o.id,
+    title: o.title,
+    kind: 'time',
+    xLabel: 'time since the run\'s first sample',
+    yLabel: o.yLabel,
+    x,
+    xValues: x,
+    xCategories: null,
+    xUnit: 'ns',
+    yUnit: o.yUnit,
+    xLog: false,
+    band: null,
+    yFrom0: true,
+    lines,
+  }
+}
+
+/**
+ * A run's samples of one series kind as one line: at each instant the mean over the kind's
+ * series (ports, links) that have a sample there, so a fabric-wide figure of the run.
+ */
+export function meanOverSeries(t: readonly number[], values: ReadonlyArray<ReadonlyArray<number | null>>): Array<number | null> {
+  return t.map((_, j) => {
+    let sum = 0
+    let n = 0
+    for (const row of values) {
+      const v = row[j]
+      if (v !== null && v !== undefined && Number.isFinite(v)) {
+        sum += v
+        n++
+      }
+    }
+    return n ? sum / n : null
+  })
 }

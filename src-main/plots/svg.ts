@@ -64,7 +64,7 @@ export function xRange(plot: PlotData): [number, number] {
   if (plot.xLog) return decadeRange(lo, hi)
   if (plot.xCategories) return [lo - 0.5, hi + 0.5]
   if (hi === lo) return [lo - 1, hi + 1]
-  const pad = plot.kind === 'cdf' ? 0 : (hi - lo) * 0.04
+  const pad = plot.kind === 'xy' ? (hi - lo) * 0.04 : 0
   return [lo - pad, hi + pad]
 }
 
@@ -137,8 +137,8 @@ export function plotToSvg(plot: PlotData, o: SvgOptions = {}): string {
     }
   })
   plot.lines.forEach((l, li) => {
-    // CDF lines join across positions other lines own; xy lines break where a value is missing.
-    const segs = plot.kind === 'cdf' ? [plot.x.map((_, i) => i).filter((i) => l.mean[i] !== null)] : segments(plot.x.length, (i) => l.mean[i] !== null)
+    // CDF and time lines join across positions other lines own; xy lines break where a value is missing.
+    const segs = plot.kind !== 'xy' ? [plot.x.map((_, i) => i).filter((i) => l.mean[i] !== null)] : segments(plot.x.length, (i) => l.mean[i] !== null)
     for (const seg of segs) {
       if (seg.length === 0) continue
       const pts = seg.map((i) => `${n2(px(plot.x[i]))},${n2(py(l.mean[i]!))}`).join(' ')
@@ -155,11 +155,14 @@ export function plotToSvg(plot: PlotData, o: SvgOptions = {}): string {
   // Legend under the x label, four per row.
   out.push(`<g class="legend" fill="${fg}">`)
   const colW = pw / 4
+  // A label longer than its column is cut with an ellipsis (11 px text: about 6 px a character), never run into the next.
+  const fit = Math.max(4, Math.floor((colW - 26) / 6))
   plot.lines.forEach((l, i) => {
     const lx = M.left + (i % 4) * colW
     const ly = M.top + ph + 52 + Math.floor(i / 4) * 18
     out.push(`<line x1="${n2(lx)}" x2="${n2(lx + 16)}" y1="${ly - 4}" y2="${ly - 4}" stroke="${l.color}" stroke-width="2"${l.dash.length ? ` stroke-dasharray="${l.dash.join(' ')}"` : ''}/>`)
-    out.push(`<text x="${n2(lx + 22)}" y="${ly}">${xmlEscape(l.label)}</text>`)
+    const label = l.label.length > fit ? `${l.label.slice(0, fit - 1)}…` : l.label
+    out.push(`<text x="${n2(lx + 22)}" y="${ly}">${label === l.label ? '' : `<title>${xmlEscape(l.label)}</title>`}${xmlEscape(label)}</text>`)
   })
   if (plot.band) {
     out.push(`<text x="${M.left + pw}" y="20" text-anchor="end" fill-opacity="0.6">band: ${plot.band === 'ci95' ? '95% CI of the mean' : 'min–max across seeds'}</text>`)

@@ -43,7 +43,7 @@ describe('archive round trip (p4lab export / import / compare)', () => {
       expect(b.stdout, extra.join(' ')).toBe(a.stdout)
     }
     const text = p4lab(['compare', 'rt-sweep', '--db', 'a.db'], dir).stdout
-    expect(text).toMatch(/^scheme\s+load\s+seeds\s+mean\s+lo\s+hi$/m)
+    expect(text).toMatch(/^scheme\s+load\s+seeds\s+mean\s+lo\s+hi\s+slowdown$/m)
     expect(text.split('\n').filter((l) => /^(ecmp|rps)\s/.test(l))).toHaveLength(4)
 
     // New ids, and the rows really are in the other database.

@@ -98,7 +98,8 @@ describe('p4lab compare with one seed', () => {
     expect(r.code, r.stderr).toBe(0)
     const rows = r.stdout.split('\n').filter((l) => /^(ecmp|hula) /.test(l))
     expect(rows).toHaveLength(2)
-    for (const row of rows) expect(row).toMatch(/^\S+ +0\.3 +1 +[\d.]+ (ns|us|ms|s) +n\/a \(1 seed\) +n\/a$/)
+    // The FCT's slowdown beside it (FCT over the ideal FCT on the idle fabric: at least 1).
+    for (const row of rows) expect(row).toMatch(/^\S+ +0\.3 +1 +[\d.]+ (ns|us|ms|s) +n\/a \(1 seed\) +n\/a +\d+(\.\d+)?x$/)
   })
 })
 
@@ -120,11 +121,11 @@ describe('CSV numbers', () => {
     mkdirSync(x)
     expect(spawnSync('tar', ['-xzf', out, '-C', x]).status).toBe(0)
     const lines = readFileSync(join(x, 'data', 'flows.csv'), 'utf8').trim().split('\r\n')
-    expect(lines[0]).toBe('run,flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns')
+    expect(lines[0]).toBe('run,flow,src,dst,size_bytes,start_ns,finish_ns,fct_ns,slowdown')
     expect(lines.length).toBeGreaterThan(40)
     let fractional = 0
     for (const l of lines.slice(1)) {
-      for (const f of l.split(',').slice(5)) {
+      for (const f of l.split(',').slice(5, 8)) {
         expect(f, l).toMatch(/^(\d+(\.\d{1,3})?)?$/)
         if (f.includes('.')) fractional++
       }

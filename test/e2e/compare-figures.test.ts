@@ -2,8 +2,10 @@
 // another (lines per experiment × scheme). Checks, from the page, what a reader of the figure
 // needs: every axis titled (with its unit), the FCT CDF on a log x axis with decade ticks,
 // ten distinct colours (line styles beyond the palette), legends inside their cards and
-// buttons inside theirs. Screenshot in test-artifacts/e2e/compare-figures-*.png (look at it).
-import { mkdtempSync, writeFileSync } from 'node:fs'
+// buttons inside theirs; FCT slowdown against load, its CDFs per flow-size bucket and two runs'
+// series overlaid, with exports that hold what is drawn. Screenshots in
+// test-artifacts/e2e/compare-figures-*.png (look at them).
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -54,7 +56,7 @@ describe('compare plots as figures', () => {
     }
     app = await startApp([], { P4LAB_HOME: home })
     browser = await launchChromium()
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1100 } })
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1100 }, acceptDownloads: true })
     page = await context.newPage()
     page.on('pageerror', (err) => errors.push(String(err)))
   }, 900_000)
@@ -114,6 +116,80 @@ describe('compare plots as figures', () => {
         return [...c.querySelectorAll('.exports, .legend .li')]
           .map((e) => ({ e, r: e.getBoundingClientRect() }))
           .filter(({ r }) => r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5))
+          .map(({ e }) => `${c.getAttribute('data-testid')}: ${e.textContent}`)
+      }),
+    )
+    expect(overflow).toEqual([])
+    expect(errors).toEqual([])
+  })
+
+  it('draws FCT slowdown against load, its CDFs per flow-size bucket on log x, and two runs overlaid', async () => {
+    await expect.poll(() => page.getByTestId('plot-slowdown').getAttribute('data-lines'), { timeout: 30_000 }).toBe('10')
+    await expect.poll(() => page.getByTestId('slowdown-cdfs').getAttribute('data-buckets'), { timeout: 30_000 }).toBe('<10 KB|10–100 KB|100 KB–1 MB|1–10 MB|≥10 MB')
+    await expect.poll(() => page.getByTestId('plot-overlay').getAttribute('data-lines'), { timeout: 30_000 }).toBe('2')
+    await expect.poll(async () => (await figure(page, 'plot-overlay'))?.lines.length ?? 0, { timeout: 30_000 }).toBe(2)
+    await page.getByTestId('plot-slowdown').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(ARTIFACTS, 'compare-figures-4-slowdown-view.png') })
+    await page.getByTestId('plot-slowdown').screenshot({ path: join(ARTIFACTS, 'compare-figures-5-slowdown.png') })
+    await page.getByTestId('plot-slowdown-cdf-1').screenshot({ path: join(ARTIFACTS, 'compare-figures-6-slowdown-cdf.png') })
+    await page.getByTestId('plot-overlay').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(ARTIFACTS, 'compare-figures-7-overlay-view.png') })
+
+    // Slowdown against load: the same ten lines in the same colours, titled, every value at least 1 (the ideal is the best a flow can do).
+    const main = await figure(page, 'plot-main')
+    const colour = new Map(main.lines.map((l) => [l.label, l.color]))
+    const sd = await figure(page, 'plot-slowdown')
+    expect(sd.axes[0].label).toBe('load')
+    expect(sd.axes[1].label).toBe('mean FCT slowdown')
+    for (const l of sd.lines) expect(l.color, l.label).toBe(colour.get(l.label))
+    const sdData = JSON.parse((await page.getByTestId('plot-slowdown').getAttribute('data-plot')) ?? '{}') as { lines: Array<{ mean: Array<number | null> }> }
+    const means = sdData.lines.flatMap((l) => l.mean).filter((v): v is number => v !== null)
+    expect(means.length).toBe(20)
+    for (const v of means) expect(v).toBeGreaterThanOrEqual(0.999)
+    // Slowdown CDFs: a log x scale labelled at decades, the small-flow buckets drawn for every line.
+    for (const i of [0, 1]) {
+      const f = await figure(page, `plot-slowdown-cdf-${i}`)
+      expect(f, `bucket ${i}`).not.toBeNull()
+      expect(f.xDistr).toBe(3)
+      expect(f.axes[0].label).toBe('FCT slowdown (FCT / ideal FCT), log scale')
+      for (const t of f.axes[0].ticks) expect(t).toMatch(/^(1|10|100|1000)$/)
+      expect(f.lines.length).toBe(10)
+    }
+    // Two runs overlaid on one time axis from 0, in two colours.
+    const ov = await figure(page, 'plot-overlay')
+    expect(ov.axes[0].label).toMatch(/^time since the run's first sample \((µs|ms)\)$/)
+    expect(new Set(ov.lines.map((l) => l.color)).size).toBe(2)
+    expect(ov.lines[0].label).not.toBe(ov.lines[1].label)
+
+    // Hovering a plot puts formatted numbers in its legend (a unit, never raw nanoseconds), inside the card.
+    await page.getByTestId('plot-main').scrollIntoViewIfNeeded()
+    const box = (await page.getByTestId('plot-main').locator('.plot').boundingBox())!
+    await page.getByTestId('plot-main').locator('.plot').hover({ position: { x: box.width * 0.6, y: box.height * 0.4 } })
+    await expect.poll(() => page.getByTestId('plot-main').locator('.legend .lv').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    const values = await page.getByTestId('plot-main').locator('.legend .lv').allTextContents()
+    expect(values.length).toBeGreaterThan(0)
+    for (const v of values) expect(v).toMatch(/^\d+(\.\d+)? (ns|µs|ms|s)( \[.*\])?$/)
+    await page.getByTestId('plot-main').screenshot({ path: join(ARTIFACTS, 'compare-figures-8-main-hover.png') })
+
+    // What the SVG and CSV exports hold is what the plot draws: the same lines and values.
+    const dl = async (suffix: string) => {
+      const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`plot-slowdown-${suffix}`).click()])
+      return readFileSync((await d.path())!, 'utf8')
+    }
+    const csv = (await dl('csv')).trim().split('\r\n')
+    expect(csv.length - 1).toBe(20)
+    const r9 = (v: number) => Number(v.toPrecision(9))
+    const csvMeans = csv.slice(1).map((l) => r9(Number(l.split(',')[4])))
+    expect(csvMeans.sort()).toEqual(means.map(r9).sort())
+    const svg = await dl('svg')
+    expect((svg.match(/<polyline class="line"/g) ?? []).length).toBe(10)
+    expect(svg).toContain('>mean FCT slowdown</text>')
+    const overflow = await page.locator('.cplot').evaluateAll((cards) =>
+      cards.flatMap((c) => {
+        const b = c.getBoundingClientRect()
+        return [...c.querySelectorAll('.exports, .legend .li, .legend .at')]
+          .map((e) => ({ e, r: e.getBoundingClientRect() }))
+          .filter(({ r }) => r.width > 0 && (r.left < b.left - 0.5 || r.right > b.right + 0.5))
           .map(({ e }) => `${c.getAttribute('data-testid')}: ${e.textContent}`)
       }),
     )

@@ -173,7 +173,7 @@ describe('the compare view in Chromium', () => {
     // Diff only: just the parameters that differ between the shown runs, the P4 program's hash among them.
     const table = page.getByTestId('runs-table')
     await page.getByTestId('runs-diff-only').check()
-    await expect.poll(async () => (await table.getAttribute('data-columns'))!.split(',').filter((c) => !['mean', 'p50', 'p99', 'small.mean', 'large.mean', 'drops', 'retransmits', 'status', 'progress', 'finished', 'wall'].includes(c)), { timeout: 10_000 }).toEqual(['id', 'scheme', 'load', 'seed', 'hash.program'])
+    await expect.poll(async () => (await table.getAttribute('data-columns'))!.split(',').filter((c) => !['mean', 'p50', 'p99', 'slowdown.mean', 'slowdown.p99', 'small.mean', 'large.mean', 'drops', 'retransmits', 'status', 'progress', 'finished', 'wall'].includes(c)), { timeout: 10_000 }).toEqual(['id', 'scheme', 'load', 'seed', 'hash.program'])
     // A query narrows the runs to one scheme: only load and seed still differ.
     await page.getByTestId('runs-query').fill('scheme = conga and load >= 0.5')
     const congaLoads = async () => (await page.getByTestId('run-row').evaluateAll((els) => els.map((e) => e.querySelector('[data-col="load"]')?.textContent?.trim() ?? ''))).sort()

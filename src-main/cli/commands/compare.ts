@@ -19,7 +19,7 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
   const metric = v.metric ?? 'mean'
   if (!isMetric(metric)) throw new UsageError(`--metric: unknown metric '${metric}'; expected one of ${METRICS.join(', ')}`)
   if (v.band !== undefined && v.band !== 'minmax' && v.band !== 'ci95') throw new UsageError(`--band: expected minmax or ci95, got '${v.band}'`)
-  if (v.cdf !== undefined && v.cdf !== 'fct' && v.cdf !== 'queue') throw new UsageError(`--cdf: expected fct or queue, got '${v.cdf}'`)
+  if (v.cdf !== undefined && v.cdf !== 'fct' && v.cdf !== 'queue' && v.cdf !== 'slowdown') throw new UsageError(`--cdf: expected fct, queue or slowdown, got '${v.cdf}'`)
   const core = openCore(v.db)
   const store = core.opts.store
   try {
@@ -31,7 +31,7 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
       ...(v.baseline !== undefined ? { baseline: v.baseline } : {}),
       ...(v.band !== undefined ? { band: v.band as 'minmax' | 'ci95' } : {}),
       ...(v.where !== undefined ? { query: v.where } : {}),
-      ...(v.cdf !== undefined ? { cdf: v.cdf as 'fct' | 'queue' } : {}),
+      ...(v.cdf !== undefined ? { cdf: v.cdf as 'fct' | 'queue' | 'slowdown' } : {}),
     })
     process.stdout.write(v.json ? formatCompareJson(result) : formatCompareTable(result))
     if (v.where === undefined || v.where.trim() === '') return 0
@@ -60,7 +60,7 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
 export const compareCommand: Command = {
   name: 'compare',
   usage: [
-    'compare EXPERIMENT... [--metric M] [--by FIELD] [--baseline SCHEME] [--band ci95|minmax] [--where QUERY] [--cdf fct|queue] [--db PATH] [--json]',
+    'compare EXPERIMENT... [--metric M] [--by FIELD] [--baseline SCHEME] [--band ci95|minmax] [--where QUERY] [--cdf fct|queue|slowdown] [--db PATH] [--json]',
     '    a metric (mean, p50, p99, small.mean, large.p99, probeOverhead, ...) against a parameter (default load),',
     '    one line per scheme with the mean and a band across seeds; EXPERIMENT is a name or an id',
     "    (--where 'scheme = hula and load >= 0.5', 'status != failed', 'tag:paper'); a value no run has is named",

@@ -4,6 +4,7 @@ import type { RunRanWith } from '../../contract'
 import { ranWith } from '../../core/run-view'
 import { toRun } from '../../core/services'
 import { eventText, formatCounter, formatNsShort } from '../../plots/format'
+import { formatSlowdown } from '../../plots/format'
 import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
 /** One line per event: the wall clock, the simulated time when it has one, the kind and what happened. */
@@ -38,6 +39,7 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
       ...ranWithLines(ran),
       '',
       runsTable([toRun(row)], { notes: false }),
+      ...(row.stats ? [slowdownLine(row.stats.slowdown)] : []),
       '',
       'counters',
       ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${formatCounter(k, v).padStart(12)}`),
@@ -50,6 +52,12 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
   }
   store.close()
   return 0
+}
+
+/** FCT slowdown beside the FCT table: n/a for a run stored before it was measured. */
+function slowdownLine(s: { mean: number; p50: number; p95: number; p99: number } | null | undefined): string {
+  if (!s) return `slowdown  n/a (${s === null ? 'no flow has an ideal FCT on this fabric' : 'stored before FCT slowdown was measured'})`
+  return `slowdown  mean ${formatSlowdown(s.mean)}  p50 ${formatSlowdown(s.p50)}  p95 ${formatSlowdown(s.p95)}  p99 ${formatSlowdown(s.p99)}  (FCT / ideal FCT on an idle fabric)`
 }
 
 /** Scalars of a spec block as `key value` pairs (a workload's CDF points and the like are left out). */

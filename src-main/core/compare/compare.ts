@@ -7,7 +7,7 @@
 import type { Store } from '../store'
 import { band, type BandKind } from './band'
 import { LARGE_FLOW_BYTES, SMALL_FLOW_BYTES } from '../stats'
-import { FCT_METRICS, cdfPoints, metricUnit, queueDepthSamples, type MetricName } from './metrics'
+import { FCT_METRICS, SIZE_BUCKETS, cdfPoints, metricUnit, queueDepthSamples, type MetricName } from './metrics'
 import { QueryError, checkFields, matches, parseQuery } from './query'
 import { diffOnly, knownFields, loadRecords, type FieldValue, type RunRecord } from './records'
 
@@ -22,8 +22,11 @@ export interface CompareOptions {
   /** A scheme: every value is divided by that scheme's value of the same cell (same x, seed, line). */
   baseline?: string
   band?: BandKind
-  /** Also give CDF points per line and x: of FCT (all flows) or of queue depth samples. */
-  cdf?: 'fct' | 'queue'
+  /**
+   * Also give CDF points per line and x: of FCT (all flows), of queue depth samples, or of FCT
+   * slowdown per flow-size bucket (SIZE_BUCKETS; one CDF per line, x and bucket).
+   */
+  cdf?: 'fct' | 'queue' | 'slowdown'
   /**
    * The fields that make a line (group by any parameter: `lines: []` and `by: 'flowletGapNs'`).
    * Default: scheme, plus experiment, target and parameters where they vary.
@@ -43,6 +46,11 @@ export interface CompareRow {
   /** Per-run values in seed order, and those seeds. */
   values: number[]
   seeds: number[]
+  /**
+   * Beside an FCT statistic (mean, p50, p99), the same statistic of FCT slowdown, averaged over
+   * the cell's runs that have one; null when none has (runs stored before it was measured).
+   */
+  slowdown?: number | null
 }
 
 export interface CompareResult {
@@ -61,7 +69,7 @@ export interface CompareResult {
   /** Of the cells left out, those whose latest run ended incomplete, with their numbers and likely cause. */
   incomplete: IncompleteCell[]
   differences: Array<{ field: string; values: FieldValue[] }>
-  cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]> }>
+  cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]>; bucket?: string }>
 }
 
 export interface IncompleteCell {
@@ -78,6 +86,9 @@ export interface IncompleteCell {
 }
 
 export class CompareError extends Error {}
+
+/** The slowdown statistic shown beside an FCT statistic. */
+const SLOWDOWN_BESIDE: Partial<Record<MetricName, MetricName>> = { mean: 'slowdown.mean', p50: 'slowdown.p50', p99: 'slowdown.p99' }
 
 const NOT_LINE_KEYS = new Set(['id', 'status', 'seed', 'hash.program', 'hash.topology', 'hash.config'])
 
@@ -192,7 +203,13 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
     const items = [...g.items].sort((a, b) => a.seed - b.seed)
     const values = items.map((i) => i.v)
     const b = band(values, bandKind)!
-    return { line: g.line, x: g.x, n: b.n, mean: b.mean, lo: b.lo, hi: b.hi, sd: b.sd, values, seeds: items.map((i) => i.seed) }
+    const row: CompareRow = { line: g.line, x: g.x, n: b.n, mean: b.mean, lo: b.lo, hi: b.hi, sd: b.sd, values, seeds: items.map((i) => i.seed) }
+    const beside = baselineValues ? undefined : SLOWDOWN_BESIDE[metric]
+    if (beside) {
+      const sds = items.map((i) => i.r.metric(beside)).filter((v): v is number => v !== null)
+      row.slowdown = sds.length ? sds.reduce((a, v) => a + v, 0) / sds.length : null
+    }
+    return row
   })
 
   const result: CompareResult = {
@@ -226,7 +243,21 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
       }),
     differences: diffOnly(cells),
   }
-  if (opts.cdf) {
+  if (opts.cdf === 'slowdown') {
+    result.cdfs = sorted.flatMap((g) => {
+      const runs = [...g.items].sort((a, b) => a.seed - b.seed).map((i) => i.r)
+      return SIZE_BUCKETS.map((b) => {
+        const pooled: number[] = []
+        for (const r of runs) {
+          const sd = r.flowSlowdowns()
+          r.listFlows().forEach((f, i) => {
+            if (!Number.isNaN(sd[i]) && f.sizeBytes >= b.lo && f.sizeBytes < b.hi) pooled.push(sd[i])
+          })
+        }
+        return { line: g.line, x: g.x, bucket: b.label, points: cdfPoints(Float64Array.from(pooled)) }
+      })
+    })
+  } else if (opts.cdf) {
     result.cdfs = sorted.map((g) => {
       const runs = [...g.items].sort((a, b) => a.seed - b.seed).map((i) => i.r)
       let pooled: Float64Array

@@ -36,7 +36,9 @@ function cell(v: FieldValue): string {
 const BAND_NAMES = { minmax: 'min..max across seeds', ci95: '95% CI of the mean across seeds (Student t)' }
 
 export function formatCompareTable(r: CompareResult): string {
-  const header = [...r.lineKeys, r.by, 'seeds', 'mean', 'lo', 'hi']
+  // Beside an FCT statistic, the same statistic of FCT slowdown (n/a for runs stored before it).
+  const withSlowdown = r.rows.some((row) => row.slowdown !== undefined)
+  const header = [...r.lineKeys, r.by, 'seeds', 'mean', 'lo', 'hi', ...(withSlowdown ? ['slowdown'] : [])]
   // One seed has no confidence interval: say so instead of printing lo = hi = mean.
   const noInterval = (n: number) => r.band === 'ci95' && n < 2
   const rows = r.rows.map((row) => [
@@ -46,6 +48,7 @@ export function formatCompareTable(r: CompareResult): string {
     formatValue(row.mean, r.unit),
     noInterval(row.n) ? `n/a (${row.n} seed)` : formatValue(row.lo, r.unit),
     noInterval(row.n) ? 'n/a' : formatValue(row.hi, r.unit),
+    ...(withSlowdown ? [row.slowdown === null || row.slowdown === undefined ? 'n/a' : `${sig(row.slowdown)}x`] : []),
   ])
   const width = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
   const textCols = r.lineKeys.length

@@ -15,8 +15,22 @@ export const FCT_METRICS = [
   'large.p50',
   'large.p99',
 ] as const
+/** FCT slowdown (FCT over the ideal FCT on an idle fabric, core/slowdown.ts), from the run's stored stats. */
+export const SLOWDOWN_METRICS = ['slowdown.mean', 'slowdown.p50', 'slowdown.p95', 'slowdown.p99'] as const
+/**
+ * Flow-size buckets of the slowdown CDFs: decades from 10 KB to 10 MB, finer than the papers'
+ * <100 KB / >10 MB split (decimal units, as the papers use). Lower bound inclusive.
+ */
+export const SIZE_BUCKETS: ReadonlyArray<{ label: string; lo: number; hi: number }> = [
+  { label: '<10 KB', lo: 0, hi: 10e3 },
+  { label: '10–100 KB', lo: 10e3, hi: 100e3 },
+  { label: '100 KB–1 MB', lo: 100e3, hi: 1e6 },
+  { label: '1–10 MB', lo: 1e6, hi: 10e6 },
+  { label: '≥10 MB', lo: 10e6, hi: Infinity },
+]
+
 export const OTHER_METRICS = ['probeOverhead', 'goodput', 'drops', 'retransmits'] as const
-export const METRICS = [...FCT_METRICS, ...OTHER_METRICS] as const
+export const METRICS = [...FCT_METRICS, ...SLOWDOWN_METRICS, ...OTHER_METRICS] as const
 export type MetricName = (typeof METRICS)[number]
 
 export function isMetric(name: string): name is MetricName {
@@ -26,7 +40,7 @@ export function isMetric(name: string): name is MetricName {
 /** Metrics in ns are shown as durations; the others as plain numbers. */
 export function metricUnit(m: MetricName): 'ns' | 'ratio' | 'bps' | 'count' {
   if ((FCT_METRICS as readonly string[]).includes(m)) return 'ns'
-  if (m === 'probeOverhead') return 'ratio'
+  if (m === 'probeOverhead' || m.startsWith('slowdown.')) return 'ratio'
   if (m === 'goodput') return 'bps'
   return 'count'
 }
@@ -46,6 +60,15 @@ export function metricFromStats(run: RunRow, m: MetricName): number | null | und
       return s?.smallMeanNs ?? null
     case 'large.mean':
       return s?.largeMeanNs ?? null
+    // A run stored before slowdown was measured has none: null (n/a), never recomputed behind its back.
+    case 'slowdown.mean':
+      return s?.slowdown?.mean ?? null
+    case 'slowdown.p50':
+      return s?.slowdown?.p50 ?? null
+    case 'slowdown.p95':
+      return s?.slowdown?.p95 ?? null
+    case 'slowdown.p99':
+      return s?.slowdown?.p99 ?? null
     case 'probeOverhead': {
       // Probe and credit bytes put on links, per payload byte the hosts sent.
       if (!c || typeof c.controlBytes !== 'number' || !c.payloadBytesSent) return null

@@ -7,6 +7,7 @@ import { configKey, type ExperimentRow, type FlowRow, type RunRow, type Store } 
 import { configHash, programHash, topologyHash } from './hashes'
 import { METRICS, isMetric, metricFromFlows, metricFromStats } from './metrics'
 import type { Queryable } from './query'
+import { idealFctOfSpec } from '../slowdown'
 
 export type FieldValue = string | number | null
 
@@ -23,6 +24,9 @@ export class RunRecord implements Queryable {
   /** What decides the run's results in its record (store/revisions.ts): a rename or a tag leaves it. */
   readonly configKey: string
   private flows: FlowRow[] | undefined
+  /** The spec the run ran with (its record's; the experiment's only for a run with none). */
+  private readonly spec: unknown
+  private slowdowns: Float64Array | undefined
   private readonly metricCache = new Map<string, number | null>()
 
   constructor(
@@ -32,6 +36,7 @@ export class RunRecord implements Queryable {
   ) {
     const ranWith = store.getRunRecord(run.id)
     const spec = (ranWith?.spec ?? experiment.spec ?? {}) as Record<string, unknown>
+    this.spec = spec
     this.configKey = configKey(spec)
     const topo = (spec.topology ?? {}) as Record<string, unknown>
     const workload = (spec.workload ?? {}) as Record<string, unknown>
@@ -91,6 +96,21 @@ export class RunRecord implements Queryable {
   listFlows(): FlowRow[] {
     this.flows ??= this.store.listFlows(this.run.id)
     return this.flows
+  }
+
+  /** Each listed flow's FCT slowdown on the fabric the run ran on (NaN: unfinished, or no ideal). */
+  flowSlowdowns(): Float64Array {
+    if (this.slowdowns) return this.slowdowns
+    const flows = this.listFlows()
+    const ideal = idealFctOfSpec(this.spec)
+    const out = new Float64Array(flows.length).fill(NaN)
+    if (ideal) {
+      flows.forEach((f, i) => {
+        const id = f.fctNs === null ? null : ideal(f.src, f.dst, f.sizeBytes)
+        if (id !== null && id > 0) out[i] = f.fctNs! / id
+      })
+    }
+    return (this.slowdowns = out)
   }
 }
 

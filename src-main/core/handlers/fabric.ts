@@ -4,6 +4,7 @@ import type { FabricGraph, Handlers } from '../../contract'
 import type { Topology } from '../../sim/types'
 import { buildFabric, type Fabric } from '../../model/topology'
 import { CoreError, notFound } from '../errors'
+import { idealFctOfSpec } from '../slowdown'
 import type { ExperimentSpec } from '../spec'
 import type { Store } from '../store'
 
@@ -60,13 +61,18 @@ export function fabricHandlers(store: Store): FabricHandlers {
       getRun(id)
       const rows = store.listFlows(id)
       const n = rows.length
-      const out = { src: new Array<number>(n), dst: new Array<number>(n), sizeBytes: new Array<number>(n), startNs: new Array<number>(n), finishNs: new Array<number>(n) }
+      const out = { src: new Array<number>(n), dst: new Array<number>(n), sizeBytes: new Array<number>(n), startNs: new Array<number>(n), finishNs: new Array<number>(n), slowdown: new Array<number | null>(n) }
+      // Each flow's slowdown on the fabric the run's record holds (null: unfinished, or no ideal to go by).
+      const run = store.getRun(id)!
+      const ideal = idealFctOfSpec(store.getRunRecord(id)?.spec ?? store.getExperiment(run.experimentId)?.spec)
       rows.forEach((r, i) => {
         out.src[i] = r.src
         out.dst[i] = r.dst
         out.sizeBytes[i] = r.sizeBytes
         out.startNs[i] = r.startNs
         out.finishNs[i] = r.finishNs ?? -1
+        const id = r.fctNs === null || !ideal ? null : ideal(r.src, r.dst, r.sizeBytes)
+        out.slowdown[i] = id !== null && id > 0 ? r.fctNs! / id : null
       })
       return out
     },

@@ -7,13 +7,19 @@ import { toCsv, type CsvValue } from './csv'
 
 /**
  * The plotted series as CSV. xy plots: one row per line and x with the metric's name and
- * unit, the mean, the band, the runs behind it and their per-seed values; CDFs: one row per line and value with P(X <= value).
+ * unit, the mean, the band, the runs behind it and their per-seed values; CDFs: one row per line and value with P(X <= value);
+ * time series: one row per line and instant (ns since that run's first sample) with its value.
  */
 export function plotToCsv(plot: PlotData): string {
   if (plot.kind === 'cdf') {
     const rows: CsvValue[][] = []
     for (const l of plot.lines) plot.x.forEach((v, i) => l.mean[i] !== null && rows.push([l.label, v, l.mean[i]]))
     return toCsv(['line', `${plot.xLabel} (${plot.xUnit})`, 'probability'], rows)
+  }
+  if (plot.kind === 'time') {
+    const rows: CsvValue[][] = []
+    for (const l of plot.lines) plot.x.forEach((t, i) => l.mean[i] !== null && rows.push([l.label, t, l.mean[i]]))
+    return toCsv(['line', `${plot.xLabel} (ns)`, `${plot.yLabel} (${plot.yUnit})`], rows)
   }
   const rows: CsvValue[][] = []
   for (const l of plot.lines) {

@@ -5,6 +5,7 @@
 // only" keeps the parameters whose values differ between the shown runs. Pure: tested in node.
 import type { Run, RunFieldInfo, RunStatus } from '@contract/index'
 import { formatUnit } from '@plots/plotdata'
+import { formatSlowdown } from '@plots/format'
 import { formatCount, formatLoad, formatNs, sig3 } from './format'
 
 export type FieldValue = string | number | null
@@ -19,7 +20,7 @@ export interface ColumnDef {
   col: string
   title?: string
   /** How the cell shows its value. */
-  format: 'ns' | 'count' | 'load' | 'ratio' | 'bps' | 'hash' | 'text' | 'plain'
+  format: 'ns' | 'count' | 'load' | 'ratio' | 'bps' | 'hash' | 'text' | 'plain' | 'slowdown'
 }
 
 /** A row: the run's fields (from compare.runs, or derived from the live Run until then). */
@@ -49,6 +50,10 @@ const KNOWN: Record<string, Partial<ColumnDef>> = {
   'large.mean': { label: '>10 MB', numeric: true, col: 'largeMeanFct', format: 'ns', title: 'Mean FCT of flows over 10 MB' },
   'large.p50': { label: '>10 MB p50', numeric: true, format: 'ns' },
   'large.p99': { label: '>10 MB p99', numeric: true, format: 'ns' },
+  'slowdown.mean': { label: 'slowdown', numeric: true, format: 'slowdown', title: 'Mean FCT slowdown: FCT over the ideal FCT on an idle fabric (1 at best)' },
+  'slowdown.p50': { label: 'slowdown p50', numeric: true, format: 'slowdown', title: 'Median FCT slowdown' },
+  'slowdown.p95': { label: 'slowdown p95', numeric: true, format: 'slowdown', title: '95th percentile FCT slowdown' },
+  'slowdown.p99': { label: 'slowdown p99', numeric: true, format: 'slowdown', title: '99th percentile FCT slowdown' },
   probeOverhead: { label: 'probe ovh', numeric: true, format: 'ratio', title: 'Probe and credit bytes on links per payload byte sent' },
   goodput: { label: 'goodput', numeric: true, format: 'bps' },
   drops: { label: 'drops', numeric: true, format: 'count' },
@@ -63,7 +68,7 @@ export const LIVE_COLUMNS = ['progress', 'finished', 'wall'] as const
 
 /** What a fresh table shows, in this order. */
 export const DEFAULT_COLUMNS: readonly string[] = [
-  'id', 'scheme', 'load', 'seed', 'status', 'progress', 'flows', 'finished', 'mean', 'p50', 'p99', 'small.mean', 'large.mean', 'drops', 'retransmits', 'wall',
+  'id', 'scheme', 'load', 'seed', 'status', 'progress', 'flows', 'finished', 'mean', 'p50', 'p99', 'slowdown.mean', 'slowdown.p99', 'small.mean', 'large.mean', 'drops', 'retransmits', 'wall',
 ]
 
 export function columnDef(key: string, group: ColumnGroup): ColumnDef {
@@ -88,7 +93,7 @@ export function availableColumns(fields: readonly RunFieldInfo[]): ColumnDef[] {
   for (const k of ['id', 'experiment', 'target', 'scheme', 'load', 'seed', 'status']) defs.set(k, columnDef(k, 'run'))
   for (const k of LIVE_COLUMNS) defs.set(k, columnDef(k, 'live'))
   for (const f of fields) if (!defs.has(f.name)) defs.set(f.name, columnDef(f.name, f.group))
-  for (const k of ['mean', 'p50', 'p99', 'small.mean', 'large.mean', 'drops', 'retransmits']) if (!defs.has(k)) defs.set(k, columnDef(k, 'metric'))
+  for (const k of ['mean', 'p50', 'p99', 'slowdown.mean', 'slowdown.p99', 'small.mean', 'large.mean', 'drops', 'retransmits']) if (!defs.has(k)) defs.set(k, columnDef(k, 'metric'))
   return [...defs.values()].sort((a, b) => GROUP_ORDER.indexOf(a.group) - GROUP_ORDER.indexOf(b.group))
 }
 
@@ -207,7 +212,8 @@ export function isResultColumn(c: Pick<ColumnDef, 'group' | 'key'>): boolean {
 
 /** A cell's text: its value in the column's format; an empty result cell says "loading" while the results are pending, else "—". */
 export function cellText(c: Pick<ColumnDef, 'format' | 'group' | 'key'>, v: FieldValue | undefined, pending = false): string {
-  if (v === null || v === undefined) return pending && isResultColumn(c) ? LOADING_TEXT : '—'
+  // A run stored before slowdown was measured has none: n/a, not a blank that reads as "no flows".
+  if (v === null || v === undefined) return pending && isResultColumn(c) ? LOADING_TEXT : c.format === 'slowdown' ? 'n/a' : '—'
   if (typeof v === 'string') return c.format === 'hash' ? v.slice(0, 12) : v
   switch (c.format) {
     case 'ns':
@@ -218,6 +224,8 @@ export function cellText(c: Pick<ColumnDef, 'format' | 'group' | 'key'>, v: Fiel
       return formatLoad(v)
     case 'ratio':
       return formatUnit(v, 'ratio')
+    case 'slowdown':
+      return formatSlowdown(v)
     case 'bps':
       return formatUnit(v, 'bps')
     case 'plain':
@@ -246,6 +254,8 @@ export function fieldsOfRun(r: Run): Record<string, FieldValue> {
     p99: s?.p99Ns ?? null,
     'small.mean': s?.smallMeanNs ?? null,
     'large.mean': s?.largeMeanNs ?? null,
+    'slowdown.mean': s?.slowdown?.mean ?? null,
+    'slowdown.p99': s?.slowdown?.p99 ?? null,
     drops: typeof c?.drops === 'number' ? c.drops : null,
     retransmits: typeof c?.retransmits === 'number' ? c.retransmits : null,
     finished: s?.finished ?? null,

@@ -53,6 +53,10 @@ export const useCompareStore = defineStore('compare', () => {
   const fctCdf = shallowRef<Fetched<CompareResult>>(idle())
   const queueCdf = shallowRef<Fetched<CompareResult>>(idle())
   const probe = shallowRef<Fetched<CompareResult>>(idle())
+  /** FCT slowdown against the x (mean and p99, bands across seeds) and its CDFs per flow-size bucket. */
+  const slowdown = shallowRef<Fetched<CompareResult>>(idle())
+  const slowdownP99 = shallowRef<Fetched<CompareResult>>(idle())
+  const slowdownCdf = shallowRef<Fetched<CompareResult>>(idle())
   const byTarget = shallowRef<Array<{ target: string; result: Fetched<CompareResult> }>>([])
   const problem = ref<QueryProblem | null>(null)
   const refreshes = ref(0)
@@ -136,7 +140,7 @@ export const useCompareStore = defineStore('compare', () => {
     refreshes.value++
     if (experimentIds.value.length === 0) {
       records.value = idle()
-      for (const r of [main, normalised, fctCdf, queueCdf, probe]) r.value = idle()
+      for (const r of [main, normalised, fctCdf, queueCdf, probe, slowdown, slowdownP99, slowdownCdf]) r.value = idle()
       grid.value = FCT_GRID.map(() => idle())
       byTarget.value = []
       problem.value = null
@@ -168,6 +172,9 @@ export const useCompareStore = defineStore('compare', () => {
       fetchInto(probe, { ...b, metric: 'probeOverhead' }, my),
       fetchInto(fctCdf, { ...b, metric: 'mean', cdf: 'fct' }, my),
       fetchInto(queueCdf, { ...b, metric: 'mean', cdf: 'queue' }, my),
+      fetchInto(slowdown, { ...b, metric: 'slowdown.mean' }, my),
+      fetchInto(slowdownP99, { ...b, metric: 'slowdown.p99' }, my),
+      fetchInto(slowdownCdf, { ...b, metric: 'slowdown.mean', cdf: 'slowdown' }, my),
     ]
     const bl = effectiveBaseline.value
     if (bl) jobs.push(fetchInto(normalised, { ...b, metric: metric.value, baseline: bl }, my))
@@ -225,6 +232,9 @@ export const useCompareStore = defineStore('compare', () => {
     fctCdf,
     queueCdf,
     probe,
+    slowdown,
+    slowdownP99,
+    slowdownCdf,
     byTarget,
     problem,
     refreshes,
