@@ -244,6 +244,8 @@ const poisson = mapping({
   flows: positiveInt(),
   // Checked against the fabric (pods) in checks.ts.
   destinations: z.enum(DESTINATIONS as [Destinations, ...Destinations[]], { error: expected(`one of ${DESTINATIONS.join(', ')}`) }).optional(),
+  // The HULA paper's client-server model; omitted: one new connection per flow.
+  connections: mapping({ perServer: positiveInt('a positive integer (persistent connections per server)'), servers: positiveInt('a positive integer (servers per client)').optional() }).optional(),
 })
 
 const fanInOne = positiveInt('a fan-in (a positive integer)')

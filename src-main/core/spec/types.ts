@@ -44,7 +44,9 @@ export interface PoissonWorkloadSpec {
   loads: number[]
   flows: number
   /** Given only when not the default, other-racks (so existing specs hash as before). */
-  destinations?: 'other-pods'
+  destinations?: 'other-pods' | 'any'
+  /** Persistent client-server connections (the HULA paper's model); omitted: one connection per flow. */
+  connections?: { perServer: number; servers?: number }
 }
 
 /** Incast events on top of Poisson background traffic; `loads` are the background's. */
