@@ -177,6 +177,7 @@ function normaliseWorkload(w: RawExperiment['workload'], file: string, cdf: Arra
         loads: w.load,
         flows: w.flows,
         ...(w.destinations !== undefined && w.destinations !== 'other-racks' ? { destinations: w.destinations } : {}),
+        ...(w.warmup !== undefined && w.warmup > 0 ? { warmup: w.warmup } : {}),
         ...(w.connections !== undefined ? { connections: { perServer: w.connections.perServer, ...(w.connections.servers !== undefined ? { servers: w.connections.servers } : {}) } } : {}),
       }
   }
