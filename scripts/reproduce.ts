@@ -44,7 +44,9 @@ function templateText(name: string): string {
 }
 
 function fmtValue(m: Measure, v: number): string {
+  if (v === Infinity) return m.unit === 'x' ? '∞ (divided by 0)' : '∞'
   if (!Number.isFinite(v)) return 'n/a'
+  if (m.unit === 'packets') return `${v}`
   if (m.unit === 'x') return `${v.toFixed(2)}×`
   if (m.unit === '%') return `${(v * 100).toFixed(3)} %`
   if (m.unit === 'ms') return `${(v / 1e6).toFixed(3)} ms`
@@ -83,16 +85,20 @@ async function main(): Promise<void> {
       } catch (err) {
         error = (err as Error).message
       }
-      const holds = Number.isFinite(measured) ? (c.measure.holds(measured) ? 'yes' : 'no') : 'n/a'
+      const holds = !Number.isNaN(measured) ? (c.measure.holds(measured) ? 'yes' : 'no') : 'n/a'
       summary.push(`| ${name} | ${c.claim} | ${holds} |`)
       return `| ${c.claim} | ${c.seed} | ${error ? `error: ${error}` : fmtValue(c.measure, measured)} | ${holds} |`
     })
+    // Unfinished flows are left out of every FCT statistic: say how many, never drop them silently.
+    const total = results.runs.reduce((a, r) => a + (r.stats?.flows ?? 0), 0)
+    const unfinished = results.runs.reduce((a, r) => a + (r.stats ? r.stats.flows - r.stats.finished : 0), 0)
+    const unfinishedText = `${unfinished} of ${total} flows unfinished (${total > 0 ? ((100 * unfinished) / total).toFixed(2) : '0.00'} %), left out of the statistics`
     const secs = ((Date.now() - t0) / 1000).toFixed(0)
     sections.push(
       [
         `## ${name}`,
         '',
-        `${results.spec.description} ${results.runs.length} runs (${failed.length} not done), ${secs} s.`,
+        `${results.spec.description} ${results.runs.length} runs (${failed.length} not done), ${secs} s; ${unfinishedText}.`,
         '',
         '| claim | seed paper | measured | holds |',
         '|---|---|---|---|',
