@@ -86,15 +86,18 @@ export class Results {
     const run = this.pick('hula')[0]
     const { defs, t, values } = this.core.opts.store.readSamples(run.id, ['hula.bestHop'])
     let worst = 0
+    let measured = 0
     defs.forEach((d, i) => {
       const port = dead.get(String(d.entity.switch))
       if (port === undefined) return
       let before = -1
       for (let j = 0; j < t.length && t[j] < failure.atNs; j++) before = j
       if (before < 0 || values[i][before] !== port) return
+      measured++
       const after = t.findIndex((x, j) => x >= failure.atNs && values[i][j] >= 0 && values[i][j] !== port)
       worst = Math.max(worst, after < 0 ? Infinity : t[after] - failure.atNs)
     })
-    return worst
+    // No best hop went through the link before it failed: there is nothing to time, not 0.
+    return measured > 0 ? worst : NaN
   }
 }
