@@ -4,6 +4,7 @@ import type { Core } from '../src-main/core'
 import type { ExperimentSpec } from '../src-main/core/spec'
 import type { RunRow } from '../src-main/core/store'
 import { buildFabric, linkByName, peer } from '../src-main/model/topology'
+import { bottleneckPort, queueMeasures, type PortQueue, type QueueMeasures } from './reproduce-queues'
 
 /** Runs of one template, grouped for the measures. */
 export class Results {
@@ -42,36 +43,34 @@ export class Results {
   }
 
   /**
-   * p95 of queue.depth at the fabric's bottleneck: the switch-to-switch port that is deepest
-   * (by p95) under `reference`. Ports facing hosts are left out: their queues come from
-   * receivers' contention, which no load balancer can change, and the seed's figure is of
-   * the fabric link the asymmetry overloads.
+   * The queue measures (reproduce-queues.ts) at the fabric's bottleneck: the switch-to-switch
+   * port that is deepest (by p95) under `reference`. Ports facing hosts are left out: their
+   * queues come from receivers' contention, which no load balancer can change, and the
+   * paper's figure is of the fabric link the asymmetry overloads.
    */
-  queueP95(scheme: string, reference: string): number {
+  queueAt(scheme: string, reference: string): QueueMeasures {
+    const q = this.portQueues(this.pick(scheme)[0]).get(bottleneckPort(this.portQueues(this.pick(reference)[0])))
+    return q ? queueMeasures(q) : { p95: NaN, emptyShare: NaN, drops: NaN }
+  }
+
+  private portQueues(run: RunRow): Map<string, PortQueue> {
     const fabric = buildFabric(this.spec.topology)
     const facesSwitch = (entity: Record<string, string | number>) => {
       const node = fabric.nodes.find((n) => n.name === entity.switch)
       if (!node) return false
-      const port = Number(entity.port)
-      return fabric.nodes[peer(fabric, node.id, port).node].role !== 'host'
+      return fabric.nodes[peer(fabric, node.id, Number(entity.port)).node].role !== 'host'
     }
-    const p95 = (xs: number[]) => {
-      const s = [...xs].sort((a, b) => a - b)
-      return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)] ?? 0
-    }
-    const byPort = (run: RunRow) => {
-      const { defs, values } = this.core.opts.store.readSamples(run.id, ['queue.depth'])
-      return new Map(
-        defs
-          .map((d, i) => [d, i] as const)
-          .filter(([d]) => facesSwitch(d.entity))
-          .map(([d, i]) => [JSON.stringify(d.entity), p95(values[i].filter((v) => Number.isFinite(v)))]),
-      )
-    }
-    const ref = byPort(this.pick(reference)[0])
-    let worst = ''
-    for (const [port, v] of ref) if (worst === '' || v > ref.get(worst)!) worst = port
-    return byPort(this.pick(scheme)[0]).get(worst) ?? NaN
+    const { defs, values } = this.core.opts.store.readSamples(run.id, ['queue.depth', 'drops'])
+    const out = new Map<string, PortQueue>()
+    defs.forEach((d, i) => {
+      if (!facesSwitch(d.entity)) return
+      const key = JSON.stringify({ switch: d.entity.switch, port: d.entity.port })
+      const q = out.get(key) ?? { depth: [], drops: [] }
+      if (d.kind === 'queue.depth') q.depth = values[i]
+      else q.drops = values[i]
+      out.set(key, q)
+    })
+    return out
   }
 
   /** The worst time, after the first failure, for a best hop through the dead link to move off it. */
@@ -87,15 +86,18 @@ export class Results {
     const run = this.pick('hula')[0]
     const { defs, t, values } = this.core.opts.store.readSamples(run.id, ['hula.bestHop'])
     let worst = 0
+    let measured = 0
     defs.forEach((d, i) => {
       const port = dead.get(String(d.entity.switch))
       if (port === undefined) return
       let before = -1
       for (let j = 0; j < t.length && t[j] < failure.atNs; j++) before = j
       if (before < 0 || values[i][before] !== port) return
+      measured++
       const after = t.findIndex((x, j) => x >= failure.atNs && values[i][j] >= 0 && values[i][j] !== port)
       worst = Math.max(worst, after < 0 ? Infinity : t[after] - failure.atNs)
     })
-    return worst
+    // No best hop went through the link before it failed: there is nothing to time, not 0.
+    return measured > 0 ? worst : NaN
   }
 }

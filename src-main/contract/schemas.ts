@@ -74,6 +74,8 @@ export type SlowdownStats = z.infer<typeof SlowdownStats>
 export const FctStats = z.object({
   flows: z.number().int(),
   finished: z.number().int(),
+  /** Finished flows left out of the statistics as warm-up (workload.warmup); absent: no warm-up. */
+  warmup: z.number().int().optional(),
   meanNs: z.number().nullable(),
   p50Ns: z.number().nullable(),
   p99Ns: z.number().nullable(),

@@ -70,6 +70,8 @@ export const CompareResult = z.object({
       slowdown: z.number().nullable().optional(),
     }),
   ),
+  /** Flows of the runs in the rows, and of those the unfinished ones (left out of every FCT statistic). */
+  unfinishedFlows: z.object({ flows: z.number().int(), unfinished: z.number().int() }).optional(),
   matched: z.number().int(),
   excluded: z.number().int(),
   /** Cells whose latest run ended incomplete: left out of the rows (their FCTs describe the flows that finished), listed with their numbers and likely cause. */

@@ -5,7 +5,7 @@
 import type { RunStatus } from '../contract'
 import { TERMINAL_STATUSES } from '../contract'
 import type { EventBus } from './bus'
-import { fctStats } from './stats'
+import { fctStats, warmupShare } from './stats'
 import { withSlowdown } from './slowdown'
 import { assessCompletion, incompleteReason } from './completion'
 import { Ingest } from './telemetry/ingest'
@@ -276,7 +276,7 @@ export class Orchestrator {
       })
       this.setStatus(job, 'collecting')
       const out = await step('collect', () => s.collect())
-      const stats = withSlowdown(fctStats(out.flows), out.flows, spec)
+      const stats = withSlowdown(fctStats(out.flows, warmupShare(spec)), out.flows, spec)
       // Done only when enough of its flows finished (completion.ts); else incomplete, saying why.
       const completion = assessCompletion({
         flows: out.flows,

@@ -6,7 +6,7 @@ import type { FabricSpec } from '../model/topology/types'
 import { ACK_WIRE_BYTES, TCP_HEADER_BYTES } from '../sim/tcp/flows'
 import { DEFAULT_HOST_QUEUE_PACKETS } from '../sim/types'
 import type { FctStats, SlowdownStats } from '../contract'
-import { percentile, type FlowArrays } from './stats'
+import { percentile, warmupEndNs, warmupShare, type FlowArrays } from './stats'
 
 export interface SlowdownInputs {
   topology: FabricSpec & { hostQueuePackets?: number }
@@ -45,12 +45,12 @@ export function idealFctOfSpec(spec: unknown): IdealFct | null {
   }
 }
 
-/** Per-flow slowdown (FCT / ideal FCT) of the finished flows with an ideal; NaN for the others. */
-export function flowSlowdowns(f: FlowArrays & { src: ArrayLike<number>; dst: ArrayLike<number> }, ideal: IdealFct): Float64Array {
+/** Per-flow slowdown (FCT / ideal FCT) of the finished flows with an ideal that start at or after `fromNs`; NaN for the others. */
+export function flowSlowdowns(f: FlowArrays & { src: ArrayLike<number>; dst: ArrayLike<number> }, ideal: IdealFct, fromNs = -Infinity): Float64Array {
   const n = f.sizeBytes.length
   const out = new Float64Array(n).fill(NaN)
   for (let i = 0; i < n; i++) {
-    if (f.finishNs[i] < 0) continue
+    if (f.finishNs[i] < 0 || f.startNs[i] < fromNs) continue
     const id = ideal(f.src[i], f.dst[i], f.sizeBytes[i])
     if (id !== null && id > 0) out[i] = (f.finishNs[i] - f.startNs[i]) / id
   }
@@ -58,8 +58,8 @@ export function flowSlowdowns(f: FlowArrays & { src: ArrayLike<number>; dst: Arr
 }
 
 /** Mean and percentiles (nearest rank) of the finished flows' slowdowns; null when no flow has one. */
-export function slowdownStats(f: FlowArrays & { src: ArrayLike<number>; dst: ArrayLike<number> }, ideal: IdealFct): SlowdownStats | null {
-  const all = flowSlowdowns(f, ideal)
+export function slowdownStats(f: FlowArrays & { src: ArrayLike<number>; dst: ArrayLike<number> }, ideal: IdealFct, fromNs = -Infinity): SlowdownStats | null {
+  const all = flowSlowdowns(f, ideal, fromNs)
   const vals = all.filter((v) => !Number.isNaN(v)).sort()
   if (vals.length === 0) return null
   let sum = 0
@@ -68,10 +68,13 @@ export function slowdownStats(f: FlowArrays & { src: ArrayLike<number>; dst: Arr
 }
 
 /**
- * A run's FCT statistics with its slowdown added, from the spec it ran with. A spec that gives
- * no fabric to go by (or one the flows do not fit) gives slowdown null: shown as n/a, never guessed.
+ * A run's FCT statistics with its slowdown added, from the spec it ran with, over the same
+ * measurement window as the FCTs (the warm-up flows left out). A spec that gives no fabric to go
+ * by (or one the flows do not fit) gives slowdown null: shown as n/a, never guessed.
  */
 export function withSlowdown(stats: FctStats, flows: FlowArrays & { src: ArrayLike<number>; dst: ArrayLike<number> }, spec: unknown): FctStats {
   const ideal = idealFctOfSpec(spec)
-  return { ...stats, slowdown: ideal ? slowdownStats(flows, ideal) : null }
+  const w = spec as { workload?: object } | null
+  const fromNs = w?.workload ? warmupEndNs(flows.startNs, warmupShare({ workload: w.workload })) : -Infinity
+  return { ...stats, slowdown: ideal ? slowdownStats(flows, ideal, fromNs) : null }
 }

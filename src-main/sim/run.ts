@@ -141,6 +141,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   for (const sw of fab.switches) sw.setStage(stage)
 
   const starter = new FlowStarter(ctx, flows, senders)
+  const app: AppFlows = flows.msgs ?? flows
   const linkSchedule =
     changes.length > 0
       ? new LinkSchedule(ctx, changes, (c) => {
@@ -209,13 +210,13 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
         linkSchedule!.onEvent()
         break
     }
-    if (t >= nextFlowsPs || flows.done - flowsSent >= flowsBatchMax) {
-      onFlows!(finishedSince(flows, flowsSent))
-      flowsSent = flows.done
+    if (t >= nextFlowsPs || app.done - flowsSent >= flowsBatchMax) {
+      onFlows!(finishedSince(app, flowsSent))
+      flowsSent = app.done
       nextFlowsPs = t + FLOWS_EVERY_PS
     }
     if (t >= nextProgressPs) {
-      onProgress!({ simTimeNs: t / 1000, flowsDone: flows.done, flowsTotal: flows.n })
+      onProgress!({ simTimeNs: t / 1000, flowsDone: app.done, flowsTotal: app.n })
       nextProgressPs = t + PROGRESS_EVERY_PS
     }
   }
@@ -223,30 +224,38 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   const endPs = stoppedAtLimit || flows.done < flows.n ? maxPs : ctx.now
   if (endPs > ctx.now) ctx.now = endPs
   sampler?.flush()
-  onProgress?.({ simTimeNs: endPs / 1000, flowsDone: flows.done, flowsTotal: flows.n })
+  onProgress?.({ simTimeNs: endPs / 1000, flowsDone: app.done, flowsTotal: app.n })
 
-  const n = flows.n
+  const n = app.n
+  const msgs = flows.msgs
   const finishNs = new Float64Array(n)
   const startNs = new Float64Array(n)
   const sizeBytes = new Float64Array(n)
   const deliveredBytes = new Float64Array(n)
   for (let f = 0; f < n; f++) {
-    startNs[f] = flows.startPs[f] / 1000
-    finishNs[f] = flows.finishPs[f] >= 0 ? flows.finishPs[f] / 1000 : -1
-    sizeBytes[f] = Number.isFinite(flows.sizeBytes[f]) ? flows.sizeBytes[f] : -1
-    deliveredBytes[f] = flows.bytesBelow(f, receivers.rcvNxt[f])
+    startNs[f] = app.startPs[f] / 1000
+    finishNs[f] = app.finishPs[f] >= 0 ? app.finishPs[f] / 1000 : -1
+    sizeBytes[f] = Number.isFinite(app.sizeBytes[f]) ? app.sizeBytes[f] : -1
+    deliveredBytes[f] =
+      msgs !== null ? msgs.delivered(f, receivers.rcvNxt[msgs.conn[f]], cfg.transport.mssBytes) : flows.bytesBelow(f, receivers.rcvNxt[f])
   }
   ctx.counters.events = events
   return {
-    flows: { src: flows.src, dst: flows.dst, sizeBytes, startNs, finishNs, deliveredBytes, group: flows.group },
+    flows: { src: app.src, dst: app.dst, sizeBytes, startNs, finishNs, deliveredBytes, group: app.group },
     counters: toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse),
     events: ctx.events,
     eventsDropped: ctx.eventsDropped,
   }
 }
 
+/**
+ * The flows as the run reports them: the flow table's rows, or on persistent connections
+ * the flows they carry (tcp/messages.ts). Both tables name these columns alike.
+ */
+type AppFlows = Pick<FlowTable, 'n' | 'src' | 'dst' | 'sizeBytes' | 'startPs' | 'finishPs' | 'group' | 'done' | 'finishOrder'>
+
 /** The flows that finished after the first `from` of flows.finishOrder, as SimResult gives them. */
-function finishedSince(flows: FlowTable, from: number): SimFlowBatch {
+function finishedSince(flows: AppFlows, from: number): SimFlowBatch {
   const k = flows.done - from
   const b: SimFlowBatch = {
     id: new Int32Array(k),

@@ -75,6 +75,11 @@ export interface ExplicitFlow {
   dst: number
   sizeBytes: number
   startNs: number
+  /**
+   * Flows given the same label share one persistent connection (one 5-tuple and one
+   * congestion state), sent one after another in arrival order; omitted: a connection of its own.
+   */
+  connection?: number
 }
 
 export interface PoissonWorkload {
@@ -85,8 +90,20 @@ export interface PoissonWorkload {
   load: number
   /** Number of flows to generate. */
   flows: number
-  /** Whom a source sends to: hosts of other racks (default) or of other pods. */
+  /** Whom a source sends to: hosts of other racks (default), of other pods, or any other host. */
   destinations?: Destinations
+  /**
+   * The HULA paper's client-server model (its §6): each host, as a client, picks `servers`
+   * servers at random (default 1) and opens `perServer` persistent connections to each;
+   * flows are Poisson per connection and queue FIFO on it. Omitted: one new connection per
+   * flow, Poisson per host.
+   */
+  connections?: ClientServerConnections
+}
+
+export interface ClientServerConnections {
+  perServer: number
+  servers?: number
 }
 
 /**

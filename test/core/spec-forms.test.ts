@@ -388,11 +388,19 @@ describe('workload kinds', () => {
     expect(specOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 100, destinations: other-racks }'))).toEqual(specOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 100 }')))
   })
 
+  it('takes persistent connections, destinations any and a warm-up share, and passes them to the simulator', () => {
+    const spec = specOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 100, destinations: any, warmup: 0.1, connections: { perServer: 3 } }'))
+    expect(spec.workload).toMatchObject({ destinations: 'any', warmup: 0.1, connections: { perServer: 3 } })
+    expect(simConfigFor({ runId: 1, spec, scheme: 'ecmp', load: 0.5, seed: 1 }).workload).toMatchObject({ kind: 'poisson', destinations: 'any', connections: { perServer: 3 } })
+    expect(errorsOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 10, warmup: 0.7 }'))[0]).toMatch(/workload.warmup: expected a share in \[0, 0.5\)/)
+    expect(errorsOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 10, connections: { perServer: 0 } }'))[0]).toMatch(/workload.connections.perServer: expected a positive integer/)
+  })
+
   it('refuses other-pods on a fabric without pods, and an unknown destinations value', () => {
     const leafSpine = 'name: x\ntopology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 4, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\nworkload: { kind: web-search, load: 0.5, flows: 10, destinations: other-pods }\n'
     expect(errorsOf(leafSpine)).toEqual(['test.yaml:4:67: workload.destinations: other-pods needs a fabric with at least 2 pods (three-tier or fat-tree); a leaf-spine has none'])
     expect(errorsOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 10, destinations: elsewhere }'))).toEqual([
-      "test.yaml:12:67: workload.destinations: expected one of other-racks, other-pods, got 'elsewhere'",
+      "test.yaml:12:67: workload.destinations: expected one of other-racks, other-pods, any, got 'elsewhere'",
     ])
   })
 

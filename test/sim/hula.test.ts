@@ -197,7 +197,7 @@ describe('templates', () => {
   test('the asymmetric ones remove S2-A4, Fig. 9 fails a link mid-run', () => {
     expect(parse('hula-fig6-asymmetric.yaml').topology.remove).toEqual(['spine1-agg3'])
     expect(parse('hula-fig8-queues.yaml').topology.remove).toEqual(['spine1-agg3'])
-    expect(parse('hula-fig9-failure.yaml').failures).toEqual([{ link: 'spine1-agg3', atNs: 30_000_000 }])
+    expect(parse('hula-fig9-failure.yaml').failures).toEqual([{ link: 'spine1-agg3', atNs: 20_000_000, recoverNs: 45_000_000 }])
     expect(parse('hula-fig5a-websearch.yaml').workload).toMatchObject({ loads: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] })
   })
 })

@@ -63,6 +63,11 @@ export interface CompareResult {
   query: string
   lineKeys: string[]
   rows: CompareRow[]
+  /**
+   * Flows of the runs in the rows, and of those the ones that did not finish: left out of
+   * every FCT statistic, so the reader is told how many (absent in results made before).
+   */
+  unfinishedFlows?: { flows: number; unfinished: number }
   /** Runs the query matched, and of those the ones left out (not done, no value, no baseline). */
   matched: number
   excluded: number
@@ -211,6 +216,15 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
     }
     return row
   })
+  const unfinishedFlows = { flows: 0, unfinished: 0 }
+  for (const g of sorted) {
+    for (const { r } of g.items) {
+      const s = r.run.stats
+      if (!s) continue
+      unfinishedFlows.flows += s.flows
+      unfinishedFlows.unfinished += s.flows - s.finished
+    }
+  }
 
   const result: CompareResult = {
     experiments: experimentOrder,
@@ -222,6 +236,7 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
     query,
     lineKeys,
     rows,
+    unfinishedFlows,
     matched,
     excluded,
     incomplete: cells

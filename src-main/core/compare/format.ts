@@ -59,6 +59,9 @@ export function formatCompareTable(r: CompareResult): string {
     `experiments: ${r.experiments.join(', ')}`,
     `metric: ${what}; band: ${BAND_NAMES[r.band]}${r.query ? `; where: ${r.query}` : ''}`,
     `runs: ${r.matched} matched, ${r.excluded} left out (not done, superseded, or no value)`,
+    ...(r.unfinishedFlows && r.unfinishedFlows.flows > 0
+      ? [`unfinished flows: ${r.unfinishedFlows.unfinished} of ${r.unfinishedFlows.flows} (${((100 * r.unfinishedFlows.unfinished) / r.unfinishedFlows.flows).toFixed(2)} %) in the runs above, left out of their FCT statistics`]
+      : []),
     '',
     line(header),
     line(width.map((w) => '-'.repeat(w))),

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ArchiveRefusedError, extractSafely, verifyExtracted } from '../archive'
 import { assessCompletion, incompleteReason } from '../completion'
-import { fctStats } from '../stats'
+import { fctStats, warmupShare } from '../stats'
 import { withSlowdown } from '../slowdown'
 import type { ExperimentSpec } from '../spec'
 import type { RunRow, SlurmJobRow, Store } from '../store'
@@ -90,7 +90,7 @@ export async function mergeTask(o: { store: Store; shell: ClusterShell; job: Slu
       if (store.slurmTaskOfRun(run.id)?.settled) return store.getRun(run.id)!
       store.insertFlows(run.id, flows)
       for (const e of result.events) store.addEvent(run.id, e.tNs, e.kind, e.detail)
-      store.setRunResults(run.id, { stats: withSlowdown(fctStats(flows), flows, o.spec), counters, facts, completion })
+      store.setRunResults(run.id, { stats: withSlowdown(fctStats(flows, warmupShare(o.spec)), flows, o.spec), counters, facts, completion })
       store.addLog(run.id, 'slurm', `merged the result bundle of task ${o.job.jobId}_${o.index} from ${cell.node} (${files.length} files, each checked against its manifest)`)
       store.setSlurmTaskState(run.id, 'COMPLETED', null, true)
       return completion.complete ? store.setRunStatus(run.id, 'done') : store.setRunStatus(run.id, 'incomplete', { error: incompleteReason(completion) })

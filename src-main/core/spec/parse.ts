@@ -180,7 +180,16 @@ function normaliseWorkload(w: RawExperiment['workload'], file: string, cdf: Arra
     case 'permutation':
       return { kind: 'permutation', loads: [1], ...optional(w) }
     default:
-      return { kind: w.kind, file, cdf, loads: w.load, flows: w.flows, ...(w.destinations === 'other-pods' ? { destinations: w.destinations } : {}) }
+      return {
+        kind: w.kind,
+        file,
+        cdf,
+        loads: w.load,
+        flows: w.flows,
+        ...(w.destinations !== undefined && w.destinations !== 'other-racks' ? { destinations: w.destinations } : {}),
+        ...(w.warmup !== undefined && w.warmup > 0 ? { warmup: w.warmup } : {}),
+        ...(w.connections !== undefined ? { connections: { perServer: w.connections.perServer, ...(w.connections.servers !== undefined ? { servers: w.connections.servers } : {}) } } : {}),
+      }
   }
 }
 

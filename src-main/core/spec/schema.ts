@@ -313,6 +313,10 @@ const poisson = mapping({
   flows: positiveInt(),
   // Checked against the fabric (pods) in checks.ts.
   destinations: z.enum(DESTINATIONS as [Destinations, ...Destinations[]], { error: expected(`one of ${DESTINATIONS.join(', ')}`) }).optional(),
+  // Share of the flows, in arrival order, left out of the statistics as warm-up (stats.ts).
+  warmup: z.number({ error: expected('a share in [0, 0.5)') }).min(0, { error: expected('a share in [0, 0.5)') }).lt(0.5, { error: expected('a share in [0, 0.5)') }).optional(),
+  // The HULA paper's client-server model; omitted: one new connection per flow.
+  connections: mapping({ perServer: positiveInt('a positive integer (persistent connections per server)'), servers: positiveInt('a positive integer (servers per client)').optional() }).optional(),
 })
 
 const fanInOne = positiveInt('a fan-in (a positive integer)')

@@ -44,7 +44,11 @@ export interface PoissonWorkloadSpec {
   loads: number[]
   flows: number
   /** Given only when not the default, other-racks (so existing specs hash as before). */
-  destinations?: 'other-pods'
+  destinations?: 'other-pods' | 'any'
+  /** Share of the flows, in arrival order, left out of the FCT statistics as warm-up; omitted: 0. */
+  warmup?: number
+  /** Persistent client-server connections (the HULA paper's model); omitted: one connection per flow. */
+  connections?: { perServer: number; servers?: number }
 }
 
 /** Incast events on top of Poisson background traffic; `loads` are the background's. */

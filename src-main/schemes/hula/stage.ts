@@ -47,6 +47,7 @@ export const HULA_DEFAULTS = {
   keepAliveNs: HULA_PARAMS.keepAlive.default,
   utilTauNs: HULA_PARAMS.utilTau.default,
   flowletSlots: HULA_PARAMS.flowletSlots.default,
+  linkDownClear: HULA_PARAMS.linkDownClear.default,
   probeBytes: HULA_PARAMS.probeBytes.default,
 }
 
@@ -81,6 +82,7 @@ export class HulaStage implements ForwardingStage {
   private readonly nT: number
   private readonly periodPs: number
   private readonly keepAlivePs: number
+  private readonly linkDownClear: boolean
   private readonly probeBytes: number
   private readonly timers: Int32Array
   private readonly names: string[]
@@ -99,6 +101,10 @@ export class HulaStage implements ForwardingStage {
     this.periodPs = Math.round(periodNs * 1000)
     this.keepAlivePs = Math.round(param(env, 'hula', 'keepAliveNs', HULA_DEFAULTS.keepAliveNs) * 1000)
     this.probeBytes = Math.round(param(env, 'hula', 'probeBytes', HULA_DEFAULTS.probeBytes))
+    // A switch, 0 or 1, so not through param() (which wants a positive number).
+    const clear = env.params.linkDownClear ?? HULA_DEFAULTS.linkDownClear
+    if (clear !== 0 && clear !== 1) throw new Error(`hula: linkDownClear must be 0 or 1, got ${clear}`)
+    this.linkDownClear = clear === 1
     this.bestHop = new Int16Array(S * T).fill(-1)
     this.pathUtil = new Uint8Array(S * T)
     this.updateTime = new Float64Array(S * T)
@@ -176,11 +182,15 @@ export class HulaStage implements ForwardingStage {
 
   onLinkChange(s: number, port: number, up: boolean): void {
     if (up) return
-    for (let t = 0; t < this.nT; t++) {
-      const i = s * this.nT + t
-      if (this.bestHop[i] === port) {
-        this.changed(s, t, port, -1, 0, 'linkdown')
-        this.bestHop[i] = -1
+    // The engine already keeps packets off the dead port (select falls back to a live one);
+    // without the shortcut, probes and the keep-alive alone move the best hops.
+    if (this.linkDownClear) {
+      for (let t = 0; t < this.nT; t++) {
+        const i = s * this.nT + t
+        if (this.bestHop[i] === port) {
+          this.changed(s, t, port, -1, 0, 'linkdown')
+          this.bestHop[i] = -1
+        }
       }
     }
     this.flowlets.clearPort(s, port)

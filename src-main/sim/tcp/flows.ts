@@ -4,6 +4,7 @@
 // last carries a full MSS, so a segment index and the flow size give the byte count.
 
 import { fmix32 } from '../engine/rng'
+import type { MessageTable } from './messages'
 
 /** TCP/IP header bytes added to every data segment on the wire. */
 export const TCP_HEADER_BYTES = 40
@@ -39,6 +40,11 @@ export class FlowTable {
   done = 0
   /** Flow ids in the order they finished: the first `done` entries are set. */
   readonly finishOrder: Int32Array
+  /**
+   * Set when the rows are persistent connections carrying several flows each (messages.ts):
+   * a row's nSeg then grows as its flows arrive, and the run reports the messages.
+   */
+  msgs: MessageTable | null = null
 
   constructor(
     readonly n: number,
@@ -71,11 +77,13 @@ export class FlowTable {
 
   /** Payload bytes of a segment. */
   segBytes(f: number, seg: number): number {
+    if (this.msgs !== null) return this.msgs.segBytes(f, seg, this.mss)
     return seg === this.nSeg[f] - 1 ? this.sizeBytes[f] - seg * this.mss : this.mss
   }
 
   /** Payload bytes in segments [0, seg). */
   bytesBelow(f: number, seg: number): number {
+    if (this.msgs !== null) return this.msgs.bytesBelow(f, seg, this.mss)
     return Math.min(seg * this.mss, this.sizeBytes[f])
   }
 }

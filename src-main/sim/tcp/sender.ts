@@ -122,6 +122,11 @@ export class TcpSenders {
     this.armTimer(f)
   }
 
+  /** A persistent connection got more data (its nSeg grew): send what the window allows. */
+  append(f: number): void {
+    if (this.flows.finishPs[f] < 0) this.trySend(f)
+  }
+
   onAck(p: number): void {
     const ctx = this.ctx
     const pkts = ctx.pkts
@@ -144,7 +149,8 @@ export class TcpSenders {
       this.sndUna[f] = ack
       if (this.sndNxt[f] < ack) this.sndNxt[f] = ack
       this.backoff[f] = 0
-      if (ack >= this.flows.nSeg[f]) {
+      const msgs = this.flows.msgs
+      if (msgs !== null ? msgs.acked(f, ack, ctx.now) : ack >= this.flows.nSeg[f]) {
         this.finish(f)
         return
       }

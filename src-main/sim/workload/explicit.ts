@@ -6,6 +6,11 @@ import type { HostLayout } from './layout'
 import { FlowList } from './list'
 
 export function explicitFlows(list: ExplicitFlow[], layout: HostLayout): FlowList {
+  list.forEach((fl, i) => {
+    if (fl.connection !== undefined && !Number.isInteger(fl.connection)) {
+      throw new Error(`workload.flows[${i}].connection must be an integer label, got ${fl.connection}`)
+    }
+  })
   const hosts = layout.hosts
   const out = new FlowList()
   list.forEach((fl, i) => {
@@ -19,4 +24,14 @@ export function explicitFlows(list: ExplicitFlow[], layout: HostLayout): FlowLis
     out.add(fl.src, fl.dst, Math.ceil(fl.sizeBytes), Math.round(fl.startNs * 1000))
   })
   return out
+}
+
+/**
+ * The connection label of each flow when any flow names one: flows without a label get one
+ * of their own (below every given label, so they never collide); null when none does.
+ */
+export function explicitConnections(list: ExplicitFlow[]): Int32Array | null {
+  if (list.every((fl) => fl.connection === undefined)) return null
+  const min = Math.min(0, ...list.map((fl) => fl.connection ?? 0))
+  return Int32Array.from(list, (fl, i) => fl.connection ?? min - 1 - i)
 }

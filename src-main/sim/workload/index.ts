@@ -2,7 +2,8 @@
 
 import type { FlowTable } from '../tcp/flows'
 import type { WorkloadConfig } from '../types'
-import { explicitFlows } from './explicit'
+import { clientServerFlows } from './clientserver'
+import { explicitConnections, explicitFlows } from './explicit'
 import { incastFlows } from './incast'
 import type { HostLayout } from './layout'
 import { longLivedFlows, permutationFlows } from './longlived'
@@ -10,10 +11,16 @@ import { poissonFlows } from './poisson'
 
 export function buildFlows(workload: WorkloadConfig, layout: HostLayout, mss: number, seed: number): FlowTable {
   switch (workload.kind) {
-    case 'explicit':
-      return explicitFlows(workload.flows, layout).toTable(mss)
-    case 'poisson':
-      return poissonFlows(workload, layout, seed).toTable(mss)
+    case 'explicit': {
+      const list = explicitFlows(workload.flows, layout)
+      const conns = explicitConnections(workload.flows)
+      return conns === null ? list.toTable(mss) : list.toConnectionTable(conns, mss)
+    }
+    case 'poisson': {
+      if (workload.connections === undefined) return poissonFlows(workload, layout, seed).toTable(mss)
+      const { list, connOf } = clientServerFlows(workload, workload.connections, layout, seed)
+      return list.toConnectionTable(connOf, mss)
+    }
     case 'incast':
       return incastFlows(workload, layout, seed).toTable(mss)
     case 'long-lived':

@@ -1,5 +1,7 @@
 // The workload generator element: it walks the flows in start-time order and wakes once
 // per distinct start time, so it holds one pending event however many flows are queued.
+// On persistent connections (tcp/messages.ts) it walks the messages instead: the first
+// opens its connection, each later one appends to the connection's stream.
 
 import type { SimContext } from '../engine/context'
 import { KIND_GENERATOR } from '../engine/context'
@@ -9,6 +11,7 @@ import type { TcpSenders } from '../tcp/sender'
 export class FlowStarter {
   readonly elem: number
   private readonly order: Int32Array
+  private readonly times: Float64Array
   private next = 0
 
   constructor(
@@ -17,17 +20,30 @@ export class FlowStarter {
     private readonly senders: TcpSenders,
   ) {
     this.elem = ctx.addElement(KIND_GENERATOR, 0)
-    const idx = Array.from({ length: flows.n }, (_, i) => i)
-    idx.sort((a, b) => flows.startPs[a] - flows.startPs[b] || a - b)
+    const times = flows.msgs !== null ? flows.msgs.startPs : flows.startPs
+    this.times = times
+    const idx = Array.from({ length: times.length }, (_, i) => i)
+    idx.sort((a, b) => times[a] - times[b] || a - b)
     this.order = Int32Array.from(idx)
-    if (flows.n > 0) ctx.heap.schedule(this.elem, flows.startPs[this.order[0]])
+    if (times.length > 0) ctx.heap.schedule(this.elem, times[this.order[0]])
   }
 
   onEvent(): void {
-    const { ctx, flows, order } = this
-    while (this.next < order.length && flows.startPs[order[this.next]] <= ctx.now) {
-      this.senders.start(order[this.next++])
+    const { ctx, order, times } = this
+    while (this.next < order.length && times[order[this.next]] <= ctx.now) this.begin(order[this.next++])
+    if (this.next < order.length) ctx.heap.schedule(this.elem, times[order[this.next]])
+  }
+
+  private begin(i: number): void {
+    const msgs = this.flows.msgs
+    if (msgs === null) {
+      this.senders.start(i)
+      return
     }
-    if (this.next < order.length) ctx.heap.schedule(this.elem, flows.startPs[order[this.next]])
+    const c = msgs.conn[i]
+    const first = msgs.arrived[c] === 0
+    this.flows.nSeg[c] = msgs.arrive(i)
+    if (first) this.senders.start(c)
+    else this.senders.append(c)
   }
 }

@@ -41,7 +41,14 @@ export function workloadFor(w: ExperimentSpec['workload'], load: number): Worklo
         ...(w.startNs !== undefined ? { startNs: w.startNs } : {}),
       }
     default:
-      return { kind: 'poisson', cdf: w.cdf, load, flows: w.flows, ...(w.destinations ? { destinations: w.destinations } : {}) }
+      return {
+        kind: 'poisson',
+        cdf: w.cdf,
+        load,
+        flows: w.flows,
+        ...(w.destinations ? { destinations: w.destinations } : {}),
+        ...(w.connections ? { connections: { ...w.connections } } : {}),
+      }
   }
 }
 
@@ -74,6 +81,9 @@ export function agentWork(
 ): AgentHostWork[] {
   const w = workloadFor(spec.workload, load)
   if (w.kind !== 'poisson' && w.kind !== 'long-lived') throw new Error(`the ${o.target} driver does not run ${w.kind} workloads yet`)
+  if (w.kind === 'poisson' && w.connections !== undefined) {
+    throw new Error(`the ${o.target} driver's traffic agent opens one connection per flow: remove workload.connections to run this experiment there`)
+  }
   const perHost = flowsPerHost(spec, hosts.length)
   const isDestination = destinationRuleOf(spec)
   const out: AgentHostWork[] = []

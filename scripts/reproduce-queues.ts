@@ -1,0 +1,52 @@
+// The queue measures of HULA's Fig. 8 (the HULA paper, ACM SOSR 2016: the bottleneck queue
+// sampled every 100 µs), as pure functions of the sampled series so a test can apply them
+// to runs it makes itself. No clamp: a queue whose p95 is 0 packets gives an infinite ratio,
+// which holds against any claimed factor only if the other queue is not empty too.
+
+/** One switch-to-switch port's samples: queue depth (packets) and drops per interval. */
+export interface PortQueue {
+  depth: number[]
+  drops: number[]
+}
+
+export interface QueueMeasures {
+  /** 95th percentile of the depth, in packets (nearest rank). */
+  p95: number
+  /** Share of samples with an empty queue. */
+  emptyShare: number
+  /** Packets dropped at the port over the run. */
+  drops: number
+}
+
+export function queueMeasures(q: PortQueue): QueueMeasures {
+  const depth = q.depth.filter((v) => Number.isFinite(v))
+  const sorted = [...depth].sort((a, b) => a - b)
+  const p95 = sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)] ?? 0
+  const emptyShare = depth.length === 0 ? NaN : depth.filter((v) => v === 0).length / depth.length
+  const drops = q.drops.filter((v) => Number.isFinite(v)).reduce((a, b) => a + b, 0)
+  return { p95, emptyShare, drops }
+}
+
+/** The bottleneck: the port deepest at p95 under the reference scheme (ECMP). */
+export function bottleneckPort(ports: Map<string, PortQueue>): string {
+  let worst = ''
+  let worstP95 = -1
+  for (const [port, q] of ports) {
+    const p95 = queueMeasures(q).p95
+    if (p95 > worstP95) [worst, worstP95] = [port, p95]
+  }
+  if (worst === '') throw new Error('no switch-to-switch queue was sampled')
+  return worst
+}
+
+/** `a`'s p95 over `b`'s: Infinity when b's is 0 and a's is not, 1 when both are 0. */
+export function p95Ratio(a: QueueMeasures, b: QueueMeasures): number {
+  if (b.p95 === 0) return a.p95 === 0 ? 1 : Infinity
+  return a.p95 / b.p95
+}
+
+/** 1 when the p95s are strictly in the given order, deepest first, else 0. */
+export function strictlyDeeper(...qs: QueueMeasures[]): number {
+  for (let i = 1; i < qs.length; i++) if (!(qs[i - 1].p95 > qs[i].p95)) return 0
+  return 1
+}
