@@ -16,3 +16,21 @@ export interface HostAdmission {
   wake(h: number): void
   blockedCount(h: number): number
 }
+
+/** A switch's shared buffer as its egress links see it (SharedBuffer, net/buffer.ts). */
+export interface SwitchBuffer {
+  readonly portSwitch: Int32Array
+  admit(g: number, p: number, bytes: number): boolean
+  noteDeparture(g: number, atPs: number): void
+  release(g: number, p: number): void
+  flushResumes(): void
+  wantsDepartures(s: number): boolean
+}
+
+/** An egress link as the shared buffer sees it (Link, net/link.ts). */
+export interface BufferedPort {
+  readonly bps: number
+  readonly delayPs: number
+  releaseDeparted(now: number): number
+  insertControl(f: number): void
+}
