@@ -270,7 +270,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   ctx.counters.events = events
   return {
     flows: { src: flows.src, dst: flows.dst, sizeBytes, startNs, finishNs, deliveredBytes, group: flows.group },
-    counters: { ...toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse), ...bufferCounters(fab) },
+    counters: { ...toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse), ...bufferCounters(fab, ctx.counters.controlBytes) },
     events: ctx.events,
     eventsDropped: ctx.eventsDropped,
   }
@@ -293,19 +293,27 @@ function bufferSeries(ctx: SimContext, fab: SimFabric, buffer: SharedBuffer): Se
  * The buffer measures: the most bytes queued at one port per tier (ToR-up, ToR-down, core,
  * as the Floodgate paper reports them), and with a shared buffer its peak, drops and PFC frames.
  */
-function bufferCounters(fab: SimFabric): Partial<SimCounters> {
+function bufferCounters(fab: SimFabric, controlBytes: number): Partial<SimCounters> {
   let torUp = 0
   let torDown = 0
   let core = 0
   const toHost = new Set(fab.hostIngress)
+  let switchLinkBytes = 0
   fab.switches.forEach((sw, s) => {
     for (const l of sw.ports) {
       if (fab.switchTor[s] < 0) core = Math.max(core, l.maxQueuedBytes)
       else if (toHost.has(l)) torDown = Math.max(torDown, l.maxQueuedBytes)
       else torUp = Math.max(torUp, l.maxQueuedBytes)
+      if (!toHost.has(l)) switchLinkBytes += l.busyUntilNow() / l.psPerByte
     }
   })
-  const out: Partial<SimCounters> = { maxQueueBytesTorUp: torUp, maxQueueBytesTorDown: torDown, maxQueueBytesCore: core }
+  const out: Partial<SimCounters> = {
+    maxQueueBytesTorUp: torUp,
+    maxQueueBytesTorDown: torDown,
+    maxQueueBytesCore: core,
+    switchLinkBytes: Math.round(switchLinkBytes),
+    controlShare: switchLinkBytes > 0 ? controlBytes / switchLinkBytes : 0,
+  }
   const b = fab.buffer
   if (b === null) return out
   let lag = 0

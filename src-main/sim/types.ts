@@ -357,6 +357,9 @@ export interface SimCounters {
   maxQueueBytesTorUp?: number
   maxQueueBytesTorDown?: number
   maxQueueBytesCore?: number
+  /** Bytes serialized on links between two switches, and controlBytes' share of them (Floodgate's credit overhead). */
+  switchLinkBytes?: number
+  controlShare?: number
 }
 
 export interface SimEvent {

@@ -200,12 +200,9 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
   private forward(s: number, port: number, p: number, gi: number): void {
     const env = this.env
     const g = env.portBase[s] + port
-    const link = env.links[g]
     const h = this.pkts.dst[p]
     const bytes = this.pkts.wireBytes[p]
-    const before = link.lastTxEndPs
-    env.send(s, port, p)
-    const accepted = link.lastTxEndPs !== before
+    const accepted = env.send(s, port, p)
     if (env.peerSwitch[g] >= 0) {
       if (accepted) this.sentOn[g * this.H + h] += bytes
       else {
@@ -260,6 +257,11 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
     defs.push({ kind: 'floodgate.creditBytes', entity: {}, unit: 'count' })
     defs.push({ kind: 'floodgate.voqDrops', entity: {}, unit: 'count' })
     defs.push({ kind: 'floodgate.pauseFrames', entity: {}, unit: 'count' })
+    defs.push({ kind: 'floodgate.creditShare', entity: {}, unit: 'ratio' })
+    const fabricPorts: number[] = []
+    for (let g = 0; g < env.portBase[nS]; g++) if (env.peerSwitch[g] >= 0) fabricPorts.push(g)
+    let lastFabricBytes = 0
+    let lastCreditShare = 0
     let lastCredit = 0
     let lastDrops = 0
     let lastPause = 0
@@ -277,7 +279,13 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
       }
       out[i++] = this.creditBytesSent - lastCredit
       out[i++] = this.voqDrops - lastDrops
-      out[i] = this.pauseFrames - lastPause
+      out[i++] = this.pauseFrames - lastPause
+      let fabricBytes = 0
+      for (const g of fabricPorts) fabricBytes += env.links[g].busyUntilNow() / env.links[g].psPerByte
+      const sent = fabricBytes - lastFabricBytes
+      out[i] = sent > 0 ? (this.creditBytesSent - lastCreditShare) / sent : 0
+      lastFabricBytes = fabricBytes
+      lastCreditShare = this.creditBytesSent
       lastCredit = this.creditBytesSent
       lastDrops = this.voqDrops
       lastPause = this.pauseFrames

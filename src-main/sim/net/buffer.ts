@@ -16,7 +16,8 @@
 // and the packets in serialization at both ends. When the port drains to XOFF − xonOffset
 // with its headroom empty, a resume frame follows. Pause frames carry the largest pause
 // time (65535 quanta of 512 bit times); a port still over XOFF re-pauses when half of it
-// has passed. The frames go on the wire (net/link.ts insertControl): after the packet being
+// has passed. Control frames (probes, credits, PFC) are not charged: switches keep a small
+// reserved queue for them, and a credit must never be lost. The PFC frames go on the wire (net/link.ts insertControl): after the packet being
 // serialized, taking 64 B of link time, arriving after the link delay.
 //
 // Accounting is lazy like the links' own: a packet's bytes leave the pool when its
@@ -27,7 +28,7 @@
 // instant the port drains, not at the next arrival.
 
 import type { SimContext } from '../engine/context'
-import { KIND_ACK, KIND_PAUSE, PKT_HDRM } from '../engine/packets'
+import { KIND_ACK, KIND_PAUSE, KIND_PROBE, PKT_HDRM } from '../engine/packets'
 import type { BufferConfig } from '../types'
 import type { BufferedPort, SwitchBuffer } from './ports'
 
@@ -133,6 +134,8 @@ export class SharedBuffer implements SwitchBuffer {
     const now = this.ctx.now
     if (now >= this.nextDepPs[s]) this.sync(s, now)
     const pkts = this.ctx.pkts
+    // Control frames (probes, credits) use the switch's reserved control queue: never charged, never refused.
+    if (pkts.kind[p] >= KIND_PROBE) return true
     const gi = pkts.inPort[p] - 1
     const free = this.limit[s] - this.shared[s]
     if (this.pfc && gi >= 0 && pkts.kind[p] <= KIND_ACK) {
@@ -175,8 +178,8 @@ export class SharedBuffer implements SwitchBuffer {
   /** Packet p left egress port g (its serialization ended, or the link dropped it). */
   release(g: number, p: number): void {
     const pkts = this.ctx.pkts
-    // PFC frames go out ahead of the queue without being charged.
-    if (pkts.kind[p] === KIND_PAUSE) return
+    // Control and PFC frames were never charged.
+    if (pkts.kind[p] >= KIND_PROBE) return
     const bytes = pkts.wireBytes[p]
     const s = this.portSwitch[g]
     const gi = pkts.inPort[p] - 1

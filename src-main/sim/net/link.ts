@@ -308,6 +308,11 @@ export class Link implements BufferedPort {
     this.busyPs += dt
   }
 
+  /** PFC: lossless packets waiting for the pause to end (a just-offered one among them if it was held). */
+  heldCount(): number {
+    return this.heldLen
+  }
+
   /** Shared buffer: hands back the bytes of packets whose serialization has ended; returns the next departure time. */
   releaseDeparted(now: number): number {
     this.advance(now)
