@@ -211,7 +211,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   while (flows.done < flows.n && heap.size > 0) {
     const el = heap.pop()
     const t = heap.poppedTime
-    if (t < ctx.now) throw new Error(`internal error: event at ${t} ps after ${ctx.now} ps`)
+    if (t < ctx.now) throw new Error(`internal error: event of element ${el} (kind ${kind[el]}, local ${local[el]}) at ${t} ps after ${ctx.now} ps`)
     if (t > maxPs) {
       stoppedAtLimit = true
       break

@@ -157,6 +157,7 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
         const k = g * H + h
         while (this.voqCount[k] > 0) {
           const p = this.popVoq(s, k)
+          this.uncharge(k, p)
           const gi = this.pkts.hdr3[p] - 1
           const bytes = this.pkts.wireBytes[p]
           this.pkts.release(p)
@@ -236,6 +237,11 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
       const gi = pkts.hdr3[p] - 1
       pkts.hdr2[p] = 0
       pkts.hdr3[p] = 0
+      // Its bytes move from the VOQ of (g, h) to g's queue: charged once, in the same place.
+      if (this.charged === p) {
+        this.charged = -1
+        this.env.buffer!.carry(p)
+      }
       this.forward(s, port, p, gi)
     }
   }

@@ -101,17 +101,27 @@ export abstract class FloodgateVoqs {
     this.voqSH[s * this.H + (k % this.H)]--
     if (pkts.hdr2[p] !== 0) {
       this.voqBuf[s] -= bytes
-      const buffer = this.env.buffer
-      if (buffer !== null) {
-        buffer.release((k / this.H) | 0, p)
-        buffer.flushResumes()
-      }
+      // In a shared buffer the packet keeps its charge: it moves to its egress queue (carry),
+      // or the caller drops it and gives the bytes back (uncharge).
+      if (this.env.buffer !== null) this.charged = p
     }
     if (this.paused[k] !== 0 && this.voqBytes[k] < this.pauseThOf(s)) {
       this.paused[k] = 0
       this.pauseFrames++
     }
     return p
+  }
+
+  /** Shared buffer: the packet popVoq last returned still holds its charge (-1: none). */
+  protected charged = -1
+
+  /** The packet just popped off VOQ k leaves the switch without going out (a dead link): free its bytes. */
+  protected uncharge(k: number, p: number): void {
+    const buffer = this.env.buffer
+    if (buffer === null || this.charged !== p) return
+    this.charged = -1
+    buffer.release((k / this.H) | 0, p)
+    buffer.flushResumes()
   }
 
   /** The pause threshold at source ToR s: its port 0 faces a host, and all its hosts' links have one rate. */

@@ -67,6 +67,8 @@ export class SharedBuffer implements SwitchBuffer {
   readonly links: BufferedPort[]
   private pending: Int32Array
   private nPending = 0
+  /** A packet moving inside its switch (carry), admitted without a second charge. */
+  private carried = -1
   losslessDrops = 0
   lossyDrops = 0
   pauseFrames = 0
@@ -131,6 +133,10 @@ export class SharedBuffer implements SwitchBuffer {
    */
   admit(g: number, p: number, bytes: number): boolean {
     const s = this.portSwitch[g]
+    if (p === this.carried) {
+      this.carried = -1
+      return true
+    }
     const now = this.ctx.now
     if (now >= this.nextDepPs[s]) this.sync(s, now)
     const pkts = this.ctx.pkts
@@ -167,6 +173,17 @@ export class SharedBuffer implements SwitchBuffer {
     const used = this.shared[s] + this.hdrmTotal[s]
     if (used > this.maxUsed[s]) this.maxUsed[s] = used
     return true
+  }
+
+  carry(p: number): void {
+    this.carried = p
+  }
+
+  abandon(g: number, p: number): void {
+    if (p !== this.carried) return
+    this.carried = -1
+    this.release(g, p)
+    this.flushResumes()
   }
 
   /** A departure at egress port g is due at `atPs` (the link's next serialization end). */

@@ -142,6 +142,7 @@ export class Link implements BufferedPort {
       c.drops++
       c.linkDownDrops++
       this.dropCount++
+      if (this.buffer !== null) this.buffer.abandon(this.bufPort, p)
       pkts.release(p)
       return false
     }
@@ -380,6 +381,7 @@ export class Link implements BufferedPort {
    * packet leaves (its pending event may be a later arrival, or none).
    */
   armDepartureWake(): void {
+    this.advance(this.ctx.now)
     if (this.qHead >= this.tail) return
     const d = this.buf[this.base + 2 * (this.qHead & this.mask)]
     const heap = this.ctx.heap

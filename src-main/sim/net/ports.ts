@@ -21,6 +21,10 @@ export interface HostAdmission {
 export interface SwitchBuffer {
   readonly portSwitch: Int32Array
   admit(g: number, p: number, bytes: number): boolean
+  /** The next admit() of packet p is a move inside the switch (VOQ to egress queue): it is charged already. */
+  carry(p: number): void
+  /** Packet p, offered to egress port g, is dropped before admission (a dead link): free it if it was carried. */
+  abandon(g: number, p: number): void
   noteDeparture(g: number, atPs: number): void
   release(g: number, p: number): void
   flushResumes(): void

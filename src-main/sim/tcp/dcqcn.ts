@@ -145,7 +145,10 @@ export class DcqcnSenders extends TcpSenders {
         this.finish(f)
         return
       }
-      this.deadline[f] = ctx.now + this.rtoPs[f]
+      // The flow's one event may be a pacing wake later than the new deadline (a slow flow): move it up.
+      const at = (this.deadline[f] = ctx.now + this.rtoPs[f])
+      const el = this.elemBase + f
+      if (!ctx.heap.isPending(el) || ctx.heap.timeOf(el) > at) ctx.heap.schedule(el, at)
     } else if (ack === una && this.sndMax[f] > una && ++this.dupAcks[f] === DUPACK_THRESHOLD && ack >= this.recover[f]) {
       // A hole: go back to it (RoCE's go-back-N on a NAK).
       ctx.counters.fastRetransmits++
