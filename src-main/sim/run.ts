@@ -166,7 +166,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
       fill: (out) => (out[0] = senders.meanRate()),
     })
   }
-  if (fab.buffer !== null) seriesGroups.push(bufferSeries(ctx, fab, fab.buffer))
+  if (fab.buffer !== null) seriesGroups.push(bufferSeries(fab, fab.buffer))
   const env = createStageEnv(ctx, fab, flows, new Rng(cfg.seed, FORWARDING_STREAM), cfg.schemeParams ?? {}, seriesGroups)
   const stage = stageFactory(env)
   for (const sw of fab.switches) sw.setStage(stage)
@@ -276,15 +276,16 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   }
 }
 
-/** Per switch: bytes held in its shared buffer (shared pool and headroom) at each sample. */
-function bufferSeries(ctx: SimContext, fab: SimFabric, buffer: SharedBuffer): SeriesGroup {
+/**
+ * Per switch: bytes charged to its shared buffer (shared pool and headroom) at each sample.
+ * Read as the buffer last accounted them: bringing the links up to date here could send a
+ * resume frame at the sampler's instant, and the run must not depend on the sampling.
+ */
+function bufferSeries(fab: SimFabric, buffer: SharedBuffer): SeriesGroup {
   return {
     defs: fab.switches.map((sw) => ({ kind: 'buffer.used', entity: { switch: sw.name }, unit: 'bytes' })),
     fill: (out) => {
-      for (let s = 0; s < fab.switches.length; s++) {
-        for (const l of fab.switches[s].ports) l.releaseDeparted(ctx.now)
-        out[s] = buffer.shared[s] + buffer.hdrmTotal[s]
-      }
+      for (let s = 0; s < fab.switches.length; s++) out[s] = buffer.shared[s] + buffer.hdrmTotal[s]
     },
   }
 }

@@ -254,7 +254,11 @@ export class SharedBuffer implements SwitchBuffer {
     const ctx = this.ctx
     const s = this.portSwitch[gi]
     if (pause) {
-      if (this.pausedIn[gi] === 0) this.pausedCount[s]++
+      // The first paused port of the switch: from now on its links wake at every departure,
+      // so the resume goes out the instant the port drains, whoever else looks or not.
+      if (this.pausedIn[gi] === 0 && this.pausedCount[s]++ === 0) {
+        for (let g = this.portBase[s]; g < this.portBase[s + 1]; g++) if (g !== gi) this.links[g].wakeAtDeparture()
+      }
       this.pausedIn[gi] = 1
       this.pauseSentPs[gi] = ctx.now
       this.pauseFrames++

@@ -224,6 +224,9 @@ export class Link implements BufferedPort {
     this.paused = false
     const h = this.held
     const now = this.ctx.now
+    // qHead must be current: commit() tells the shared buffer of a new next departure only
+    // when it finds the queue empty.
+    this.advance(now)
     while (this.heldLen > 0) {
       const p = h![this.heldHead]
       this.heldHead = (this.heldHead + 1) % h!.length
@@ -307,6 +310,14 @@ export class Link implements BufferedPort {
     this.tail++
     this.lastTxEndPs += dt
     this.busyPs += dt
+  }
+
+  wakeAtDeparture(): void {
+    this.advance(this.ctx.now)
+    if (this.qHead >= this.tail) return
+    const d = this.buf[this.base + 2 * (this.qHead & this.mask)]
+    const heap = this.heap
+    if (!heap.isPending(this.elem) || heap.timeOf(this.elem) > d) heap.schedule(this.elem, d)
   }
 
   /** PFC: lossless packets waiting for the pause to end (a just-offered one among them if it was held). */

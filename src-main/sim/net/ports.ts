@@ -37,4 +37,6 @@ export interface BufferedPort {
   readonly delayPs: number
   releaseDeparted(now: number): number
   insertControl(f: number): void
+  /** Make sure the link wakes when its next queued packet leaves (its switch just paused a port). */
+  wakeAtDeparture(): void
 }
