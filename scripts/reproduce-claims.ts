@@ -101,12 +101,12 @@ export const CLAIMS: Record<string, Claim[]> = {
   'floodgate-incast-mix': [
     { claim: 'non-incast flows, ECMP over Floodgate, mean FCT', seed: 'lower with Floodgate', measure: {
       unit: 'x', value: (r) => r.flowMean('ecmp', (s) => s !== incastBytes(r), 'mean') / r.flowMean('floodgate', (s) => s !== incastBytes(r), 'mean'), holds: atLeast(VISIBLY_BETTER) },
-      why: 'The paper\'s gain comes from lossless (PFC) networks where incast pauses block other flows; with drop-tail queues and DCTCP, incast barely blocks other flows to begin with.' },
+      why: 'The paper\'s gain comes from lossless (PFC) networks where incast pauses block other flows; the template runs PFC with DCQCN on a 1 MB shared buffer per switch (floodgate-incast-mix-droptail.yaml keeps DCTCP over drop-tail queues, where incast barely blocks other flows).' },
     { claim: 'non-incast flows, ECMP over Floodgate, p99 FCT', seed: 'lower with Floodgate', measure: {
       unit: 'x', value: (r) => r.flowMean('ecmp', (s) => s !== incastBytes(r), 'p99') / r.flowMean('floodgate', (s) => s !== incastBytes(r), 'p99'), holds: atLeast(VISIBLY_BETTER) } },
     { claim: 'credit bytes as a share of delivered bytes', seed: '0.175 %', measure: {
       unit: '%', value: (r) => r.counter('floodgate', undefined, 'controlBytes') / r.counter('floodgate', undefined, 'payloadBytesDelivered'), holds: (v) => v <= 0.00175 * 1.5 },
-      why: 'Credits here are per destination and mostly sent on the byte count, so they cost more than one timer-driven credit per 10 µs.' },
+      why: 'Credits here go on the timer alone (creditOnBytes: false) but per destination host, so one tick sends one credit per active (port, destination) pair rather than one per port.' },
   ],
 }
 

@@ -46,6 +46,9 @@ export const SERIES_KINDS = {
   // fabric-wide transport
   'tcp.retransmits': { entity: [], units: ['count'], what: 'TCP segments retransmitted in the interval' },
   'tcp.dctcpAlpha': { entity: [], units: ['ratio'], what: "mean DCTCP alpha over active senders" },
+  'tcp.dcqcnRate': { entity: [], units: ['bps'], what: 'mean DCQCN current rate (Rc) over active senders, at the sampling instant' },
+  // a switch's shared buffer (the sim's `buffer: shared`)
+  'buffer.used': { entity: ['switch'], units: ['bytes'], what: "bytes in a switch's shared buffer (shared pool and PFC headroom) at the sampling instant" },
   // probes
   'probe.count': { entity: ['link'], units: ['count'], fabricWide: true, what: 'probe packets sent in the interval' },
   'probe.bytes': { entity: ['link'], units: ['bytes'], fabricWide: true, what: 'probe bytes sent in the interval' },

@@ -23,6 +23,9 @@ import { createStageEnv } from './routing/env'
 import { computeRoutes, RouteTable } from './routing/routes'
 import { TcpReceivers } from './tcp/receiver'
 import { TcpSenders } from './tcp/sender'
+import { DcqcnSenders, dcqcnParams } from './tcp/dcqcn'
+import type { SharedBuffer } from './net/buffer'
+import type { SimFabric } from './topo/build'
 import type { FlowTable } from './tcp/flows'
 import { Sampler, type SeriesGroup } from './telemetry'
 import { buildSimFabric } from './topo/build'
@@ -33,6 +36,8 @@ import { FlowStarter } from './workload/starter'
 
 /** PRNG stream for forwarding decisions (the workload uses its own). */
 const FORWARDING_STREAM = 2
+/** PRNG stream of RED marking at switches (DCQCN); 1 and 3 are the workloads', 2 forwarding. */
+const MARKING_STREAM = 4
 /** onProgress is called at most once per this much simulated time. */
 const PROGRESS_EVERY_PS = 1e9
 /** Finished flows go to onFlows once per this much simulated time, or once this many wait. */
@@ -60,9 +65,11 @@ function checkConfig(cfg: SimConfig): Fabric {
   }
   if (!(t.linkDelayNs >= 0)) throw new Error(`topology.linkDelayNs must be >= 0, got ${t.linkDelayNs}`)
   const tr = cfg.transport
-  if (tr.kind !== 'newreno' && tr.kind !== 'dctcp') {
-    throw new Error(`transport.kind '${String(tr.kind)}' is not supported: use 'newreno' or 'dctcp'`)
+  if (tr.kind !== 'newreno' && tr.kind !== 'dctcp' && tr.kind !== 'dcqcn') {
+    throw new Error(`transport.kind '${String(tr.kind)}' is not supported: use 'newreno', 'dctcp' or 'dcqcn'`)
   }
+  if (tr.kind === 'dcqcn') dcqcnParams(tr)
+  checkBuffer(cfg)
   if (!(Number.isInteger(tr.mssBytes) && tr.mssBytes >= 1)) throw new Error(`transport.mssBytes must be an integer >= 1`)
   if (!(tr.initCwndPackets >= 1)) throw new Error(`transport.initCwndPackets must be >= 1`)
   if (!(tr.minRtoNs > 0)) throw new Error(`transport.minRtoNs must be > 0`)
@@ -80,6 +87,19 @@ function checkConfig(cfg: SimConfig): Fabric {
   } catch (e) {
     throw new Error(`topology: ${(e as Error).message}`, { cause: e })
   }
+}
+
+function checkBuffer(cfg: SimConfig): void {
+  const b = cfg.buffer
+  if (b === undefined) return
+  if (b.kind !== 'shared') throw new Error(`buffer.kind '${String(b.kind)}' is not supported: use 'shared' (or leave buffer out for per-port queues)`)
+  if (!(Number.isFinite(b.sizeBytes) && b.sizeBytes > 0)) throw new Error(`buffer.sizeBytes must be > 0, got ${b.sizeBytes}`)
+  if (!(b.alpha > 0)) throw new Error(`buffer.alpha must be > 0, got ${b.alpha}`)
+  const p = b.pfc
+  if (p === undefined) return
+  if (!(p.alpha > 0)) throw new Error(`buffer.pfc.alpha must be > 0, got ${p.alpha}`)
+  if (!(p.xonOffsetBytes >= 0)) throw new Error(`buffer.pfc.xonOffsetBytes must be >= 0, got ${p.xonOffsetBytes}`)
+  if (p.headroomBytes !== undefined && !(p.headroomBytes > 0)) throw new Error(`buffer.pfc.headroomBytes must be > 0, got ${p.headroomBytes}`)
 }
 
 function scheduledChanges(cfg: SimConfig, f: Fabric): ScheduledChange[] {
@@ -118,16 +138,21 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   const ctx = new SimContext(wheelBucketPs(cfg))
   const layout = new HostLayout(graph, cfg.topology.hostLinkBps)
   const flows = buildFlows(cfg.workload, layout, cfg.transport.mssBytes, cfg.seed)
-  const fab = buildSimFabric(ctx, graph, cfg.topology, cfg.transport, cfg.seed)
+  const dcqcn = cfg.transport.kind === 'dcqcn'
+  const fab = buildSimFabric(ctx, graph, cfg.topology, cfg.transport, cfg.seed, cfg.buffer, dcqcn ? new Rng(cfg.seed, MARKING_STREAM) : undefined)
   const routes = new RouteTable(graph, cfg.routes ?? computeRoutes(graph), fab.switches, fab.hostSlot, fab.torSwitch)
   const failover = cfg.failover ?? 'global'
   routes.refresh(fab.portUp, failover)
 
   const hostTx = new HostTx(fab.nics, flows, cfg.topology.hostQueuePackets ?? DEFAULT_HOST_QUEUE_PACKETS)
-  const senders = new TcpSenders(ctx, flows, fab.nics, hostTx, cfg.transport)
+  const senders = dcqcn ? new DcqcnSenders(ctx, flows, fab.nics, hostTx, cfg.transport) : new TcpSenders(ctx, flows, fab.nics, hostTx, cfg.transport)
   hostTx.senders = senders
-  const receivers = new TcpReceivers(ctx, flows, fab.nics)
-  for (let h = 0; h < graph.hosts.length; h++) fab.hostIngress[h].next = new Host(h, ctx.pkts, senders, receivers)
+  const receivers = new TcpReceivers(ctx, flows, fab.nics, dcqcn ? dcqcnParams(cfg.transport).cnpIntervalNs : 0)
+  for (let h = 0; h < graph.hosts.length; h++) {
+    const host = new Host(h, ctx.pkts, senders, receivers)
+    host.nic = fab.nics[h]
+    fab.hostIngress[h].next = host
+  }
 
   const seriesGroups: SeriesGroup[] = []
   if (cfg.transport.kind === 'dctcp') {
@@ -136,6 +161,13 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
       fill: (out) => (out[0] = senders.meanAlpha()),
     })
   }
+  if (senders instanceof DcqcnSenders) {
+    seriesGroups.push({
+      defs: [{ kind: 'tcp.dcqcnRate', entity: {}, unit: 'bps' }],
+      fill: (out) => (out[0] = senders.meanRate()),
+    })
+  }
+  if (fab.buffer !== null) seriesGroups.push(bufferSeries(fab, fab.buffer))
   const env = createStageEnv(ctx, fab, flows, new Rng(cfg.seed, FORWARDING_STREAM), cfg.schemeParams ?? {}, seriesGroups)
   const stage = stageFactory(env)
   for (const sw of fab.switches) sw.setStage(stage)
@@ -181,7 +213,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   while (flows.done < flows.n && heap.size > 0) {
     const el = heap.pop()
     const t = heap.poppedTime
-    if (t < ctx.now) throw new Error(`internal error: event at ${t} ps after ${ctx.now} ps`)
+    if (t < ctx.now) throw new Error(`internal error: event of element ${el} (kind ${kind[el]}, local ${local[el]}) at ${t} ps after ${ctx.now} ps`)
     if (t > maxPs) {
       stoppedAtLimit = true
       break
@@ -242,7 +274,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   ctx.counters.events = events
   return {
     flows: { src: app.src, dst: app.dst, sizeBytes, startNs, finishNs, deliveredBytes, group: app.group },
-    counters: toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse),
+    counters: { ...toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse), ...bufferCounters(fab, ctx.counters.controlBytes) },
     events: ctx.events,
     eventsDropped: ctx.eventsDropped,
   }
@@ -253,6 +285,60 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
  * the flows they carry (tcp/messages.ts). Both tables name these columns alike.
  */
 type AppFlows = Pick<FlowTable, 'n' | 'src' | 'dst' | 'sizeBytes' | 'startPs' | 'finishPs' | 'group' | 'done' | 'finishOrder'>
+
+/**
+ * Per switch: bytes charged to its shared buffer (shared pool and headroom) at each sample.
+ * Read as the buffer last accounted them: bringing the links up to date here could send a
+ * resume frame at the sampler's instant, and the run must not depend on the sampling.
+ */
+function bufferSeries(fab: SimFabric, buffer: SharedBuffer): SeriesGroup {
+  return {
+    defs: fab.switches.map((sw) => ({ kind: 'buffer.used', entity: { switch: sw.name }, unit: 'bytes' })),
+    fill: (out) => {
+      for (let s = 0; s < fab.switches.length; s++) out[s] = buffer.shared[s] + buffer.hdrmTotal[s]
+    },
+  }
+}
+
+/**
+ * The buffer measures: the most bytes queued at one port per tier (ToR-up, ToR-down, core,
+ * as the Floodgate paper reports them), and with a shared buffer its peak, drops and PFC frames.
+ */
+function bufferCounters(fab: SimFabric, controlBytes: number): Partial<SimCounters> {
+  let torUp = 0
+  let torDown = 0
+  let core = 0
+  const toHost = new Set(fab.hostIngress)
+  let switchLinkBytes = 0
+  fab.switches.forEach((sw, s) => {
+    for (const l of sw.ports) {
+      if (fab.switchTor[s] < 0) core = Math.max(core, l.maxQueuedBytes)
+      else if (toHost.has(l)) torDown = Math.max(torDown, l.maxQueuedBytes)
+      else torUp = Math.max(torUp, l.maxQueuedBytes)
+      if (!toHost.has(l)) switchLinkBytes += l.busyUntilNow() / l.psPerByte
+    }
+  })
+  const out: Partial<SimCounters> = {
+    maxQueueBytesTorUp: torUp,
+    maxQueueBytesTorDown: torDown,
+    maxQueueBytesCore: core,
+    switchLinkBytes: Math.round(switchLinkBytes),
+    controlShare: switchLinkBytes > 0 ? controlBytes / switchLinkBytes : 0,
+  }
+  const b = fab.buffer
+  if (b === null) return out
+  let lag = 0
+  for (const l of fab.links) lag = Math.max(lag, l.maxPauseLagPs)
+  return {
+    ...out,
+    maxSwitchBufferBytes: Math.max(0, ...b.maxUsed),
+    losslessDrops: b.losslessDrops,
+    lossyDrops: b.lossyDrops,
+    pfcPauseFrames: b.pauseFrames,
+    pfcResumeFrames: b.resumeFrames,
+    pfcMaxPauseLagNs: lag / 1000,
+  }
+}
 
 /** The flows that finished after the first `from` of flows.finishOrder, as SimResult gives them. */
 function finishedSince(flows: AppFlows, from: number): SimFlowBatch {

@@ -50,12 +50,65 @@ export const DEFAULT_HOST_QUEUE_PACKETS = 20
 /** DCTCP's marking threshold at 10G; the default scales it with each port's rate. */
 export const DCTCP_K_AT_10G = 65
 
+export interface PfcConfig {
+  /** XOFF at α_pfc × (free shared bytes) of one ingress port's lossless bytes. */
+  alpha: number
+  /** Resume once the port's lossless bytes are this far below XOFF (and its headroom is empty). */
+  xonOffsetBytes: number
+  /**
+   * Headroom per ingress port, bytes. Default: what can still arrive after XOFF, i.e. the
+   * link's rate × (2 × delay) plus three MTUs (the packet in serialization at each end and the
+   * one that crossed the threshold) plus the pause frame.
+   */
+  headroomBytes?: number
+}
+
+/** SimConfig.buffer: a shared buffer per switch instead of per-port queues (net/buffer.ts). */
+export interface BufferConfig {
+  kind: 'shared'
+  /** Buffer of every switch, bytes (headroom included). */
+  sizeBytes: number
+  /** Dynamic-threshold α of the lossy class. */
+  alpha: number
+  pfc?: PfcConfig
+}
+
 /** A scheme's name; the stage that implements it is passed in (src-main/schemes). */
 export type SchemeName = string
 
+/**
+ * DCQCN's parameters ("Congestion Control for Large-Scale RDMA Deployments", ACM SIGCOMM
+ * 2015); every one has the paper's value as its default (DCQCN_DEFAULTS, tcp/dcqcn.ts).
+ */
+export interface DcqcnParams {
+  /** Switch RED marking on the egress queue's bytes: none below Kmin, probability rising to Pmax at Kmax, all above. */
+  kminBytes: number
+  kmaxBytes: number
+  pmax: number
+  /** α's gain. */
+  g: number
+  /** The receiver sends at most one CNP per flow per this interval. */
+  cnpIntervalNs: number
+  /** α decays by (1 − g) every this long without a CNP. */
+  alphaTimerNs: number
+  /** Rate-increase timer and byte counter: each expiry is one increase event. */
+  rateTimerNs: number
+  byteCounterBytes: number
+  /** Increase events of fast recovery before additive increase (F). */
+  fastRecoverySteps: number
+  /** Additive and hyper increase steps of the target rate. */
+  raiBps: number
+  rhaiBps: number
+  /** The rate never drops below this. */
+  minRateBps: number
+}
+
 export interface TransportConfig {
-  /** 'dctcp': ECN-capable senders, switches mark CE at the threshold, cwnd × (1 − α/2) per window. */
-  kind: 'newreno' | 'dctcp'
+  /**
+   * 'dctcp': ECN-capable senders, switches mark CE at the threshold, cwnd × (1 − α/2) per window.
+   * 'dcqcn': RoCE-style rate-based senders (tcp/dcqcn.ts), RED marking at switches, CNPs.
+   */
+  kind: 'newreno' | 'dctcp' | 'dcqcn'
   /** TCP payload bytes per segment; the wire packet adds 40 B of TCP/IP header. */
   mssBytes: number
   initCwndPackets: number
@@ -68,6 +121,8 @@ export interface TransportConfig {
   ecnThresholdPackets?: number
   /** DCTCP's EWMA gain g for α; default 1/16. */
   dctcpG?: number
+  /** DCQCN only: any parameter left out takes the DCQCN paper's value. */
+  dcqcn?: Partial<DcqcnParams>
 }
 
 export interface ExplicitFlow {
@@ -216,6 +271,11 @@ export interface SimConfig {
   telemetryIntervalNs: number
   /** Hard stop; flows unfinished by then are reported with finishNs = -1. */
   maxSimTimeNs: number
+  /**
+   * Switch buffers: absent means per-port drop-tail queues of topology.queuePackets (the
+   * default); 'shared' gives each switch one buffer with dynamic thresholds, and PFC if set.
+   */
+  buffer?: BufferConfig
 }
 
 /**
@@ -300,6 +360,26 @@ export interface SimCounters {
   maxPacketsInFlight?: number
   /** Peak number of data packets in one host NIC queue (ACKs excluded); at most hostQueuePackets. */
   maxHostQueuePackets?: number
+  /** Shared buffer only: the most bytes one switch held at once, over all switches (never above buffer.size). */
+  maxSwitchBufferBytes?: number
+  /** Shared buffer only: drops of lossless-class packets (0 under PFC with enough headroom) and of lossy ones. */
+  losslessDrops?: number
+  lossyDrops?: number
+  /** PFC: PAUSE and resume frames sent, and the longest time from a pause's decision to its taking effect upstream (ns). */
+  pfcPauseFrames?: number
+  pfcResumeFrames?: number
+  pfcMaxPauseLagNs?: number
+  /**
+   * The most bytes queued at once at one egress port, per tier: ToR ports toward the
+   * fabric, ToR ports toward hosts, and every other switch's ports (the Floodgate paper's
+   * ToR-up, ToR-down and core).
+   */
+  maxQueueBytesTorUp?: number
+  maxQueueBytesTorDown?: number
+  maxQueueBytesCore?: number
+  /** Bytes serialized on links between two switches, and controlBytes' share of them (Floodgate's credit overhead). */
+  switchLinkBytes?: number
+  controlShare?: number
 }
 
 export interface SimEvent {

@@ -277,6 +277,34 @@ describe('transport', () => {
   })
 })
 
+describe('dcqcn and switch buffers', () => {
+  it('takes DCQCN with the paper defaults or overrides in units, and a shared buffer with PFC, down to the sim', () => {
+    const spec = specOf(
+      hula(SCHEMES_LINE, POISSON, 'transport: { kind: dcqcn, kmin: 10KB, rai: 20Mbps, cnpInterval: 4us }', 'buffer: { kind: shared, size: 12MB, pfc: { alpha: 0.25 } }'),
+    )
+    expect(spec.transport).toEqual({
+      kind: 'dcqcn', mssBytes: 1460, initCwndPackets: 10, minRtoNs: 1_000_000,
+      dcqcn: { kminBytes: 10_000, raiBps: 20e6, cnpIntervalNs: 4000 },
+    })
+    expect(spec.buffer).toEqual({ kind: 'shared', sizeBytes: 12_000_000, alpha: 1, pfc: { alpha: 0.25, xonOffsetBytes: 3000 } })
+    const cfg = simConfigFor({ spec, scheme: 'ecmp', load: 0.5, seed: 1 } as Parameters<typeof simConfigFor>[0])
+    expect(cfg.buffer).toEqual(spec.buffer)
+    // Left out, there is no buffer block: per-port queues, as before.
+    expect(specOf(hula(SCHEMES_LINE, POISSON)).buffer).toBeUndefined()
+  })
+
+  it('names each bad DCQCN or buffer field at its line', () => {
+    expect(errorsOf(hula(SCHEMES_LINE, POISSON, 'transport: { kind: dcqcn, kmin: 200KB, kmax: 5KB, pmax: 2, dctcpG: 0.5 }', 'buffer: { kind: per-port, size: -1, alpha: 0 }'))).toEqual([
+      'test.yaml:13:46: transport.kmax: expected a size above kmin (200000 B), got 5000 B',
+      'test.yaml:13:57: transport.pmax: expected a number in (0, 1], got 2',
+      "test.yaml:13:68: transport.dctcpG: dctcpG is DCTCP's gain; DCQCN's is g",
+      "test.yaml:14:17: buffer.kind: expected 'shared' (leave buffer out for per-port queues), got 'per-port'",
+      'test.yaml:14:33: buffer.size: expected a size such as 100KB, got -1',
+      'test.yaml:14:44: buffer.alpha: expected a positive number, got 0',
+    ])
+  })
+})
+
 describe('workload kinds', () => {
   it('parses an incast mix with the default fan-in mix, and maps it to the sim', () => {
     const spec = specOf(

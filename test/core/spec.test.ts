@@ -236,7 +236,7 @@ describe('errors', () => {
 
   it('reports unknown keys at the key, listing the known ones', () => {
     expect(errorsOf(MINIMAL + 'sheme: ecmp\n')).toEqual([
-      "test.yaml:11:1: sheme: unknown field 'sheme'; expected one of name, description, tags, testbed, topology, transport, schemes, workload, params, failures, failover, seeds, telemetry, stopAfter, runner",
+      "test.yaml:11:1: sheme: unknown field 'sheme'; expected one of name, description, tags, testbed, topology, transport, buffer, schemes, workload, params, failures, failover, seeds, telemetry, stopAfter, runner",
     ])
     expect(errorsOf(withLine(5, '  spines: 2\n  spine: 3'))).toEqual([
       "test.yaml:6:3: topology.spine: unknown field 'spine'; expected one of kind, leaves, spines, hostsPerLeaf, linksPerSpine, hostLink, fabricLink, linkDelay, queuePackets, hostQueuePackets, remove, slow, oversubscription",
@@ -273,7 +273,7 @@ describe('errors', () => {
   it('collects every error in one pass, in file order', () => {
     const errors = errorsOf(readFileSync(join(fixtures, 'many-errors.yaml'), 'utf8'), { file: 'many-errors.yaml' })
     expect(errors).toEqual([
-      "many-errors.yaml:2:1: sheme: unknown field 'sheme'; expected one of name, description, tags, testbed, topology, transport, schemes, workload, params, failures, failover, seeds, telemetry, stopAfter, runner",
+      "many-errors.yaml:2:1: sheme: unknown field 'sheme'; expected one of name, description, tags, testbed, topology, transport, buffer, schemes, workload, params, failures, failover, seeds, telemetry, stopAfter, runner",
       'many-errors.yaml:6:11: topology.spines: expected a positive integer, got 0',
       "many-errors.yaml:8:13: topology.hostLink: expected a rate such as 10Gbps, got '10 apples'",
       `many-errors.yaml:10:17: schemes[1]: unknown scheme 'presto'; the sim implements ${SCHEMES.join(', ')}`,

@@ -1,7 +1,7 @@
 import { LineCounter, parseDocument } from 'yaml'
 import type { z } from 'zod'
 import type { SpecError } from '../../contract/schemas'
-import type { Topology, TransportConfig } from '../../sim/types'
+import type { BufferConfig, Topology, TransportConfig } from '../../sim/types'
 import type { SchemeName } from '../../schemes'
 import type { Fabric } from '../../model/topology'
 import { canonicalLink, checkAgainstFabric, checkParams, toTopology } from './checks'
@@ -115,6 +115,29 @@ function normalise(raw: RawExperiment, fabric: Fabric, cdf: { file?: string; cdf
     if (t.ecnThreshold !== undefined) transport.ecnThresholdPackets = t.ecnThreshold
     if (t.dctcpG !== undefined) transport.dctcpG = t.dctcpG
   }
+  if (t.kind === 'dcqcn') {
+    const d: NonNullable<TransportConfig['dcqcn']> = {}
+    if (t.kmin !== undefined) d.kminBytes = t.kmin
+    if (t.kmax !== undefined) d.kmaxBytes = t.kmax
+    if (t.pmax !== undefined) d.pmax = t.pmax
+    if (t.g !== undefined) d.g = t.g
+    if (t.cnpInterval !== undefined) d.cnpIntervalNs = t.cnpInterval
+    if (t.alphaTimer !== undefined) d.alphaTimerNs = t.alphaTimer
+    if (t.rateTimer !== undefined) d.rateTimerNs = t.rateTimer
+    if (t.byteCounter !== undefined) d.byteCounterBytes = t.byteCounter
+    if (t.fastRecoverySteps !== undefined) d.fastRecoverySteps = t.fastRecoverySteps
+    if (t.rai !== undefined) d.raiBps = t.rai
+    if (t.rhai !== undefined) d.rhaiBps = t.rhai
+    if (t.minRate !== undefined) d.minRateBps = t.minRate
+    if (Object.keys(d).length > 0) transport.dcqcn = d
+  }
+  const b = raw.buffer
+  const buffer: BufferConfig | undefined = b === undefined ? undefined : {
+    kind: 'shared',
+    sizeBytes: b.size,
+    alpha: b.alpha,
+    ...(b.pfc ? { pfc: { alpha: b.pfc.alpha, xonOffsetBytes: b.pfc.xonOffset, ...(b.pfc.headroom !== undefined ? { headroomBytes: b.pfc.headroom } : {}) } } : {}),
+  }
 
   const failures: FailureSpec[] = raw.failures
     .map((f) => ({ link: link(f.link), atNs: f.at, ...(f.recover !== undefined ? { recoverNs: f.recover } : {}) }))
@@ -127,6 +150,7 @@ function normalise(raw: RawExperiment, fabric: Fabric, cdf: { file?: string; cdf
     testbed: raw.testbed,
     topology,
     transport,
+    ...(buffer ? { buffer } : {}),
     schemes: raw.schemes as SchemeName[],
     workload: normaliseWorkload(raw.workload, cdf.file ?? '', cdf.cdf ?? []),
     params: raw.params,

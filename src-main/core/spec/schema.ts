@@ -295,12 +295,74 @@ const dctcp = mapping({
     .optional(),
 })
 
+const fraction = () =>
+  z
+    .number({ error: expected('a number in (0, 1]') })
+    .gt(0, { error: expected('a number in (0, 1]') })
+    .lte(1, { error: expected('a number in (0, 1]') })
+
+// DCQCN (sim/tcp/dcqcn.ts): every field defaults to the DCQCN paper's value (DCQCN_DEFAULTS).
+const dcqcn = mapping(
+  {
+    kind: z.literal('dcqcn'),
+    ...transportCommon,
+    kmin: size().optional(),
+    kmax: size().optional(),
+    pmax: fraction().optional(),
+    g: fraction().optional(),
+    cnpInterval: duration().optional(),
+    alphaTimer: duration().optional(),
+    rateTimer: duration().optional(),
+    byteCounter: size().optional(),
+    fastRecoverySteps: positiveInt().optional(),
+    rai: rate().optional(),
+    rhai: rate().optional(),
+    minRate: rate().optional(),
+  },
+  'a mapping',
+  {
+    ecnThreshold: "ecnThreshold is DCTCP's marking threshold; DCQCN marks with RED between kmin and kmax",
+    dctcpG: "dctcpG is DCTCP's gain; DCQCN's is g",
+  },
+).superRefine((t, ctx) => {
+  if (t.kmin !== undefined && t.kmax !== undefined && t.kmax <= t.kmin) {
+    ctx.addIssue({ code: 'custom', path: ['kmax'], message: `expected a size above kmin (${t.kmin} B), got ${t.kmax} B`, input: t.kmax })
+  }
+})
+
 const transport = z
   .preprocess(
     (v) => (typeof v === 'object' && v !== null && !Array.isArray(v) && !('kind' in v) ? { kind: 'newreno', ...v } : v),
-    z.discriminatedUnion('kind', [newreno, dctcp], { error: kindError(['newreno', 'dctcp'], 'a mapping') }),
+    z.discriminatedUnion('kind', [newreno, dctcp, dcqcn], { error: kindError(['newreno', 'dctcp', 'dcqcn'], 'a mapping') }),
   )
   .prefault({})
+
+/**
+ * buffer: left out, every switch port has its own drop-tail queue of topology.queuePackets
+ * (what every template ran with before shared buffers existed, so their results stay the
+ * same). `kind: shared` gives each switch one buffer of `size` bytes with dynamic thresholds
+ * (sim/net/buffer.ts); α = 1 by default, a common setting of Broadcom Trident/Tomahawk
+ * switches that the papers do not give. `pfc` adds PFC for data and ACKs: XOFF at
+ * α_pfc × free buffer (default 1/8, a common setting; not given by the DCQCN or Floodgate
+ * papers), resume `xonOffset` below it (default two MTUs), headroom per port (default: link
+ * RTT × rate + three MTUs + the pause frame, the least that keeps the class lossless).
+ */
+export const bufferSchema = mapping(
+  {
+    kind: z.literal('shared', { error: expected("'shared' (leave buffer out for per-port queues)") }),
+    size: size(),
+    alpha: z.number({ error: expected('a positive number') }).gt(0, { error: expected('a positive number') }).default(1),
+    pfc: mapping(
+      {
+        alpha: z.number({ error: expected('a positive number') }).gt(0, { error: expected('a positive number') }).default(1 / 8),
+        xonOffset: quantity(parseSize, 'size', '3KB', 'non-negative').default(3000),
+        headroom: size().optional(),
+      },
+      'a mapping { alpha, xonOffset, headroom }',
+    ).optional(),
+  },
+  'a mapping { kind: shared, size, alpha, pfc }',
+)
 
 const cdfFile = () => text('a path to a CDF file').optional() // existence and the pairing with cdf: workload.ts
 const loads = () => oneOrMany(load, 'a number in (0, 1]')
@@ -487,6 +549,7 @@ export function experimentSchema(testbeds: readonly string[]) {
         .default('sim'),
       topology: topologySchema,
       transport,
+      buffer: bufferSchema.optional(),
       schemes: oneOrMany(scheme, 'a scheme'),
       workload: workloadSchema,
       params: paramsSchema.default({}),

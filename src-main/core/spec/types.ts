@@ -1,6 +1,6 @@
 import type { SpecError } from '../../contract/schemas'
 import { SCHEME_NAMES, type SchemeName } from '../../schemes'
-import type { Topology, TransportConfig } from '../../sim/types'
+import type { BufferConfig, Topology, TransportConfig } from '../../sim/types'
 
 export interface ParseOptions {
   /** How errors name the experiment file (as the user typed it, or a display name). */
@@ -126,6 +126,8 @@ export interface ExperimentSpec {
   /** The sim's topology; `remove` and `rates` (from `slow:`) use canonical link names. */
   topology: Topology
   transport: TransportConfig
+  /** Switch buffers (SimConfig.buffer); absent: per-port queues. */
+  buffer?: BufferConfig
   schemes: SchemeName[]
   workload: WorkloadSpec
   /**

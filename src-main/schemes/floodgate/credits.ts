@@ -17,6 +17,7 @@ import type { StageEnv } from '../../sim/routing/stage'
 export abstract class FloodgateCredits extends FloodgateVoqs {
   protected readonly intervalPs: number
   private readonly creditBytes: number
+  private readonly creditOnBytes: boolean
   private readonly frameBytes: number
   private readonly portSwitch: Int32Array
   /** Per global port facing a switch: the peer's global port (where its credits come from). */
@@ -25,10 +26,10 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
   private readonly credDirty: Uint8Array
   private dirty: Int32Array
   private nDirty = 0
-  private readonly ringMask: number
-  private readonly ringDepart: Float64Array
-  private readonly ringKey: Int32Array
-  private readonly ringBytes: Int32Array
+  private ringMask: number
+  private ringDepart: Float64Array
+  private ringKey: Int32Array
+  private ringBytes: Int32Array
   private readonly ringHead: Int32Array
   private readonly ringLen: Int32Array
   private readonly portListed: Uint8Array
@@ -45,6 +46,7 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
     super(env, prm)
     this.intervalPs = prm.intervalPs
     this.creditBytes = prm.creditBytes
+    this.creditOnBytes = prm.creditOnBytes
     this.frameBytes = prm.creditFrameBytes
     const H = this.H
     const nS = env.nSwitches
@@ -106,9 +108,13 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
    */
   protected departs(g: number, key: number, bytes: number): void {
     this.drain(g, this.env.ctx.now)
+    // A shared buffer bounds a port's queue by bytes, not by its capacity in packets: grow.
+    if (this.ringLen[g] > this.ringMask) this.growRings()
     const mask = this.ringMask
     const r = g * (mask + 1) + ((this.ringHead[g] + this.ringLen[g]) & mask)
-    this.ringDepart[r] = this.env.links[g].lastTxEndPs
+    const link = this.env.links[g]
+    // Held by a PFC pause: it leaves after the pause, at a time not known yet (drain).
+    this.ringDepart[r] = link.heldCount() > 0 ? Infinity : link.lastTxEndPs
     this.ringKey[r] = key
     this.ringBytes[r] = bytes
     this.ringLen[g]++
@@ -117,6 +123,28 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
       this.portList[this.nPorts++] = g
     }
     this.arm()
+  }
+
+  private growRings(): void {
+    const R = this.ringMask + 1
+    const R2 = 2 * R
+    const P = this.ringHead.length
+    const depart = new Float64Array(P * R2)
+    const key = new Int32Array(P * R2)
+    const bytes = new Int32Array(P * R2)
+    for (let g = 0; g < P; g++) {
+      for (let i = 0; i < this.ringLen[g]; i++) {
+        const from = g * R + ((this.ringHead[g] + i) & this.ringMask)
+        depart[g * R2 + i] = this.ringDepart[from]
+        key[g * R2 + i] = this.ringKey[from]
+        bytes[g * R2 + i] = this.ringBytes[from]
+      }
+      this.ringHead[g] = 0
+    }
+    this.ringDepart = depart
+    this.ringKey = key
+    this.ringBytes = bytes
+    this.ringMask = R2 - 1
   }
 
   /** Link g went down and dropped what it held: what we sent through it left our buffer. */
@@ -136,6 +164,13 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
     const row = g * (mask + 1)
     while (this.ringLen[g] > 0) {
       const r = row + this.ringHead[g]
+      if (this.ringDepart[r] === Infinity) {
+        // Held by a pause that has ended: it is on the schedule now, and leaves by the link's
+        // last committed departure (an upper bound: its credit may come a little late, never early).
+        const link = this.env.links[g]
+        if (link.heldCount() > 0) return
+        this.ringDepart[r] = link.lastTxEndPs
+      }
       if (this.ringDepart[r] > now) return
       this.owe(this.ringKey[r], this.ringBytes[r])
       this.ringHead[g] = (this.ringHead[g] + 1) & mask
@@ -156,7 +191,7 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
       }
       this.dirty[this.nDirty++] = key
     }
-    if (this.credAcc[key] >= this.creditBytes) this.sendCredit(key)
+    if (this.creditOnBytes && this.credAcc[key] >= this.creditBytes) this.sendCredit(key)
     this.arm()
   }
 

@@ -11,6 +11,8 @@ export interface FloodgateParams {
   /** creditIntervalNs, in picoseconds. */
   readonly intervalPs: number
   readonly creditBytes: number
+  /** Credits also go when creditBytes are owed (the public code), not only on the timer (the paper). */
+  readonly creditOnBytes: boolean
   readonly windowBdpFactor: number
   readonly creditFrameBytes: number
   readonly voqBufferBytes: number
@@ -40,6 +42,7 @@ export function floodgateParams(env: StageEnv): FloodgateParams {
   return {
     intervalPs: intervalNs * 1000,
     creditBytes,
+    creditOnBytes: (prm.creditOnBytes ?? d.creditOnBytes.default) !== 0,
     windowBdpFactor: factor,
     creditFrameBytes: frameBytes,
     voqBufferBytes,

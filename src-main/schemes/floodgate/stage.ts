@@ -157,6 +157,7 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
         const k = g * H + h
         while (this.voqCount[k] > 0) {
           const p = this.popVoq(s, k)
+          this.uncharge(k, p)
           const gi = this.pkts.hdr3[p] - 1
           const bytes = this.pkts.wireBytes[p]
           this.pkts.release(p)
@@ -200,12 +201,9 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
   private forward(s: number, port: number, p: number, gi: number): void {
     const env = this.env
     const g = env.portBase[s] + port
-    const link = env.links[g]
     const h = this.pkts.dst[p]
     const bytes = this.pkts.wireBytes[p]
-    const before = link.lastTxEndPs
-    env.send(s, port, p)
-    const accepted = link.lastTxEndPs !== before
+    const accepted = env.send(s, port, p)
     if (env.peerSwitch[g] >= 0) {
       if (accepted) this.sentOn[g * this.H + h] += bytes
       else {
@@ -239,6 +237,11 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
       const gi = pkts.hdr3[p] - 1
       pkts.hdr2[p] = 0
       pkts.hdr3[p] = 0
+      // Its bytes move from the VOQ of (g, h) to g's queue: charged once, in the same place.
+      if (this.charged === p) {
+        this.charged = -1
+        this.env.buffer!.carry(p)
+      }
       this.forward(s, port, p, gi)
     }
   }
@@ -260,6 +263,11 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
     defs.push({ kind: 'floodgate.creditBytes', entity: {}, unit: 'count' })
     defs.push({ kind: 'floodgate.voqDrops', entity: {}, unit: 'count' })
     defs.push({ kind: 'floodgate.pauseFrames', entity: {}, unit: 'count' })
+    defs.push({ kind: 'floodgate.creditShare', entity: {}, unit: 'ratio' })
+    const fabricPorts: number[] = []
+    for (let g = 0; g < env.portBase[nS]; g++) if (env.peerSwitch[g] >= 0) fabricPorts.push(g)
+    let lastFabricBytes = 0
+    let lastCreditShare = 0
     let lastCredit = 0
     let lastDrops = 0
     let lastPause = 0
@@ -277,7 +285,13 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
       }
       out[i++] = this.creditBytesSent - lastCredit
       out[i++] = this.voqDrops - lastDrops
-      out[i] = this.pauseFrames - lastPause
+      out[i++] = this.pauseFrames - lastPause
+      let fabricBytes = 0
+      for (const g of fabricPorts) fabricBytes += env.links[g].busyUntilNow() / env.links[g].psPerByte
+      const sent = fabricBytes - lastFabricBytes
+      out[i] = sent > 0 ? (this.creditBytesSent - lastCreditShare) / sent : 0
+      lastFabricBytes = fabricBytes
+      lastCreditShare = this.creditBytesSent
       lastCredit = this.creditBytesSent
       lastDrops = this.voqDrops
       lastPause = this.pauseFrames

@@ -63,7 +63,12 @@ export abstract class FloodgateVoqs {
     const pkts = this.pkts
     // At a source ToR with PAUSE, what passes the threshold waits at the sender.
     const atSender = this.pause && gi < 0 && this.env.switchTor[s] >= 0 && this.voqBytes[k] >= this.pauseTh[gIn]
-    if (!atSender && this.voqBuf[s] + bytes > this.voqBufferBytes) return false
+    const buffer = this.env.buffer
+    if (!atSender) {
+      // With a shared buffer the VOQ of (g, h) is one more queue of egress port g in it
+      // (dynamic threshold, or PFC on its ingress port); otherwise the VOQs share voqBufferBytes.
+      if (buffer !== null ? !buffer.admit((k / this.H) | 0, p, bytes) : this.voqBuf[s] + bytes > this.voqBufferBytes) return false
+    }
     if (p >= this.next.length) this.growNext()
     this.next[p] = -1
     if (this.voqCount[k] === 0) this.voqHead[k] = p
@@ -94,12 +99,29 @@ export abstract class FloodgateVoqs {
     if (--this.voqCount[k] === 0) this.voqTail[k] = -1
     this.voqBytes[k] -= bytes
     this.voqSH[s * this.H + (k % this.H)]--
-    if (pkts.hdr2[p] !== 0) this.voqBuf[s] -= bytes
+    if (pkts.hdr2[p] !== 0) {
+      this.voqBuf[s] -= bytes
+      // In a shared buffer the packet keeps its charge: it moves to its egress queue (carry),
+      // or the caller drops it and gives the bytes back (uncharge).
+      if (this.env.buffer !== null) this.charged = p
+    }
     if (this.paused[k] !== 0 && this.voqBytes[k] < this.pauseThOf(s)) {
       this.paused[k] = 0
       this.pauseFrames++
     }
     return p
+  }
+
+  /** Shared buffer: the packet popVoq last returned still holds its charge (-1: none). */
+  protected charged = -1
+
+  /** The packet just popped off VOQ k leaves the switch without going out (a dead link): free its bytes. */
+  protected uncharge(k: number, p: number): void {
+    const buffer = this.env.buffer
+    if (buffer === null || this.charged !== p) return
+    this.charged = -1
+    buffer.release((k / this.H) | 0, p)
+    buffer.flushResumes()
   }
 
   /** The pause threshold at source ToR s: its port 0 faces a host, and all its hosts' links have one rate. */

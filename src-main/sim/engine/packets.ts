@@ -9,6 +9,12 @@ export const KIND_DATA = 0
 export const KIND_ACK = 1
 export const KIND_PROBE = 2
 export const KIND_CREDIT = 3
+/**
+ * A PFC PAUSE (or resume) frame for the lossless class (net/buffer.ts): hdr0 = 1 to pause,
+ * 0 to resume; hdr1 = pause time in ns; sentPs = when the downstream decided to send it.
+ * It stops at the next hop (a switch port or a host NIC), never forwarded.
+ */
+export const KIND_PAUSE = 4
 
 /** The packet is a cumulative ACK (seq holds the next expected segment). Mirrors kind === KIND_ACK. */
 export const PKT_ACK = 1
@@ -22,6 +28,10 @@ export const PKT_ECT = 8
 export const PKT_CE = 16
 /** On an ACK: the data packet it acknowledges carried CE (ECN-echo, one per ACK as with no delayed ACK). */
 export const PKT_ECE = 32
+/** Charged to its ingress port's PFC headroom rather than to the shared pool (net/buffer.ts). */
+export const PKT_HDRM = 64
+/** On an ACK: a DCQCN congestion notification (CNP) rides on it (tcp/dcqcn.ts). */
+export const PKT_CNP = 128
 
 export class PacketPool {
   flow: Int32Array
@@ -50,6 +60,12 @@ export class PacketPool {
   hdr1: Int32Array
   hdr2: Int32Array
   hdr3: Int32Array
+  /**
+   * Shared-buffer switches only (net/buffer.ts): global ingress port + 1 of the switch that
+   * holds the packet now (0: none, e.g. a packet the switch made), so its bytes leave the
+   * right ingress counter when it departs. Zeroed at alloc.
+   */
+  inPort: Int32Array
   capacity: number
   inUse = 0
   maxInUse = 0
@@ -71,6 +87,7 @@ export class PacketPool {
     this.hdr1 = new Int32Array(capacity)
     this.hdr2 = new Int32Array(capacity)
     this.hdr3 = new Int32Array(capacity)
+    this.inPort = new Int32Array(capacity)
     this.free = new Int32Array(capacity)
     for (let i = 0; i < capacity; i++) this.free[i] = capacity - 1 - i
     this.nFree = capacity
@@ -85,6 +102,7 @@ export class PacketPool {
     this.hdr1[p] = 0
     this.hdr2[p] = 0
     this.hdr3[p] = 0
+    this.inPort[p] = 0
     return p
   }
 
@@ -116,6 +134,7 @@ export class PacketPool {
     this.hdr1 = i32(this.hdr1)
     this.hdr2 = i32(this.hdr2)
     this.hdr3 = i32(this.hdr3)
+    this.inPort = i32(this.inPort)
     this.flags = u8(this.flags)
     this.kind = u8(this.kind)
     const sent = new Float64Array(cap)

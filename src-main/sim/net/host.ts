@@ -19,7 +19,7 @@
 // shared by all hosts, at [base[h], base[h] + cap[h]) where cap[h] is the number of flows
 // sourced at h (a flow is on the list at most once), so it never grows.
 
-import { KIND_ACK, KIND_DATA } from '../engine/packets'
+import { KIND_ACK, KIND_DATA, KIND_PAUSE } from '../engine/packets'
 import type { PacketPool } from '../engine/packets'
 import type { FlowTable } from '../tcp/flows'
 import type { TcpSenders } from '../tcp/sender'
@@ -28,6 +28,9 @@ import type { Link } from './link'
 import type { HostAdmission, PacketSink } from './ports'
 
 export class Host implements PacketSink {
+  /** The host's NIC, which a PFC frame from its ToR pauses. */
+  nic: Link | null = null
+
   constructor(
     readonly id: number,
     private readonly pkts: PacketPool,
@@ -39,6 +42,7 @@ export class Host implements PacketSink {
     const kind = this.pkts.kind[p]
     if (kind === KIND_ACK) this.senders.onAck(p)
     else if (kind === KIND_DATA) this.receivers.onData(p)
+    else if (kind === KIND_PAUSE) this.nic!.onPauseFrame(p)
     // Hosts run no scheme: a probe or credit that reaches one ends here.
     else this.pkts.release(p)
   }

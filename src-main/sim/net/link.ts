@@ -25,15 +25,24 @@
 // while flows of that host are blocked on a full NIC, the element also wakes at the next
 // departure (its one event is at the earlier of the two), so a freed slot is handed over
 // at the instant it frees.
+//
+// With a shared buffer (net/buffer.ts) a switch port asks the buffer, not its own capacity,
+// whether a packet fits, and hands each packet's bytes back when its serialization ends.
+// PFC: a PAUSE frame arriving here stops the lossless class (data, ACKs): the packets not
+// yet started are taken back off the committed schedule into a held FIFO (so no new lossless
+// packet starts while paused; the one being serialized finishes), and are committed again,
+// in order, on resume or when the pause time runs out. PFC frames themselves never queue
+// behind data: insertControl puts one right after the packet being serialized and delays
+// the rest by its 64 B.
 
 import type { Counters, SimContext } from '../engine/context'
 import { KIND_LINK } from '../engine/context'
-import { KIND_DATA, PKT_CE, PKT_ECT, type PacketPool } from '../engine/packets'
+import { KIND_ACK, KIND_DATA, PKT_CE, PKT_ECT, type PacketPool } from '../engine/packets'
 import type { Rng } from '../engine/rng'
 import type { Scheduler } from '../engine/scheduler'
-import type { HostAdmission, PacketSink } from './ports'
+import type { BufferedPort, HostAdmission, PacketSink, SwitchBuffer } from './ports'
 
-export class Link {
+export class Link implements BufferedPort {
   // Fields are declared hottest first: V8 lays them out in this order, so one event's
   // reads fall in the object's first cache lines.
   /** Absolute sequence numbers into the ring: oldest not yet arrived, oldest not yet sent, next free. */
@@ -80,6 +89,25 @@ export class Link {
   /** Fraction of packets the wire loses (a custom topology's link loss), drawn from lossRng. */
   loss = 0
   lossRng: Rng | null = null
+  /** Shared-buffer switch port: the buffer and this port's global number (else null, -1). */
+  buffer: SwitchBuffer | null = null
+  bufPort = -1
+  /** RED marking on queued bytes (DCQCN): off while redKmax is 0. */
+  redKmin = 0
+  redKmax = 0
+  redPmax = 0
+  redRng: Rng | null = null
+  /** Most bytes queued (serializing included) at any enqueue. */
+  maxQueuedBytes = 0
+  /** PFC: the lossless class is paused until pausedUntilPs; its packets wait in held. */
+  paused = false
+  pausedUntilPs = 0
+  private held: Int32Array | null = null
+  private heldHead = 0
+  private heldLen = 0
+  /** PFC frames received, and the longest time from a pause's decision downstream to its taking effect here. */
+  pauseFramesIn = 0
+  maxPauseLagPs = 0
 
   constructor(
     ctx: SimContext,
@@ -107,7 +135,8 @@ export class Link {
     this.index = index
   }
 
-  enqueue(p: number): void {
+  /** Offers p to the queue; false if it was dropped (the link is down or the buffer is full). */
+  enqueue(p: number): boolean {
     const now = this.ctx.now
     if (this.qHead < this.tail && this.buf[this.base + 2 * (this.qHead & this.mask)] <= now) this.advance(now)
     const pkts = this.pkts
@@ -116,21 +145,44 @@ export class Link {
       c.drops++
       c.linkDownDrops++
       this.dropCount++
+      if (this.buffer !== null) this.buffer.abandon(this.bufPort, p)
       pkts.release(p)
-      return
+      return false
     }
     const q = this.tail - this.qHead
-    if (q >= this.capacity) {
+    const buffer = this.buffer
+    if (buffer === null ? q >= this.capacity : !buffer.admit(this.bufPort, p, pkts.wireBytes[p])) {
       c.drops++
       this.dropCount++
       pkts.release(p)
-      return
+      return false
     }
     if (q >= this.ecnThreshold && (pkts.flags[p] & PKT_ECT) !== 0) {
       pkts.flags[p] |= PKT_CE
       c.ecnMarks++
       this.markCount++
     }
+    if (this.redKmax > 0 && (pkts.flags[p] & PKT_ECT) !== 0) this.red(p)
+    // A NIC counts its data packets once, when offered (held ones included: they stay in the NIC).
+    if (this.hostTx !== null && pkts.kind[p] === KIND_DATA) {
+      const d = ++this.dataQueuedLazy
+      if (d > c.maxHostQueuePackets) c.maxHostQueuePackets = d
+    }
+    if (this.paused && pkts.kind[p] <= KIND_ACK) {
+      if (now < this.pausedUntilPs) {
+        this.hold(p)
+        return true
+      }
+      this.resume()
+    }
+    this.commit(p, now)
+    return true
+  }
+
+  /** Puts p on the serializer's schedule (it has been admitted). */
+  private commit(p: number, now: number): void {
+    const pkts = this.pkts
+    const q = this.tail - this.qHead
     if (this.tail - this.head > this.mask) this.grow()
     const bytes = pkts.wireBytes[p]
     const last = this.lastTxEndPs
@@ -143,11 +195,143 @@ export class Link {
     this.lastTxEndPs = end
     this.busyPs += end - start
     if (q >= this.maxDepth) this.maxDepth = q + 1
-    if (this.hostTx !== null && pkts.kind[p] === KIND_DATA) {
-      const d = ++this.dataQueuedLazy
-      if (d > c.maxHostQueuePackets) c.maxHostQueuePackets = d
-    }
+    const qb = (end - now) / this.psPerByte
+    if (qb > this.maxQueuedBytes) this.maxQueuedBytes = qb
+    if (this.buffer !== null && q === 0) this.buffer.noteDeparture(this.bufPort, end)
     if (this.tail - this.head === 1) this.heap.schedule(this.elem, end + this.delayPs)
+  }
+
+  /** RED on the bytes queued ahead (DCQCN's switch marking): certain past Kmax, with probability rising to Pmax between Kmin and Kmax. */
+  private red(p: number): void {
+    const qb = this.queuedBytes()
+    if (qb <= this.redKmin) return
+    if (qb <= this.redKmax && this.redRng!.nextFloat() >= (this.redPmax * (qb - this.redKmin)) / (this.redKmax - this.redKmin)) return
+    this.pkts.flags[p] |= PKT_CE
+    this.counters.ecnMarks++
+    this.markCount++
+  }
+
+  private hold(p: number): void {
+    let h = this.held
+    if (h === null || this.heldLen === h.length) {
+      const n = new Int32Array(h === null ? 64 : 2 * h.length)
+      for (let i = 0; i < this.heldLen; i++) n[i] = h![(this.heldHead + i) % h!.length]
+      this.held = h = n
+      this.heldHead = 0
+    }
+    h[(this.heldHead + this.heldLen++) % h.length] = p
+  }
+
+  /** The lossless class may send again: commit what it held, in order. */
+  private resume(): void {
+    this.paused = false
+    const h = this.held
+    const now = this.ctx.now
+    // qHead must be current: commit() tells the shared buffer of a new next departure only
+    // when it finds the queue empty.
+    this.advance(now)
+    while (this.heldLen > 0) {
+      const p = h![this.heldHead]
+      this.heldHead = (this.heldHead + 1) % h!.length
+      this.heldLen--
+      this.commit(p, now)
+    }
+    if (this.hostTx !== null && this.hostTx.blockedCount(this.host) > 0) this.armDepartureWake()
+  }
+
+  /**
+   * A PFC frame (KIND_PAUSE) from the far end of this link reached our end: pause the
+   * lossless class for its pause time (taking back what has not started), or resume it.
+   */
+  onPauseFrame(f: number): void {
+    const pkts = this.pkts
+    const now = this.ctx.now
+    const pause = pkts.hdr0[f] !== 0
+    const until = now + pkts.hdr1[f] * 1000
+    const lag = now - pkts.sentPs[f]
+    pkts.release(f)
+    this.pauseFramesIn++
+    if (!pause) {
+      if (this.paused) this.resume()
+      return
+    }
+    if (lag > this.maxPauseLagPs) this.maxPauseLagPs = lag
+    this.pausedUntilPs = until
+    if (this.paused) return
+    this.paused = true
+    this.advance(now)
+    // The packet at qHead is being serialized (the queue is work-conserving); every later one
+    // has not started: take them back, keeping the lossy ones on the schedule in order.
+    const first = this.qHead + 1
+    if (first < this.tail) {
+      const n = this.tail - first
+      const back = new Int32Array(n)
+      for (let i = 0; i < n; i++) back[i] = this.buf[this.base + 2 * ((first + i) & this.mask) + 1] | 0
+      const newLast = this.buf[this.base + 2 * (this.qHead & this.mask)]
+      this.busyPs -= this.lastTxEndPs - newLast
+      this.lastTxEndPs = newLast
+      this.tail = first
+      for (let i = 0; i < n; i++) {
+        const p = back[i]
+        if (pkts.kind[p] <= KIND_ACK) this.hold(p)
+        else this.commit(p, now)
+      }
+    }
+    this.reschedule()
+  }
+
+  /**
+   * Sends a PFC frame out of this port ahead of the queue: right after the packet being
+   * serialized, delaying every later one by the frame's serialization.
+   */
+  insertControl(f: number): void {
+    const now = this.ctx.now
+    this.advance(now)
+    if (!this.up) {
+      this.pkts.release(f)
+      return
+    }
+    const first = this.qHead < this.tail ? this.qHead + 1 : this.tail
+    if (first === this.tail) {
+      this.commit(f, now)
+      return
+    }
+    if (this.tail - this.head > this.mask) this.grow()
+    const dt = Math.ceil(this.pkts.wireBytes[f] * this.psPerByte)
+    const buf = this.buf
+    const base = this.base
+    const mask = this.mask
+    for (let s = this.tail; s > first; s--) {
+      const to = base + 2 * (s & mask)
+      const from = base + 2 * ((s - 1) & mask)
+      buf[to] = buf[from] + dt
+      buf[to + 1] = buf[from + 1]
+    }
+    const i = base + 2 * (first & mask)
+    buf[i] = buf[base + 2 * ((first - 1) & mask)] + dt
+    buf[i + 1] = f
+    this.tail++
+    this.lastTxEndPs += dt
+    this.busyPs += dt
+  }
+
+  wakeAtDeparture(): void {
+    this.advance(this.ctx.now)
+    if (this.qHead >= this.tail) return
+    const d = this.buf[this.base + 2 * (this.qHead & this.mask)]
+    const heap = this.heap
+    if (!heap.isPending(this.elem) || heap.timeOf(this.elem) > d) heap.schedule(this.elem, d)
+  }
+
+  /** PFC: lossless packets waiting for the pause to end (a just-offered one among them if it was held). */
+  heldCount(): number {
+    return this.heldLen
+  }
+
+  /** Shared buffer: hands back the bytes of packets whose serialization has ended; returns the next departure time. */
+  releaseDeparted(now: number): number {
+    this.advance(now)
+    return this.qHead < this.tail ? this.buf[this.base + 2 * (this.qHead & this.mask)] : Infinity
   }
 
   /** The head packet reached the far end, or (host NIC) a packet left while flows wait. */
@@ -159,7 +343,11 @@ export class Link {
       // A NIC counts its departures now: blocked flows may be waiting for the slot.
       this.advance(now)
       if (hostTx.blockedCount(this.host) > 0) hostTx.wake(this.host)
+    } else if (this.buffer !== null) {
+      // Its bytes leave the switch buffer before the packet reaches the next hop.
+      this.advance(now)
     }
+    if (this.paused && now >= this.pausedUntilPs) this.resume()
     if (this.head < this.tail) {
       const i = this.base + 2 * (this.head & this.mask)
       if (this.buf[i] + this.delayPs <= now) {
@@ -215,6 +403,7 @@ export class Link {
    * packet leaves (its pending event may be a later arrival, or none).
    */
   armDepartureWake(): void {
+    this.advance(this.ctx.now)
     if (this.qHead >= this.tail) return
     const d = this.buf[this.base + 2 * (this.qHead & this.mask)]
     const heap = this.ctx.heap
@@ -228,8 +417,23 @@ export class Link {
     if (up) return
     const ctx = this.ctx
     const c = ctx.counters
-    const held = this.tail - this.head
-    for (let s = this.head; s < this.tail; s++) ctx.pkts.release(this.buf[this.base + 2 * (s & this.mask) + 1] | 0)
+    this.advance(ctx.now)
+    let held = this.tail - this.head
+    for (let s = this.head; s < this.tail; s++) {
+      const p = this.buf[this.base + 2 * (s & this.mask) + 1] | 0
+      if (this.buffer !== null && s >= this.qHead) this.buffer.release(this.bufPort, p)
+      ctx.pkts.release(p)
+    }
+    while (this.heldLen > 0) {
+      const p = this.held![this.heldHead]
+      this.heldHead = (this.heldHead + 1) % this.held!.length
+      this.heldLen--
+      if (this.buffer !== null) this.buffer.release(this.bufPort, p)
+      ctx.pkts.release(p)
+      held++
+    }
+    this.paused = false
+    this.buffer?.flushResumes()
     c.drops += held
     c.linkDownDrops += held
     this.dropCount += held
@@ -251,7 +455,16 @@ export class Link {
     let s = this.qHead
     const tail = this.tail
     if (s >= tail || buf[base + 2 * (s & mask)] > now) return
-    if (this.hostTx === null) {
+    if (this.buffer !== null) {
+      const buffer = this.buffer
+      do {
+        buffer.release(this.bufPort, buf[base + 2 * (s & mask) + 1] | 0)
+        s++
+      } while (s < tail && buf[base + 2 * (s & mask)] <= now)
+      this.qHead = s
+      buffer.flushResumes()
+      return
+    } else if (this.hostTx === null) {
       do s++
       while (s < tail && buf[base + 2 * (s & mask)] <= now)
     } else {
@@ -270,10 +483,11 @@ export class Link {
     let t = Infinity
     if (this.head < this.tail) t = this.buf[this.base + 2 * (this.head & this.mask)] + this.delayPs
     const hostTx = this.hostTx
-    if (hostTx !== null && this.qHead < this.tail && hostTx.blockedCount(this.host) > 0) {
+    if (this.qHead < this.tail && (hostTx !== null ? hostTx.blockedCount(this.host) > 0 : this.buffer !== null && this.buffer.wantsDepartures(this.buffer.portSwitch[this.bufPort]))) {
       const d = this.buf[this.base + 2 * (this.qHead & this.mask)]
       if (d < t) t = d
     }
+    if (this.paused && this.heldLen > 0 && this.pausedUntilPs < t) t = this.pausedUntilPs
     if (t !== Infinity) this.heap.schedule(this.elem, t)
   }
 

@@ -16,3 +16,27 @@ export interface HostAdmission {
   wake(h: number): void
   blockedCount(h: number): number
 }
+
+/** A switch's shared buffer as its egress links see it (SharedBuffer, net/buffer.ts). */
+export interface SwitchBuffer {
+  readonly portSwitch: Int32Array
+  admit(g: number, p: number, bytes: number): boolean
+  /** The next admit() of packet p is a move inside the switch (VOQ to egress queue): it is charged already. */
+  carry(p: number): void
+  /** Packet p, offered to egress port g, is dropped before admission (a dead link): free it if it was carried. */
+  abandon(g: number, p: number): void
+  noteDeparture(g: number, atPs: number): void
+  release(g: number, p: number): void
+  flushResumes(): void
+  wantsDepartures(s: number): boolean
+}
+
+/** An egress link as the shared buffer sees it (Link, net/link.ts). */
+export interface BufferedPort {
+  readonly bps: number
+  readonly delayPs: number
+  releaseDeparted(now: number): number
+  insertControl(f: number): void
+  /** Make sure the link wakes when its next queued packet leaves (its switch just paused a port). */
+  wakeAtDeparture(): void
+}

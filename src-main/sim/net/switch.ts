@@ -5,7 +5,7 @@
 // forwarding stage picks. Probes and credits are the stage's own business.
 
 import type { SimContext } from '../engine/context'
-import { KIND_PROBE, type PacketPool } from '../engine/packets'
+import { KIND_PAUSE, KIND_PROBE, type PacketPool } from '../engine/packets'
 import { PORT_DROP, type ForwardingStage } from '../routing/stage'
 import type { Link } from './link'
 import type { PacketSink } from './ports'
@@ -19,6 +19,8 @@ export class Switch implements PacketSink {
   len: Int32Array = new Int32Array(0)
   stage: ForwardingStage | null = null
   private seesEveryHop = false
+  /** Shared buffer only: this switch's global port 0 + 1, so a packet carries its ingress port (pkts.inPort); 0 otherwise. */
+  inPortBase = 0
   private readonly pkts: PacketPool
 
   constructor(
@@ -44,9 +46,12 @@ export class Switch implements PacketSink {
   receive(p: number, inPort: number): void {
     const pkts = this.pkts
     if (pkts.kind[p] >= KIND_PROBE) {
-      this.stage!.onControl!(this.index, inPort, p)
+      // A PFC frame stops (or restarts) our egress on the port it came in on.
+      if (pkts.kind[p] === KIND_PAUSE) this.ports[inPort].onPauseFrame(p)
+      else this.stage!.onControl!(this.index, inPort, p)
       return
     }
+    if (this.inPortBase !== 0) pkts.inPort[p] = this.inPortBase + inPort
     const dst = pkts.dst[p]
     const t = this.torOfHost[dst]
     let off: number

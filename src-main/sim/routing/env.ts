@@ -58,13 +58,14 @@ export function createStageEnv(
     peerSwitch,
     peerPort,
     portIsUp,
-    send(s: number, port: number, p: number): void {
+    buffer: fab.buffer,
+    send(s: number, port: number, p: number): boolean {
       const pkts = ctx.pkts
       if (pkts.kind[p] >= KIND_PROBE) {
         counters.controlPackets++
         counters.controlBytes += pkts.wireBytes[p]
       }
-      switches[s].ports[port].enqueue(p)
+      return switches[s].ports[port].enqueue(p)
     },
     addTimer(local: number): number {
       return ctx.addElement(KIND_STAGE_TIMER, local)

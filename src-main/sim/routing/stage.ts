@@ -6,6 +6,7 @@ import type { Fabric } from '../../model/topology/types'
 import type { SimContext } from '../engine/context'
 import type { Rng } from '../engine/rng'
 import type { Link } from '../net/link'
+import type { SwitchBuffer } from '../net/ports'
 import type { FlowTable } from '../tcp/flows'
 import type { SimSeriesDef } from '../types'
 
@@ -50,8 +51,10 @@ export interface StageEnv {
   readonly peerPort: Int32Array
   /** Per global port: 1 if it faces a higher tier. */
   readonly portIsUp: Uint8Array
-  /** Sends packet p out of switch s's port (probes, credits, released VOQ packets). Counts control bytes. */
-  send(s: number, port: number, p: number): void
+  /** Sends packet p out of switch s's port (probes, credits, released VOQ packets). Counts control bytes. False: the port dropped it. */
+  send(s: number, port: number, p: number): boolean
+  /** The switches' shared buffer (SimConfig.buffer), or null with per-port queues. */
+  readonly buffer: SwitchBuffer | null
   /** A timer element of the stage's own; when it fires the engine calls stage.onTimer(local). */
   addTimer(local: number): number
   /** (Re)arms a timer element at an absolute time in ps; one pending time per timer. */

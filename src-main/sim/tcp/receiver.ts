@@ -8,7 +8,7 @@
 // unbounded flow costs what its reordering window needs, not what its size would.
 
 import type { SimContext } from '../engine/context'
-import { KIND_ACK, PKT_ACK, PKT_CE, PKT_ECE, PKT_ECHO_RTX, PKT_RTX } from '../engine/packets'
+import { KIND_ACK, PKT_ACK, PKT_CE, PKT_CNP, PKT_ECE, PKT_ECHO_RTX, PKT_RTX } from '../engine/packets'
 import type { Link } from '../net/link'
 import { ACK_WIRE_BYTES, type FlowTable } from './flows'
 
@@ -21,12 +21,18 @@ export class TcpReceivers {
   readonly highestRcvd: Int32Array
   /** Ring bitmaps of segments received above rcvNxt; bit s & (32·length − 1) is segment s. */
   private readonly ooo: Array<Uint32Array | null>
+  /** DCQCN: a CE mark makes a CNP at most once per flow per this interval (0: DCTCP's ECN-echo only). */
+  private readonly cnpIntervalPs: number
+  private readonly lastCnpPs: Float64Array
 
   constructor(
     private readonly ctx: SimContext,
     private readonly flows: FlowTable,
     private readonly nics: Link[],
+    cnpIntervalNs = 0,
   ) {
+    this.cnpIntervalPs = cnpIntervalNs * 1000
+    this.lastCnpPs = new Float64Array(cnpIntervalNs > 0 ? flows.n : 0).fill(-Infinity)
     this.rcvNxt = new Int32Array(flows.n)
     this.highestRcvd = new Int32Array(flows.n)
     this.ooo = new Array<Uint32Array | null>(flows.n).fill(null)
@@ -103,7 +109,12 @@ export class TcpReceivers {
     pkts.seq[a] = ack
     pkts.wireBytes[a] = ACK_WIRE_BYTES
     pkts.kind[a] = KIND_ACK
-    pkts.flags[a] = PKT_ACK | (echoRtx ? PKT_ECHO_RTX : 0) | (ece ? PKT_ECE : 0)
+    let flags = PKT_ACK | (echoRtx ? PKT_ECHO_RTX : 0) | (ece ? PKT_ECE : 0)
+    if (ece && this.cnpIntervalPs > 0 && ctx.now - this.lastCnpPs[f] >= this.cnpIntervalPs) {
+      this.lastCnpPs[f] = ctx.now
+      flags |= PKT_CNP
+    }
+    pkts.flags[a] = flags
     pkts.src[a] = flows.dst[f]
     pkts.dst[a] = flows.src[f]
     pkts.hash[a] = flows.ackHash[f]

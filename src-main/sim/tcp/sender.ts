@@ -70,13 +70,15 @@ export class TcpSenders {
   private readonly g: number
   private readonly mss: number
   private readonly initCwnd: number
-  private readonly minRtoPs: number
+  protected readonly minRtoPs: number
+  /** PKT_ECT on every data packet (DCTCP, DCQCN), or 0. */
+  protected readonly ect: number
 
   constructor(
-    private readonly ctx: SimContext,
-    private readonly flows: FlowTable,
-    private readonly nics: Link[],
-    private readonly hostTx: HostAdmission,
+    protected readonly ctx: SimContext,
+    protected readonly flows: FlowTable,
+    protected readonly nics: Link[],
+    protected readonly hostTx: HostAdmission,
     transport: TransportConfig,
   ) {
     const n = flows.n
@@ -95,6 +97,7 @@ export class TcpSenders {
     this.deadline = new Float64Array(n)
     this.rtxSeg = new Int32Array(n).fill(-1)
     this.dctcp = transport.kind === 'dctcp'
+    this.ect = transport.kind === 'newreno' ? 0 : PKT_ECT
     this.g = transport.dctcpG ?? 1 / 16
     const m = this.dctcp ? n : 0
     this.alpha = new Float64Array(m)
@@ -259,7 +262,7 @@ export class TcpSenders {
   }
 
   /** Sends what the window allows while the NIC has room; blocks the flow if it fills. */
-  private trySend(f: number): void {
+  protected trySend(f: number): void {
     const hostTx = this.hostTx
     const h = this.flows.src[f]
     const rtx = this.rtxSeg[f]
@@ -283,7 +286,7 @@ export class TcpSenders {
     if (nxt > this.sndNxt[f]) this.sndNxt[f] = nxt
   }
 
-  private sendSegment(f: number, seg: number): void {
+  protected sendSegment(f: number, seg: number): void {
     const ctx = this.ctx
     const pkts = ctx.pkts
     const flows = this.flows
@@ -302,7 +305,7 @@ export class TcpSenders {
     const c = ctx.counters
     c.dataPacketsSent++
     c.payloadBytesSent += payload
-    const ect = this.dctcp ? PKT_ECT : 0
+    const ect = this.ect
     if (seg < this.sndMax[f]) {
       pkts.flags[p] = PKT_RTX | ect
       c.retransmits++
@@ -313,7 +316,7 @@ export class TcpSenders {
     this.nics[flows.src[f]].enqueue(p)
   }
 
-  private sampleRtt(f: number, rtt: number): void {
+  protected sampleRtt(f: number, rtt: number): void {
     const srtt = this.srtt[f]
     if (srtt === 0) {
       this.srtt[f] = rtt
@@ -326,7 +329,7 @@ export class TcpSenders {
   }
 
   /** (Re)starts the retransmission timer at now + RTO × 2^backoff. */
-  private armTimer(f: number): void {
+  protected armTimer(f: number): void {
     const ctx = this.ctx
     const at = ctx.now + this.rtoPs[f] * (1 << this.backoff[f])
     this.deadline[f] = at
@@ -334,7 +337,7 @@ export class TcpSenders {
     if (!ctx.heap.isPending(el) || ctx.heap.timeOf(el) > at) ctx.heap.schedule(el, at)
   }
 
-  private finish(f: number): void {
+  protected finish(f: number): void {
     const ctx = this.ctx
     this.flows.finishPs[f] = ctx.now
     this.flows.finishOrder[this.flows.done++] = f

@@ -8,9 +8,12 @@
 import type { Fabric } from '../../model/topology/types'
 import type { SimContext } from '../engine/context'
 import { Rng } from '../engine/rng'
+import { SharedBuffer } from '../net/buffer'
 import { Link } from '../net/link'
 import { Switch } from '../net/switch'
-import { DCTCP_K_AT_10G, type Topology, type TransportConfig } from '../types'
+import { dcqcnParams } from '../tcp/dcqcn'
+import { TCP_HEADER_BYTES } from '../tcp/flows'
+import { DCTCP_K_AT_10G, type BufferConfig, type Topology, type TransportConfig } from '../types'
 
 /**
  * Ring slots per link in the shared slab: a queue of 8-16 packets plus a microsecond of
@@ -58,9 +61,21 @@ export interface SimFabric {
   hostSlot: Int32Array
   /** By fabric link id. */
   ends: LinkEnds[]
+  /** The switches' shared buffer, or null with per-port queues. */
+  buffer: SharedBuffer | null
 }
 
-export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, transport: TransportConfig, seed = 0): SimFabric {
+export function buildSimFabric(
+  ctx: SimContext,
+  f: Fabric,
+  topo: Topology,
+  transport: TransportConfig,
+  /** Seeds the per-link loss streams. */
+  seed = 0,
+  bufferCfg?: BufferConfig,
+  /** The stream RED marking draws from (DCQCN). */
+  markRng?: Rng,
+): SimFabric {
   const nS = f.switches.length
   const dense = new Int32Array(f.nodes.length).fill(-1)
   f.switches.forEach((node, s) => (dense[node] = s))
@@ -88,13 +103,14 @@ export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, trans
   const hostIngress = new Array<Link>(f.hosts.length)
   const links: Link[] = []
   const dctcp = transport.kind === 'dctcp'
+  const red = transport.kind === 'dcqcn' ? dcqcnParams(transport) : null
   const slab = new Float64Array(2 * f.links.length * 2 * LINK_SLOTS)
 
   // One direction: egress at (from, fromPort), arriving at (to, toPort).
   const direction = (from: number, fromPort: number, to: number, toPort: number, bps: number, delayNs: number, loss = 0): Link => {
     const fromHost = hostOf[from] >= 0
     const index = links.length
-    const capacity = fromHost ? Infinity : topo.queuePackets
+    const capacity = fromHost || bufferCfg !== undefined ? Infinity : topo.queuePackets
     const l = new Link(ctx, bps, Math.round(delayNs * 1000), capacity, index, slab, index * 2 * LINK_SLOTS, LINK_SLOTS)
     links.push(l)
     if (loss > 0) {
@@ -108,6 +124,13 @@ export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, trans
       switches[dense[from]].ports[fromPort] = l
       switchPorts[portBase[dense[from]] + fromPort] = l
       if (dctcp) l.ecnThreshold = transport.ecnThresholdPackets ?? Math.max(1, Math.round((DCTCP_K_AT_10G * bps) / 10e9))
+      if (red !== null) {
+        if (markRng === undefined) throw new Error('internal error: DCQCN marking needs a random stream')
+        l.redKmin = red.kminBytes
+        l.redKmax = red.kmaxBytes
+        l.redPmax = red.pmax
+        l.redRng = markRng
+      }
     }
     if (hostOf[to] >= 0) hostIngress[hostOf[to]] = l
     else l.next = switches[dense[to]]
@@ -119,8 +142,19 @@ export function buildSimFabric(ctx: SimContext, f: Fabric, topo: Topology, trans
     const up = direction(lk.b, lk.bPort, lk.a, lk.aPort, lk.bps, lk.delayNs, lk.loss)
     return { name: lk.name, down, up, aSwitch: dense[lk.a], aPort: lk.aPort, bSwitch: dense[lk.b], bPort: lk.bPort }
   })
+  let buffer: SharedBuffer | null = null
+  if (bufferCfg !== undefined) {
+    buffer = new SharedBuffer(ctx, bufferCfg, portBase, switchPorts, transport.mssBytes + TCP_HEADER_BYTES, switches.map((sw) => sw.name))
+    for (let s = 0; s < nS; s++) {
+      switches[s].inPortBase = portBase[s] + 1
+      for (let g = portBase[s]; g < portBase[s + 1]; g++) {
+        switchPorts[g].buffer = buffer
+        switchPorts[g].bufPort = g
+      }
+    }
+  }
   return {
     graph: f, links, switches, nics, hostIngress, portBase, switchPorts, portUpFlat, portUp,
-    torOfHost, torSwitch, switchTor, hostSlot, ends,
+    torOfHost, torSwitch, switchTor, hostSlot, ends, buffer,
   }
 }

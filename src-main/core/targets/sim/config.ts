@@ -16,6 +16,7 @@ export function simConfigFor(plan: RunPlan): SimConfig {
     maxSimTimeNs: spec.stopAfterNs,
   }
   if (Object.keys(spec.params).length > 0) config.schemeParams = { ...spec.params }
+  if (spec.buffer !== undefined) config.buffer = spec.buffer
   const events = linkEventsOf(spec)
   if (events.length > 0) {
     config.linkEvents = events
