@@ -51,4 +51,9 @@ export interface SchemeInfo {
    * (`spine0-leaf0/2`); the experiment file is refused otherwise, naming the link.
    */
   readonly parallelLinks: boolean
+  /**
+   * The fabric kinds its simulator stage is defined on (all when absent). On a testbed, the
+   * P4 program's own list (`controlPlane.fabrics`) applies instead.
+   */
+  readonly simFabrics?: ReadonlyArray<'leaf-spine' | 'fat-tree' | 'three-tier' | 'custom'>
 }

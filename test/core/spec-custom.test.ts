@@ -66,6 +66,20 @@ describe('custom topologies in the experiment file', () => {
     expect(dash[0].message).toMatch(/^expected a node name such as tor0: letters, digits, '_' and '.' \(no '-', ':' or '\/', which link names use\), got 'spine-0'/)
   })
 
+  it('refuses CONGA off a leaf-spine, at schemes, naming the scheme and what runs there instead', () => {
+    const text = file([...NODES, ...LINKS]).replace('schemes: [ecmp]', 'schemes: [ecmp, conga]')
+    const e = errors(text).map(formatSpecError)
+    expect(e).toHaveLength(1)
+    expect(e[0]).toMatch(/^x\.yaml:\d+:\d+: schemes: CONGA is defined on leaf-spine fabrics only, and this topology is custom; conga-prime .* runs on any fabric/)
+    const ft = ['name: ft', 'testbed: sim', 'topology: { kind: fat-tree, k: 4, hostLink: 10Gbps, fabricLink: 10Gbps }', 'schemes: [conga-prime, conga]', 'workload: { kind: web-search, load: 0.3, flows: 20 }'].join('\n')
+    expect(errors(ft).map((x) => x.message)).toEqual(['CONGA is defined on leaf-spine fabrics only, and this topology is fat-tree'])
+    // On a testbed the P4 programs decide: CONGA′'s is CONGA's, written for a leaf-spine.
+    expect(errors(ft.replace('testbed: sim', 'testbed: rack')).map((x) => x.message)).toEqual([
+      "CONGA′'s P4 program is defined on leaf-spine fabrics only, and this topology is fat-tree",
+      "CONGA's P4 program is defined on leaf-spine fabrics only, and this topology is fat-tree",
+    ])
+  })
+
   it('refuses loss on a testbed that is not the simulator, naming the link', () => {
     const [e, ...rest] = errors(file([...NODES, ...LINKS], ['name: custom', 'testbed: rack']))
     expect(rest).toEqual([])

@@ -222,6 +222,7 @@ export function checkAgainstFabric(raw: Record<string, unknown>): FabricCheck {
   problems.push(
     ...graphProblems(fabric, {
       schemes,
+      sim: (typeof raw.testbed === 'string' ? raw.testbed : 'sim') === 'sim',
       oversubscription: t.kind === 'custom' ? (t.oversubscription ?? 1) : 1,
       // A custom fabric built without remove keeps the file's link order.
       ...(t.kind === 'custom' ? { linkIndex: new Map(fabric.links.map((l) => [l.id, l.id])) } : {}),

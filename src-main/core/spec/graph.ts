@@ -21,6 +21,8 @@ export interface FabricProblem {
 export interface GraphContext {
   /** The schemes the experiment runs (valid names only). */
   schemes: string[]
+  /** Whether it runs on the simulator (else on a testbed, with the schemes' P4 programs). */
+  sim: boolean
   /** topology.oversubscription of a custom topology (default 1). */
   oversubscription: number
   /** Where the file wrote each link of a custom topology (fabric link id → index in links:). */
@@ -156,10 +158,24 @@ function oversubscription(f: Fabric, allowed: number): FabricProblem[] {
   return problems
 }
 
+/**
+ * A scheme defined on other fabric kinds only, such as CONGA on a leaf-spine: on the simulator its
+ * stage's kinds, on a testbed its P4 program's.
+ */
+function fabricKindProblems(f: Fabric, schemes: string[], sim: boolean): FabricProblem[] {
+  return schemes.flatMap((s) => {
+    const kinds = sim ? schemeOf(s).simFabrics : schemeOf(s).controlPlane.fabrics
+    if (!kinds || kinds.includes(f.kind)) return []
+    const others = schemes.includes('conga-prime') || s !== 'conga' ? '' : '; conga-prime (CONGA inside each pod, flowlet ECMP across pods) runs on any fabric'
+    const what = sim ? schemeOf(s).label : `${schemeOf(s).label}'s P4 program`
+    return [{ path: ['schemes'], message: `${what} is defined on ${kinds.join(', ')} fabrics only, and this topology is ${f.kind}${sim ? others : ''}` }]
+  })
+}
+
 /** The graph checks of a built fabric against the experiment. */
 export function graphProblems(f: Fabric, ctx: GraphContext): FabricProblem[] {
   const schemes = ctx.schemes.filter(isSchemeName)
-  const problems = [...parallelLinkProblems(f, schemes, ctx)]
+  const problems = [...fabricKindProblems(f, schemes, ctx.sim), ...parallelLinkProblems(f, schemes, ctx)]
   // Generated fabrics are connected, probe-complete and as oversubscribed as their parameters say.
   if (f.kind !== 'custom') return problems
   const cut = connectivity(f)

@@ -34,6 +34,8 @@ export const conga = defineScheme({
   p4Program: 'conga',
   // Its LBTag is the leaf's uplink port, so two links to one spine are two paths (CONGA's testbed has them).
   parallelLinks: true,
+  // Decided at the source leaf from leaf-to-leaf feedback: two tiers (stage.ts).
+  simFabrics: ['leaf-spine'],
   probes: 'no probes: a CONGA header (ethertype 0x2346: LBTag, CE, feedback tag and metric) rides between Ethernet and IPv4 on data packets',
   stage: (env) => new CongaStage(env),
   controlPlane,
