@@ -100,7 +100,7 @@ function p4lab(args: string[]): Promise<{ code: number | null; stdout: string; s
 
 async function addTestbed(name: string, lab: Bmv2Lab): Promise<void> {
   const { sshd } = lab
-  const add = await p4lab(['testbed', 'add', name, '--kind', 'bmv2', '--host', `${sshd.user}@${sshd.host}:${sshd.port}`, '--key', sshd.plainKey, '--name', 'sw1', '--bring-up', 'netns'])
+  const add = await p4lab(['testbed', 'add', name, '--kind', 'bmv2', '--host', `${sshd.user}@${sshd.host}:${sshd.port}`, '--key', sshd.plainKey, '--name', 'sw1'])
   expect(add.code, add.stderr).toBe(0)
   const trust = await p4lab(['testbed', 'trust', name, '--yes'])
   expect(trust.code, trust.stderr).toBe(0)

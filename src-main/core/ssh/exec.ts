@@ -316,9 +316,10 @@ export function execOn(host: ExecChannelHost, command: string, opts: ExecOptions
         if (aborted) startCancel(ch)
       })
     } catch (e) {
-      // ssh2 throws synchronously only when it sent nothing (not connected).
+      // ssh2 throws synchronously only when it sent nothing (not connected). Its socket may be
+      // gone before the close event has marked the connection lost: a loss all the same.
       slot?.openFailed(e as Error)
-      if (host.lost) fail(new ConnectionLostError(host.label, true))
+      if (host.lost || /not connected/i.test((e as Error).message)) fail(new ConnectionLostError(host.label, true))
       else fail(new SshError('remote', `${host.label}: cannot start the command: ${(e as Error).message}`))
     }
   })

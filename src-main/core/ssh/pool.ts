@@ -146,7 +146,11 @@ export class SshHost {
           continue
         }
         // The command never reached the server: safe to send it again on the new connection.
-        if (e instanceof ConnectionLostError && e.notStarted && tries++ < 2) continue
+        // (A turn of the event loop first, so a socket that closed under it is seen as dropped.)
+        if (e instanceof ConnectionLostError && e.notStarted && tries++ < 2) {
+          await new Promise((r) => setImmediate(r))
+          continue
+        }
         // A read-only command: sent again once the host is back (getConn waits for the
         // reconnect, and fails when the retry window is over). Bounded, in case the command
         // itself is what brings the connection down.
