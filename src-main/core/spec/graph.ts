@@ -1,7 +1,8 @@
 import { probeEgress, type ProbeRule } from '../../model/controlplane/replication'
 import { distancesTo, isUpPort, peer, type Fabric } from '../../model/topology'
+import type { SchemeDescriptor } from '../../schemes/types'
 import { formatRate } from '../../model/units'
-import { isSchemeName, schemeOf } from '../../schemes'
+import { isSchemeName, schemeOf, SCHEMES } from '../../schemes'
 import type { FieldPath } from './locate'
 
 // Checks on the fabric graph that need more than the builder sees: what the schemes the
@@ -163,12 +164,13 @@ function oversubscription(f: Fabric, allowed: number): FabricProblem[] {
  * stage's kinds, on a testbed its P4 program's.
  */
 function fabricKindProblems(f: Fabric, schemes: string[], sim: boolean): FabricProblem[] {
+  const kindsOf = (d: SchemeDescriptor) => (sim ? d.simFabrics : d.controlPlane.fabrics)
   return schemes.flatMap((s) => {
-    const kinds = sim ? schemeOf(s).simFabrics : schemeOf(s).controlPlane.fabrics
+    const kinds = kindsOf(schemeOf(s))
     if (!kinds || kinds.includes(f.kind)) return []
-    const others = schemes.includes('conga-prime') || s !== 'conga' ? '' : '; conga-prime (CONGA inside each pod, flowlet ECMP across pods) runs on any fabric'
     const what = sim ? schemeOf(s).label : `${schemeOf(s).label}'s P4 program`
-    return [{ path: ['schemes'], message: `${what} is defined on ${kinds.join(', ')} fabrics only, and this topology is ${f.kind}${sim ? others : ''}` }]
+    const others = SCHEMES.filter((d) => d.name !== s && !kindsOf(d as SchemeDescriptor)).map((d) => d.name)
+    return [{ path: ['schemes'], message: `${what} is defined on ${kinds.join(', ')} fabrics only, and this topology is ${f.kind}; on any fabric: ${others.join(', ')}` }]
   })
 }
 
