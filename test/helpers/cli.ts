@@ -26,6 +26,22 @@ export function p4lab(args: string[], cwd: string, opts: CliOptions = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
+/** {@link p4lab} without blocking the event loop: for tests whose own process serves the CLI (a core, a Slurm follower). */
+export function p4labAsync(args: string[], cwd: string, opts: CliOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, P4LAB_HOME: opts.home ?? join(cwd, 'home'), ...opts.env } })
+    let stdout = ''
+    let stderr = ''
+    const timer = setTimeout(() => c.kill('SIGKILL'), opts.timeoutMs ?? 180_000)
+    c.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
+    c.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
+    c.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
 /** The smallest sensible sweep: one scheme, one load, one seed, 40 flows on a 2×2 leaf-spine. */
 export const TINY_YAML = `name: tiny
 testbed: sim

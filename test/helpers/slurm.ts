@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
+import { startSshd, type Sshd } from './sshd'
 
 /**
  * A real one-node Slurm cluster on this machine for tests: its own munged (key and socket in a
@@ -182,4 +184,31 @@ export async function startSlurm(): Promise<SlurmCluster> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** What {@link useSlurmLogin} sets up: the cluster, an sshd whose sessions find it (its login node), a scratch folder. */
+export interface SlurmLogin {
+  readonly cluster: SlurmCluster
+  readonly sshd: Sshd
+  readonly dir: string
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that start a cluster and a login sshd whose sessions find
+ * it (SLURM_CONF set, as a site's profile would), and a scratch folder; the returned object's
+ * fields are there once beforeAll has run.
+ */
+export function useSlurmLogin(prefix: string): SlurmLogin {
+  const lab = {} as { cluster: SlurmCluster; sshd: Sshd; dir: string }
+  beforeAll(async () => {
+    lab.cluster = await startSlurm()
+    lab.sshd = await startSshd({ config: [`SetEnv SLURM_CONF=${lab.cluster.conf}`] })
+    lab.dir = mkdtempSync(join(tmpdir(), `p4lab-${prefix}-`))
+  }, 90_000)
+  afterAll(async () => {
+    await lab.sshd?.stop()
+    await lab.cluster?.stop()
+    if (lab.dir) rmSync(lab.dir, { recursive: true, force: true })
+  })
+  return lab
 }

@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from '../helpers/start'
-import { startSlurm, type SlurmCluster } from '../helpers/slurm'
-import { startSshd, type Sshd } from '../helpers/sshd'
+import { p4labAsync } from '../helpers/cli'
+import { useSlurmLogin } from '../helpers/slurm'
 
 // `p4lab run FILE --on slurm` as a user runs it: the built CLI, a real cluster behind the test
 // sshd, the login node's key pinned only when the user names its fingerprint.
@@ -18,31 +15,13 @@ seeds: [1, 2]
 `
 
 describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
-  let cluster: SlurmCluster
-  let sshd: Sshd
-  let dir: string
-  beforeAll(async () => {
-    cluster = await startSlurm()
-    sshd = await startSshd({ config: [`SetEnv SLURM_CONF=${cluster.conf}`] })
-    dir = mkdtempSync(join(tmpdir(), 'p4lab-slurm-cli-'))
-    writeFileSync(join(dir, 'small.yaml'), YAML)
-  }, 90_000)
-  afterAll(async () => {
-    await sshd?.stop()
-    await cluster?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
+  const lab = useSlurmLogin('slurm-cli')
+  beforeAll(() => {
+    writeFileSync(join(lab.dir, 'small.yaml'), YAML)
   })
 
-  const p4lab = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const c = spawn(process.execPath, [join(ROOT, 'bin', 'p4lab.cjs'), ...args], { cwd: dir, env: { ...process.env, P4LAB_HOME: join(dir, 'home') } })
-      let stdout = ''
-      let stderr = ''
-      c.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
-      c.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
-      c.on('close', (code) => resolve({ code, stdout, stderr }))
-    })
-  const on = () => ['--db', 'x.db', '--on', 'slurm', '--login', `${sshd.user}@127.0.0.1:${sshd.port}`, '--key', sshd.plainKey, '--work', join(cluster.work, 'cli'), '--partition', cluster.partition, '--max-parallel', '2']
+  const p4lab = (args: string[]) => p4labAsync(args, lab.dir)
+  const on = () => ['--db', 'x.db', '--on', 'slurm', '--login', `${lab.sshd.user}@127.0.0.1:${lab.sshd.port}`, '--key', lab.sshd.plainKey, '--work', join(lab.cluster.work, 'cli'), '--partition', lab.cluster.partition, '--max-parallel', '2']
 
   it('pins the login node on request, submits, follows later, lists Slurm states and resumes nothing once done', async () => {
     const unknown = await p4lab(['run', 'small.yaml', ...on()])
@@ -67,7 +46,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const resumed = await p4lab(['run', 'small.yaml', ...on(), '--resume'])
     expect(resumed.code).toBe(0)
     expect(resumed.stderr).toContain('2 of 2 cell(s) already done, 0 to submit')
-    expect(cluster.queued()).toEqual([])
+    expect(lab.cluster.queued()).toEqual([])
   })
 
   it('refuses Slurm options without --on slurm', async () => {

@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, it } from 'vitest'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from '../helpers/start'
-import { startSlurm, type SlurmCluster } from '../helpers/slurm'
-import { startSshd, type Sshd } from '../helpers/sshd'
+import { p4labAsync } from '../helpers/cli'
+import { useSlurmLogin } from '../helpers/slurm'
 
 // `p4lab cluster add|list|check|rm` and `runner:` in the experiment file, as a user runs them:
 // the built CLI, a real cluster behind the test sshd, a passphrase-protected key.
@@ -19,47 +16,27 @@ ${runner}
 `
 
 describe('p4lab cluster and runner:', { timeout: 240_000 }, () => {
-  let cluster: SlurmCluster
-  let sshd: Sshd
-  let dir: string
-  beforeAll(async () => {
-    cluster = await startSlurm()
-    sshd = await startSshd({ config: [`SetEnv SLURM_CONF=${cluster.conf}`] })
-    dir = mkdtempSync(join(tmpdir(), 'p4lab-slurm-cluster-'))
-  }, 90_000)
-  afterAll(async () => {
-    await sshd?.stop()
-    await cluster?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  })
+  const lab = useSlurmLogin('slurm-cluster')
 
-  const p4lab = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const c = spawn(process.execPath, [join(ROOT, 'bin', 'p4lab.cjs'), ...args], { cwd: dir, env: { ...process.env, P4LAB_HOME: join(dir, 'home'), ...env } })
-      let stdout = ''
-      let stderr = ''
-      c.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
-      c.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
-      c.on('close', (code) => resolve({ code, stdout, stderr }))
-    })
+  const p4lab = (args: string[], env: NodeJS.ProcessEnv = {}) => p4labAsync(args, lab.dir, { env })
 
   it('saves a cluster with its key passphrase, pins its login node on request, runs a file with runner: (flags override) and removes it', async () => {
-    const login = `${sshd.user}@127.0.0.1:${sshd.port}`
-    const noVar = await p4lab(['cluster', 'add', 'lab', '--db', 'x.db', '--login', login, '--key', sshd.secretKey, '--passphrase-env', 'LAB_PASS', '--work', join(cluster.work, 'cli')])
+    const login = `${lab.sshd.user}@127.0.0.1:${lab.sshd.port}`
+    const noVar = await p4lab(['cluster', 'add', 'lab', '--db', 'x.db', '--login', login, '--key', lab.sshd.secretKey, '--passphrase-env', 'LAB_PASS', '--work', join(lab.cluster.work, 'cli')])
     expect(noVar.code).toBe(2)
     expect(noVar.stderr).toContain('--passphrase-env LAB_PASS: that environment variable is not set')
     const badTime = await p4lab(['cluster', 'add', 'lab', '--db', 'x.db', '--login', login, '--work', 'w', '--time', 'soon'])
     expect(badTime.code).toBe(2)
     expect(badTime.stderr).toMatch(/time: "soon" is not a Slurm time limit/)
 
-    const added = await p4lab(['cluster', 'add', 'lab', '--db', 'x.db', '--login', login, '--key', sshd.secretKey, '--passphrase-env', 'LAB_PASS', '--work', join(cluster.work, 'cli'), '--partition', cluster.partition, '--time', '9'], { LAB_PASS: sshd.keyPassphrase })
+    const added = await p4lab(['cluster', 'add', 'lab', '--db', 'x.db', '--login', login, '--key', lab.sshd.secretKey, '--passphrase-env', 'LAB_PASS', '--work', join(lab.cluster.work, 'cli'), '--partition', lab.cluster.partition, '--time', '9'], { LAB_PASS: lab.sshd.keyPassphrase })
     expect(added.stderr).toBe('')
     expect(added.stdout).toContain('key passphrase in the secret store')
     expect(added.code).toBe(0)
     // The passphrase is in the secret store, never in the database.
-    expect(readFileSync(join(dir, 'x.db')).includes(Buffer.from(sshd.keyPassphrase))).toBe(false)
+    expect(readFileSync(join(lab.dir, 'x.db')).includes(Buffer.from(lab.sshd.keyPassphrase))).toBe(false)
     const listed = await p4lab(['cluster', 'list', '--db', 'x.db', '--json'])
-    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'lab', label: login, hasPassphrase: true, partition: cluster.partition, time: '9' }])
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'lab', label: login, hasPassphrase: true, partition: lab.cluster.partition, time: '9' }])
 
     const unknown = await p4lab(['cluster', 'check', 'lab', '--db', 'x.db'])
     expect(unknown.code).toBe(1)
@@ -73,27 +50,27 @@ describe('p4lab cluster and runner:', { timeout: 240_000 }, () => {
     expect(checked.code).toBe(0)
 
     // A file naming a cluster that is not saved: exit 2, nothing written.
-    writeFileSync(join(dir, 'nope.yaml'), yaml('runner: { kind: slurm, cluster: nope }'))
+    writeFileSync(join(lab.dir, 'nope.yaml'), yaml('runner: { kind: slurm, cluster: nope }'))
     const nope = await p4lab(['run', 'nope.yaml', '--db', 'y.db'])
     expect(nope.code).toBe(2)
     expect(nope.stderr).toContain("runner.cluster in the experiment file: no saved Slurm cluster 'nope'")
     // A bad runner: is a spec error at its line.
-    writeFileSync(join(dir, 'bad.yaml'), yaml('runner: { kind: slurm, cluster: lab, maxParallel: 0 }'))
+    writeFileSync(join(lab.dir, 'bad.yaml'), yaml('runner: { kind: slurm, cluster: lab, maxParallel: 0 }'))
     const bad = await p4lab(['run', 'bad.yaml', '--db', 'y.db'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/bad\.yaml:7:\d+: runner\.maxParallel: expected a positive integer/)
-    expect(existsSync(join(dir, 'y.db'))).toBe(false)
+    expect(existsSync(join(lab.dir, 'y.db'))).toBe(false)
 
     // runner: sends it to the cluster with the file's options; --max-parallel overrides the file's.
-    writeFileSync(join(dir, 'small.yaml'), yaml('runner: { kind: slurm, cluster: lab, time: "0:07:00", maxParallel: 2 }'))
+    writeFileSync(join(lab.dir, 'small.yaml'), yaml('runner: { kind: slurm, cluster: lab, time: "0:07:00", maxParallel: 2 }'))
     const sub = await p4lab(['run', 'small.yaml', '--db', 'x.db', '--max-parallel', '1', '--detach'])
     expect(sub.stderr).toMatch(/submitted 2 cell\(s\) as Slurm job \d+ on /)
     expect(sub.code).toBe(0)
     const jobId = sub.stdout.trim()
-    const info = cluster.run(['scontrol', 'show', 'job', jobId])
+    const info = lab.cluster.run(['scontrol', 'show', 'job', jobId])
     expect(info).toMatch(/ArrayTaskThrottle=1\b/)
     expect(info).toMatch(/TimeLimit=00:07:00/)
-    expect(info).toMatch(new RegExp(`Partition=${cluster.partition}\\b`))
+    expect(info).toMatch(new RegExp(`Partition=${lab.cluster.partition}\\b`))
     const followed = await p4lab(['slurm', 'follow', '--db', 'x.db'])
     expect(followed.stdout).toMatch(/: done \(Slurm COMPLETED\)/)
     expect(followed.code).toBe(0)
@@ -105,6 +82,6 @@ describe('p4lab cluster and runner:', { timeout: 240_000 }, () => {
     const rm = await p4lab(['cluster', 'rm', 'lab', '--db', 'x.db'])
     expect(rm.code).toBe(0)
     expect(JSON.parse((await p4lab(['cluster', 'list', '--db', 'x.db', '--json'])).stdout)).toEqual([])
-    expect(readFileSync(join(dir, 'home', 'secrets.json'), 'utf8')).not.toContain('slurm-cluster')
+    expect(readFileSync(join(lab.dir, 'home', 'secrets.json'), 'utf8')).not.toContain('slurm-cluster')
   })
 })

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SlurmJobView } from '../../src-main/contract'
 import { createDispatch, createNodeCore, type Core } from '../../src-main/core'
-import { startSlurm, type SlurmCluster } from '../helpers/slurm'
-import { startSshd, type Sshd } from '../helpers/sshd'
+import { useSlurmLogin } from '../helpers/slurm'
 
 // The app's side of Slurm sweeps, through the real dispatch: a saved cluster reached through
 // the test sshd with a passphrase-protected key (the passphrase in the secret store), checked
@@ -21,23 +18,10 @@ seeds: [1, 2]
 `
 
 describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 }, () => {
-  let cluster: SlurmCluster
-  let sshd: Sshd
-  let dir: string
-
-  beforeAll(async () => {
-    cluster = await startSlurm()
-    sshd = await startSshd({ config: [`SetEnv SLURM_CONF=${cluster.conf}`] })
-    dir = mkdtempSync(join(tmpdir(), 'p4lab-slurm-app-'))
-  }, 90_000)
-  afterAll(async () => {
-    await sshd?.stop()
-    await cluster?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  })
+  const lab = useSlurmLogin('slurm-app')
 
   const open = () => {
-    const core = createNodeCore({ dbPath: join(dir, 'app.db'), baseDir: dir, dataDir: dir, slurmIntervalMs: 500 })
+    const core = createNodeCore({ dbPath: join(lab.dir, 'app.db'), baseDir: lab.dir, dataDir: lab.dir, slurmIntervalMs: 500 })
     core.start()
     const dispatch = createDispatch(core.handlers)
     const call = async (method: string, params: unknown): Promise<any> => {
@@ -60,20 +44,20 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
   it('saves, checks and trusts a cluster, follows a sweep across a reopened app, and cancels one', async () => {
     let app = open()
     // Bad input names the field; nothing is saved.
-    const bad = await app.dispatch('clusters.save', { cluster: { name: 'lab', login: { kind: 'ssh', host: sshd.host, port: 70000, user: sshd.user, keyFile: sshd.secretKey }, workDir: join(cluster.work, 'app') } })
+    const bad = await app.dispatch('clusters.save', { cluster: { name: 'lab', login: { kind: 'ssh', host: lab.sshd.host, port: 70000, user: lab.sshd.user, keyFile: lab.sshd.secretKey }, workDir: join(lab.cluster.work, 'app') } })
     expect(bad.ok).toBe(false)
     expect(!bad.ok && bad.error.message).toMatch(/port.*1-65535/)
     expect(await app.call('clusters.list', {})).toEqual([])
 
     const saved = await app.call('clusters.save', {
-      cluster: { name: 'lab', login: { kind: 'ssh', host: sshd.host, port: sshd.port, user: sshd.user, keyFile: sshd.secretKey }, workDir: join(cluster.work, 'app'), partition: cluster.partition, time: '10', passphrase: sshd.keyPassphrase },
+      cluster: { name: 'lab', login: { kind: 'ssh', host: lab.sshd.host, port: lab.sshd.port, user: lab.sshd.user, keyFile: lab.sshd.secretKey }, workDir: join(lab.cluster.work, 'app'), partition: lab.cluster.partition, time: '10', passphrase: lab.sshd.keyPassphrase },
     })
-    expect(saved).toMatchObject({ name: 'lab', label: `${sshd.user}@${sshd.host}:${sshd.port}`, hasPassphrase: true, partition: cluster.partition, time: '10' })
+    expect(saved).toMatchObject({ name: 'lab', label: `${lab.sshd.user}@${lab.sshd.host}:${lab.sshd.port}`, hasPassphrase: true, partition: lab.cluster.partition, time: '10' })
 
     // First contact: the key is shown, not trusted; a wrong fingerprint pins nothing.
     const first = await app.call('clusters.check', { name: 'lab' })
     expect(first.status).toBe('unknown-key')
-    const fp = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', join(sshd.dir, 'host_ed25519.pub')], { encoding: 'utf8' }).split(' ')[1]
+    const fp = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', join(lab.sshd.dir, 'host_ed25519.pub')], { encoding: 'utf8' }).split(' ')[1]
     expect(first.hostKey.fingerprint).toBe(fp)
     const wrong = await app.dispatch('clusters.trust', { name: 'lab', fingerprint: `SHA256:${'A'.repeat(43)}` })
     expect(!wrong.ok && wrong.error.message).toMatch(/nothing was pinned/)
@@ -87,10 +71,10 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
     const exp = await app.call('experiments.create', { yaml: YAML })
     const sub = await app.call('slurm.submit', { experimentId: exp.id, cluster: 'lab', maxParallel: 2 })
     expect(sub.runIds).toHaveLength(8)
-    expect(sub.job).toMatchObject({ tasks: 8, ended: false, cluster: `${sshd.user}@${sshd.host}:${sshd.port}` })
+    expect(sub.job).toMatchObject({ tasks: 8, ended: false, cluster: `${lab.sshd.user}@${lab.sshd.host}:${lab.sshd.port}` })
     // The cluster's defaults went to sbatch.
-    const info = cluster.run(['scontrol', 'show', 'job', sub.job.jobId])
-    expect(info).toMatch(new RegExp(`Partition=${cluster.partition}\\b`))
+    const info = lab.cluster.run(['scontrol', 'show', 'job', sub.job.jobId])
+    expect(info).toMatch(new RegExp(`Partition=${lab.cluster.partition}\\b`))
     expect(info).toMatch(/TimeLimit=00:10:00/)
     expect(info).toMatch(/ArrayTaskThrottle=2/)
 
@@ -110,7 +94,7 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
     const cancelled = await app.call('slurm.cancel', { experimentId: exp.id })
     expect(cancelled).toHaveLength(1)
     expect(cancelled[0]).toMatchObject({ ended: true, settled: 8 })
-    expect(cluster.queued().filter((id) => id.startsWith(`${again.job.jobId}_`))).toEqual([])
+    expect(lab.cluster.queued().filter((id) => id.startsWith(`${again.job.jobId}_`))).toEqual([])
     const statuses = again.runIds.map((id: number) => app.core.opts.store.getRun(id)!.status)
     expect(statuses.every((s: string) => s === 'done' || s === 'cancelled')).toBe(true)
     expect(statuses).toContain('cancelled')

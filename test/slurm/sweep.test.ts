@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createNodeCore, type Core } from '../../src-main/core'
 import { KnownHosts, p4labKnownHosts } from '../../src-main/core/ssh'
@@ -9,8 +8,7 @@ import { SshShell, SlurmSweeps, type SlurmProgress } from '../../src-main/core/s
 import type { ExperimentSpec } from '../../src-main/core/spec'
 import type { Store } from '../../src-main/core/store'
 import { sweepMatrix } from '../../src-main/core/sweeps'
-import { startSlurm, type SlurmCluster } from '../helpers/slurm'
-import { startSshd, type Sshd } from '../helpers/sshd'
+import { useSlurmLogin } from '../helpers/slurm'
 
 // A sweep submitted through the test sshd to a real one-node Slurm cluster, followed and merged;
 // compared with the same sweep run locally, flow by flow. No mocks: sbatch, squeue, scontrol,
@@ -27,35 +25,24 @@ const flowsKey = (store: Store, runId: number) => JSON.stringify(store.listFlows
 const cellOf = (r: { scheme: string; load: number; seed: number }) => `${r.scheme}/${r.load}/${r.seed}`
 
 describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
-  let cluster: SlurmCluster
-  let sshd: Sshd
-  let dir: string
+  const lab = useSlurmLogin('slurm-test')
   let knownHosts: KnownHosts
   let secrets: FileSecretStore
 
   beforeAll(async () => {
-    cluster = await startSlurm()
-    // The login shell of an SSH session must find the cluster: as a site's profile would set it.
-    sshd = await startSshd({ config: [`SetEnv SLURM_CONF=${cluster.conf}`] })
-    dir = mkdtempSync(join(tmpdir(), 'p4lab-slurm-test-'))
-    knownHosts = p4labKnownHosts(dir)
-    await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
-    secrets = new FileSecretStore(join(dir, 'secrets.json'))
-  }, 90_000)
-  afterAll(async () => {
-    await sshd?.stop()
-    await cluster?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
+    knownHosts = p4labKnownHosts(lab.dir)
+    await knownHosts.trust(lab.sshd.host, lab.sshd.port, lab.sshd.hostKey())
+    secrets = new FileSecretStore(join(lab.dir, 'secrets.json'))
   })
 
-  const shell = () => new SshShell({ kind: 'ssh', host: sshd.host, port: sshd.port, user: sshd.user, keyFile: sshd.plainKey }, { knownHosts, secrets })
+  const shell = () => new SshShell({ kind: 'ssh', host: lab.sshd.host, port: lab.sshd.port, user: lab.sshd.user, keyFile: lab.sshd.plainKey }, { knownHosts, secrets })
   const open = (name: string): { core: Core; store: Store } => {
-    const core = createNodeCore({ dbPath: join(dir, `${name}.db`), baseDir: dir, dataDir: dir })
+    const core = createNodeCore({ dbPath: join(lab.dir, `${name}.db`), baseDir: lab.dir, dataDir: lab.dir })
     core.start()
     return { core, store: core.opts.store }
   }
   const experiment = (core: Core) => {
-    const exp = core.findOrCreateExperiment(YAML, join(dir, 'slurm-small.yaml'))
+    const exp = core.findOrCreateExperiment(YAML, join(lab.dir, 'slurm-small.yaml'))
     return { exp, spec: exp.spec as ExperimentSpec }
   }
   const cells = (spec: ExperimentSpec) => spec.schemes.flatMap((scheme) => spec.workload.loads.flatMap((load) => spec.seeds.map((seed) => ({ scheme, load, seed }))))
@@ -73,7 +60,7 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     let remote = open('remote')
     const { exp, spec } = experiment(remote.core)
     let sh = shell()
-    const sub = await new SlurmSweeps({ store: remote.store, shell: sh }).submit(exp, spec, cells(spec), { workDir: join(cluster.work, 'p4lab'), partition: cluster.partition, maxParallel: 2, time: '10' })
+    const sub = await new SlurmSweeps({ store: remote.store, shell: sh }).submit(exp, spec, cells(spec), { workDir: join(lab.cluster.work, 'p4lab'), partition: lab.cluster.partition, maxParallel: 2, time: '10' })
     expect(sub.runs).toHaveLength(8)
     expect(sub.runnerUploaded).toBe(true)
     sh.close()
@@ -89,7 +76,7 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     const end = await sweeps.follow(job.id, { intervalMs: 300, onProgress: (p) => Object.keys(p.states).forEach((s) => seen.add(s)) })
     expect(end.ended).toBe(true)
     expect(end.states).toEqual({ COMPLETED: 8 })
-    expect(cluster.queued()).toEqual([])
+    expect(lab.cluster.queued()).toEqual([])
     const runs = remote.store.listRuns({ experimentId: exp.id })
     expect(runs.map((r) => r.status)).toEqual(Array(8).fill('done'))
     for (const r of runs) {
@@ -103,7 +90,7 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     expect(remote.store.listFlows(runs[0].id)).toHaveLength(40)
 
     // A second sweep reuses the runner already on the cluster (same content hash).
-    const second = await sweeps.submit(exp, spec, cells(spec).slice(0, 1), { workDir: join(cluster.work, 'p4lab'), hold: true })
+    const second = await sweeps.submit(exp, spec, cells(spec).slice(0, 1), { workDir: join(lab.cluster.work, 'p4lab'), hold: true })
     expect(second.runnerUploaded).toBe(false)
     await sweeps.cancel(second.job.id)
     sh.close()
@@ -115,18 +102,18 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     const { exp, spec } = experiment(core)
     const sh = shell()
     const sweeps = new SlurmSweeps({ store, shell: sh })
-    const { job } = await sweeps.submit(exp, spec, cells(spec), { workDir: join(cluster.work, 'p4lab'), hold: true })
+    const { job } = await sweeps.submit(exp, spec, cells(spec), { workDir: join(lab.cluster.work, 'p4lab'), hold: true })
     // Only task 0 may start: the sweep is then midway whatever the machine's speed.
-    cluster.run(['/usr/bin/scontrol', 'release', `${job.jobId}_0`])
+    lab.cluster.run(['/usr/bin/scontrol', 'release', `${job.jobId}_0`])
     let p: SlurmProgress
     do {
       await new Promise((r) => setTimeout(r, 300))
       p = await sweeps.refresh(job.id)
     } while (!p.tasks[0].settled)
     expect(p.tasks[0].runStatus).toBe('done')
-    expect(cluster.queued().length).toBeGreaterThan(0)
+    expect(lab.cluster.queued().length).toBeGreaterThan(0)
     p = await sweeps.cancel(job.id)
-    expect(cluster.queued()).toEqual([])
+    expect(lab.cluster.queued()).toEqual([])
     expect(p.ended).toBe(true)
     const runs = store.listRuns({ experimentId: exp.id })
     expect(runs.map((r) => r.status)).toEqual(['done', ...Array(7).fill('cancelled')])
@@ -144,13 +131,13 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     const { exp, spec } = experiment(core)
     const sh = shell()
     const sweeps = new SlurmSweeps({ store, shell: sh })
-    const { job, runs } = await sweeps.submit(exp, spec, cells(spec), { workDir: join(cluster.work, 'p4lab'), hold: true })
+    const { job, runs } = await sweeps.submit(exp, spec, cells(spec), { workDir: join(lab.cluster.work, 'p4lab'), hold: true })
     // A bad cell: its configuration names a scheme the simulator does not have.
     const jobFile = join(store.getSlurmJob(job.id)!.sweepDir, 'job.json')
     const content = JSON.parse(readFileSync(jobFile, 'utf8'))
     content.cells[1].config.scheme = 'no-such-scheme'
     writeFileSync(jobFile, JSON.stringify(content))
-    cluster.run(['/usr/bin/scontrol', 'release', job.jobId])
+    lab.cluster.run(['/usr/bin/scontrol', 'release', job.jobId])
     let p: SlurmProgress
     do {
       await new Promise((r) => setTimeout(r, 300))
@@ -177,7 +164,7 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     const { exp, spec } = experiment(core)
     const sh = shell()
     const sweeps = new SlurmSweeps({ store, shell: sh })
-    await expect(sweeps.submit(exp, spec, cells(spec).slice(0, 2), { workDir: join(cluster.work, 'p4lab'), partition: 'no-such-partition' })).rejects.toThrow(/could not submit the sweep.*sbatch exited 1.*invalid partition/is)
+    await expect(sweeps.submit(exp, spec, cells(spec).slice(0, 2), { workDir: join(lab.cluster.work, 'p4lab'), partition: 'no-such-partition' })).rejects.toThrow(/could not submit the sweep.*sbatch exited 1.*invalid partition/is)
     const runs = store.listRuns({ experimentId: exp.id })
     expect(runs.map((r) => r.status)).toEqual(['failed', 'failed'])
     expect(runs[0].error).toMatch(/invalid partition/i)
