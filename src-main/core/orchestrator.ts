@@ -14,10 +14,12 @@ import type { RunRow, Store } from './store'
 import { CancelledError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
-import { capFrame, capPoints, limitCode, LogCap, TelemetryRateCap, type LimitReport } from './run-limits'
+import { capFrame, capPoints, type TelemetryRateCap } from './run-limits'
+import { Heartbeat, RunSinks, storeMessage } from './run-sinks'
 import { ownerIsAlive, processOwner } from './owner'
 
 export { ownerIsAlive, processOwner }
+export { HEARTBEAT_MS } from './run-sinks'
 
 /** Telemetry reaches subscribed UIs at most this often; the store gets every batch. */
 const UI_FLUSH_MS = 100
@@ -30,17 +32,8 @@ export interface OrchestratorDeps {
   owner?: string
 }
 
-/**
- * How often this process stamps its runs in flight as alive (runs.heartbeat_at): a run cut off
- * by a crash is marked interrupted at its last stamp, so this is how far off that time may be.
- */
-export const HEARTBEAT_MS = 2000
 /** Tries at storing a run's end after the store refused it (each waits out the busy timeout). */
 const FINISH_RETRIES = 5
-
-function storeMessage(err: unknown): string {
-  return `the store refused a write: ${err instanceof Error ? err.message : String(err)}`
-}
 
 interface Job {
   run: RunRow
@@ -50,8 +43,6 @@ interface Job {
   resolve: () => void
   /** Ids (index in the run's flow list) of the flows already stored while the run went on. */
   flowsStored: Set<number>
-  /** The first store write of the run's log or events that failed: it fails the run. */
-  storeError: string | null
 }
 
 export class Orchestrator {
@@ -60,10 +51,11 @@ export class Orchestrator {
   private readonly queue: Job[] = []
   /** Runs in progress per testbed; each target caps its own (driver.maxParallelRuns). */
   private readonly activePerTestbed = new Map<string, number>()
-  private heartbeatTimer: ReturnType<typeof setInterval> | undefined
+  private readonly heartbeat: Heartbeat
 
   constructor(private readonly deps: OrchestratorDeps) {
     this.owner = deps.owner ?? processOwner()
+    this.heartbeat = new Heartbeat(deps.store, this.owner, () => this.jobs.size > 0)
   }
 
   /** Marks the runs that a dead process left unfinished as interrupted, and announces them. */
@@ -95,34 +87,14 @@ export class Orchestrator {
     for (const run of runs) {
       let resolve!: () => void
       const done = new Promise<void>((r) => (resolve = r))
-      const job: Job = { run, spec, abort: new AbortController(), done, resolve, flowsStored: new Set(), storeError: null }
+      const job: Job = { run, spec, abort: new AbortController(), done, resolve, flowsStored: new Set() }
       this.jobs.set(run.id, job)
       this.queue.push(job)
       this.announce(run)
     }
-    this.startHeartbeat()
+    this.heartbeat.start()
     this.pump()
     return runs
-  }
-
-  /** While this process has runs, stamps them alive every HEARTBEAT_MS (see markInterruptedRuns). */
-  private startHeartbeat(): void {
-    if (this.heartbeatTimer) return
-    this.heartbeatTimer = setInterval(() => {
-      if (this.jobs.size === 0 || !this.deps.store.open) return this.stopHeartbeat()
-      try {
-        this.deps.store.heartbeat(this.owner)
-      } catch {
-        // A missed stamp only makes the time of a later interruption earlier; the next one may pass.
-      }
-    }, HEARTBEAT_MS)
-    // The timer alone must not keep a CLI alive once its runs are over.
-    this.heartbeatTimer.unref?.()
-  }
-
-  private stopHeartbeat(): void {
-    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer)
-    this.heartbeatTimer = undefined
   }
 
   /** Resolves when the given runs have reached a terminal status. */
@@ -186,51 +158,20 @@ export class Orchestrator {
     const { run, spec } = job
     const { driver, testbed } = this.driverFor(spec.testbed)
     const plan: RunPlan = { runId: run.id, spec, scheme: run.scheme, load: run.load, seed: run.seed, experimentId: run.experimentId }
-    // The run's log and event sinks close when execute returns (after teardown): a line that
-    // arrives later (an SSH socket's error event after its pool closed) has no run to belong
-    // to. Lines that come while the store is closed (a CLI closing it once its runs are done,
-    // while a sim worker is still being torn down) have nowhere to go either. Both are
-    // dropped: throwing would land in whatever event handler called the log.
-    // A store error here (the database locked past the busy timeout, the disk full) cannot be
-    // thrown into the event handler that logged: it would end the process. It fails this run.
-    let sinksOpen = true
-    const guard = <T>(write: () => T): T | undefined => {
-      try {
-        return write()
-      } catch (err) {
-        job.storeError ??= storeMessage(err)
-        return undefined
-      }
-    }
-    // A cap hit (run-limits.ts) is a warning event on the run, as BMv2's rate-scale warnings are.
-    const limitHit = (r: LimitReport): void => {
-      if (!sinksOpen || !store.open) return
-      const event = guard(() => store.addEvent(run.id, null, 'warning', { source: r.source, code: limitCode(r.limit), limit: r.limit, cap: r.cap, message: r.message }))
-      if (event) this.deps.bus.emit('run.event', { runId: run.id, event })
-      if (r.limit !== 'log lines') guard(() => store.addLog(run.id, 'orchestrator', r.message))
-    }
-    const logCap = new LogCap(limitHit)
-    const telemetryCap = new TelemetryRateCap(limitHit)
-    const log = (source: string, line: string): void => {
-      if (!sinksOpen || !store.open) return
-      const kept = logCap.admit(source, line)
-      if (kept !== undefined) guard(() => store.addLog(run.id, source, kept))
-    }
+    // The run's log and event sinks close when execute returns (after teardown); see RunSinks.
+    const sinks = new RunSinks(store, this.deps.bus, run.id)
+    const log = sinks.log
     let session
     try {
       session = driver?.open({
         plan,
         signal: job.abort.signal,
         log,
-        event: (kind, detail) => {
-          if (!sinksOpen || !store.open) return
-          const event = guard(() => store.addEvent(run.id, null, kind, detail))
-          if (event) this.deps.bus.emit('run.event', { runId: run.id, event })
-        },
+        event: sinks.event,
         ...(testbed ? { testbed } : {}),
       })
     } catch (err) {
-      sinksOpen = false
+      sinks.close()
       this.finish(job, 'failed', err instanceof Error ? err.message : String(err))
       return
     }
@@ -269,9 +210,9 @@ export class Orchestrator {
       await step('traffic', async () => {
         await s.startTraffic()
         try {
-          await this.ingest(job, s.telemetry(), telemetryCap)
+          await this.ingest(job, s.telemetry(), sinks.telemetryCap)
         } finally {
-          for (const d of telemetryCap.dropped()) log('orchestrator', `telemetry: ${d.samples} samples of '${d.source}' over the cap on telemetry rate per source were not stored`)
+          sinks.telemetryDropped()
         }
       })
       this.setStatus(job, 'collecting')
@@ -291,7 +232,7 @@ export class Orchestrator {
         for (const e of out.events ?? []) store.addEvent(run.id, e.tNs, e.kind, e.detail)
         store.setRunResults(run.id, { stats, counters: out.counters, facts: out.facts, completion })
       })
-      if (job.storeError) outcome = { status: 'failed', error: job.storeError }
+      if (sinks.storeError) outcome = { status: 'failed', error: sinks.storeError }
       else if (completion.complete) outcome = { status: 'done', error: null }
       else {
         outcome = { status: 'incomplete', error: incompleteReason(completion) }
@@ -308,11 +249,7 @@ export class Orchestrator {
       // Through the run's sink: on the sim path the run has finished, and the store may be closed.
       log('orchestrator', `teardown: ${err instanceof Error ? err.message : String(err)}`)
     } finally {
-      const dropped = logCap.dropped()
-      if (dropped.length > 0 && store.open) {
-        store.addLog(run.id, 'orchestrator', `log: lines over the cap on log lines per source not stored: ${dropped.map((d) => `${d.lines} of '${d.source}'`).join(', ')}`)
-      }
-      sinksOpen = false
+      sinks.close()
       if (stepped) this.finish(job, outcome.status, outcome.error)
     }
   }
@@ -445,7 +382,7 @@ export class Orchestrator {
 
   private release(job: Job): void {
     this.jobs.delete(job.run.id)
-    if (this.jobs.size === 0) this.stopHeartbeat()
+    if (this.jobs.size === 0) this.heartbeat.stop()
     job.resolve()
   }
 
