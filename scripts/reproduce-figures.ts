@@ -28,7 +28,7 @@ export function figurePlot(core: Core, experimentId: number, schemes: readonly s
   const r = compareRuns(store, { experimentIds: [experimentId], metric: 'mean', cdf: 'fct' })
   const at = (r.cdfs ?? []).map((c) => c.x).find((x) => x !== null)
   if (at === undefined) return undefined
-  const plot = cdfToPlot(r, at, { id: title, title, xLabel: 'flow completion time', xUnit: 'ns', xLog: true, colorOrder: schemes, yLabel: 'share of flows (CDF)' })
+  const plot = cdfToPlot(r, at, { id: title, title, xLabel: 'flow completion time', xUnit: 'ns', xLog: true, colorOrder: schemes, yLabel: 'share of flows' })
   return { ...plot, lines: ordered(plot.lines, schemes) }
 }
 
