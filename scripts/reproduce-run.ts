@@ -254,6 +254,9 @@ function mergeOne(outFile: string, section: Section, timeText: string): string {
   const today = new Date().toISOString().slice(0, 10)
   const fresh = section.text.replace(/^(## .*\n\n.*?)\.\n/, `$1 (re-run alone with --only on ${today}, ${timeText}).\n`)
   let text = readFileSync(outFile, 'utf8')
+  if (!text.includes(SUMMARY_HEAD[0])) {
+    throw new Error(`${outFile} predates the page's present columns (paper, ours, ours/paper, within ±30 %): run npm run reproduce without --only, or give --out a new file`)
+  }
   const lines = text.split('\n')
   const rowsAt = lines.findIndex((l) => l.startsWith(`| ${name} | `))
   if (rowsAt < 0) throw new Error(`${basename(outFile)} has no rows for ${name}: run npm run reproduce without --only`)
