@@ -122,8 +122,12 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
       const p = await browser.newPage()
       const parse = (svg: string) =>
         p.evaluate((text) => {
-          const doc = new DOMParser().parseFromString(text, 'image/svg+xml')
-          const q = (sel: string) => [...doc.querySelectorAll(sel)].map((e) => e.textContent ?? '')
+          // Runs in Chromium; the node project has no DOM types, so name the little it uses.
+          type El = { textContent: string | null; nodeName: string }
+          type Doc = { documentElement: El; querySelector(sel: string): El | null; querySelectorAll(sel: string): ArrayLike<El> }
+          const Parser = (globalThis as unknown as { DOMParser: new () => { parseFromString(t: string, type: string): Doc } }).DOMParser
+          const doc = new Parser().parseFromString(text, 'image/svg+xml')
+          const q = (sel: string) => Array.from(doc.querySelectorAll(sel)).map((e) => e.textContent ?? '')
           return { error: doc.querySelector('parsererror')?.textContent ?? null, root: doc.documentElement.nodeName, x: q('.xtitle'), y: q('.ytitle'), lines: q('polyline.line').length, bands: q('polygon.band').length, legend: q('.legend text') }
         }, svg)
       const load = await parse(readFileSync(join(dir, 'docs', 'figures', 'tiny-sweep.svg'), 'utf8'))
