@@ -22,13 +22,13 @@ export function figurePlot(core: Core, experimentId: number, schemes: readonly s
     const metric = fig.metric ?? 'mean'
     const r = compareRuns(store, { experimentIds: [experimentId], metric, band: 'minmax' })
     if (r.rows.length === 0) return undefined
-    const plot = compareToPlot(r, { id: title, title, yLabel: METRIC_LABEL[metric], colorOrder: schemes })
+    const plot = compareToPlot(r, { id: title, title: `${title}: ${METRIC_LABEL[metric]} against load`, yLabel: METRIC_LABEL[metric], colorOrder: schemes })
     return { ...plot, xLabel: 'offered load (share of the host link rate)', lines: ordered(plot.lines, schemes) }
   }
   const r = compareRuns(store, { experimentIds: [experimentId], metric: 'mean', cdf: 'fct' })
   const at = (r.cdfs ?? []).map((c) => c.x).find((x) => x !== null)
   if (at === undefined) return undefined
-  const plot = cdfToPlot(r, at, { id: title, title, xLabel: 'flow completion time', xUnit: 'ns', xLog: true, colorOrder: schemes, yLabel: 'share of flows' })
+  const plot = cdfToPlot(r, at, { id: title, title: `${title}: FCT CDF at load ${String(at)}`, xLabel: 'flow completion time', xUnit: 'ns', xLog: true, colorOrder: schemes, yLabel: 'share of flows' })
   return { ...plot, lines: ordered(plot.lines, schemes) }
 }
 

@@ -149,7 +149,7 @@ async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): 
       mkdirSync(figDir, { recursive: true })
       const svgFile = join(figDir, `${name}.svg`)
       writeFileSync(svgFile, figureSvg(plot))
-      const bands = settings.figure.kind === 'fct-vs-load' ? 'bands: min to max across seeds' : 'pooled over seeds'
+      const bands = settings.figure.kind === 'fct-cdf' ? 'flows pooled over seeds' : plot.band ? 'bands: min to max across seeds' : 'one seed: no band'
       lines.push(`![${settings.figure.paperFigure}](${relative(dirname(o.outFile), svgFile)}) (${bands})`, '')
     } else lines.push('No figure: no run finished.', '')
   }
