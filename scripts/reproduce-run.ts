@@ -142,7 +142,7 @@ async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): 
 
   // The figure, beside its table.
   if (settings?.figure) {
-    const title = `${settings.figure.paperFigure}${o.quick ? ' (quick run)' : ''}`
+    const title = `${settings.figure.paperFigure}${o.quick ? ', quick run' : ''}`
     const plot = figurePlot(core, exp.id, spec.schemes, settings.figure, title)
     if (plot) {
       const figDir = join(dirname(o.outFile), 'figures')
@@ -150,7 +150,8 @@ async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): 
       const svgFile = join(figDir, `${name}.svg`)
       writeFileSync(svgFile, figureSvg(plot))
       const bands = settings.figure.kind === 'fct-cdf' ? 'flows pooled over seeds' : plot.band ? 'bands: min to max across seeds' : 'one seed: no band'
-      lines.push(`![${settings.figure.paperFigure}](${relative(dirname(o.outFile), svgFile)}) (${bands})`, '')
+      const note = settings.figure.note ? `; ${settings.figure.note}` : ''
+      lines.push(`![${settings.figure.paperFigure}](${relative(dirname(o.outFile), svgFile)}) (${bands}${note})`, '')
     } else lines.push('No figure: no run finished.', '')
   }
 
