@@ -15,17 +15,20 @@ const METRIC_LABEL: Record<NonNullable<FigureSpec['metric']>, string> = {
   probeOverhead: 'probe overhead (probe bytes / payload bytes)',
 }
 
-/** The figure's plot, or undefined when the runs give nothing to draw (none finished). */
-export function figurePlot(core: Core, experimentId: number, schemes: readonly string[], fig: FigureSpec, title: string): PlotData | undefined {
+/**
+ * The figure's plot from these runs of the experiment (not older ones a reused database holds),
+ * or undefined when they give nothing to draw (none finished).
+ */
+export function figurePlot(core: Core, experimentId: number, runIds: number[], schemes: readonly string[], fig: FigureSpec, title: string): PlotData | undefined {
   const store = core.opts.store
   if (fig.kind === 'fct-vs-load') {
     const metric = fig.metric ?? 'mean'
-    const r = compareRuns(store, { experimentIds: [experimentId], metric, band: 'minmax' })
+    const r = compareRuns(store, { experimentIds: [experimentId], runIds, metric, band: 'minmax' })
     if (r.rows.length === 0) return undefined
     const plot = compareToPlot(r, { id: title, title: `${title}: ${METRIC_LABEL[metric]} against load`, yLabel: METRIC_LABEL[metric], colorOrder: schemes })
     return { ...plot, xLabel: 'offered load (share of the host link rate)', lines: ordered(plot.lines, schemes) }
   }
-  const r = compareRuns(store, { experimentIds: [experimentId], metric: 'mean', cdf: 'fct' })
+  const r = compareRuns(store, { experimentIds: [experimentId], runIds, metric: 'mean', cdf: 'fct' })
   const at = (r.cdfs ?? []).map((c) => c.x).find((x) => x !== null)
   if (at === undefined) return undefined
   const plot = cdfToPlot(r, at, { id: title, title: `${title}: FCT CDF at load ${String(at)}`, xLabel: 'flow completion time', xUnit: 'ns', xLog: true, colorOrder: schemes, yLabel: 'share of flows' })

@@ -143,7 +143,7 @@ async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): 
   // The figure, beside its table.
   if (settings?.figure) {
     const title = `${settings.figure.paperFigure}${o.quick ? ', quick run' : ''}`
-    const plot = figurePlot(core, exp.id, spec.schemes, settings.figure, title)
+    const plot = figurePlot(core, exp.id, runs.map((r) => r.id), spec.schemes, settings.figure, title)
     if (plot) {
       const figDir = join(dirname(o.outFile), 'figures')
       mkdirSync(figDir, { recursive: true })
