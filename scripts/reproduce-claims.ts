@@ -1,4 +1,4 @@
-// The papers' claims , each with how to measure it on a
+// The papers' claims, each with how to measure it on a
 // template's runs and when it counts as holding. `why` says what we know about where our
 // setting differs from the paper's, for the reader of docs/results.md.
 import { p95Ratio, strictlyDeeper } from './reproduce-queues'
@@ -12,7 +12,14 @@ export interface Measure {
 
 export interface Claim {
   claim: string
+  /** The paper's figure for the claim, as the paper gives it ("3.7×", "90 %", "better"). */
   seed: string
+  /**
+   * The paper's number in the measure's unit (3.7 for "3.7×", 0.9 for "90 %"); left out, it is
+   * read from `seed` when that starts with a number, else the claim is qualitative
+   * (reproduce-verdict.ts paperValue).
+   */
+  paper?: number
   measure: Measure
   why?: string
 }

@@ -14,7 +14,11 @@ export class Results {
     readonly runs: RunRow[],
   ) {}
 
+  /** The (scheme, load) points the measures asked for, so a sensitivity sweep re-runs only those. */
+  readonly picked: Array<{ scheme: string; load: number | undefined }> = []
+
   private pick(scheme: string, load?: number): RunRow[] {
+    this.picked.push({ scheme, load })
     const rs = this.runs.filter((r) => r.scheme === scheme && r.status === 'done' && (load === undefined || r.load === load))
     if (rs.length === 0) throw new Error(`no finished ${scheme} run${load === undefined ? '' : ` at load ${load}`}`)
     return rs

@@ -1,0 +1,275 @@
+// The machinery of `npm run reproduce` (scripts/reproduce.ts is its command line): run each
+// paper template through the core, measure its claims, compare each with the paper's number
+// (within ±30 % or not), check the figure's order of schemes, sweep the open settings for the
+// claims that miss, draw the figure, and write the page. Apart from the script so that a test
+// can run it on a tiny template into a temporary directory.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { basename, dirname, join, relative } from 'node:path'
+import { parseDocument } from 'yaml'
+import type { Core } from '../src-main/core'
+import type { Claim } from './reproduce-claims'
+import { figurePlot, figureSvg } from './reproduce-figures'
+import { Results } from './reproduce-results'
+import type { TemplateSettings } from './reproduce-settings'
+import { pointsOf, sweep, type SweepScale } from './reproduce-sweep'
+import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from './reproduce-verdict'
+
+export interface ReproduceOptions {
+  core: Core
+  /** Where the templates (NAME.yaml) are. */
+  templatesDir: string
+  claims: Record<string, Claim[]>
+  settings: Record<string, TemplateSettings>
+  quick: boolean
+  /** Re-run one template and replace its rows and section in the existing page (or write a page of it alone when there is none). */
+  only?: string
+  /** The page; figures go to figures/ beside it. */
+  outFile: string
+  parallelRuns: number
+  log: (line: string) => void
+}
+
+/** --quick: a quarter of the flows, at most this many, and the first seed. */
+export const QUICK_MAX_FLOWS = 1000
+/** The sweep's scale: at most this many flows a run, the first seed. */
+export const SWEEP_MAX_FLOWS = 2000
+export const QUICK_SWEEP_MAX_FLOWS = 300
+
+const esc = (s: string) => s.replace(/\|/g, '\\|')
+
+function templateText(dir: string, name: string, quick: boolean): string {
+  const text = readFileSync(join(dir, `${name}.yaml`), 'utf8')
+  if (!quick) return text
+  const doc = parseDocument(text)
+  const flows = doc.getIn(['workload', 'flows'])
+  if (typeof flows === 'number') doc.setIn(['workload', 'flows'], Math.max(150, Math.min(QUICK_MAX_FLOWS, Math.round(flows / 4))))
+  const seeds = doc.get('seeds') as { items?: Array<{ value?: number }> } | undefined
+  const first = seeds?.items?.[0]?.value
+  if (typeof first === 'number') doc.set('seeds', [first])
+  doc.set('name', `${doc.get('name')}-quick`)
+  return doc.toString()
+}
+
+interface Measured {
+  claim: Claim
+  value: number
+  error: string
+  paper: number | undefined
+  holds: boolean
+  missed: boolean
+  picked: Results['picked']
+}
+
+function measure(results: Results, c: Claim): Measured {
+  const r = new Results(results.core, results.spec, results.runs)
+  let value = NaN
+  let error = ''
+  try {
+    value = c.measure.value(r)
+  } catch (err) {
+    error = (err as Error).message
+  }
+  const holds = !Number.isNaN(value) && c.measure.holds(value)
+  const paper = paperValue(c)
+  return { claim: c, value, error, paper, holds, missed: missed(paper, value, holds), picked: r.picked }
+}
+
+/** A claim's cells: paper, ours, ours/paper, within ±30 %, holds. */
+function cells(m: Measured): string[] {
+  const ours = m.error ? `error: ${esc(m.error)}` : fmtValue(m.claim.measure, m.value)
+  const holds = Number.isNaN(m.value) ? 'n/a' : m.holds ? 'yes' : 'no'
+  if (m.paper === undefined) return [`${esc(m.claim.seed)} (qualitative)`, ours, '—', '— (qualitative)', holds]
+  const v = verdict(m.paper, m.value)
+  return [fmtValue(m.claim.measure, m.paper), ours, fmtRatio(v.ratio), v.within ? 'yes' : 'no', holds]
+}
+
+interface Section {
+  name: string
+  summary: string[]
+  text: string
+}
+
+async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): Promise<Section> {
+  const { core } = o
+  const t0 = Date.now()
+  o.log(`reproduce: ${name}...`)
+  const file = join(o.templatesDir, `${name}.yaml`)
+  const yaml = templateText(o.templatesDir, name, o.quick)
+  const exp = core.findOrCreateExperiment(yaml, file)
+  const runs = core.runExperiment(exp.id)
+  await core.orchestrator.wait(runs.map((r) => r.id))
+  const spec = core.parseOrThrow(yaml, file)
+  const results = new Results(core, spec, runs.map((r) => core.opts.store.getRun(r.id)!))
+  const settings = o.settings[name]
+  const measured = claims.map((c) => measure(results, c))
+
+  // Reasons, numbered once per template; a missed claim cites its own or the template's first.
+  const whys = claims.map((c) => c.why).filter((w, i, a): w is string => !!w && a.indexOf(w) === i)
+  const reasonOf = (m: Measured) => {
+    if (!m.missed) return ''
+    const w = m.claim.why ?? whys[0]
+    return w ? `reason ${whys.indexOf(w) + 1}` : 'no reason found yet'
+  }
+  const summary = measured.map((m) => `| ${name} | ${esc(m.claim.claim)} | ${cells(m).join(' | ')} |`)
+  const rows = measured.map((m) => `| ${esc(m.claim.claim)} | ${cells(m).join(' | ')} | ${reasonOf(m)}${m.missed && settings?.open.some((s) => s.variants.length) ? '; sweep below' : ''} |`)
+
+  const out: string[] = []
+  const failed = results.runs.filter((r) => r.status !== 'done').length
+  const total = results.runs.reduce((a, r) => a + (r.stats?.flows ?? 0), 0)
+  const unfinished = results.runs.reduce((a, r) => a + (r.stats ? r.stats.flows - r.stats.finished : 0), 0)
+  const unfinishedText = `${unfinished} of ${total} flows unfinished (${total > 0 ? ((100 * unfinished) / total).toFixed(2) : '0.00'} %), left out of the statistics`
+  const lines: string[] = []
+  lines.push('| claim | paper | ours | ours/paper | within ±30 % | holds | reason |', '|---|---|---|---|---|---|---|', ...rows, '')
+  if (whys.length) lines.push(...whys.map((w, i) => `${i + 1}. ${w}`), '')
+
+  // The figure's order of schemes against the paper's.
+  if (settings?.order) {
+    const ord = settings.order
+    let check: ReturnType<typeof orderCheck> | undefined
+    let err = ''
+    try {
+      check = orderCheck(ord.schemes, (s) => ord.value(results, s))
+    } catch (e) {
+      err = (e as Error).message
+    }
+    const paperText = ord.schemes.join(' < ')
+    const oursText = check ? check.ours.join(' < ') : `error: ${err}`
+    const ok = check?.matches ? 'yes' : 'no'
+    lines.push(`Order of schemes by ${ord.what}, best first: the paper's ${paperText}; ours ${oursText}. Matches: **${ok}**.`, '')
+    summary.push(`| ${name} | order of schemes (${esc(ord.what)}) | ${paperText} | ${esc(oursText)} | — | — | ${ok} |`)
+  }
+
+  // The figure, beside its table.
+  if (settings?.figure) {
+    const title = `${settings.figure.paperFigure}${o.quick ? ', quick run' : ''}`
+    const plot = figurePlot(core, exp.id, runs.map((r) => r.id), spec.schemes, settings.figure, title)
+    if (plot) {
+      const figDir = join(dirname(o.outFile), 'figures')
+      mkdirSync(figDir, { recursive: true })
+      const svgFile = join(figDir, `${name}.svg`)
+      writeFileSync(svgFile, figureSvg(plot))
+      const bands = settings.figure.kind === 'fct-cdf' ? 'flows pooled over seeds' : plot.band ? 'bands: min to max across seeds' : 'one seed: no band'
+      const note = settings.figure.note ? `; ${settings.figure.note}` : ''
+      lines.push(`![${settings.figure.paperFigure}](${relative(dirname(o.outFile), svgFile)}) (${bands}${note})`, '')
+    } else lines.push('No figure: no run finished.', '')
+  }
+
+  // Settings given and open.
+  if (settings) {
+    lines.push(`Paper: ${settings.paper}. Settings the paper gives: ${settings.given.join('; ')}.`, '')
+    lines.push('| open setting | the template\'s value | why | swept over |', '|---|---|---|---|')
+    for (const s of settings.open) {
+      lines.push(`| ${s.path} | ${esc(s.default)} | ${esc(s.reason)} | ${s.variants.length ? s.variants.map((v) => esc(v.label)).join(', ') : esc(s.note ?? 'not swept')} |`)
+    }
+    lines.push('')
+  } else lines.push('The settings this paper gives and leaves open are not declared yet (scripts/reproduce-settings.ts).', '')
+
+  // The sensitivity sweep, for the claims that miss.
+  const miss = measured.filter((m) => m.missed)
+  if (miss.length && settings && settings.open.some((s) => s.variants.length)) {
+    const scale: SweepScale = { maxFlows: o.quick ? QUICK_SWEEP_MAX_FLOWS : SWEEP_MAX_FLOWS }
+    const points = pointsOf(miss.flatMap((m) => m.picked), spec.schemes)
+    o.log(`reproduce: ${name}: sensitivity sweep over ${settings.open.filter((s) => s.variants.length).length} settings...`)
+    const table = await sweep(core, { name, text: yaml, file, claims: miss.map((m) => m.claim), points, settings, scale })
+    lines.push(
+      '### Sensitivity sweep',
+      '',
+      `The missed claims' points (${points.schemes.join(', ')}${points.loads ? ` at load ${points.loads.join(', ')}` : ''}) re-run with one open setting changed at a time, ` +
+        `at most ${scale.maxFlows} flows a run and the first seed only, so the template's row here is itself a smaller run than the table above.`,
+      '',
+      ...table,
+      '',
+    )
+  }
+  const secs = ((Date.now() - t0) / 1000).toFixed(0)
+  out.push(`## ${name}`, '', `${results.spec.description} ${results.runs.length} runs (${failed} not done), ${secs} s with the sweep; ${unfinishedText}.`, '', ...lines)
+  return { name, summary, text: out.join('\n') }
+}
+
+const SUMMARY_HEAD = ['| template | claim | paper | ours | ours/paper | within ±30 % | holds |', '|---|---|---|---|---|---|---|']
+
+/** The closing note: which numeric claims are within ±30 % of the paper's now, from the summary rows. */
+export function closingNote(summaryLines: readonly string[]): string {
+  const rows = summaryLines.filter((l) => l.startsWith('| ') && !l.startsWith('| template |') && !l.startsWith('|---'))
+  const cols = rows.map((l) => l.slice(2, -2).split(' | '))
+  const numeric = cols.filter((c) => c[5] === 'yes' || c[5] === 'no')
+  const within = numeric.filter((c) => c[5] === 'yes')
+  const orders = cols.filter((c) => c[1].startsWith('order of schemes'))
+  return [
+    '## Closing note',
+    '',
+    `${within.length} of ${numeric.length} numeric claims are within ±30 % of the paper's` + (within.length ? `: ${within.map((c) => `${c[0]}: ${c[1]}`).join('; ')}.` : '.'),
+    `${orders.filter((c) => c[6] === 'yes').length} of ${orders.length} figures rank their schemes as the paper does.`,
+    '',
+  ].join('\n')
+}
+
+export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number; page: string }> {
+  if (o.only && !(o.only in o.claims)) throw new Error(`--only ${o.only}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
+  const started = Date.now()
+  const sections: Section[] = []
+  for (const [name, claims] of Object.entries(o.claims)) {
+    if (o.only && o.only !== name) continue
+    sections.push(await runTemplate(o, name, claims))
+  }
+  const seconds = (Date.now() - started) / 1000
+  const timeText = `${(seconds / 60).toFixed(1)} min (${seconds.toFixed(0)} s)`
+  let page: string
+  if (o.only && existsSync(o.outFile)) {
+    page = mergeOne(o.outFile, sections[0], timeText)
+  } else {
+    const summary = sections.flatMap((s) => s.summary)
+    page = [
+      "# Results: the papers' claims on the embedded fabric",
+      '',
+      `Produced by \`npm run reproduce${o.quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ` +
+        `${cpus().length} cores, ${o.parallelRuns} runs at a time. Total time of the ${o.only ? `run of ${o.only} alone` : 'full run'}: ${timeText}` +
+        `${o.quick ? ` (quick mode: a quarter of the flows, at most ${QUICK_MAX_FLOWS}, one seed per template; sweeps at most ${QUICK_SWEEP_MAX_FLOWS} flows a run)` : ''}. ` +
+        "Ratios are \"how many times better\" (the other scheme's figure divided by ours). For each claim: the paper's number, " +
+        "ours, ours over the paper's, and whether ours is within ±30 % of it; a qualitative claim (\"better\", \"within 1 ms\") has no number " +
+        'and is judged by its test alone (holds), a "better" being at least 1.05× (a difference within 5 % is not counted as better). ' +
+        "Every claim that misses gets a sensitivity sweep over the settings the paper leaves open, in its template's section. " +
+        'Every number below was measured by this script; none is copied from a paper. Parameters and their sources: ' +
+        "each template's comments and `resources/experiments/`.",
+      '',
+      ...SUMMARY_HEAD,
+      ...summary,
+      '',
+      ...sections.map((s) => s.text),
+      closingNote(summary),
+    ].join('\n')
+  }
+  writeFileSync(o.outFile, page)
+  o.log(`reproduce: wrote ${o.outFile} in ${timeText}`)
+  return { seconds, page }
+}
+
+/**
+ * The existing page with one template's summary rows and section replaced by a fresh run of it
+ * alone (its section says so), and the closing note recounted. Throws when the page lacks
+ * either: the page comes from a full run first.
+ */
+function mergeOne(outFile: string, section: Section, timeText: string): string {
+  const name = section.name
+  const today = new Date().toISOString().slice(0, 10)
+  const fresh = section.text.replace(/^(## .*\n\n.*?)\.\n/, `$1 (re-run alone with --only on ${today}, ${timeText}).\n`)
+  let text = readFileSync(outFile, 'utf8')
+  if (!text.includes(SUMMARY_HEAD[0])) {
+    throw new Error(`${outFile} predates the page's present columns (paper, ours, ours/paper, within ±30 %): run npm run reproduce without --only, or give --out a new file`)
+  }
+  const lines = text.split('\n')
+  const rowsAt = lines.findIndex((l) => l.startsWith(`| ${name} | `))
+  if (rowsAt < 0) throw new Error(`${basename(outFile)} has no rows for ${name}: run npm run reproduce without --only`)
+  const kept = lines.filter((l) => !l.startsWith(`| ${name} | `))
+  kept.splice(rowsAt, 0, ...section.summary)
+  text = kept.join('\n')
+  const start = text.indexOf(`\n## ${name}\n`)
+  if (start < 0) throw new Error(`${basename(outFile)} has no section for ${name}: run npm run reproduce without --only`)
+  const next = text.indexOf('\n## ', start + 1)
+  text = text.slice(0, start + 1) + fresh + (next < 0 ? '\n' : text.slice(next))
+  const note = text.indexOf('\n## Closing note\n')
+  const head = text.indexOf('\n| template |')
+  const summary = text.slice(head + 1, text.indexOf('\n\n', head + 1)).split('\n')
+  return (note < 0 ? text.trimEnd() + '\n\n' : text.slice(0, note + 1)) + closingNote(summary)
+}

@@ -1,0 +1,114 @@
+// The sensitivity sweep of `npm run reproduce`: for a template whose claims miss the paper's
+// number, re-run the claims' points (the schemes and loads their measures read) under each
+// variant of each open setting (reproduce-settings.ts), one setting at a time, at a smaller
+// scale, and show how each moves the measured value against the paper's.
+import { parseDocument } from 'yaml'
+import type { Core } from '../src-main/core'
+import type { Claim } from './reproduce-claims'
+import { Results } from './reproduce-results'
+import { applyOverrides, type TemplateSettings } from './reproduce-settings'
+import { fmtRatio, fmtValue, paperValue, verdict } from './reproduce-verdict'
+
+/** The runs a set of claims reads: their schemes in the template's order, and their loads (undefined: all of the template's). */
+export interface Points {
+  schemes: string[]
+  loads: number[] | undefined
+}
+
+export function pointsOf(picked: ReadonlyArray<{ scheme: string; load: number | undefined }>, templateSchemes: readonly string[]): Points {
+  const schemes = templateSchemes.filter((s) => picked.some((p) => p.scheme === s))
+  const loads = picked.some((p) => p.load === undefined) ? undefined : [...new Set(picked.map((p) => p.load as number))].sort((a, b) => a - b)
+  return { schemes, loads }
+}
+
+export interface SweepScale {
+  /** At most this many flows a run. */
+  maxFlows: number
+}
+
+/** The template cut to the points, the first seed and at most `maxFlows` flows, under a name of its own. */
+export function sweepText(text: string, points: Points, scale: SweepScale, name: string): string {
+  const doc = parseDocument(text)
+  doc.set('name', name)
+  if (points.schemes.length > 0) doc.set('schemes', points.schemes)
+  if (points.loads && points.loads.length > 0 && doc.hasIn(['workload', 'load'])) doc.setIn(['workload', 'load'], points.loads.length === 1 ? points.loads[0] : points.loads)
+  const flows = doc.getIn(['workload', 'flows'])
+  if (typeof flows === 'number') doc.setIn(['workload', 'flows'], Math.min(flows, scale.maxFlows))
+  const seeds = doc.get('seeds') as { items?: Array<{ value?: number }> } | undefined
+  const first = seeds?.items?.[0]?.value
+  if (typeof first === 'number') doc.set('seeds', [first])
+  return doc.toString()
+}
+
+interface Row {
+  setting: string
+  value: string
+  yaml: string
+  runIds: number[]
+  error?: string
+}
+
+async function start(core: Core, yaml: string, file: string): Promise<number[]> {
+  const exp = core.findOrCreateExperiment(yaml, file)
+  return core.runExperiment(exp.id).map((r) => r.id)
+}
+
+/**
+ * The sweep's table in markdown: one row per variant (the template's own setting first), one
+ * column per missed claim, each cell our value and ours over the paper's (or whether a
+ * qualitative claim holds). A variant the spec refuses shows the refusal in its row.
+ */
+export async function sweep(
+  core: Core,
+  o: { name: string; text: string; file: string; claims: Claim[]; points: Points; settings: TemplateSettings; scale: SweepScale },
+): Promise<string[]> {
+  const base = sweepText(o.text, o.points, o.scale, `${o.name}-sweep`)
+  const current = parseDocument(base)
+  const rows: Row[] = [{ setting: '(the template)', value: 'as declared above', yaml: base, runIds: [] }]
+  for (const s of o.settings.open) {
+    const now = JSON.stringify(current.getIn(s.path.split('.')) ?? null)
+    s.variants.forEach((v, i) => {
+      if (JSON.stringify(v.value ?? null) === now) return
+      const row: Row = { setting: s.path, value: v.label, yaml: '', runIds: [] }
+      try {
+        row.yaml = applyOverrides(sweepText(base, o.points, o.scale, `${o.name}-sweep-${s.path}-${i}`), { [s.path]: v.value })
+      } catch (err) {
+        row.error = (err as Error).message
+      }
+      rows.push(row)
+    })
+  }
+  for (const row of rows) {
+    if (row.error) continue
+    try {
+      row.runIds = await start(core, row.yaml, o.file)
+    } catch (err) {
+      row.error = (err as Error).message.split('\n')[0]
+    }
+  }
+  await core.orchestrator.wait(rows.flatMap((r) => r.runIds))
+  const head = o.claims.map((c) => {
+    const p = paperValue(c)
+    return `${c.claim} (paper: ${p === undefined ? c.seed : fmtValue(c.measure, p)})`
+  })
+  const lines = [`| setting | value | ${head.join(' | ')} |`, `|---|---|${head.map(() => '---|').join('')}`]
+  for (const row of rows) {
+    const cells = o.claims.map((c) => {
+      if (row.error) return `refused: ${row.error.replace(/\|/g, '\\|')}`
+      const spec = core.parseOrThrow(row.yaml, o.file)
+      const r = new Results(core, spec, row.runIds.map((id) => core.opts.store.getRun(id)!))
+      let v: number
+      try {
+        v = c.measure.value(r)
+      } catch (err) {
+        return `n/a (${(err as Error).message})`
+      }
+      const p = paperValue(c)
+      if (p === undefined) return `${fmtValue(c.measure, v)}, ${c.measure.holds(v) ? 'holds' : 'does not hold'}`
+      const vd = verdict(p, v)
+      return `${fmtValue(c.measure, v)} (${fmtRatio(vd.ratio)} of the paper's${vd.within ? ', within ±30 %' : ''})`
+    })
+    lines.push(`| ${row.setting} | ${row.value} | ${cells.join(' | ')} |`)
+  }
+  return lines
+}

@@ -1,0 +1,155 @@
+// The reproduce machinery (scripts/reproduce-run.ts) on two tiny templates with the real
+// simulator, into a temporary directory: the page's columns, the ±30 % verdict on claims whose
+// values are known, a sensitivity sweep for the claims that miss (with a variant the spec
+// refuses shown as refused), the order of schemes, the closing note, the figures (parsed by
+// Chromium, with their axes), and --only replacing one template's section in the page.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { Claim, Measure } from '../../scripts/reproduce-claims'
+import type { Results } from '../../scripts/reproduce-results'
+import { reproduce } from '../../scripts/reproduce-run'
+import type { TemplateSettings } from '../../scripts/reproduce-settings'
+import { launchChromium } from '../helpers/browser'
+import { tempCore } from '../helpers/core'
+
+const TOPO = 'topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }'
+const SWEEP_YAML = `name: tiny-sweep\ndescription: "tiny, two loads"\ntestbed: sim\n${TOPO}\ntransport: { kind: newreno, minRto: 1ms }\nschemes: [ecmp, rps]\nworkload: { kind: web-search, load: [0.3, 0.5], flows: 40 }\nseeds: [1, 2]\n`
+const CDF_YAML = `name: tiny-cdf\ndescription: "tiny, one load"\ntestbed: sim\n${TOPO}\nschemes: [ecmp, rps]\nworkload: { kind: web-search, load: 0.5, flows: 40 }\nseeds: [1]\n`
+
+/** A value known in advance, read off real runs (so the sweep knows its points): ECMP's mean over itself, times k. */
+const known = (k: number): Measure => ({ unit: 'x', value: (r: Results) => (k * r.fct('ecmp', 0.5, 'meanNs')) / r.fct('ecmp', 0.5, 'meanNs'), holds: (v) => v >= 1 })
+const ratio = (paper: number): Measure => ({ unit: 'x', value: (r: Results) => r.fct('ecmp', 0.5, 'meanNs') / r.fct('rps', 0.5, 'meanNs'), holds: (v) => v >= paper })
+
+const CLAIMS: Record<string, Claim[]> = {
+  'tiny-sweep': [
+    { claim: 'known 1.25 against 1', seed: '1×', measure: known(1.25) },
+    { claim: 'known 0.69 against 1', seed: '1×', measure: known(0.69), why: 'a value set by the test to miss.' },
+    { claim: 'RPS vs ECMP at 50 %', seed: '1000×', measure: ratio(1000) },
+    { claim: 'a qualitative claim that holds', seed: 'better', measure: { unit: 'x', value: () => 2, holds: (v) => v > 1 } },
+  ],
+  'tiny-cdf': [{ claim: 'a qualitative claim that holds', seed: 'better', measure: { unit: 'x', value: () => 2, holds: (v) => v > 1 } }],
+}
+
+const OPEN: TemplateSettings['open'] = [
+  { path: 'transport.minRto', default: '1ms', reason: 'set by the test', variants: [{ label: '1ms', value: '1ms' }, { label: '200ms', value: '200ms' }] },
+  { path: 'topology.queuePackets', default: '100 packets', reason: 'set by the test', variants: [{ label: '100 packets', value: 100 }, { label: '20 packets', value: 20 }] },
+  { path: 'workload.destinations', default: 'other-racks', reason: 'set by the test', variants: [{ label: 'other-pods', value: 'other-pods' }] },
+]
+const SETTINGS: Record<string, TemplateSettings> = {
+  'tiny-sweep': {
+    paper: 'a test',
+    given: ['fabric: a tiny leaf-spine'],
+    open: OPEN,
+    order: { what: 'mean FCT at 50 % load', schemes: ['rps', 'ecmp'], value: (r, s) => r.fct(s, 0.5, 'meanNs') },
+    figure: { kind: 'fct-vs-load', metric: 'mean', paperFigure: 'Tiny Fig. 1' },
+  },
+  'tiny-cdf': { paper: 'a test', given: ['fabric: a tiny leaf-spine'], open: OPEN, figure: { kind: 'fct-cdf', paperFigure: 'Tiny Fig. 2' } },
+}
+
+const { core } = tempCore(2)
+core.start()
+afterAll(() => {
+  core.orchestrator.cancelAll()
+  core.opts.store.close()
+})
+
+const dir = mkdtempSync(join(tmpdir(), 'p4lab-reproduce-test-'))
+writeFileSync(join(dir, 'tiny-sweep.yaml'), SWEEP_YAML)
+writeFileSync(join(dir, 'tiny-cdf.yaml'), CDF_YAML)
+const outFile = join(dir, 'docs', 'results.md')
+const run = (only?: string) =>
+  reproduce({ core, templatesDir: dir, claims: CLAIMS, settings: SETTINGS, quick: false, only, outFile, parallelRuns: 2, log: () => {} })
+
+/** The markdown table that starts with `head`, as rows of cells. */
+function table(page: string, head: string): string[][] {
+  const lines = page.split('\n')
+  const at = lines.findIndex((l) => l.startsWith(head))
+  expect(at, head).toBeGreaterThanOrEqual(0)
+  const out: string[][] = []
+  for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) out.push(lines[i].slice(2, -2).split(' | '))
+  return out
+}
+const section = (page: string, name: string) => {
+  const start = page.indexOf(`\n## ${name}\n`)
+  return page.slice(start, page.indexOf('\n## ', start + 1))
+}
+
+describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
+  let page = ''
+  it('writes the page: per claim the paper, ours, ours/paper, within ±30 % and holds', async () => {
+    const r = await run()
+    page = readFileSync(outFile, 'utf8')
+    expect(r.page).toBe(page)
+    expect(page).toMatch(/Total time of the full run: \d+\.\d min \(\d+ s\)/)
+    const rows = table(page, '| template | claim | paper | ours | ours/paper | within ±30 % | holds |')
+    const row = (claim: string) => rows.find((c) => c[1] === claim)!
+    expect(row('known 1.25 against 1')).toEqual(['tiny-sweep', 'known 1.25 against 1', '1.00×', '1.25×', '1.25', 'yes', 'yes'])
+    expect(row('known 0.69 against 1')).toEqual(['tiny-sweep', 'known 0.69 against 1', '1.00×', '0.69×', '0.69', 'no', 'no'])
+    expect(row('RPS vs ECMP at 50 %').slice(2, 7)).toEqual(['1000.00×', expect.stringMatching(/^\d+\.\d\d×$/), expect.stringMatching(/^0\.00$/), 'no', 'no'])
+    expect(row('a qualitative claim that holds').slice(2)).toEqual(['better (qualitative)', '2.00×', '—', '— (qualitative)', 'yes'])
+    const order = rows.find((c) => c[0] === 'tiny-sweep' && c[1].startsWith('order of schemes'))!
+    expect(order[2]).toBe('rps < ecmp')
+    expect(['yes', 'no']).toContain(order[6])
+    expect(page).toContain("## Closing note\n\n1 of 3 numeric claims are within ±30 % of the paper's: tiny-sweep: known 1.25 against 1.")
+  })
+
+  it('gives the claims that miss a reason and a sweep over the open settings, one at a time', () => {
+    const s = section(page, 'tiny-sweep')
+    const claims = table(s, '| claim | paper | ours | ours/paper | within ±30 % | holds | reason |')
+    expect(claims.find((c) => c[0] === 'known 0.69 against 1')![6]).toBe('reason 1; sweep below')
+    expect(claims.find((c) => c[0] === 'known 1.25 against 1')![6]).toBe('')
+    expect(s).toContain('1. a value set by the test to miss.')
+    expect(s).toContain('| transport.minRto | 1ms | set by the test | 1ms, 200ms |')
+    expect(s).toContain('### Sensitivity sweep')
+    const sweep = table(s, '| setting | value |')
+    // The template's own row, then each variant that differs from it; other-pods is refused on a leaf-spine.
+    expect(sweep.map((c) => `${c[0]}=${c[1]}`)).toEqual(['(the template)=as declared above', 'transport.minRto=200ms', 'topology.queuePackets=20 packets', 'workload.destinations=other-pods'])
+    // Columns: the missed claims only (0.69 and RPS vs ECMP), each cell our value against the paper's.
+    expect(s).toMatch(/\| setting \| value \| known 0\.69 against 1 \(paper: 1\.00×\) \| RPS vs ECMP at 50 % \(paper: 1000\.00×\) \|/)
+    expect(sweep[0][2]).toBe("0.69× (0.69 of the paper's)")
+    expect(sweep[2][3]).toMatch(/^\d+\.\d\d× \(0\.00 of the paper's\)$/)
+    expect(sweep[3][2]).toMatch(/^refused: .*other-pods/)
+    expect(section(page, 'tiny-cdf')).not.toContain('### Sensitivity sweep')
+  })
+
+  it('draws each figure as SVG beside its table, with titled axes, bands across seeds, and a log x for the CDF', async () => {
+    expect(page).toContain('![Tiny Fig. 1](figures/tiny-sweep.svg) (bands: min to max across seeds)')
+    expect(page).toContain('![Tiny Fig. 2](figures/tiny-cdf.svg)')
+    const browser = await launchChromium()
+    try {
+      const p = await browser.newPage()
+      const parse = (svg: string) =>
+        p.evaluate((text) => {
+          // Runs in Chromium; the node project has no DOM types, so name the little it uses.
+          type El = { textContent: string | null; nodeName: string }
+          type Doc = { documentElement: El; querySelector(sel: string): El | null; querySelectorAll(sel: string): ArrayLike<El> }
+          const Parser = (globalThis as unknown as { DOMParser: new () => { parseFromString(t: string, type: string): Doc } }).DOMParser
+          const doc = new Parser().parseFromString(text, 'image/svg+xml')
+          const q = (sel: string) => Array.from(doc.querySelectorAll(sel)).map((e) => e.textContent ?? '')
+          return { error: doc.querySelector('parsererror')?.textContent ?? null, root: doc.documentElement.nodeName, x: q('.xtitle'), y: q('.ytitle'), lines: q('polyline.line').length, bands: q('polygon.band').length, legend: q('.legend text') }
+        }, svg)
+      const load = await parse(readFileSync(join(dir, 'docs', 'figures', 'tiny-sweep.svg'), 'utf8'))
+      expect(load).toMatchObject({ error: null, root: 'svg', x: ['offered load (share of the host link rate)'], lines: 2 })
+      expect(load.y[0]).toMatch(/^mean FCT \((ms|µs)\)$/)
+      expect(load.bands).toBe(2)
+      expect(load.legend.slice(0, 2)).toEqual(['ecmp', 'rps'])
+      const cdf = await parse(readFileSync(join(dir, 'docs', 'figures', 'tiny-cdf.svg'), 'utf8'))
+      expect(cdf).toMatchObject({ error: null, root: 'svg', x: ['flow completion time, log scale'], y: ['share of flows (%)'], lines: 2 })
+    } finally {
+      await browser.close()
+    }
+  })
+
+  it('--only re-runs one template and replaces its rows and section, keeping the others', async () => {
+    const before = section(page, 'tiny-sweep')
+    await run('tiny-cdf')
+    const after = readFileSync(outFile, 'utf8')
+    expect(section(after, 'tiny-sweep')).toBe(before)
+    expect(section(after, 'tiny-cdf')).toMatch(/re-run alone with --only on \d{4}-\d\d-\d\d, \d+\.\d min/)
+    expect(after.match(/\| tiny-cdf \| /g)).toHaveLength(1)
+    expect(after.match(/## Closing note/g)).toHaveLength(1)
+    expect(existsSync(join(dir, 'docs', 'figures', 'tiny-cdf.svg'))).toBe(true)
+  })
+})

@@ -1,0 +1,136 @@
+// The pure rules of docs/results.md: the paper's number of a claim, the ±30 % verdict, which
+// claims get a sweep, the order-of-schemes check, the overrides a sweep writes into an
+// experiment file, and the closing note's count.
+import { describe, expect, it } from 'vitest'
+import { parseDocument } from 'yaml'
+import type { Measure } from '../../scripts/reproduce-claims'
+import { CLAIMS } from '../../scripts/reproduce-claims'
+import { closingNote } from '../../scripts/reproduce-run'
+import { applyOverrides, SETTINGS } from '../../scripts/reproduce-settings'
+import { pointsOf, sweepText } from '../../scripts/reproduce-sweep'
+import { fmtRatio, missed, orderCheck, paperValue, verdict } from '../../scripts/reproduce-verdict'
+
+const m = (unit: Measure['unit']): Measure => ({ unit, value: () => 0, holds: () => true })
+
+describe('paperValue', () => {
+  it('reads the number the paper gives, in the measure\'s unit', () => {
+    expect(paperValue({ seed: '3.7×', measure: m('x') })).toBe(3.7)
+    expect(paperValue({ seed: '≈1.07× (7 % better)', measure: m('x') })).toBe(1.07)
+    expect(paperValue({ seed: '≈5× (with a link failure)', measure: m('x') })).toBe(5)
+    expect(paperValue({ seed: '90 %', measure: m('%') })).toBeCloseTo(0.9, 12)
+    expect(paperValue({ seed: '0.175 %', measure: m('%') })).toBeCloseTo(0.00175, 12)
+  })
+  it('leaves qualitative claims without a number, and an explicit paper value wins', () => {
+    for (const seed of ['better', 'within 1 ms', 'holds', 'wide margin', 'DHLB lower at low load', '(DHLB adapts its period)']) {
+      expect(paperValue({ seed, measure: m('x') }), seed).toBeUndefined()
+    }
+    // A percentage on a ratio measure is not the ratio: no number rather than a wrong one.
+    expect(paperValue({ seed: '7 % better', measure: m('x') })).toBeUndefined()
+    expect(paperValue({ seed: 'within 1 ms', paper: 1e6, measure: m('ms') })).toBe(1e6)
+  })
+  it('gives every ×-claim of the templates a number', () => {
+    for (const claims of Object.values(CLAIMS)) {
+      for (const c of claims) if (/^≈?\d.*×/.test(c.seed)) expect(paperValue(c), c.claim).toBeGreaterThan(0)
+    }
+  })
+})
+
+describe('verdict', () => {
+  it('is within ±30 % at the edges and not past them', () => {
+    expect(verdict(3.7, 3.7)).toEqual({ ratio: 1, within: true })
+    expect(verdict(10, 7).within).toBe(true)
+    expect(verdict(10, 13).within).toBe(true)
+    expect(verdict(10, 6.9).within).toBe(false)
+    expect(verdict(10, 13.1).within).toBe(false)
+    expect(verdict(3.7, 1.03).ratio).toBeCloseTo(1.03 / 3.7, 12)
+    expect(verdict(3.7, 1.03).within).toBe(false)
+  })
+  it('counts an unmeasured or infinite value as outside', () => {
+    expect(verdict(19, Infinity)).toEqual({ ratio: Infinity, within: false })
+    expect(verdict(19, NaN).within).toBe(false)
+    expect(fmtRatio(Infinity)).toBe('∞')
+    expect(fmtRatio(NaN)).toBe('n/a')
+    expect(fmtRatio(0.2784)).toBe('0.28')
+  })
+  it('sends numeric claims outside ±30 % and qualitative ones that fail to the sweep', () => {
+    expect(missed(3.7, 1.03, false)).toBe(true)
+    // Holding is not enough: 30× against the paper's 19× holds "at least 19×" but is not the paper's number.
+    expect(missed(19, 30, true)).toBe(true)
+    expect(missed(3.7, 3.5, false)).toBe(false)
+    expect(missed(undefined, 1.2, true)).toBe(false)
+    expect(missed(undefined, 1.0, false)).toBe(true)
+  })
+})
+
+describe('orderCheck', () => {
+  it('ranks by the lower value and matches only the paper\'s strict order', () => {
+    const v: Record<string, number> = { hula: 1, 'conga-prime': 2, ecmp: 3 }
+    expect(orderCheck(['hula', 'conga-prime', 'ecmp'], (s) => v[s])).toEqual({ ours: ['hula', 'conga-prime', 'ecmp'], matches: true })
+    const w: Record<string, number> = { hula: 2, 'conga-prime': 1, ecmp: 3 }
+    expect(orderCheck(['hula', 'conga-prime', 'ecmp'], (s) => w[s])).toEqual({ ours: ['conga-prime', 'hula', 'ecmp'], matches: false })
+  })
+  it('does not count a tie or a missing value as the paper\'s order', () => {
+    expect(orderCheck(['hula', 'ecmp'], () => 5).matches).toBe(false)
+    const v: Record<string, number> = { hula: NaN, ecmp: 3 }
+    expect(orderCheck(['hula', 'ecmp'], (s) => v[s])).toEqual({ ours: ['ecmp', 'hula'], matches: false })
+  })
+})
+
+const TEMPLATE = `# a comment that stays
+name: t
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 250 }
+transport: { kind: newreno, minRto: 1ms }
+buffer: { kind: shared, size: 1MB, pfc: { alpha: 0.125 } }
+schemes: [ecmp, conga, hula]
+workload: { kind: web-search, load: [0.3, 0.5, 0.7], flows: 5000 }
+seeds: [4, 5, 6]
+`
+
+describe('overrides and the sweep\'s scale', () => {
+  it('writes values at dotted paths, removes with null, and keeps the comments', () => {
+    const out = applyOverrides(TEMPLATE, { 'transport.minRto': '200ms', 'topology.queuePackets': 600, 'buffer.pfc.alpha': 0.5, 'workload.destinations': 'any' })
+    const doc = parseDocument(out).toJS()
+    expect(doc.transport).toEqual({ kind: 'newreno', minRto: '200ms' })
+    expect(doc.topology.queuePackets).toBe(600)
+    expect(doc.buffer.pfc.alpha).toBe(0.5)
+    expect(doc.workload.destinations).toBe('any')
+    expect(out).toContain('# a comment that stays')
+    expect(parseDocument(applyOverrides(TEMPLATE, { buffer: null })).toJS().buffer).toBeUndefined()
+  })
+  it('refuses a path through a value that is not a mapping, naming it', () => {
+    expect(() => applyOverrides(TEMPLATE, { 'name.x': 1 })).toThrow(/override name\.x: name is not a mapping/)
+  })
+  it('cuts a template to the claims\' points, the first seed and fewer flows', () => {
+    const points = pointsOf([{ scheme: 'hula', load: 0.7 }, { scheme: 'ecmp', load: 0.7 }, { scheme: 'hula', load: 0.3 }], ['ecmp', 'conga', 'hula'])
+    expect(points).toEqual({ schemes: ['ecmp', 'hula'], loads: [0.3, 0.7] })
+    const doc = parseDocument(sweepText(TEMPLATE, points, { maxFlows: 300 }, 't-sweep')).toJS()
+    expect(doc).toMatchObject({ name: 't-sweep', schemes: ['ecmp', 'hula'], seeds: [4], workload: { load: [0.3, 0.7], flows: 300 } })
+    // A measure over all loads keeps the template's loads.
+    expect(pointsOf([{ scheme: 'hula', load: undefined }], ['ecmp', 'hula']).loads).toBeUndefined()
+  })
+  it('declares, for every template with claims, open settings whose variants are well-formed overrides', () => {
+    for (const [name, s] of Object.entries(SETTINGS)) {
+      expect(Object.keys(CLAIMS), name).toContain(name)
+      expect(s.open.length, name).toBeGreaterThan(0)
+      for (const o of s.open) {
+        expect(o.reason.length, `${name} ${o.path}`).toBeGreaterThan(10)
+        for (const v of o.variants) expect(() => applyOverrides(TEMPLATE, { [o.path]: v.value }), `${name} ${o.path}`).not.toThrow()
+      }
+    }
+  })
+})
+
+describe('closingNote', () => {
+  it('counts the numeric claims within ±30 % and the figures in the paper\'s order', () => {
+    const note = closingNote([
+      '| template | claim | paper | ours | ours/paper | within ±30 % | holds |',
+      '|---|---|---|---|---|---|---|',
+      '| a | k1 | 3.70× | 3.50× | 0.95 | yes | no |',
+      '| a | k2 | 2.70× | 1.00× | 0.37 | no | no |',
+      '| a | k3 | better (qualitative) | 1.20× | — | — (qualitative) | yes |',
+      '| a | order of schemes (mean FCT) | hula < ecmp | ecmp < hula | — | — | no |',
+    ])
+    expect(note).toContain("1 of 2 numeric claims are within ±30 % of the paper's: a: k1.")
+    expect(note).toContain('0 of 1 figures rank their schemes as the paper does.')
+  })
+})
