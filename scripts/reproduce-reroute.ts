@@ -169,3 +169,34 @@ export function deadEndTraffic(t: ArrayLike<number>, unroutable: ArrayLike<numbe
   const stillAtEnd = last === lastDown && failure.recoverNs !== undefined
   return { worstNs: stillAtEnd ? Infinity : t[last] - failure.atNs, measured: 1 }
 }
+
+/**
+ * Fig. 9b's deflection time: the time from the failure to the first sampling interval, wholly
+ * after it and before the recovery, in which the rate delivered to the hosts is back to `share`
+ * of its mean over the `windowNs` before the failure. NaN when the failed link carried nothing
+ * at the last sample before the failure (no flow to deflect); Infinity when the rate is not
+ * back before the recovery (or the end of the run).
+ */
+export function deflection(
+  t: ArrayLike<number>,
+  delivered: ArrayLike<number>,
+  failedLinkUtil: ArrayLike<number>,
+  failure: Pick<Failure, 'atNs' | 'recoverNs'>,
+  share = 0.9,
+  windowNs = 1e6,
+): RerouteTime {
+  const before = lastBefore(t, failure.atNs + 1)
+  if (before < 0 || !(failedLinkUtil[before] > 0)) return { worstNs: NaN, measured: 0 }
+  let sum = 0
+  let n = 0
+  for (let j = before; j >= 0 && t[j] > failure.atNs - windowNs; j--) {
+    sum += delivered[j]
+    n++
+  }
+  const level = sum / n
+  const end = failure.recoverNs ?? Infinity
+  for (let j = before + 1; j < t.length && t[j] <= end; j++) {
+    if (t[j - 1] >= failure.atNs && delivered[j] >= share * level) return { worstNs: t[j] - failure.atNs, measured: 1 }
+  }
+  return { worstNs: Infinity, measured: 1 }
+}

@@ -6,7 +6,7 @@ import type { RunRow } from '../src-main/core/store'
 import { buildFabric, linkByName, peer } from '../src-main/model/topology'
 import { computeRoutes } from '../src-main/sim'
 import { bottleneckPort, queueMeasures, type PortQueue, type QueueMeasures } from './reproduce-queues'
-import { adjacentReroute, deadEndTraffic, rerouteBack, type Failure, type RerouteTime } from './reproduce-reroute'
+import { adjacentReroute, deadEndTraffic, deflection, rerouteBack, type Failure, type RerouteTime } from './reproduce-reroute'
 
 /** Runs of one template, grouped for the measures. */
 export class Results {
@@ -99,5 +99,28 @@ export class Results {
       series.set(sw, (series.get(sw) ?? new Map<string, ArrayLike<number>>()).set(String(d.entity.dstTor), values[i]))
     })
     return (which === 'adjacent' ? adjacentReroute : rerouteBack)(fabric, computeRoutes(fabric), f, { t, series })
+  }
+
+  /**
+   * Fig. 9b's deflection time (reproduce-reroute.ts) of a scheme's first run: the rate delivered
+   * to the hosts (link.util of the switch ports facing hosts, times their rate) against the
+   * failed link's utilization (either direction) before the template's first failure.
+   */
+  deflectionNs(scheme: string): number {
+    const failure = this.spec.failures[0]
+    if (!failure) throw new Error('the template has no failure')
+    const fabric = buildFabric(this.spec.topology)
+    const link = linkByName(fabric, failure.link)
+    const { defs, t, values } = this.core.opts.store.readSamples(this.pick(scheme)[0].id, ['link.util'])
+    const delivered = new Float64Array(t.length)
+    const failed = new Float64Array(t.length)
+    defs.forEach((d, i) => {
+      const node = fabric.nodes.find((n) => n.name === d.entity.switch)
+      if (!node) return
+      const far = peer(fabric, node.id, Number(d.entity.port))
+      if (far.link.id === link.id) for (let j = 0; j < t.length; j++) failed[j] = Math.max(failed[j], values[i][j])
+      if (fabric.nodes[far.node].role === 'host') for (let j = 0; j < t.length; j++) delivered[j] += values[i][j] * far.link.bps
+    })
+    return deflection(t, delivered, failed, failure).worstNs
   }
 }
