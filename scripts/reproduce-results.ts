@@ -123,4 +123,23 @@ export class Results {
     })
     return deflection(t, delivered, failed, failure).worstNs
   }
+
+  /**
+   * Another template's runs in the same database, named as this one is (with --quick's suffix):
+   * the baseline a claim compares with, run before this template by reproduce.ts. Its latest
+   * run of each (scheme, load, seed) counts, so a reused --db does not mix in older runs.
+   */
+  companion(name: string): Results {
+    const suffix = this.spec.name.endsWith('-quick') ? '-quick' : ''
+    const store = this.core.opts.store
+    const exp = store.findExperimentByName(name + suffix)
+    if (!exp) throw new Error(`no runs of ${name}${suffix} in this database: npm run reproduce runs it before ${this.spec.name}; with --only, run --only ${name} on the same --db first`)
+    const latest = new Map<string, RunRow>()
+    for (const r of store.listRuns({ experimentId: exp.id })) {
+      const key = `${r.scheme} ${r.load} ${r.seed}`
+      const had = latest.get(key)
+      if (!had || r.id > had.id) latest.set(key, r)
+    }
+    return new Results(this.core, this.core.parseOrThrow(exp.yaml, exp.file), [...latest.values()])
+  }
 }
