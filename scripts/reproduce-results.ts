@@ -76,17 +76,17 @@ export class Results {
   }
 
   /**
-   * Fig. 9's reroute times (reproduce-reroute.ts) around the template's first failure, from its
-   * first HULA run: away from it (the packets sent into dead ends), at the two switches at its
+   * Fig. 9's reroute times (reproduce-reroute.ts) around the template's first failure, from the
+   * first run of `scheme` (HULA; the best-hop ones need HULA's series): away from it (the packets sent into dead ends), at the two switches at its
    * ends, and back onto it after the recovery (both from the hula.bestHop series).
    */
-  hulaReroute(which: 'away' | 'adjacent' | 'back'): RerouteTime {
+  reroute(which: 'away' | 'adjacent' | 'back', scheme = 'hula'): RerouteTime {
     const failure = this.spec.failures[0]
     if (!failure) throw new Error('the template has no failure')
     if (this.spec.failover !== 'local') throw new Error("the reroute measures need failover: local (under 'global' routing withdraws the dead ends at the failure itself)")
     const fabric = buildFabric(this.spec.topology)
     const f: Failure = { link: linkByName(fabric, failure.link).id, atNs: failure.atNs, recoverNs: failure.recoverNs }
-    const run = this.pick('hula')[0].id
+    const run = this.pick(scheme)[0].id
     if (which === 'away') {
       const { t, values } = this.core.opts.store.readSamples(run, ['drops.unroutable'])
       if (values.length === 0) throw new Error('the run has no drops.unroutable series')
