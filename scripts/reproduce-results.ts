@@ -4,7 +4,9 @@ import type { Core } from '../src-main/core'
 import type { ExperimentSpec } from '../src-main/core/spec'
 import type { RunRow } from '../src-main/core/store'
 import { buildFabric, linkByName, peer } from '../src-main/model/topology'
+import { computeRoutes } from '../src-main/sim'
 import { bottleneckPort, queueMeasures, type PortQueue, type QueueMeasures } from './reproduce-queues'
+import { adjacentReroute, deadEndTraffic, deflection, rerouteBack, type Failure, type RerouteTime } from './reproduce-reroute'
 
 /** Runs of one template, grouped for the measures. */
 export class Results {
@@ -77,31 +79,71 @@ export class Results {
     return out
   }
 
-  /** The worst time, after the first failure, for a best hop through the dead link to move off it. */
-  hulaRecoveryNs(): number {
+  /**
+   * Fig. 9's reroute times (reproduce-reroute.ts) around the template's first failure, from the
+   * first run of `scheme` (HULA; the best-hop ones need HULA's series): away from it (the packets sent into dead ends), at the two switches at its
+   * ends, and back onto it after the recovery (both from the hula.bestHop series).
+   */
+  reroute(which: 'away' | 'adjacent' | 'back', scheme = 'hula'): RerouteTime {
+    const failure = this.spec.failures[0]
+    if (!failure) throw new Error('the template has no failure')
+    if (this.spec.failover !== 'local') throw new Error("the reroute measures need failover: local (under 'global' routing withdraws the dead ends at the failure itself)")
+    const fabric = buildFabric(this.spec.topology)
+    const f: Failure = { link: linkByName(fabric, failure.link).id, atNs: failure.atNs, recoverNs: failure.recoverNs }
+    const run = this.pick(scheme)[0].id
+    if (which === 'away') {
+      const { t, values } = this.core.opts.store.readSamples(run, ['drops.unroutable'])
+      if (values.length === 0) throw new Error('the run has no drops.unroutable series')
+      return deadEndTraffic(t, values[0], f)
+    }
+    const { defs, t, values } = this.core.opts.store.readSamples(run, ['hula.bestHop'])
+    const series = new Map<string, Map<string, ArrayLike<number>>>()
+    defs.forEach((d, i) => {
+      const sw = String(d.entity.switch)
+      series.set(sw, (series.get(sw) ?? new Map<string, ArrayLike<number>>()).set(String(d.entity.dstTor), values[i]))
+    })
+    return (which === 'adjacent' ? adjacentReroute : rerouteBack)(fabric, computeRoutes(fabric), f, { t, series })
+  }
+
+  /**
+   * Fig. 9b's deflection time (reproduce-reroute.ts) of a scheme's first run: the rate delivered
+   * to the hosts (link.util of the switch ports facing hosts, times their rate) against the
+   * failed link's utilization (either direction) before the template's first failure.
+   */
+  deflectionNs(scheme: string): number {
     const failure = this.spec.failures[0]
     if (!failure) throw new Error('the template has no failure')
     const fabric = buildFabric(this.spec.topology)
     const link = linkByName(fabric, failure.link)
-    const dead = new Map([
-      [fabric.nodes[link.a].name, link.aPort],
-      [fabric.nodes[link.b].name, link.bPort],
-    ])
-    const run = this.pick('hula')[0]
-    const { defs, t, values } = this.core.opts.store.readSamples(run.id, ['hula.bestHop'])
-    let worst = 0
-    let measured = 0
+    const { defs, t, values } = this.core.opts.store.readSamples(this.pick(scheme)[0].id, ['link.util'])
+    const delivered = new Float64Array(t.length)
+    const failed = new Float64Array(t.length)
     defs.forEach((d, i) => {
-      const port = dead.get(String(d.entity.switch))
-      if (port === undefined) return
-      let before = -1
-      for (let j = 0; j < t.length && t[j] < failure.atNs; j++) before = j
-      if (before < 0 || values[i][before] !== port) return
-      measured++
-      const after = t.findIndex((x, j) => x >= failure.atNs && values[i][j] >= 0 && values[i][j] !== port)
-      worst = Math.max(worst, after < 0 ? Infinity : t[after] - failure.atNs)
+      const node = fabric.nodes.find((n) => n.name === d.entity.switch)
+      if (!node) return
+      const far = peer(fabric, node.id, Number(d.entity.port))
+      if (far.link.id === link.id) for (let j = 0; j < t.length; j++) failed[j] = Math.max(failed[j], values[i][j])
+      if (fabric.nodes[far.node].role === 'host') for (let j = 0; j < t.length; j++) delivered[j] += values[i][j] * far.link.bps
     })
-    // No best hop went through the link before it failed: there is nothing to time, not 0.
-    return measured > 0 ? worst : NaN
+    return deflection(t, delivered, failed, failure).worstNs
+  }
+
+  /**
+   * Another template's runs in the same database, named as this one is (with --quick's suffix):
+   * the baseline a claim compares with, run before this template by reproduce.ts. Its latest
+   * run of each (scheme, load, seed) counts, so a reused --db does not mix in older runs.
+   */
+  companion(name: string): Results {
+    const suffix = this.spec.name.endsWith('-quick') ? '-quick' : ''
+    const store = this.core.opts.store
+    const exp = store.findExperimentByName(name + suffix)
+    if (!exp) throw new Error(`no runs of ${name}${suffix} in this database: npm run reproduce runs it before ${this.spec.name}; with --only, run --only ${name} on the same --db first`)
+    const latest = new Map<string, RunRow>()
+    for (const r of store.listRuns({ experimentId: exp.id })) {
+      const key = `${r.scheme} ${r.load} ${r.seed}`
+      const had = latest.get(key)
+      if (!had || r.id > had.id) latest.set(key, r)
+    }
+    return new Results(this.core, this.core.parseOrThrow(exp.yaml, exp.file), [...latest.values()])
   }
 }

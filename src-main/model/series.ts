@@ -45,6 +45,7 @@ export const SERIES_KINDS = {
   'host.received': { entity: ['host'], units: ['bps'], what: 'throughput the fabric delivered to a host (achieved)' },
   // fabric-wide transport
   'tcp.retransmits': { entity: [], units: ['count'], what: 'TCP segments retransmitted in the interval' },
+  'drops.unroutable': { entity: [], units: ['count'], what: 'packets dropped in the interval for lack of a live route (sent into a dead end after a failure)' },
   'tcp.dctcpAlpha': { entity: [], units: ['ratio'], what: "mean DCTCP alpha over active senders" },
   'tcp.dcqcnRate': { entity: [], units: ['bps'], what: 'mean DCQCN current rate (Rc) over active senders, at the sampling instant' },
   // a switch's shared buffer (the sim's `buffer: shared`)

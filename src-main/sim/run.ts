@@ -168,6 +168,9 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
     })
   }
   if (fab.buffer !== null) seriesGroups.push(bufferSeries(fab, fab.buffer))
+  // With links failing, the packets switches send into a dead end (no live way on toward the
+  // destination, as under failover: local): how long a load balancer keeps sending into it.
+  if (changes.length > 0) seriesGroups.push(unroutableSeries(ctx.counters))
   const env = createStageEnv(ctx, fab, flows, new Rng(cfg.seed, FORWARDING_STREAM), cfg.schemeParams ?? {}, seriesGroups)
   const stage = stageFactory(env)
   for (const sw of fab.switches) sw.setStage(stage)
@@ -285,6 +288,18 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
  * the flows they carry (tcp/messages.ts). Both tables name these columns alike.
  */
 type AppFlows = Pick<FlowTable, 'n' | 'src' | 'dst' | 'sizeBytes' | 'startPs' | 'finishPs' | 'group' | 'done' | 'finishOrder'>
+
+/** Packets dropped for lack of a live route, fabric-wide, per interval. */
+function unroutableSeries(c: Counters): SeriesGroup {
+  let last = 0
+  return {
+    defs: [{ kind: 'drops.unroutable', entity: {}, unit: 'count' }],
+    fill: (out) => {
+      out[0] = c.unroutableDrops - last
+      last = c.unroutableDrops
+    },
+  }
+}
 
 /**
  * Per switch: bytes charged to its shared buffer (shared pool and headroom) at each sample.
