@@ -155,6 +155,21 @@ export const SETTINGS: Record<string, TemplateSettings> = {
     order: hulaOrder('mean FCT over the run', ['hula', 'ecmp'], undefined),
     figure: { kind: 'fct-cdf', paperFigure: 'HULA Fig. 9', note: 'the paper plots the failure over time; here the FCT CDF of the run' },
   },
+  'hula-fig9b-long-flows': {
+    paper: HULA_PAPER,
+    given: [...HULA_GIVEN, 'long-running flows across the bottleneck link, which fails and comes back'],
+    open: [HULA_MIN_RTO, PACKETS(250), SHARING, TRANSPORT('newreno')],
+  },
+  'hula-fig9c-probes-ideal': {
+    paper: HULA_PAPER,
+    given: [...HULA_GIVEN, 'the Fig. 6 setting (S2–A4 disabled), web-search', 'the ideal probe period (the baseline of the ×10 runs)'],
+    open: HULA_OPEN,
+  },
+  'hula-fig9c-probes-10x': {
+    paper: HULA_PAPER,
+    given: [...HULA_GIVEN, 'the Fig. 6 setting (S2–A4 disabled), web-search', 'probes 10× more often than the ideal period'],
+    open: HULA_OPEN,
+  },
   'dhlb-fig4-probe-overhead': {
     paper: DHLB_PAPER,
     given: [...DHLB_GIVEN, 'probe overhead against load'],
