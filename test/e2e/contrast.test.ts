@@ -2,8 +2,9 @@
 // effective background (WCAG 2: 4.5:1 for body text, 3:1 for large text), and the graphs'
 // labels against what they are drawn on (3:1). Measured in Chromium on the Testbeds view (list,
 // hosts, mapping, Check's results), the testbed form with its field errors, the host-key
-// dialog, the experiment's Topology tab (toolbar, inspector, problems) and Fabric tab, and the
-// export dialog, in the dark and the light theme. Screenshots: test-artifacts/e2e/contrast-*.png.
+// dialog, the experiment's Topology tab (toolbar, inspector, problems) and Fabric tab (before
+// and after a run, with the experiment's header and runs table), and the export dialog, in the
+// dark and the light theme. Screenshots: test-artifacts/e2e/contrast-*.png.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -99,14 +100,22 @@ describe('contrast of the designer views in both themes', () => {
       await page.getByTestId('nav-testbeds').click()
       await page.locator('[data-testid="testbed-item"][data-testbed="lab"]').click()
       await expect.poll(() => page.getByTestId('map-switch-row').count(), { timeout: 15_000 }).toBe(3)
-      await look('testbed', '[data-testid="testbeds-view"]')
+      await look('testbed', 'main')
       await page.getByTestId('check-testbed').click()
       if (t === 'dark') {
+        // The dialog asks once per key: measured in both themes while it is open (the toggle sits
+        // under the dialog's backdrop, so it gets its click event directly).
         await look('hostkey-dialog', '[data-testid="hostkey-dialog"]')
+        await page.getByTestId('theme-toggle').dispatchEvent('click')
+        await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('light')
+        theme = 'light'
+        await look('hostkey-dialog', '[data-testid="hostkey-dialog"]')
+        await page.getByTestId('theme-toggle').dispatchEvent('click')
+        await setTheme('dark')
         await page.getByTestId('hostkey-trust').click()
       }
       await expect.poll(() => page.getByTestId('check-host').getAttribute('data-status'), { timeout: 60_000 }).toBe('ok')
-      await look('testbed-checked', '[data-testid="testbeds-view"]')
+      await look('testbed-checked', 'main')
 
       // The form, with problems at their fields.
       await page.getByTestId('add-testbed').click()
@@ -114,29 +123,42 @@ describe('contrast of the designer views in both themes', () => {
       await page.getByTestId('tb-host-port').fill('70000')
       await page.getByTestId('tb-save').click()
       await page.getByTestId('tb-err-port').waitFor({ timeout: 10_000 })
-      await look('testbed-form', '[data-testid="testbeds-view"]')
+      await look('testbed-form', 'main')
 
       // The experiment's Topology tab: a link selected (its form), then a host without a link (a problem).
       await page.getByTestId('experiment-item').filter({ hasText: 'contrast' }).click()
       await page.getByTestId('tab-topology').click()
       await page.getByTestId('topo-link-list').selectOption('s0-l0')
       await page.getByTestId('topo-link-form').waitFor({ timeout: 15_000 })
-      await look('topology-link', '[data-testid="topology-view"]', { graph: '[data-testid="topo-canvas"]' })
+      await look('topology-link', 'main', { graph: '[data-testid="topo-canvas"]' })
       await page.getByTestId('topo-canvas').focus()
       await page.keyboard.press('h')
       await page.getByTestId('topo-problem').first().waitFor({ timeout: 15_000 })
-      await look('topology-problem', '[data-testid="topology-view"]', { graph: '[data-testid="topo-canvas"]' })
+      await look('topology-problem', 'main', { graph: '[data-testid="topo-canvas"]' })
       await page.keyboard.press('Control+z')
 
       // The Fabric tab before any run, the failing and the slow link marked.
       await page.getByTestId('tab-fabric').click()
       await page.getByTestId('fabric-before-run').waitFor({ timeout: 15_000 })
-      await look('fabric', '[data-testid="fabric-view"]', { graph: '[data-testid="fabric-graph"]' })
+      await look('fabric', 'main', { graph: '[data-testid="fabric-graph"]' })
 
       // The export dialog.
       await page.getByTestId('export-experiment').click()
       await look('export-dialog', '[data-testid="archive-export-dialog"]')
       await page.keyboard.press('Escape')
+    }
+
+    // After a run: the runs table's rows and the Fabric tab drawing the run, in both themes.
+    await page.getByTestId('experiment-item').filter({ hasText: 'contrast' }).click()
+    await page.getByTestId('run-experiment').click()
+    await expect.poll(() => page.getByTestId('run-row').first().getAttribute('data-status'), { timeout: 120_000, interval: 250 }).toMatch(/^(done|incomplete|failed)$/)
+    for (const t of ['dark', 'light'] as const) {
+      await setTheme(t)
+      await page.getByTestId('tab-fabric').click()
+      await page.getByTestId('fabric-graph').waitFor({ timeout: 15_000 })
+      await look('fabric-run', 'main', { graph: '[data-testid="fabric-graph"]' })
+      await page.getByTestId('tab-topology').click()
+      await look('topology-run', 'main', { graph: '[data-testid="topo-canvas"]' })
     }
     expect(exp.id).toBe(1)
     writeFileSync(join(ARTIFACTS, 'contrast-found.json'), JSON.stringify(found, null, 1))

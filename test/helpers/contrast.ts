@@ -26,12 +26,18 @@ declare function getComputedStyle(el: Element): any
 
 /** Runs in the page: the low-contrast texts under `selector` (every match). */
 function measure(args: { selector: string; exclude: string[] }): LowContrast[] {
+  /** A computed colour: rgb()/rgba(), or color(srgb ...) as Chromium gives a color-mix(); null for one it cannot read. */
   const parse = (c: string): Rgba | null => {
-    const m = /rgba?\(([^)]+)\)/.exec(c)
-    if (!m) return null
-    const p = m[1].split(/[\s,/]+/).filter(Boolean).map(Number)
-    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]
+    const m = /^rgba?\(([^)]+)\)$/.exec(c)
+    if (m) {
+      const p = m[1].split(/[\s,/]+/).filter(Boolean).map(Number)
+      return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]
+    }
+    const s = /^color\(srgb ([\d.e-]+) ([\d.e-]+) ([\d.e-]+)(?: \/ ([\d.e-]+))?\)$/.exec(c)
+    if (s) return [Number(s[1]) * 255, Number(s[2]) * 255, Number(s[3]) * 255, s[4] === undefined ? 1 : Number(s[4])]
+    return null
   }
+  const unread = new Set<string>()
   const over = (top: Rgba, under: Rgba): Rgba => {
     const a = top[3] + under[3] * (1 - top[3])
     if (a === 0) return [0, 0, 0, 0]
@@ -58,6 +64,7 @@ function measure(args: { selector: string; exclude: string[] }): LowContrast[] {
       const cs = getComputedStyle(e)
       opacity *= Number(cs.opacity)
       const c = parse(cs.backgroundColor)
+      if (!c) unread.add(cs.backgroundColor)
       if (c && c[3] > 0) {
         layers.push(c)
         if (c[3] >= 1) break
@@ -89,7 +96,10 @@ function measure(args: { selector: string; exclude: string[] }): LowContrast[] {
     if (args.exclude.some((x) => el.closest(x))) return
     const cs = getComputedStyle(el)
     const fg0 = parse(cs.color)
-    if (!fg0) return
+    if (!fg0) {
+      unread.add(cs.color)
+      return
+    }
     const { bg, opacity } = backdrop(el)
     const fg = over([fg0[0], fg0[1], fg0[2], fg0[3] * opacity], bg)
     const size = parseFloat(cs.fontSize)
@@ -103,11 +113,14 @@ function measure(args: { selector: string; exclude: string[] }): LowContrast[] {
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       if (n.textContent?.trim() && n.parentElement && !n.parentElement.closest('option, script, style')) check(n.parentElement, n.textContent)
     }
-    for (const el of root.querySelectorAll('input:not([type=checkbox]):not([type=radio]):not([type=file]), select, textarea')) {
+    // Controls that show their value as text (a range, a checkbox or a colour show none).
+    for (const el of root.querySelectorAll('input:not([type=checkbox]):not([type=radio]):not([type=file]):not([type=range]):not([type=color]), select, textarea')) {
       const v = el.tagName === 'SELECT' ? (el.selectedOptions[0]?.text ?? '') : (el.value as string)
       if (v.trim()) check(el, v)
     }
   }
+  // A colour the measure cannot read is a failure, not a pass.
+  for (const c of unread) out.push({ where: 'colour format', text: `cannot read ${c}`, fg: c, bg: '', ratio: 0, need: 4.5 })
   return out
 }
 
