@@ -55,8 +55,11 @@ describe('mapping a fabric onto a testbed in Chromium', () => {
     await contract(app.url, 'experiments.create', { yaml: YAML })
     await openTestbed()
     await expect.poll(() => page.getByTestId('map-switch-row').count(), { timeout: 15_000 }).toBe(4)
-    // Only leaf0 placed: the preview names the switches on no host.
-    await hostOf('leaf0').selectOption('hostA')
+    // Only leaf0 placed, from the keyboard (the host list is a select: ArrowDown picks the first
+    // host): the preview names the switches on no host.
+    await hostOf('leaf0').focus()
+    await page.keyboard.press('ArrowDown')
+    await expect.poll(() => hostOf('leaf0').inputValue()).toBe('hostA')
     await expect.poll(() => page.getByTestId('map-problems').innerText(), { timeout: 10_000 }).toContain('switches leaf1, spine0, spine1 are on no host')
     await hostOf('spine0').selectOption('hostA')
     await hostOf('leaf1').selectOption('hostB')
@@ -65,7 +68,9 @@ describe('mapping a fabric onto a testbed in Chromium', () => {
     await page.getByTestId('map-tunnel-hostB').fill(lab.b.underlay)
     await page.getByTestId('map-tunnel-hostB').press('Tab')
     await expect.poll(() => page.getByTestId('map-lines').innerText(), { timeout: 10_000 }).toContain(`hostB: switches leaf1, spine1 in namespace <run>s1; fabric hosts h1 (<run>h1); 2 veth pairs, 2 VXLAN tunnels from ${lab.b.underlay}`)
-    await page.getByTestId('map-save').click()
+    // Saved from the keyboard: Tab from the last tunnel field does not reach Save, so focus it and press Enter.
+    await page.getByTestId('map-save').focus()
+    await page.keyboard.press('Enter')
     await expect.poll(() => page.getByTestId('map-yaml').innerText(), { timeout: 10_000 }).toContain(`tunnelAddress: ${lab.b.underlay}`)
     await expect.poll(() => page.getByTestId('map-summary').innerText(), { timeout: 10_000 }).toBe('hostA: leaf0, spine0 · hostB: leaf1, spine1')
     await page.screenshot({ path: join(ARTIFACTS, 'tb-map-1-saved.png'), fullPage: true })

@@ -2,7 +2,7 @@
 // one spine link failed at 5 ms, a parallel link added (the fabric is then written out as explicit
 // nodes and links), a node moved, saved; the server restarted on the same database shows the same
 // graph and positions; the saved YAML validates and runs on the simulator. A second test does every
-// designer action from the keyboard. Screenshots (light and dark) in test-artifacts/e2e/topology-*.png.
+// designer action from the keyboard (mapping a switch to a host from the keyboard: testbed-mapping.test.ts). Screenshots (light and dark) in test-artifacts/e2e/topology-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -124,6 +124,8 @@ describe('the topology editor in Chromium', () => {
     await page.getByTestId('topo-fit').click()
     await expect.poll(() => page.getByTestId('topo-status').innerText(), { timeout: 15_000 }).toContain('valid')
     await page.getByTestId('topo-save').click()
+    // Saved: the button is back to Save (it is disabled while saving too), disabled until the next change.
+    await expect.poll(() => page.getByTestId('topo-save').innerText(), { timeout: 15_000 }).toBe('Save')
     await expect.poll(() => page.getByTestId('topo-save').isDisabled(), { timeout: 15_000 }).toBe(true)
     await shoot(page, 'editor')
     const layout = await contract(app.url, 'experiments.layout', { id: 1 })
@@ -237,21 +239,64 @@ describe('the topology editor in Chromium', () => {
     await key('Delete')
     await expect.poll(async () => Object.keys(await nodes(page))).not.toContain('h16')
     expect(Object.keys(await links(page))).not.toContain(hostLink)
-    // The lists pick a node or link; the link's speed and failure are set with Enter in their fields.
+    // A parallel link from the keyboard: agg1 from the list, Shift+ArrowUp adds the switch above, L
+    // links them; the same two again and L: a second link beside the first. Undo takes both back.
+    const linkAbove = async (): Promise<string> => {
+      await page.getByTestId('topo-node-list').selectOption('agg1')
+      await expect.poll(focused).toBe('topo-canvas')
+      await key('Shift+ArrowUp')
+      await expect.poll(async () => (await selected(page)).length).toBe(2)
+      const had = Object.keys(await links(page))
+      await key('l')
+      await expect.poll(async () => Object.keys(await links(page)).length).toBe(had.length + 1)
+      return Object.keys(await links(page)).find((l) => !had.includes(l))!
+    }
+    const one = await linkAbove()
+    const two = await linkAbove()
+    expect(two.replace(/\/\d+$/, '')).toBe(one.replace(/\/\d+$/, ''))
+    expect(two).toMatch(/\/\d+$/)
+    await key('Control+z')
+    await key('Control+z')
+    await expect.poll(async () => Object.keys(await links(page))).not.toContain(one)
+    // S adds a spine and Delete removes it again.
+    await key('s')
+    await expect.poll(async () => Object.keys(await nodes(page)).length).toBe(37)
+    await key('Delete')
+    await expect.poll(async () => Object.keys(await nodes(page)).length).toBe(36)
+
+    // The lists pick a node or link; Enter on the graph goes to the link's fields (Escape comes
+    // back), where speed, delay and loss are set with Enter, then the failure and its recovery.
     await page.getByTestId('topo-link-list').focus()
     await page.getByTestId('topo-link-list').selectOption('edge0-h0')
     await expect.poll(() => selected(page)).toEqual(['edge0-h0'])
-    await page.getByTestId('topo-link-speed').focus()
+    await expect.poll(focused).toBe('topo-canvas')
+    await key('Enter')
+    expect(await focused()).toBe('topo-link-speed')
+    await key('Escape')
+    expect(await focused()).toBe('topo-canvas')
+    await key('Enter')
     await page.keyboard.type('1Gbps')
+    await key('Tab')
+    expect(await focused()).toBe('topo-link-delay')
+    await page.keyboard.type('5us')
+    await key('Tab')
+    await page.keyboard.type('0.001')
     await key('Enter')
     await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 30_000 }).toContain('slow')
-    await page.getByTestId('topo-fail-at').focus()
+    await expect.poll(focused).toBe('topo-canvas')
+    await key('Enter')
+    for (let i = 0; i < 4; i++) await key('Tab')
+    expect(await focused()).toBe('topo-fail-at')
     await page.keyboard.type('2ms')
-    await page.getByTestId('topo-fail-recover').focus()
+    await key('Tab')
     await page.keyboard.type('4ms')
     await key('Enter')
     await expect.poll(async () => (await links(page))['edge0-h0'], { timeout: 30_000 }).toContain('failing')
     expect(await focused()).toBe('topo-canvas')
+    // R lays out by tier: the position moved by hand in the first test is forgotten.
+    expect((await contract(app.url, 'experiments.layout', { id: 1 })).positions.core3).toBeDefined()
+    await key('r')
+    await expect.poll(async () => (await contract(app.url, 'experiments.layout', { id: 1 })).positions, { timeout: 10_000 }).toEqual({})
     await shoot(page, 'keyboard')
 
     // F fits; Ctrl+S saves (the text validates again). The screenshots left the focus on the theme button.
@@ -259,7 +304,13 @@ describe('the topology editor in Chromium', () => {
     await key('f')
     await expect.poll(() => page.getByTestId('topo-status').innerText(), { timeout: 15_000 }).toContain('valid')
     await key('Control+s')
+    await expect.poll(() => page.getByTestId('topo-save').innerText(), { timeout: 15_000 }).toBe('Save')
     await expect.poll(() => page.getByTestId('topo-save').isDisabled(), { timeout: 15_000 }).toBe(true)
+    const saved = (await contract(app.url, 'experiments.get', { id: 1 })).yaml as string
+    expect(saved).toMatch(/\{ a: edge0, b: h0, [^}]*speed: 1Gbps[^}]*\}/)
+    expect(saved).toMatch(/\{ a: edge0, b: h0, [^}]*delay: 5us[^}]*\}/)
+    expect(saved).toMatch(/\{ a: edge0, b: h0, [^}]*loss: 0.001[^}]*\}/)
+    expect(saved).toContain('- { link: edge0-h0, at: 2ms, recover: 4ms }')
 
     // The control plane ECMP would deploy on this fabric, per switch, for simple_switch_CLI and bfrt_python.
     await page.getByTestId('topo-cp-toggle').focus()
