@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { RunCompletion, RunStatus } from './status'
 
-export { COMPLETE_SHARE, RunCompletion, RunStatus, TERMINAL_STATUSES, completionNumbers } from './status'
+export { COMPLETE_SHARE, RunCompletion, RunStatus, TERMINAL_STATUSES, completionNumbers, unfinishedText } from './status'
 
 // Domain shapes shared by the core and the UI. Times crossing the contract are
 // integers in nanoseconds (sim time) or ISO-8601 strings (wall clock).

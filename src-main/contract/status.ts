@@ -44,3 +44,9 @@ export function completionNumbers(c: RunCompletion): string {
   const rest = [`${c.failed} failed`, `${c.unfinished} unfinished`, ...(c.unbounded ? [`${c.unbounded} without a size ran to the end`] : [])]
   return `${c.finished} of ${c.flows} flows finished (${rest.join(', ')})`
 }
+
+/** "12 unfinished (0.12 % of the flows)": the count and the share, for runs done with a few flows left. */
+export function unfinishedText(c: RunCompletion): string {
+  const share = c.flows > 0 ? (100 * c.unfinished) / c.flows : 0
+  return `${c.unfinished} unfinished (${share.toFixed(2)} % of the flows)`
+}

@@ -156,9 +156,21 @@ export interface PoissonWorkload {
   connections?: ClientServerConnections
 }
 
+/**
+ * How clients choose their servers. `random`: each client draws its own, independently, so
+ * a server may be chosen by several clients (and then its downlink is offered a multiple
+ * of the load) or by none. `permutation`: a random one-to-one assignment over the
+ * destination set, so each server has exactly `servers` clients and every downlink is
+ * offered the load itself.
+ */
+export const SERVER_CHOICES = ['random', 'permutation'] as const
+export type ServerChoice = (typeof SERVER_CHOICES)[number]
+
 export interface ClientServerConnections {
   perServer: number
   servers?: number
+  /** Omitted: random. */
+  choice?: ServerChoice
 }
 
 /**

@@ -50,6 +50,10 @@ describe('a run whose flows do not finish is incomplete everywhere', () => {
     expect(show.code).toBe(0)
     expect(show.stdout).toMatch(/^status {4}incomplete: \d+ of 200 flows finished/m)
     expect(show.stdout).toMatch(/^flows {5}\d+ of 200 flows finished \(0 failed, \d+ unfinished\); done needs 99 %$/m)
+    // The unfinished flows as a count and a share of all the flows, never just dropped.
+    const unfinished = Number(/^ {10}(\d+) unfinished \((\d+\.\d\d) % of the flows\), left out of the FCT statistics$/m.exec(show.stdout)?.[1])
+    expect(unfinished).toBeGreaterThan(0)
+    expect(show.stdout).toContain(`${unfinished} unfinished (${((100 * unfinished) / 200).toFixed(2)} % of the flows)`)
     expect(show.stdout).toMatch(NOT_DONE)
     const json = JSON.parse(p4lab(['show', '1', '--db', 'x.db', '--json'], dir).stdout)
     expect(json.status).toBe('incomplete')

@@ -424,6 +424,18 @@ describe('workload kinds', () => {
     expect(errorsOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 10, connections: { perServer: 0 } }'))[0]).toMatch(/workload.connections.perServer: expected a positive integer/)
   })
 
+  it('takes how clients choose servers (choice: random or permutation); random, the default, hashes as before', () => {
+    const w = (c: string) => specOf(hula(SCHEMES_LINE, `workload: { kind: web-search, load: 0.5, flows: 100, connections: { perServer: 3${c} } }`))
+    const perm = w(', choice: permutation')
+    expect(perm.workload).toMatchObject({ connections: { perServer: 3, choice: 'permutation' } })
+    expect(simConfigFor({ runId: 1, spec: perm, scheme: 'ecmp', load: 0.5, seed: 1 }).workload).toMatchObject({ connections: { perServer: 3, choice: 'permutation' } })
+    expect(w(', choice: random')).toEqual(w(''))
+    expect(w(', choice: random').workload).toEqual(expect.objectContaining({ connections: { perServer: 3 } }))
+    expect(errorsOf(hula(SCHEMES_LINE, 'workload: { kind: web-search, load: 0.5, flows: 10, connections: { perServer: 3, choice: derangement } }'))[0]).toMatch(
+      /workload.connections.choice: expected one of random, permutation, got/,
+    )
+  })
+
   it('refuses other-pods on a fabric without pods, and an unknown destinations value', () => {
     const leafSpine = 'name: x\ntopology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 4, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\nworkload: { kind: web-search, load: 0.5, flows: 10, destinations: other-pods }\n'
     expect(errorsOf(leafSpine)).toEqual(['test.yaml:4:67: workload.destinations: other-pods needs a fabric with at least 2 pods (three-tier or fat-tree); a leaf-spine has none'])

@@ -143,6 +143,15 @@ describe('a run that ends, in the runs table', () => {
     expect(cells.get('finished')).toBe('0')
   })
 
+  it('shows a done run\'s few unfinished flows as a count and a share in its progress cell', async () => {
+    const completion = { flows: 600, finished: 597, failed: 0, unfinished: 3, unbounded: 0, complete: true, cause: null }
+    handlers.get('run.status')!(statusEvent(run('done', { stats: { ...STATS, finished: 597 }, completion })))
+    records.value = recordOf('done', { mean: STATS.meanNs })
+    const cells = await renderRow(pinia)
+    expect(cells.get('status')).toBe('done')
+    expect(cells.get('progress')).toBe('3 unfinished (0.50 % of the flows)')
+  })
+
   it('keeps "—" for a run that ended without results', async () => {
     handlers.get('run.status')!(statusEvent(run('failed', { error: 'deploy: no route' })))
     const cells = await renderRow(pinia)

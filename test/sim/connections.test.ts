@@ -2,7 +2,7 @@
 // 5-tuple and congestion state and are sent one after another, and each flow's FCT runs from
 // its arrival to the ACK of its last byte, so it includes its wait behind earlier flows.
 import { describe, expect, test } from 'vitest'
-import { buildFabric } from '../../src-main/model/topology'
+import { buildFabric, customFromFabric } from '../../src-main/model/topology'
 import { type ExplicitFlow, type SimResult } from '../../src-main/sim'
 import { buildFlows } from '../../src-main/sim/workload'
 import { HostLayout } from '../../src-main/sim/workload/layout'
@@ -105,6 +105,67 @@ describe('the client-server workload', () => {
       expect(r.flows.finishNs[m]).toBeGreaterThanOrEqual(lastFinish.get(c) ?? 0)
       lastFinish.set(c, r.flows.finishNs[m])
     }
+  })
+
+  // Clients per server, from the connection table (a server with no client does not appear).
+  const fanIn = (t: ReturnType<typeof buildFlows>): Map<number, Set<number>> => {
+    const m = new Map<number, Set<number>>()
+    for (let c = 0; c < t.n; c++) m.set(t.dst[c], (m.get(t.dst[c]) ?? new Set()).add(t.src[c]))
+    return m
+  }
+
+  test('choice random: clients draw on their own, so with this seed some server has several clients', () => {
+    const t = buildFlows({ ...w, flows: 500 }, layout, 1460, 1)
+    const counts = [...fanIn(t).values()].map((s) => s.size)
+    expect(Math.max(...counts)).toBeGreaterThanOrEqual(2)
+    expect(counts.length).toBeLessThan(32)
+  })
+
+  test('choice permutation: every server has exactly one client, across pods, for several seeds', () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const t = buildFlows({ ...w, flows: 3000, connections: { perServer: 3, choice: 'permutation' } }, layout, 1460, seed)
+      const m = fanIn(t)
+      expect(m.size).toBe(32)
+      for (const [server, clients] of m) {
+        expect(clients.size).toBe(1)
+        const client = [...clients][0]
+        expect(fabric.nodes[fabric.torOfHost[server]].pod).not.toBe(fabric.nodes[fabric.torOfHost[client]].pod)
+      }
+      // Still three connections per client, each its own 5-tuple.
+      expect(t.n).toBe(96)
+    }
+    // The assignment is drawn from the seed: two seeds give two different ones.
+    const pairs = (seed: number): string => {
+      const t = buildFlows({ ...w, flows: 500, connections: { perServer: 3, choice: 'permutation' } }, layout, 1460, seed)
+      return Array.from({ length: t.n }, (_, c) => `${t.src[c]}>${t.dst[c]}`).join(',')
+    }
+    expect(pairs(1)).toBe(pairs(1))
+    expect(pairs(1)).not.toBe(pairs(2))
+  })
+
+  test('choice permutation with two servers per client: each server has exactly two clients', () => {
+    const any = { ...w, flows: 500, destinations: 'other-racks' as const, connections: { perServer: 1, servers: 2, choice: 'permutation' as const } }
+    const t = buildFlows(any, layout, 1460, 5)
+    const m = fanIn(t)
+    expect(m.size).toBe(32)
+    for (const [server, clients] of m) {
+      expect(clients.size).toBe(2)
+      for (const c of clients) expect(fabric.torOfHost[c]).not.toBe(fabric.torOfHost[server])
+    }
+  })
+
+  test('choice permutation refuses a fabric where no one-to-one assignment exists; random still runs', () => {
+    // Racks of 3 and 1 hosts: the 3 hosts of the first rack can only send to the one host of the second.
+    const written = customFromFabric(buildFabric(topo({ leaves: 2, spines: 1, hostsPerLeaf: 3 })), { hostLinkBps: 10e9, fabricLinkBps: 10e9, linkDelayNs: 1000 })
+    const gone = new Set(['h4', 'h5'])
+    const uneven = buildFabric({ ...written, nodes: written.nodes.filter((n) => !gone.has(n.name)), links: written.links.filter((l) => !gone.has(l.a) && !gone.has(l.b)).map(({ a, b }) => ({ a, b })) })
+    const small = new HostLayout(uneven, 10e9)
+    expect(small.rackHosts.map((r) => r.length)).toEqual([3, 1])
+    const cs = { ...w, destinations: 'other-racks' as const, flows: 10 }
+    expect(() => buildFlows({ ...cs, connections: { perServer: 1, choice: 'permutation' } }, small, 1460, 1)).toThrow(
+      /workload.connections.choice is permutation, but no one-to-one assignment of clients to servers exists.*use choice: random/,
+    )
+    expect(buildFlows({ ...cs, connections: { perServer: 1 } }, small, 1460, 1).msgs!.n).toBe(10)
   })
 
   test('refuses more servers than a client has destinations', () => {

@@ -185,7 +185,7 @@ describe('templates', () => {
     if (!r.ok) throw new Error(r.errors.map((e) => `${e.file}:${e.line}: ${e.path}: ${e.message}`).join('\n'))
     return r.spec
   }
-  test.each(['hula-fig5a-websearch', 'hula-fig5b-datamining', 'hula-fig6-asymmetric', 'hula-fig8-queues', 'hula-fig9-failure'])('%s parses on Fig. 4 fabric with HULA', (name) => {
+  test.each(['hula-fig5a-websearch', 'hula-fig5b-datamining', 'hula-fig6-asymmetric', 'hula-fig7-datamining-asymmetric', 'hula-fig8-queues', 'hula-fig9-failure'])('%s parses on Fig. 4 fabric with HULA', (name) => {
     const text = readFileSync(join(dir, `${name}.yaml`), 'utf8')
     expect(text).toMatch(/^# HULA \(ACM SOSR 2016\), Fig\. \d\w?: .*\n/)
     expect(text).toMatch(/The paper's claim/)
@@ -196,6 +196,8 @@ describe('templates', () => {
   })
   test('the asymmetric ones remove S2-A4, Fig. 9 fails the bottleneck mid-run', () => {
     expect(parse('hula-fig6-asymmetric.yaml').topology.remove).toEqual(['spine1-agg3'])
+    expect(parse('hula-fig7-datamining-asymmetric.yaml').topology.remove).toEqual(['spine1-agg3'])
+    expect(parse('hula-fig7-datamining-asymmetric.yaml').workload).toMatchObject({ kind: 'data-mining', flows: 20000, destinations: 'other-pods', connections: { perServer: 3 } })
     expect(parse('hula-fig8-queues.yaml').topology.remove).toEqual(['spine1-agg3'])
     // Fig. 9: on the Fig. 6 fabric, its bottleneck S2-A3 fails and comes back, with data-plane failover.
     expect(parse('hula-fig9-failure.yaml').topology.remove).toEqual(['spine1-agg3'])

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { COMPLETE_SHARE, completionNumbers } from '../../contract'
+import { COMPLETE_SHARE, completionNumbers, unfinishedText } from '../../contract'
 import type { RunRanWith } from '../../contract'
 import { ranWith } from '../../core/run-view'
 import { toRun } from '../../core/services'
@@ -32,7 +32,7 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
     const lines = [
       `run ${row.id}: ${row.experimentName}, ${row.scheme}, load ${row.load}, seed ${row.seed} on ${row.target}`,
       `status    ${row.status}${row.error ? `: ${row.error}` : ''}`,
-      ...(row.completion ? [`flows     ${completionNumbers(row.completion)}${row.completion.complete ? '' : `; done needs ${COMPLETE_SHARE * 100} %`}`] : []),
+      ...(row.completion ? [`flows     ${completionNumbers(row.completion)}${row.completion.complete ? '' : `; done needs ${COMPLETE_SHARE * 100} %`}`, `          ${unfinishedText(row.completion)}, left out of the FCT statistics`] : []),
       `created   ${row.createdAt}`,
       `started   ${row.startedAt ?? '-'}`,
       `finished  ${row.finishedAt ?? '-'}`,

@@ -8,7 +8,7 @@ import { canonicalLink, checkAgainstFabric, checkParams, toTopology } from './ch
 import { addressPlanProblems, budgetProblems, controlCharacterProblems, yamlSizeProblem } from './limits'
 import { formatPath, locate, type FieldPath } from './locate'
 import { DEFAULT_INT_PORT, describeValue, experimentSchema, type RawExperiment } from './schema'
-import type { ExperimentSpec, FailureSpec, IntSpec, IntWatch, ParseOptions, ParseResult, WorkloadSpec } from './types'
+import type { ExperimentSpec, FailureSpec, IntSpec, IntWatch, ParseOptions, ParseResult, PoissonWorkloadSpec, WorkloadSpec } from './types'
 import { loadWorkloadCdf } from './workload'
 
 /**
@@ -212,8 +212,17 @@ function normaliseWorkload(w: RawExperiment['workload'], file: string, cdf: Arra
         flows: w.flows,
         ...(w.destinations !== undefined && w.destinations !== 'other-racks' ? { destinations: w.destinations } : {}),
         ...(w.warmup !== undefined && w.warmup > 0 ? { warmup: w.warmup } : {}),
-        ...(w.connections !== undefined ? { connections: { perServer: w.connections.perServer, ...(w.connections.servers !== undefined ? { servers: w.connections.servers } : {}) } } : {}),
+        ...(w.connections !== undefined ? { connections: connectionsOf(w.connections) } : {}),
       }
+  }
+}
+
+/** The client-server settings as the spec keeps them: defaults left out, so specs without them hash as before. */
+function connectionsOf(c: { perServer: number; servers?: number; choice?: 'random' | 'permutation' }): NonNullable<PoissonWorkloadSpec['connections']> {
+  return {
+    perServer: c.perServer,
+    ...(c.servers !== undefined ? { servers: c.servers } : {}),
+    ...(c.choice === 'permutation' ? { choice: c.choice } : {}),
   }
 }
 

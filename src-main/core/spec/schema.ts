@@ -1,4 +1,4 @@
-import { DEFAULT_HOST_QUEUE_PACKETS } from '../../sim/types'
+import { DEFAULT_HOST_QUEUE_PACKETS, SERVER_CHOICES } from '../../sim/types'
 import { DESTINATIONS, type Destinations } from '../../model/topology/destinations'
 import { leafSpineUplinkBps } from '../../model/topology/build'
 import { NODE_NAME_RE } from '../../model/topology/names'
@@ -378,7 +378,12 @@ const poisson = mapping({
   // Share of the flows, in arrival order, left out of the statistics as warm-up (stats.ts).
   warmup: z.number({ error: expected('a share in [0, 0.5)') }).min(0, { error: expected('a share in [0, 0.5)') }).lt(0.5, { error: expected('a share in [0, 0.5)') }).optional(),
   // The HULA paper's client-server model; omitted: one new connection per flow.
-  connections: mapping({ perServer: positiveInt('a positive integer (persistent connections per server)'), servers: positiveInt('a positive integer (servers per client)').optional() }).optional(),
+  connections: mapping({
+    perServer: positiveInt('a positive integer (persistent connections per server)'),
+    servers: positiveInt('a positive integer (servers per client)').optional(),
+    // How clients pick servers (sim/workload/clientserver.ts); omitted: random.
+    choice: z.enum(SERVER_CHOICES, { error: expected(`one of ${SERVER_CHOICES.join(', ')}`) }).optional(),
+  }).optional(),
 })
 
 const fanInOne = positiveInt('a fan-in (a positive integer)')

@@ -47,8 +47,11 @@ export interface PoissonWorkloadSpec {
   destinations?: 'other-pods' | 'any'
   /** Share of the flows, in arrival order, left out of the FCT statistics as warm-up; omitted: 0. */
   warmup?: number
-  /** Persistent client-server connections (the HULA paper's model); omitted: one connection per flow. */
-  connections?: { perServer: number; servers?: number }
+  /**
+   * Persistent client-server connections (the HULA paper's model); omitted: one connection per flow.
+   * `choice` is given only when not the default, random (so existing specs hash as before).
+   */
+  connections?: { perServer: number; servers?: number; choice?: 'permutation' }
 }
 
 /** Incast events on top of Poisson background traffic; `loads` are the background's. */

@@ -1,7 +1,10 @@
 // The HULA paper's traffic model (its §6): "each client chooses a server at random and
 // initiates three persistent TCP connections to the server". Every host is a client; it
 // picks `servers` distinct servers from its destination set and opens `perServer`
-// connections to each. Each connection is an independent Poisson source of flows at
+// connections to each. With `choice: random` each client draws on its own, so some servers
+// get two or three clients (their downlink is then offered two or three times the load, a
+// queue no load balancer can drain) and others none; with `choice: permutation` the
+// clients are assigned one-to-one (serverassign.ts), so each server has `servers` clients. Each connection is an independent Poisson source of flows at
 // load × hostLinkBps / 8 / meanFlowBytes / (servers × perServer) flows/s, so each client
 // offers `load` of its link, as with one connection per flow. The streams are merged in
 // time order until exactly `flows` flows exist; flows queue FIFO on their connection
@@ -14,6 +17,7 @@ import { cdfMean, checkCdf, sampleCdf } from './cdf'
 import { DestinationPicker, type HostLayout } from './layout'
 import { FlowList } from './list'
 import { WORKLOAD_STREAM } from './poisson'
+import { assignServers } from './serverassign'
 
 export function clientServerFlows(
   workload: Omit<PoissonWorkload, 'kind'>,
@@ -42,13 +46,18 @@ export function clientServerFlows(
       )
     }
   }
+  const choice = cs.choice ?? 'random'
+  if (choice !== 'random' && choice !== 'permutation') {
+    throw new Error(`${where}.connections.choice must be random or permutation, got ${String(choice)}`)
+  }
   const rng = new Rng(seed, WORKLOAD_STREAM)
   const perClient = servers * perServer
   const conns = hosts * perClient
   const connSrc = new Int32Array(conns)
   const connDst = new Int32Array(conns)
+  const serversOf = choice === 'permutation' ? assignServers(picker, hosts, servers, rng, where) : null
   for (let h = 0; h < hosts; h++) {
-    const chosen: number[] = []
+    const chosen: number[] = serversOf ? serversOf[h] : []
     while (chosen.length < servers) {
       const d = picker.pick(h, rng.nextInt(picker.count(h)))
       if (!chosen.includes(d)) chosen.push(d)
