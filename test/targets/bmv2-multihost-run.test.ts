@@ -77,7 +77,11 @@ async function runOn(lab: TwoHostLab, o: { settings?: Record<string, unknown>; o
     const steps = events.filter((e) => e.kind === 'step').map((e) => e.detail as { step: string; state: string; error?: string })
     const logs = store.listLogs(row.id).map((l) => `${l.source}: ${l.line}`)
     const progress = events.filter((e) => e.kind === 'host.progress').map((e) => HostProgress.parse(e.detail))
-    const teardown = events.filter((e) => e.kind === 'teardown').map((e) => e.detail as { host: string; clean: boolean })
+    // The hosts are torn down at once: in the order they finish.
+    const teardown = events
+      .filter((e) => e.kind === 'teardown')
+      .map((e) => e.detail as { host: string; clean: boolean })
+      .sort((x, y) => x.host.localeCompare(y.host))
     const prefix = events.map((e) => (e.detail as { prefix?: string } | null)?.prefix).find((x) => typeof x === 'string')
     return { row, steps, logs, progress, teardown, prefix, seen, why: `error ${row.error}; ${logs.slice(-60).join('\n')}` }
   } finally {
@@ -136,7 +140,16 @@ describe('a run on a fabric spread over two hosts', () => {
     // Progress per host, in the run's events (and on the bus, which the UI listens to).
     for (const host of ['hostA', 'hostB']) {
       expect(done(r.progress)).toEqual(
-        expect.arrayContaining([`${host} cabling links`, `${host} deploy files`, `${host} deploy switches`, `${host} deploy tables`, `${host} deploy rates`, `${host} traffic servers`, `${host} traffic clients`]),
+        expect.arrayContaining([
+          `${host} cabling links`,
+          `${host} deploy files`,
+          `${host} deploy switches`,
+          `${host} deploy tables`,
+          `${host} deploy rates`,
+          `${host} traffic servers`,
+          `${host} traffic clients`,
+          `${host} teardown clean`,
+        ]),
       )
     }
     expect(r.progress.filter((x) => x.state === 'failed')).toEqual([])
@@ -208,6 +221,8 @@ describe("a run whose second host's sshd goes away after deploy", () => {
       expect(teardown?.error, r.why).toMatch(/^teardown left things behind: hostB: /)
       expect(teardown?.error).not.toContain('hostA')
       expect(r.teardown).toEqual([expect.objectContaining({ host: 'hostA', clean: true }), expect.objectContaining({ host: 'hostB', clean: false })])
+      expect(done(r.progress)).toContain('hostA teardown clean')
+      expect(r.progress).toContainEqual(expect.objectContaining({ host: 'hostB', phase: 'teardown', step: 'clean', state: 'failed', error: expect.stringMatching(/^hostB: /) }))
       expect(onHost(lab.a, prefix)).toEqual({ namespaces: [], links: [] })
       // What hostB still runs of the run: its two switches.
       expect(readFileSync(lab.b.standInLog, 'utf8')).toContain(`netns ${prefix}s1`)

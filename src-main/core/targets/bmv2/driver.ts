@@ -67,6 +67,7 @@ import { bringUpTopology } from './steps'
 import { bmv2Telemetry } from './telemetry'
 import { cablingBeforeDeploy } from './cabling'
 import { MultiHostDeploy, type MultiHostClient } from './multideploy'
+import { teardownEveryHost } from './hosts'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
   /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
@@ -473,6 +474,8 @@ export class Bmv2Session implements TargetSession {
   }
 
   private async doTeardown(): Promise<void> {
+    // A fabric over several hosts: every host at once, with its progress.
+    if (this.multi) return teardownEveryHost(this.run, this.ctx.testbed!.hosts, (h) => (h.role === 'switch-host' ? this.prefix : null), { keepRunDir: this.o.keepRunDir })
     await teardownTouchedHosts(this.run, this.ctx.testbed!.hosts, (h) => (h.role === 'switch-host' ? this.prefix : null), {
       keepRunDir: this.o.keepRunDir,
     })

@@ -4,7 +4,7 @@
 // their next step (they are not left deploying into a run that is over) and the error names it.
 import type { HostProgress } from '../../../contract/testbed-mapping'
 import { CancelledError, type RunTestbedHost } from '../driver'
-import type { RemoteRun } from '../shared/remote'
+import { teardownHost, type RemoteRun } from '../shared/remote'
 
 export type HostPhase = HostProgress['phase']
 
@@ -65,4 +65,28 @@ export async function onEveryHost<T>(
     `${phase} failed on ${real.map((x) => x.host).join(' and ')}: ${real.map((x) => onHost(x.host, x.e.message)).join('; ')}` +
       (others.length ? ` (${others.join(', ')} stopped there; the run's teardown removes what every host has)` : ''),
   )
+}
+
+/**
+ * Teardown of every host the run touched, at once (a host that does not answer does not hold up
+ * the others), each a 'teardown' step in its progress; then the run's connections close. Throws
+ * naming every host that could not be cleaned and what it left (teardownHost has recorded it
+ * for the next run's cleanup).
+ */
+export async function teardownEveryHost(run: RemoteRun, hosts: readonly RunTestbedHost[], prefixOf: (h: RunTestbedHost) => string | null, opts: { keepRunDir?: boolean } = {}): Promise<void> {
+  let problems: string[]
+  try {
+    const touched = hosts.filter((h) => run.touched.has(h.id))
+    problems = await Promise.all(
+      touched.map(async (h) => {
+        hostProgress(run, { host: h.name, phase: 'teardown', step: 'clean', state: 'started' })
+        const p = await teardownHost(run, h, prefixOf(h), opts).catch((e: Error) => onHost(h.name, e.message))
+        hostProgress(run, { host: h.name, phase: 'teardown', step: 'clean', state: p ? 'failed' : 'done', ...(p ? { error: p } : {}) })
+        return p
+      }),
+    ).then((r) => r.filter((x): x is string => x !== null))
+  } finally {
+    run.close()
+  }
+  if (problems.length) throw new Error(`teardown left things behind: ${problems.join(' | ')}`)
 }
