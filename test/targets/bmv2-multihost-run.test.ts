@@ -156,8 +156,12 @@ describe('a run on a fabric spread over two hosts', () => {
     expect(r.seen).toContain('host.progress')
     expect(r.logs.some((l) => l.startsWith('hostB: deploy: switches done'))).toBe(true)
 
-    // The stand-ins forward nothing: no flow finished, and the run does not say done.
+    // The stand-ins forward nothing: no flow finished, and the run does not say done. Every flow
+    // of both hosts' clients (2 each) was collected, from the flow file on its own host.
     expect(r.row.status).not.toBe('done')
+    const c = r.row.counters as Record<string, number>
+    expect(c.flowsFinished).toBe(0)
+    expect(c.flowsFailed + c.flowsUnfinished, r.why).toBe(4)
     expect(r.teardown).toEqual([expect.objectContaining({ host: 'hostA', clean: true }), expect.objectContaining({ host: 'hostB', clean: true })])
     for (const side of [lab.a, lab.b]) expect(onHost(side, p)).toEqual({ namespaces: [], links: [] })
     expect(liveProcessesMatching(p)).toEqual([])
