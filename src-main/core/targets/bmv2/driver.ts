@@ -24,6 +24,11 @@
 //   collect   the agents' JSON lines → flows
 //   teardown  stop every process of the run by group, delete its namespaces and veths, then
 //             verify that nothing with its prefix is left; a leftover is an error in the log.
+//
+// A testbed mapping over several switch hosts (multihost.ts): the check's cabling run leaves the
+// checked fabric up (cabling.ts), and deploy, traffic, telemetry, collect and teardown run on
+// every host at once, each host's steps reported as it goes (multideploy.ts, hosts.ts). The
+// rate calibration and the host-load sampling are one-host measurements and do not run there.
 import { join } from 'node:path'
 import { Bmv2Settings } from '../../../contract/schemas'
 import { Bmv2Mapping } from '../../../contract/testbed-mapping'
