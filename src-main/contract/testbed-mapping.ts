@@ -93,3 +93,24 @@ export type TofinoMapping = z.infer<typeof TofinoMapping>
 export const TestbedMapping = z.discriminatedUnion('kind', [Bmv2Mapping, TofinoMapping], { error: "expected a mapping of kind 'bmv2' or 'tofino'" })
 export type TestbedMapping = z.infer<typeof TestbedMapping>
 export type TestbedMappingInput = z.input<typeof TestbedMapping>
+
+// ---- A run's progress on each host of a testbed (the 'host.progress' run event). ----
+// A fabric spread over several hosts is brought up, deployed and torn down on all of them at
+// once; each host reports its own steps, which the run view shows as a line per host.
+
+export const HOST_PHASES = ['cabling', 'deploy', 'traffic', 'teardown'] as const
+export const HOST_STEP_STATES = ['started', 'done', 'failed'] as const
+
+export const HostProgress = z
+  .object({
+    /** The testbed host, as the testbed names it. */
+    host: z.string(),
+    phase: z.enum(HOST_PHASES),
+    /** What the host is doing: 'namespaces', 'switches', 'tables', 'agents', ... */
+    step: z.string(),
+    state: z.enum(HOST_STEP_STATES),
+    /** Why the step failed (state 'failed'). */
+    error: z.string().optional(),
+  })
+  .strict()
+export type HostProgress = z.infer<typeof HostProgress>

@@ -46,6 +46,10 @@ export interface Bmv2Lab {
  *   (test/fixtures/bmv2/cli-session-ok.txt): a prompt before every answer, handles counted
  *   per table and per session, registers and counters read as 0.
  * It forwards nothing: traffic through it fails.
+ * With P4LAB_STANDIN_LOG in their environment (a file), both append what they were asked to do
+ * there: `switch DEVICE thrift PORT netns NS ifaces PORT@IF,...` as a switch starts (NS: the
+ * network namespace it runs in, found as `ip netns identify` does), and `cli thrift PORT netns
+ * NS commands N table_add M` per CLI session. A test reads it to see which host ran what.
  */
 export const SWITCH_STAND_IN = `#!/usr/bin/python3
 import os, signal, socket, sys
@@ -64,6 +68,20 @@ missing = [n for n in ifaces if not os.path.exists("/sys/class/net/" + n)]
 if port is None or not os.path.isfile(args[-1]) or missing:
     print("simple_switch stand-in: bad arguments or missing interfaces %s" % missing, file=sys.stderr)
     sys.exit(1)
+def netns():
+    me = os.stat("/proc/self/ns/net")
+    names = sorted(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else []
+    for n in names:
+        try:
+            st = os.stat("/run/netns/" + n)
+        except OSError:
+            continue
+        if (st.st_ino, st.st_dev) == (me.st_ino, me.st_dev):
+            return n
+    return "-"
+if os.environ.get("P4LAB_STANDIN_LOG"):
+    with open(os.environ["P4LAB_STANDIN_LOG"], "a") as f:
+        f.write("switch %s thrift %d netns %s ifaces %s\\n" % (args[args.index("--device-id") + 1], port, netns(), ",".join(a for a in args if "@" in a and not a.startswith("ipc:"))))
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 srv = socket.socket()
 srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -76,7 +94,7 @@ while True:
 `
 
 export const CLI_STAND_IN = `#!/usr/bin/python3
-import socket, sys
+import os, socket, sys
 args = sys.argv[1:]
 port = int(args[args.index("--thrift-port") + 1])
 try:
@@ -117,6 +135,15 @@ for line in sys.stdin:
         out.append("0\\n")
 out.append("RuntimeCmd: ")
 sys.stdout.write("".join(out))
+if os.environ.get("P4LAB_STANDIN_LOG") and out.count("RuntimeCmd: ") > 1:
+    me = os.stat("/proc/self/ns/net")
+    ns = "-"
+    for n in (sorted(os.listdir("/run/netns")) if os.path.isdir("/run/netns") else []):
+        st = os.stat("/run/netns/" + n)
+        if (st.st_ino, st.st_dev) == (me.st_ino, me.st_dev):
+            ns = n
+    with open(os.environ["P4LAB_STANDIN_LOG"], "a") as f:
+        f.write("cli thrift %d netns %s commands %d table_add %d\\n" % (port, ns, out.count("RuntimeCmd: ") - 1, sum(handles.values())))
 `
 
 export interface Bmv2LabOptions {

@@ -17,12 +17,26 @@ import { CLI_STAND_IN, SWITCH_STAND_IN, compilerStandIn } from './bmv2'
  *            --mgmt veth--  host B (sshd on MGMT_B, underlay UNDER_B)
  *   host A   --underlay veth--  host B
  *
+ * Each host has a home folder of its own (sshd SetEnv HOME), as separate machines have: the
+ * run directories, and the state of the processes a run starts there, are apart. With stand-ins,
+ * each host's stand-in switches and CLIs write what they did to its own `standInLog`.
+ *
  * `stop()` stops both sshds (their sessions' namespaces go with their /run/netns), deletes
  * both host namespaces (with every veth) and reports what was left.
  */
+export interface TwoHostSide {
+  ns: string
+  sshd: Sshd
+  underlay: string
+  /** Its home folder (the login's $HOME). */
+  home: string
+  /** Where its stand-ins log (helpers/bmv2.ts, P4LAB_STANDIN_LOG). */
+  standInLog: string
+}
+
 export interface TwoHostLab {
-  a: { ns: string; sshd: Sshd; underlay: string }
-  b: { ns: string; sshd: Sshd; underlay: string }
+  a: TwoHostSide
+  b: TwoHostSide
   dir: string
   knownHosts: KnownHosts
   testbed(name?: string): RunTestbed
@@ -46,6 +60,8 @@ export interface TwoHostOptions {
   standIn?: boolean
   /** Scripts first on host A's PATH only (name → text), e.g. an `ip` that miswires. */
   binA?: Record<string, string>
+  /** The same for host B, e.g. a simple_switch that does not start. */
+  binB?: Record<string, string>
 }
 
 export async function startTwoHostLab(tag: string, o: TwoHostOptions = {}): Promise<TwoHostLab> {
@@ -90,7 +106,7 @@ export async function startTwoHostLab(tag: string, o: TwoHostOptions = {}): Prom
     sh(['ip', '-n', nsB, 'link', 'set', 'eth1', 'up'])
     const pathOf = (host: 'a' | 'b'): string[] => {
       const bins: string[] = []
-      const extra = host === 'a' ? o.binA : undefined
+      const extra = host === 'a' ? o.binA : o.binB
       if (extra) {
         const d = join(dir, `bin-${host}`)
         mkdirSync(d)
@@ -98,7 +114,10 @@ export async function startTwoHostLab(tag: string, o: TwoHostOptions = {}): Prom
         bins.push(d)
       }
       if (o.standIn) bins.push(join(dir, 'stand-in'))
-      return bins.length ? [`SetEnv PATH=${bins.join(':')}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`] : []
+      mkdirSync(join(dir, `home-${host}`), { mode: 0o700 })
+      const env = [`HOME=${join(dir, `home-${host}`)}`, `P4LAB_STANDIN_LOG=${join(dir, `stand-in-${host}.log`)}`]
+      if (bins.length) env.push(`PATH=${bins.join(':')}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`)
+      return [`SetEnv ${env.join(' ')}`]
     }
     if (o.standIn) {
       const d = join(dir, 'stand-in')
@@ -117,8 +136,8 @@ export async function startTwoHostLab(tag: string, o: TwoHostOptions = {}): Prom
   for (const s of sshds) await knownHosts.trust(s.host, s.port, s.hostKey())
   const [sa, sb] = sshds
   return {
-    a: { ns: nsA, sshd: sa, underlay: under[0] },
-    b: { ns: nsB, sshd: sb, underlay: under[1] },
+    a: { ns: nsA, sshd: sa, underlay: under[0], home: join(dir, 'home-a'), standInLog: join(dir, 'stand-in-a.log') },
+    b: { ns: nsB, sshd: sb, underlay: under[1], home: join(dir, 'home-b'), standInLog: join(dir, 'stand-in-b.log') },
     dir,
     knownHosts,
     testbed: (name = 'twohost') => ({

@@ -126,8 +126,10 @@ done
 cat -- "$p"
 printf '%s\\n' "$d"`
 
-// $1 pid file. Prints "pid N" (or "nopid"), then every /proc/<pid>/stat line.
-const STATUS_SCRIPT = `if [ -s "$1" ]; then printf 'pid %s\\n' "$(head -c 32 -- "$1")"; else echo nopid; fi
+// $1 pid file (relative: under $HOME, as START_SCRIPT made it). Prints "pid N" (or "nopid"), then every /proc/<pid>/stat line.
+const STATUS_SCRIPT = `f=$1
+case $f in /*) ;; *) f=$HOME/$f ;; esac
+if [ -s "$f" ]; then printf 'pid %s\\n' "$(head -c 32 -- "$f")"; else echo nopid; fi
 cat /proc/[0-9]*/stat 2>/dev/null || true`
 
 // $1 run dir. Prints the names (without .pid) NUL-separated.
@@ -142,6 +144,12 @@ const READ_FROM_SCRIPT = `f=$1; n=$2; m=$3
 case $f in /*) ;; *) f=$HOME/$f ;; esac
 [ -e "$f" ] || exit 0
 tail -c +"$n" -- "$f" | head -c "$m"`
+
+// $1 log file, $2 bytes at most. Prints the file's last bytes; nothing when it does not exist yet.
+const READ_TAIL_SCRIPT = `f=$1
+case $f in /*) ;; *) f=$HOME/$f ;; esac
+[ -e "$f" ] || exit 0
+tail -c "$2" -- "$f"`
 
 /** Status, list and log reads change nothing: sent again when the connection drops under them (SshHost reconnects). */
 const READS = { retryOnLoss: true } as const
@@ -273,7 +281,8 @@ export class RemoteProcesses {
 
   /** The last `maxBytes` of a process's log. */
   async readLog(name: string, maxBytes = 64 * 1024): Promise<string> {
-    const r = await this.host.exec(cmd(['tail', '-c', String(Math.max(1, Math.floor(maxBytes))), '--', this.logFile(name)]), { ...this.prio, ...READS })
+    // Relative paths are under $HOME, where START_SCRIPT put them (a login's $HOME need not be where it starts).
+    const r = await this.host.exec(shScript(READ_TAIL_SCRIPT, 'p4lab-read-tail', [this.logFile(name), String(Math.max(1, Math.floor(maxBytes)))]), { ...this.prio, ...READS })
     return r.stdout.toString('utf8')
   }
 

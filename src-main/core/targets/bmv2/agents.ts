@@ -80,22 +80,28 @@ export interface ClientsStarted {
   perHost: number[]
 }
 
+/** The host's wall clock (epoch ns). */
+export async function hostClockNs(run: RemoteRun, h: RunTestbedHost): Promise<bigint> {
+  return BigInt((await run.run(h, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim())
+}
+
 /**
  * A client per host (one PRNG stream each), writing `<dir>/flows-h<i>.jsonl`, all starting 2 s
- * from now on the switch host's clock. `started` gets each client as it starts, so a failure
- * part-way leaves the ones already running in it.
+ * from now on the switch host's clock (or at `startAtNs`, one instant for every switch host of a
+ * fabric over several). `only`: the fabric hosts whose clients run on h (the work is drawn for
+ * every fabric host of `plan` either way, so each keeps its stream and its destinations).
+ * `started` gets each client as it starts, so a failure part-way leaves the ones already running in it.
  */
 export async function startClients(
   run: RemoteRun,
   h: RunTestbedHost,
   plan: NetnsPlan,
-  o: { dir: string; rateScale: number; loc: AgentLocation },
+  o: { dir: string; rateScale: number; loc: AgentLocation; startAtNs?: bigint; only?: ReadonlySet<number> },
   started: Array<{ host: number; name: string }>,
 ): Promise<ClientsStarted> {
   const procs = await run.processes(h)
   // Every client starts at one wall-clock instant of the switch host, 2 s from now.
-  const now = BigInt((await run.run(h, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim())
-  const startAtNs = now + 2_000_000_000n
+  const startAtNs = o.startAtNs ?? (await hostClockNs(run, h)) + 2_000_000_000n
   const spec = run.ctx.plan.spec
   const linkBps = spec.topology.hostLinkBps * o.rateScale
   const work = agentWork(spec, run.ctx.plan.load, plan.hosts, { linkBps, cdfFile: () => `${o.dir}/workload.cdf`, target: 'bmv2' })
@@ -103,6 +109,7 @@ export async function startClients(
   for (const { index, dsts, workload } of work) {
     run.throwIfCancelled()
     const host = plan.hosts[index]
+    if (o.only && !o.only.has(host.index)) continue
     const name = `cli-h${host.index}`
     const argv = agentClientArgv(o.loc, { dsts, out: `${o.dir}/flows-h${host.index}.jsonl`, workload, seed: run.ctx.plan.seed, startAtNs, src: host.ip })
     await procs.start(name, ['ip', 'netns', 'exec', host.ns, ...argv])

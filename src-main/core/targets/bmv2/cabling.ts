@@ -14,6 +14,7 @@ import type { RunTestbed, RunTestbedHost, TargetFacts } from '../driver'
 import { HOST_NS_SCRIPT, SWITCH_NS_SCRIPT } from './steps'
 import { describeLeftovers, hostBatch } from '../shared/netns'
 import { PATH_PREFIX, WITH_PATH, sleep, type RemoteRun } from '../shared/remote'
+import { onEveryHost } from './hosts'
 import { describePlan, hostLinksBatch, hostRootBatch, partIfnames, planMultiHost, type FabricCable, type HostPart, type LinkEnd, type MultiHostPlan } from './multihost'
 
 export const CABLE_ETHERTYPE = 0x88b5
@@ -162,18 +163,21 @@ async function eachHost(plan: MultiHostPlan, hostOf: (name: string) => RunTestbe
   if (bad.length) throw new Error(bad.join('; '))
 }
 
-/** Namespaces, veths and tunnels on every host of the plan, the hosts in parallel; `progress` hears each host's steps. */
+/** Namespaces, veths and tunnels on every host of the plan, the hosts in parallel, each step a 'host.progress' event; `progress` hears each host's steps too. */
 export async function bringUpMultiHost(run: RemoteRun, plan: MultiHostPlan, hostOf: (name: string) => RunTestbedHost, progress?: (host: string, step: string) => void): Promise<void> {
-  await eachHost(plan, hostOf, async (p, h) => {
+  await onEveryHost(run, 'cabling', plan.parts.map((p) => hostOf(p.host)), async (h, step) => {
+    const p = plan.parts.find((x) => x.host === h.name)!
     run.touched.add(h.id)
     progress?.(p.host, 'tools')
-    await run.requireTools(h, ['ip', 'ethtool', 'python3'])
+    await step('tools', () => run.requireTools(h, ['ip', 'ethtool', 'python3']))
     run.ctx.log(h.name, `topology: switches ${p.switches.map((s) => s.name).join(', ')} in ${p.switchNs}, ${p.hosts.length} host namespaces, ${p.veths.length} veth pairs, ${p.tunnels.length} VXLAN tunnels (prefix ${plan.prefix})`)
     progress?.(p.host, 'namespaces')
-    await run.script(h, 'p4lab-netns', WITH_PATH, ['ip', '-batch', '-'], { stdin: hostRootBatch(p) })
+    await step('namespaces', () => run.script(h, 'p4lab-netns', WITH_PATH, ['ip', '-batch', '-'], { stdin: hostRootBatch(p) }))
     progress?.(p.host, 'links')
-    await run.script(h, 'p4lab-links', SWITCH_NS_SCRIPT, [p.switchNs, ...partIfnames(p)], { stdin: hostLinksBatch(p) })
-    for (const fh of p.hosts) await run.script(h, 'p4lab-host', HOST_NS_SCRIPT, [fh.ns], { stdin: hostBatch(fh) })
+    await step('links', async () => {
+      await run.script(h, 'p4lab-links', SWITCH_NS_SCRIPT, [p.switchNs, ...partIfnames(p)], { stdin: hostLinksBatch(p) })
+      for (const fh of p.hosts) await run.script(h, 'p4lab-host', HOST_NS_SCRIPT, [fh.ns], { stdin: hostBatch(fh) })
+    })
     progress?.(p.host, 'up')
     run.ctx.event?.('deploy', { part: 'topology', host: p.host, prefix: plan.prefix, switchNs: p.switchNs, veths: p.veths.length, tunnels: p.tunnels.length })
   })
@@ -242,11 +246,13 @@ export function cablingError(r: CablingReport): string {
 
 /**
  * A run's cabling check, in its check step: the mapped fabric's namespaces, veths and tunnels
- * brought up with the run's prefix on every mapped host, every link checked, and (when all is
- * well) everything removed again, verified, before deploy makes the run's own. A wrong cable
+ * brought up with the run's prefix on every mapped host, and every link checked. A wrong cable
  * throws, naming it: the run stops there with nothing deployed (its teardown removes the rest).
+ * When all is well: with `keep` (a fabric over several hosts) the checked fabric stays up and
+ * deploy starts the switches on it (multideploy.ts); without, everything is removed again,
+ * verified, and deploy makes the one-host layout (which has room for the INT collector).
  */
-export async function cablingBeforeDeploy(run: RemoteRun, tb: RunTestbed, state: ControlPlaneState, mapping: Bmv2Mapping, prefix: string, facts: TargetFacts): Promise<void> {
+export async function cablingBeforeDeploy(run: RemoteRun, tb: RunTestbed, state: ControlPlaneState, mapping: Bmv2Mapping, prefix: string, facts: TargetFacts, o: { keep?: boolean } = {}): Promise<MultiHostPlan> {
   const plan = planMultiHost(state, prefix, mapping, tb.hosts)
   const hostOf = (name: string): RunTestbedHost => {
     const h = tb.hosts.find((x) => x.name === name)
@@ -270,6 +276,10 @@ export async function cablingBeforeDeploy(run: RemoteRun, tb: RunTestbed, state:
   facts.cabling = report.ok ? 'ok' : report.looked ? 'miswired' : 'unchecked'
   if (!report.ok) throw new Error(cablingError(report))
   run.ctx.log('cabling', `all ${plan.cables.length} links carried a frame end to end (${tunnels} of them through VXLAN between hosts)`)
+  if (o.keep) {
+    run.ctx.log('cabling', `the checked fabric stays up on ${plan.parts.map((p) => p.host).join(', ')}: the switches start on these links`)
+    return plan
+  }
   const left: string[] = []
   for (const p of plan.parts) {
     const l = await run.cleanAndVerify(hostOf(p.host), prefix)
@@ -277,4 +287,5 @@ export async function cablingBeforeDeploy(run: RemoteRun, tb: RunTestbed, state:
     if (what) left.push(`${p.host}: ${what}`)
   }
   if (left.length) throw new Error(`the cabling check's namespaces could not all be removed before deploy: ${left.join('; ')}`)
+  return plan
 }

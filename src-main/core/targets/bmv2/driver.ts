@@ -24,6 +24,11 @@
 //   collect   the agents' JSON lines → flows
 //   teardown  stop every process of the run by group, delete its namespaces and veths, then
 //             verify that nothing with its prefix is left; a leftover is an error in the log.
+//
+// A testbed mapping over several switch hosts (multihost.ts): the check's cabling run leaves the
+// checked fabric up (cabling.ts), and deploy, traffic, telemetry, collect and teardown run on
+// every host at once, each host's steps reported as it goes (multideploy.ts, hosts.ts). The
+// rate calibration and the host-load sampling are one-host measurements and do not run there.
 import { join } from 'node:path'
 import { Bmv2Settings } from '../../../contract/schemas'
 import { Bmv2Mapping } from '../../../contract/testbed-mapping'
@@ -66,6 +71,8 @@ import { flowsPerHost } from '../shared/workload'
 import { bringUpTopology } from './steps'
 import { bmv2Telemetry } from './telemetry'
 import { cablingBeforeDeploy } from './cabling'
+import { MultiHostDeploy, type MultiHostClient } from './multideploy'
+import { teardownEveryHost } from './hosts'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
   /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
@@ -126,6 +133,10 @@ export class Bmv2Session implements TargetSession {
   private intRelay: IntRelay | undefined
   /** The clients' start on the switch host's clock (epoch ns): INT samples are timed from it. */
   private trafficStartNs = 0n
+  /** A fabric over several hosts (the mapping's), from the cabling check on: kept up for deploy. */
+  private multi: MultiHostDeploy | undefined
+  /** Its clients, each with the host it runs on. */
+  private multiClients: MultiHostClient[] = []
 
   constructor(
     readonly ctx: RunContext,
@@ -177,7 +188,19 @@ export class Bmv2Session implements TargetSession {
       const { plan } = this.ctx
       if (!isCpScheme(plan.scheme)) throw new Error(`scheme '${plan.scheme}' has no BMv2 program`)
       const state = computeControlPlane(buildFabric(plan.spec.topology as FabricSpec), plan.scheme, schemeParams(plan.spec.topology, plan.spec.params))
-      await cablingBeforeDeploy(this.run, tb, state, mapping, this.prefix, this.facts)
+      const several = mapping.hosts.length > 1
+      if (several && plan.spec.int) {
+        throw new Error(
+          `telemetry.int needs the INT collector's namespace linked to every switch, and the testbed's mapping spreads the fabric over ${mapping.hosts.length} hosts: ` +
+            'map every switch to one host, or turn telemetry.int off. Nothing was deployed.',
+        )
+      }
+      // Over several hosts the checked fabric stays up: the switches start on the links that carried the frames.
+      const mplan = await cablingBeforeDeploy(this.run, tb, state, mapping, this.prefix, this.facts, { keep: several })
+      if (several) {
+        this.multi = new MultiHostDeploy(this.run, mplan, (name) => tb.hosts.find((x) => x.name === name)!)
+        this.facts.switchHosts = mplan.parts.map((p) => `${p.host}: ${p.switches.map((x) => x.name).join(' ')}`).join('; ')
+      }
     }
     this.facts.bringUp = 'netns'
     return this.facts
@@ -265,13 +288,7 @@ export class Bmv2Session implements TargetSession {
   async deploy(): Promise<void> {
     const b = this.built
     if (!b) throw new Error('deploy before build')
-    const m = this.mapping
-    if (m && m.hosts.length > 1) {
-      throw new Error(
-        `the testbed's mapping spreads the fabric over ${m.hosts.length} hosts (${m.hosts.map((x) => `${x.host}: ${x.switches.join(', ')}`).join('; ')}); ` +
-          'the cabling check passed on all of them, but this version starts the switches on one host only: map every switch to one host to run. Nothing was deployed.',
-      )
-    }
+    if (this.multi) return this.deployMulti(this.multi, b)
     const h = this.switchHost
     const plan = planNetns(b.state, this.prefix, b.int)
     this.plan = plan
@@ -326,6 +343,40 @@ export class Bmv2Session implements TargetSession {
     await this.calibrateRates(h, plan, configured)
   }
 
+  /** Deploy on every host of the mapping at once (multideploy.ts), then the rate scale for all of them. */
+  private async deployMulti(m: MultiHostDeploy, b: Built): Promise<void> {
+    const plan = planNetns(b.state, this.prefix)
+    this.plan = plan
+    this.facts.prefix = plan.prefix
+    this.facts.runKey = this.run.key
+    const w = this.ctx.plan.spec.workload
+    const configured = new Map([...b.commands].map(([sw, cmds]) => [sw, withoutQueueRates(cmds)]))
+    const files = {
+      agentFile: this.o.agentFile,
+      programJson: b.artifact.files.json,
+      programName: b.programName,
+      ...('file' in w ? { workloadCdf: w.file } : {}),
+      runJson: { runId: this.ctx.plan.runId, testbed: this.ctx.testbed!.name, experiment: this.ctx.plan.spec.name, scheme: this.ctx.plan.scheme, prefix: plan.prefix },
+    }
+    await m.deploy({ files, commands: configured, state: b.state, scheme: this.ctx.plan.scheme })
+    this.facts.thriftPorts = plan.switches.map((s) => `${s.name}:${s.thriftPort}`).join(' ')
+    if (this.ctx.plan.scheme === 'hula' || this.ctx.plan.scheme === 'dhlb') this.facts.probePeriodUs = Math.max(1, (b.state.params.probePeriodNs ?? 200_000) / 1000)
+    // The scale: the measurement runs iperf3 between two host namespaces of one host, so over several hosts it is the ceiling's (or the fixed) scale.
+    const spec = this.ctx.plan.spec
+    const offered = offeredLoad(spec, this.ctx.plan.load, flowsPerHost(spec, plan.hosts.length))
+    const input = { fastestBps: fastestQueueBps(b.state), ceilingBps: this.settings.rateCeilingBps, offeredBps: offered.totalBps, ...(this.settings.rateScale !== undefined ? { fixedScale: this.settings.rateScale } : {}) }
+    const why = `the rate calibration measures a path between two namespaces of one host, and this fabric spreads over ${m.hosts.length} hosts (${m.hosts.map((h) => h.name).join(', ')})`
+    const cal = await calibrate(this.run, m.hosts[0], input, null, this.settings.calibrate ? { why, warn: true } : undefined)
+    if (cal.choice.scale !== b.mapping.scale) {
+      const again = renderCommands(b.state, { ceilingBps: this.settings.rateCeilingBps, scale: cal.choice.scale })
+      this.built = { ...b, ...again }
+      this.recordMapping(again.mapping, 'deploy')
+    }
+    const sent = await m.rescale(configured, this.built!.commands)
+    this.built!.offeredBps = cal.choice.offeredBps
+    recordCalibration(this.ctx, m.hosts[0], this.facts, cal, { path: longestPath(b.state, plan), offered, commandsSent: sent })
+  }
+
   private agentLoc() {
     return { python: 'python3', agent: `${this.dir}/${AGENT_FILE}` }
   }
@@ -334,6 +385,17 @@ export class Bmv2Session implements TargetSession {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('startTraffic before deploy')
+    if (this.multi) {
+      this.multiClients = []
+      const c = await this.multi.startTraffic({ rateScale: b.mapping.scale, flat: plan }, this.multiClients)
+      this.clientNames = this.multiClients.map((x) => ({ host: x.host, name: x.name }))
+      this.trafficStart = c.localStartMs
+      this.trafficStartNs = c.startAtNs
+      this.facts.agentLinkBps = c.linkBps
+      this.facts.flowsPerHost = c.perHost.join(' ')
+      this.ctx.log('traffic', `${this.clientNames.length} clients on ${this.multi.hosts.length} hosts start at ${c.startAtNs} (epoch ns, ${this.multi.hosts[0].name}'s clock), host links at ${c.linkBps / 1e6} Mbps`)
+      return
+    }
     const h = this.switchHost
     const loc = this.agentLoc()
     await startAgentServers(this.run, h, plan, loc)
@@ -353,6 +415,24 @@ export class Bmv2Session implements TargetSession {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('telemetry before deploy')
+    const m = this.multi
+    if (m) {
+      this.ctx.log('telemetry', `polling the switches on each of ${m.hosts.map((h) => h.name).join(', ')}; the switch hosts' load is not sampled on a fabric over several hosts`)
+      yield* bmv2Telemetry({
+        run: this.run,
+        h: m.hosts[0],
+        plan,
+        parts: m.parts.map((x) => ({ h: x.h, plan: x.view })),
+        state: b.state,
+        mapping: b.mapping,
+        clients: this.multiClients,
+        trafficStartMs: this.trafficStart,
+        trafficStartNs: this.trafficStartNs,
+        facts: this.facts,
+        minPollMs: this.o.minPollMs,
+      })
+      return
+    }
     yield* bmv2Telemetry({
       run: this.run,
       h: this.switchHost,
@@ -374,11 +454,12 @@ export class Bmv2Session implements TargetSession {
   async collect(): Promise<RunOutput> {
     const plan = this.plan
     if (!plan) throw new Error('collect before deploy')
-    const h = this.switchHost
     const files: Array<{ hostIndex: number; source: string; text: string }> = []
-    for (const c of this.clientNames) {
+    const clients = this.multi ? this.multiClients : this.clientNames.map((c) => ({ ...c, h: this.switchHost, dir: this.dir }))
+    for (const c of clients) {
       const host = plan.hosts[c.host]
-      const r = await this.run.run(h, ['cat', '--', `${this.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20, retryOnLoss: true })
+      const h = c.h
+      const r = await this.run.run(h, ['cat', '--', `${c.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20, retryOnLoss: true })
       if (r.code !== 0) this.ctx.log(h.name, `no flow file from ${host.name}: ${r.stderr.toString('utf8').trim()}`)
       files.push({ hostIndex: c.host, source: host.name, text: r.stdout.toString('utf8') })
     }
@@ -398,6 +479,8 @@ export class Bmv2Session implements TargetSession {
   }
 
   private async doTeardown(): Promise<void> {
+    // A fabric over several hosts: every host at once, with its progress.
+    if (this.multi) return teardownEveryHost(this.run, this.ctx.testbed!.hosts, (h) => (h.role === 'switch-host' ? this.prefix : null), { keepRunDir: this.o.keepRunDir })
     await teardownTouchedHosts(this.run, this.ctx.testbed!.hosts, (h) => (h.role === 'switch-host' ? this.prefix : null), {
       keepRunDir: this.o.keepRunDir,
     })

@@ -81,8 +81,14 @@ export interface Calibration {
  * Measures (when `measure` is set) and chooses the scale. A host without iperf3 is not an error:
  * the ceiling's (or the fixed) scale is kept and the choice carries a warning saying why.
  */
-export async function calibrate(run: RemoteRun, h: RunTestbedHost, input: Omit<ScaleInput, 'capacityBps' | 'unmeasured'>, measure: MeasureOptions | null): Promise<Calibration> {
-  if (!measure) return { choice: chooseRateScale({ ...input, capacityBps: null, unmeasured: { why: "calibration is off in the testbed's settings", warn: false } }) }
+export async function calibrate(
+  run: RemoteRun,
+  h: RunTestbedHost,
+  input: Omit<ScaleInput, 'capacityBps' | 'unmeasured'>,
+  measure: MeasureOptions | null,
+  unmeasured: { why: string; warn: boolean } = { why: "calibration is off in the testbed's settings", warn: false },
+): Promise<Calibration> {
+  if (!measure) return { choice: chooseRateScale({ ...input, capacityBps: null, unmeasured }) }
   let m: Measurement
   try {
     m = await measureThroughput(run, h, measure)

@@ -93,8 +93,13 @@ export interface TelemetryRun {
   plan: NetnsPlan
   state: ControlPlaneState
   mapping: Bmv2QueueMapping
-  /** The traffic clients: the rounds go on while one of them runs. */
-  clients: ReadonlyArray<{ name: string }>
+  /** The traffic clients: the rounds go on while one of them runs (`h`: its host, when not the switch host). */
+  clients: ReadonlyArray<{ name: string; h?: RunTestbedHost }>
+  /**
+   * A fabric over several switch hosts: each host and its part of the plan (its switches, in its
+   * switch namespace). Each switch is polled on its own host; `h` and `plan` stand for the first.
+   */
+  parts?: ReadonlyArray<{ h: RunTestbedHost; plan: NetnsPlan }>
   /** When the clients start, on this machine's clock (ms): the poll frames' time axis. */
   trafficStartMs: number
   /** When the clients start, on the switch host's clock (epoch ns): the INT samples' time axis. */
@@ -141,7 +146,10 @@ export async function* bmv2Telemetry(t: TelemetryRun): AsyncGenerator<TargetMess
 export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: number, lp?: HostLoadPlan): AsyncGenerator<TargetMessage> {
   const { run, h, plan, relay } = t
   const { ctx } = run
-  const procs = await run.processes(h)
+  // Where each switch is polled: its host and its switch namespace.
+  const where = new Map<string, { h: RunTestbedHost; ns: string }>()
+  for (const p of t.parts ?? [{ h, plan }]) for (const s of p.plan.switches) where.set(s.name, { h: p.h, ns: p.plan.switchNs })
+  const switches = (t.parts ?? [{ h, plan }]).flatMap((p) => p.plan.switches)
   const intervalMs = Math.max(t.minPollMs ?? 1000, ctx.plan.spec.telemetryIntervalNs / 1e6)
   t.facts.telemetryIntervalMs = intervalMs
   // Wall-clock cap: the experiment's stopAfter stretched by the rate scale, plus a minute.
@@ -168,9 +176,10 @@ export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: numb
       : null
     await Promise.all([
       sampling,
-      ...plan.switches.map(async (s) => {
+      ...switches.map(async (s) => {
         const reads = sp.reads.get(s.name) ?? []
-        const r = await pollSwitch(run, h, reads, { ns: plan.switchNs, thriftPort: s.thriftPort })
+        const at = where.get(s.name)!
+        const r = await pollSwitch(run, at.h, reads, { ns: at.ns, thriftPort: s.thriftPort })
         const m = new Map<string, number>()
         for (const [k, v] of r.registers) m.set(k, v)
         for (const [k, v] of r.counters) {
@@ -180,7 +189,7 @@ export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: numb
         rounds.set(s.name, m)
         if (r.connectError || r.errors.length) {
           pollErrors++
-          if (pollErrors <= 5) ctx.log(h.name, `poll ${s.name}: ${r.connectError ?? r.errors.slice(0, 2).map((e) => `${e.command}: ${e.error.message}`).join('; ')}`)
+          if (pollErrors <= 5) ctx.log(at.h.name, `poll ${s.name}: ${r.connectError ?? r.errors.slice(0, 2).map((e) => `${e.command}: ${e.error.message}`).join('; ')}`)
         }
       }),
     ])
@@ -203,11 +212,11 @@ export async function* pollLoop(t: TelemetryRun, sp: SeriesPlan, intReadMs: numb
     prevT = now
     if (cur) prevSample = cur
     let running = 0
-    for (const c of t.clients) if ((await procs.status(c.name)).alive) running++
+    for (const c of t.clients) if ((await (await run.processes(c.h ?? h)).status(c.name)).alive) running++
     if (running === 0) break
     if (now - t.trafficStartMs > capMs) {
       ctx.log(h.name, `traffic still running after ${Math.round(capMs / 1000)} s: stopping the clients (their unfinished flows are recorded)`)
-      for (const c of t.clients) await procs.stop(c.name)
+      for (const c of t.clients) await (await run.processes(c.h ?? h)).stop(c.name)
       break
     }
     if (!relay) {
