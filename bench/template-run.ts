@@ -30,7 +30,7 @@ export function cellConfig(cell: Cell): SimConfig {
   if (!r.ok) throw new Error(`${file}: ${r.errors.map((e) => e.message).join('; ')}`)
   const spec = r.spec
   const scheme = cell.scheme ?? spec.schemes[spec.schemes.length - 1]
-  if (!spec.schemes.includes(scheme)) throw new Error(`${file}: no scheme '${scheme}' (has ${spec.schemes.join(', ')})`)
+  if (!(spec.schemes as string[]).includes(scheme)) throw new Error(`${file}: no scheme '${scheme}' (has ${spec.schemes.join(', ')})`)
   const load = cell.load ?? spec.workload.loads[spec.workload.loads.length - 1]
   const cfg = simConfigFor({ runId: 1, spec, scheme, load, seed: cell.seed ?? spec.seeds[0] })
   const n = cell.flows
