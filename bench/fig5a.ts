@@ -56,7 +56,7 @@ async function fig5a(): Promise<void> {
   const events = median(rows.map((r) => r.counters?.events ?? NaN).filter(Number.isFinite))
   const runWallS = median(rows.map((r) => Number(r.facts?.wallMs ?? NaN) / 1000).filter(Number.isFinite))
   console.log(`\n== HULA Fig. 5a sweep: ${runs.length} runs (${done} done), ${fmt(flows)} flows, ${availableParallelism()} at a time`)
-  console.log(`wall time            ${fmt(wallS, 1)} s  (target: under ${TARGET_S} s on 2 cores: ${wallS < TARGET_S ? 'met' : 'not met'})`)
+  console.log(`wall time            ${fmt(wallS, 1)} s  (target: under ${TARGET_S} s on 2 cores: ${cut !== undefined ? `not judged, runs cut to ${cut} flows` : wallS < TARGET_S ? 'met' : 'not met'})`)
   console.log(`CPU time per run     ${fmt(cpuPerRunS, 1)} s  (user + system of the whole process over the sweep, per run; median run ${fmt(runWallS, 1)} s in its worker)`)
   console.log(`runs per minute      ${fmt((runs.length / wallS) * 60, 1)}`)
   console.log(`events per run       ${fmt(events)} (median), ${fmt((cpuPerRunS * 1e9) / events, 0)} ns of CPU each`)
