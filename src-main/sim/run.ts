@@ -343,7 +343,7 @@ function bufferCounters(fab: SimFabric, controlBytes: number): Partial<SimCounte
   const b = fab.buffer
   if (b === null) return out
   let lag = 0
-  for (const l of fab.links) lag = Math.max(lag, l.maxPauseLagPs)
+  for (const l of fab.links) if (l.pfc !== null) lag = Math.max(lag, l.pfc.maxLagPs)
   return {
     ...out,
     maxSwitchBufferBytes: Math.max(0, ...b.maxUsed),

@@ -28,21 +28,19 @@
 //
 // With a shared buffer (net/buffer.ts) a switch port asks the buffer, not its own capacity,
 // whether a packet fits, and hands each packet's bytes back when its serialization ends.
-// PFC: a PAUSE frame arriving here stops the lossless class (data, ACKs): the packets not
-// yet started are taken back off the committed schedule into a held FIFO (so no new lossless
-// packet starts while paused; the one being serialized finishes), and are committed again,
-// in order, on resume or when the pause time runs out. PFC frames themselves never queue
-// behind data: insertControl puts one right after the packet being serialized and delays
-// the rest by its 64 B.
+// PFC: a PAUSE frame arriving here stops the lossless class (net/pfc.ts holds what may not
+// start). PFC frames themselves never queue behind data: insertControl puts one right after
+// the packet being serialized and delays the rest by its 64 B.
 
 import type { Counters, SimContext } from '../engine/context'
 import { KIND_LINK } from '../engine/context'
-import { KIND_ACK, KIND_DATA, PKT_CE, PKT_ECT, type PacketPool } from '../engine/packets'
+import { KIND_DATA, PKT_CE, PKT_ECT, type PacketPool } from '../engine/packets'
 import type { Rng } from '../engine/rng'
 import type { Scheduler } from '../engine/scheduler'
+import { PfcPause, type PausableLink } from './pfc'
 import type { BufferedPort, HostAdmission, PacketSink, SwitchBuffer } from './ports'
 
-export class Link implements BufferedPort {
+export class Link implements BufferedPort, PausableLink {
   // Fields are declared hottest first: V8 lays them out in this order, so one event's
   // reads fall in the object's first cache lines.
   /** Absolute sequence numbers into the ring: oldest not yet arrived, oldest not yet sent, next free. */
@@ -99,15 +97,8 @@ export class Link implements BufferedPort {
   redRng: Rng | null = null
   /** Most bytes queued (serializing included) at any enqueue. */
   maxQueuedBytes = 0
-  /** PFC: the lossless class is paused until pausedUntilPs; its packets wait in held. */
-  paused = false
-  pausedUntilPs = 0
-  private held: Int32Array | null = null
-  private heldHead = 0
-  private heldLen = 0
-  /** PFC frames received, and the longest time from a pause's decision downstream to its taking effect here. */
-  pauseFramesIn = 0
-  maxPauseLagPs = 0
+  /** PFC's state at this end, from the first PFC frame that reaches it (null: never paused). */
+  pfc: PfcPause | null = null
 
   constructor(
     ctx: SimContext,
@@ -168,19 +159,14 @@ export class Link implements BufferedPort {
       const d = ++this.dataQueuedLazy
       if (d > c.maxHostQueuePackets) c.maxHostQueuePackets = d
     }
-    if (this.paused && pkts.kind[p] <= KIND_ACK) {
-      if (now < this.pausedUntilPs) {
-        this.hold(p)
-        return true
-      }
-      this.resume()
-    }
+    const pfc = this.pfc
+    if (pfc !== null && pfc.paused && pfc.holds(p, now)) return true
     this.commit(p, now)
     return true
   }
 
   /** Puts p on the serializer's schedule (it has been admitted). */
-  private commit(p: number, now: number): void {
+  commit(p: number, now: number): void {
     const pkts = this.pkts
     const q = this.tail - this.qHead
     if (this.tail - this.head > this.mask) this.grow()
@@ -211,73 +197,30 @@ export class Link implements BufferedPort {
     this.markCount++
   }
 
-  private hold(p: number): void {
-    let h = this.held
-    if (h === null || this.heldLen === h.length) {
-      const n = new Int32Array(h === null ? 64 : 2 * h.length)
-      for (let i = 0; i < this.heldLen; i++) n[i] = h![(this.heldHead + i) % h!.length]
-      this.held = h = n
-      this.heldHead = 0
-    }
-    h[(this.heldHead + this.heldLen++) % h.length] = p
-  }
-
-  /** The lossless class may send again: commit what it held, in order. */
-  private resume(): void {
-    this.paused = false
-    const h = this.held
-    const now = this.ctx.now
-    // qHead must be current: commit() tells the shared buffer of a new next departure only
-    // when it finds the queue empty.
-    this.advance(now)
-    while (this.heldLen > 0) {
-      const p = h![this.heldHead]
-      this.heldHead = (this.heldHead + 1) % h!.length
-      this.heldLen--
-      this.commit(p, now)
-    }
+  /** PFC: the lossless class may send again (net/pfc.ts committed what it held). */
+  resumed(): void {
     if (this.hostTx !== null && this.hostTx.blockedCount(this.host) > 0) this.armDepartureWake()
   }
 
-  /**
-   * A PFC frame (KIND_PAUSE) from the far end of this link reached our end: pause the
-   * lossless class for its pause time (taking back what has not started), or resume it.
-   */
+  /** A PFC frame (KIND_PAUSE) from the far end of this link reached our end (net/pfc.ts). */
   onPauseFrame(f: number): void {
-    const pkts = this.pkts
-    const now = this.ctx.now
-    const pause = pkts.hdr0[f] !== 0
-    const until = now + pkts.hdr1[f] * 1000
-    const lag = now - pkts.sentPs[f]
-    pkts.release(f)
-    this.pauseFramesIn++
-    if (!pause) {
-      if (this.paused) this.resume()
-      return
-    }
-    if (lag > this.maxPauseLagPs) this.maxPauseLagPs = lag
-    this.pausedUntilPs = until
-    if (this.paused) return
-    this.paused = true
+    const pfc = this.pfc ?? (this.pfc = new PfcPause(this, this.pkts))
+    pfc.onFrame(f, this.ctx.now)
+  }
+
+  /** PFC: takes the packets not yet started off the schedule, in order (the queue is work-conserving, so only the one at qHead has started). */
+  takeBackUnstarted(now: number): Int32Array | null {
     this.advance(now)
-    // The packet at qHead is being serialized (the queue is work-conserving); every later one
-    // has not started: take them back, keeping the lossy ones on the schedule in order.
     const first = this.qHead + 1
-    if (first < this.tail) {
-      const n = this.tail - first
-      const back = new Int32Array(n)
-      for (let i = 0; i < n; i++) back[i] = this.buf[this.base + 2 * ((first + i) & this.mask) + 1] | 0
-      const newLast = this.buf[this.base + 2 * (this.qHead & this.mask)]
-      this.busyPs -= this.lastTxEndPs - newLast
-      this.lastTxEndPs = newLast
-      this.tail = first
-      for (let i = 0; i < n; i++) {
-        const p = back[i]
-        if (pkts.kind[p] <= KIND_ACK) this.hold(p)
-        else this.commit(p, now)
-      }
-    }
-    this.reschedule()
+    if (first >= this.tail) return null
+    const n = this.tail - first
+    const back = new Int32Array(n)
+    for (let i = 0; i < n; i++) back[i] = this.buf[this.base + 2 * ((first + i) & this.mask) + 1] | 0
+    const newLast = this.buf[this.base + 2 * (this.qHead & this.mask)]
+    this.busyPs -= this.lastTxEndPs - newLast
+    this.lastTxEndPs = newLast
+    this.tail = first
+    return back
   }
 
   /**
@@ -325,7 +268,7 @@ export class Link implements BufferedPort {
 
   /** PFC: lossless packets waiting for the pause to end (a just-offered one among them if it was held). */
   heldCount(): number {
-    return this.heldLen
+    return this.pfc === null ? 0 : this.pfc.heldCount()
   }
 
   /** Shared buffer: hands back the bytes of packets whose serialization has ended; returns the next departure time. */
@@ -347,7 +290,8 @@ export class Link implements BufferedPort {
       // Its bytes leave the switch buffer before the packet reaches the next hop.
       this.advance(now)
     }
-    if (this.paused && now >= this.pausedUntilPs) this.resume()
+    const pfc = this.pfc
+    if (pfc !== null && pfc.paused && now >= pfc.untilPs) pfc.resume(now)
     if (this.head < this.tail) {
       const i = this.base + 2 * (this.head & this.mask)
       if (this.buf[i] + this.delayPs <= now) {
@@ -424,15 +368,16 @@ export class Link implements BufferedPort {
       if (this.buffer !== null && s >= this.qHead) this.buffer.release(this.bufPort, p)
       ctx.pkts.release(p)
     }
-    while (this.heldLen > 0) {
-      const p = this.held![this.heldHead]
-      this.heldHead = (this.heldHead + 1) % this.held!.length
-      this.heldLen--
-      if (this.buffer !== null) this.buffer.release(this.bufPort, p)
-      ctx.pkts.release(p)
-      held++
+    const pfc = this.pfc
+    if (pfc !== null) {
+      while (pfc.heldCount() > 0) {
+        const p = pfc.shift()
+        if (this.buffer !== null) this.buffer.release(this.bufPort, p)
+        ctx.pkts.release(p)
+        held++
+      }
+      pfc.paused = false
     }
-    this.paused = false
     this.buffer?.flushResumes()
     c.drops += held
     c.linkDownDrops += held
@@ -448,7 +393,7 @@ export class Link implements BufferedPort {
   }
 
   /** Moves qHead past every packet whose serialization has ended by now. */
-  private advance(now: number): void {
+  advance(now: number): void {
     const buf = this.buf
     const base = this.base
     const mask = this.mask
@@ -479,7 +424,8 @@ export class Link implements BufferedPort {
     this.qHead = s
   }
 
-  private reschedule(): void {
+  /** Sets the one pending event: the head's arrival, a departure someone waits for, or the pause's end. */
+  reschedule(): void {
     let t = Infinity
     if (this.head < this.tail) t = this.buf[this.base + 2 * (this.head & this.mask)] + this.delayPs
     const hostTx = this.hostTx
@@ -487,7 +433,8 @@ export class Link implements BufferedPort {
       const d = this.buf[this.base + 2 * (this.qHead & this.mask)]
       if (d < t) t = d
     }
-    if (this.paused && this.heldLen > 0 && this.pausedUntilPs < t) t = this.pausedUntilPs
+    const pfc = this.pfc
+    if (pfc !== null && pfc.paused && pfc.heldCount() > 0 && pfc.untilPs < t) t = pfc.untilPs
     if (t !== Infinity) this.heap.schedule(this.elem, t)
   }
 

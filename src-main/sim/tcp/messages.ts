@@ -47,6 +47,13 @@ export class MessageTable {
   private readonly head: Int32Array
   /** Per connection: messages that have arrived. */
   readonly arrived: Int32Array
+  /**
+   * Per connection: the byConn position messageOf last found, one for the sender's lookups
+   * and one for the receiver's; each side walks its stream forward, so it is nearly always
+   * the answer again and the binary search is skipped.
+   */
+  private readonly sendHint: Int32Array
+  private readonly recvHint: Int32Array
   done = 0
   readonly finishOrder: Int32Array
 
@@ -71,10 +78,14 @@ export class MessageTable {
     this.msgCount = new Int32Array(connections)
     this.head = new Int32Array(connections)
     this.arrived = new Int32Array(connections)
+    this.sendHint = new Int32Array(connections)
+    this.recvHint = new Int32Array(connections)
     this.finishOrder = new Int32Array(n)
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => this.startPs[a] - this.startPs[b] || a - b)
     for (let i = 0; i < n; i++) this.msgCount[this.conn[i]]++
     for (let c = 1; c < connections; c++) this.msgBase[c] = this.msgBase[c - 1] + this.msgCount[c - 1]
+    this.sendHint.set(this.msgBase)
+    this.recvHint.set(this.msgBase)
     this.byConn = new Int32Array(n)
     const fill = new Int32Array(connections)
     const segs = new Int32Array(connections)
@@ -118,8 +129,15 @@ export class MessageTable {
     return this.head[c] === this.msgCount[c]
   }
 
-  /** The message of connection c holding segment seg (its last if seg is past them all). */
-  private messageOf(c: number, seg: number): number {
+  /**
+   * The message of connection c holding segment seg (its last if seg is past them all).
+   * Messages of a connection tile its segments in order, so the hinted one holds seg
+   * exactly when seg lies in its [segStart, segEnd).
+   */
+  private messageOf(c: number, seg: number, hint: Int32Array): number {
+    const k = hint[c]
+    const h = this.byConn[k]
+    if (seg >= this.segStart[h] && seg < this.segEnd[h]) return h
     let lo = this.msgBase[c]
     let hi = lo + this.msgCount[c] - 1
     while (lo < hi) {
@@ -127,17 +145,18 @@ export class MessageTable {
       if (this.segEnd[this.byConn[mid]] <= seg) lo = mid + 1
       else hi = mid
     }
+    hint[c] = lo
     return this.byConn[lo]
   }
 
   segBytes(c: number, seg: number, mss: number): number {
-    const m = this.messageOf(c, seg)
+    const m = this.messageOf(c, seg, this.sendHint)
     return seg === this.segEnd[m] - 1 ? this.sizeBytes[m] - (seg - this.segStart[m]) * mss : mss
   }
 
   bytesBelow(c: number, seg: number, mss: number): number {
     if (seg <= 0 || this.msgCount[c] === 0) return 0
-    const m = this.messageOf(c, seg - 1)
+    const m = this.messageOf(c, seg - 1, this.recvHint)
     return this.byteStart[m] + Math.min((seg - this.segStart[m]) * mss, this.sizeBytes[m])
   }
 
