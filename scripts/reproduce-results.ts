@@ -5,6 +5,8 @@ import type { ExperimentSpec } from '../src-main/core/spec'
 import type { RunRow } from '../src-main/core/store'
 import { buildFabric, linkByName, peer } from '../src-main/model/topology'
 import { computeRoutes } from '../src-main/sim'
+import { warmupShare } from '../src-main/core/stats'
+import { arrivalWindow, windowRate } from './reproduce-probes'
 import { bottleneckPort, queueMeasures, type PortQueue, type QueueMeasures } from './reproduce-queues'
 import { adjacentReroute, deadEndTraffic, deflection, rerouteBack, type Failure, type RerouteTime } from './reproduce-reroute'
 
@@ -45,6 +47,17 @@ export class Results {
 
   counter(scheme: string, load: number | undefined, name: string): number {
     const vals = this.pick(scheme, load).map((r) => r.counters?.[name] ?? NaN)
+    return vals.reduce((a, b) => a + b, 0) / vals.length
+  }
+
+  /** Probe bytes per second while traffic arrives (reproduce-probes.ts), averaged over seeds. */
+  probeBytesPerSecond(scheme: string, load: number): number {
+    const vals = this.pick(scheme, load).map((run) => {
+      const { fromNs, toNs } = arrivalWindow(this.core.opts.store.listFlows(run.id).map((f) => f.startNs), warmupShare(this.spec))
+      const { defs, t, values } = this.core.opts.store.readSamples(run.id, ['probe.bytes'])
+      const i = defs.findIndex((d) => d.kind === 'probe.bytes')
+      return i < 0 ? NaN : windowRate(t, values[i], fromNs, toNs)
+    })
     return vals.reduce((a, b) => a + b, 0) / vals.length
   }
 

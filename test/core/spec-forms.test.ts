@@ -168,7 +168,7 @@ describe('topology kinds', () => {
       "test.yaml:11:3: topology.hostsPerLeaf: unknown field 'hostsPerLeaf'; expected one of kind, pods, torsPerPod, aggsPerPod, spines, hostsPerTor, hostLink, fabricLink, linkDelay, queuePackets, hostQueuePackets, remove, slow",
     ])
     expect(errorsOf(`name: x\ntopology: { kind: fat-tree, k: 4, leaves: 2, hostLink: 10G, fabricLink: 10G }\nschemes: ecmp\n${POISSON}\n`)).toEqual([
-      "test.yaml:2:35: topology.leaves: unknown field 'leaves'; expected one of kind, k, hostLink, fabricLink, linkDelay, queuePackets, hostQueuePackets, remove, slow",
+      "test.yaml:2:35: topology.leaves: unknown field 'leaves'; expected one of kind, k, hostsPerTor, hostLink, fabricLink, linkDelay, queuePackets, hostQueuePackets, remove, slow",
     ])
   })
 

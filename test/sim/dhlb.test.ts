@@ -1,6 +1,7 @@
 // DHLB's mechanism (the DHLB paper): the proportional split over 10^4 flowlets, load degrees
 // that follow link loads on real physics, the adaptive probe period F = σ/θ with
-// T_probe ≥ 2δ, flowlets without reordering, and determinism.
+// T_probe ≥ 2δ, σ from the ToRs' reports, θ calibrated to reach 2δ at 90 % load, flowlets
+// without reordering, and determinism.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -10,6 +11,8 @@ import { runSim } from '../../src-main/schemes'
 import { SimContext } from '../../src-main/sim/engine/context'
 import { Rng } from '../../src-main/sim/engine/rng'
 import { DhlbStage, loadDegree } from '../../src-main/schemes/dhlb/stage'
+import { calibratedThetaNs, hostToUplinkRatio, probePeriodNs, reportedLoad } from '../../src-main/schemes/dhlb/probe-period'
+import type { Topology } from '../../src-main/sim/types'
 import { createStageEnv } from '../../src-main/sim/routing/env'
 import { hash5Tuple } from '../../src-main/sim/tcp/flows'
 import { buildSimFabric } from '../../src-main/sim/topo/build'
@@ -163,15 +166,17 @@ describe('the adaptive probe period', () => {
     const period = series(c, 'dhlb.probePeriod', {})
     const sigma = series(c, 'dhlb.meanLoad', {})
     expect(Math.min(...period)).toBeGreaterThanOrEqual(2 * GAP_NS)
-    const THETA = 200_000
+    // HULA's fabric: a ToR's 8 × 10G of hosts over 2 × 40G of uplinks, 1:1: θ = 200 µs × 0.9.
+    const MIN = 200_000
+    const THETA = 180_000
     c.t.forEach((t, j) => {
       if (t <= 1_000_000) return
-      const want = Math.min(10 * THETA, Math.max(THETA, THETA / sigma[j]))
+      const want = Math.min(10 * MIN, Math.max(MIN, THETA / sigma[j]))
       expect(Math.abs(period[j] - want), `at ${t} ns`).toBeLessThan(1)
     })
-    // The pinned flows load the fabric's links to about 1/8 on average: probes slow down.
+    // The pinned flows load the ToRs' uplinks to about 1/8 on average: probes slow down.
     expect(sigma.at(-1)!).toBeGreaterThan(0.05)
-    expect(period.at(-1)!).toBeGreaterThan(THETA)
+    expect(period.at(-1)!).toBeGreaterThan(MIN)
   })
 
   test('costs fewer probe bytes than HULA when the fabric is idle (the DHLB paper)', () => {
@@ -188,6 +193,115 @@ describe('the adaptive probe period', () => {
 
   test('refuses T_probe < 2δ', () => {
     expect(() => runSim({ ...idle('dhlb'), schemeParams: { flowletGapNs: 150_000, probePeriodNs: 200_000 } })).toThrow(/2 × flowletGapNs/)
+  })
+})
+
+/** The DHLB paper's fabric as the templates run it: k=4 fat-tree, 4 hosts per ToR, 100M to hosts, 200M between switches. */
+const PAPER_FABRIC: Topology = { kind: 'fat-tree', k: 4, hostsPerTor: 4, hostLinkBps: 100e6, fabricLinkBps: 200e6, linkDelayNs: 1000, queuePackets: 100 }
+
+describe('the probe period, T_probe = θ/σ (F = σ/θ), against hand-computed values', () => {
+  // θ = 180 µs, floor 2δ = 200 µs, ceiling 2 ms.
+  test.each([
+    [0.9, 200_000], // 180/0.9
+    [0.45, 400_000], // 180/0.45
+    [0.3, 600_000],
+    [0.1, 1_800_000],
+    [1, 200_000], // 180 µs is below the floor 2δ
+    [0.05, 2_000_000], // 3.6 ms is above the ceiling
+    [0, 2_000_000], // an idle fabric: the longest period
+  ])('σ = %f gives %i ns', (sigma, want) => {
+    expect(probePeriodNs(sigma, 180_000, 200_000, 2_000_000)).toBeCloseTo(want, 6)
+  })
+})
+
+describe('θ, calibrated so that T_probe reaches 2δ at 90 % load', () => {
+  test("on the paper's fabric (4 × 100M of hosts over 2 × 200M of uplinks): θ = 200 µs × 0.9 = 180 µs", () => {
+    const ratio = hostToUplinkRatio([{ hostBps: 4 * 100e6, upBps: 2 * 200e6 }])
+    expect(ratio).toBe(1)
+    expect(calibratedThetaNs(200_000, ratio)).toBeCloseTo(180_000, 6)
+    expect(probePeriodNs(reportedLoad(0.9, ratio), 180_000, 200_000, 2_000_000)).toBeCloseTo(200_000, 6)
+    expect(probePeriodNs(reportedLoad(0.5, ratio), 180_000, 200_000, 2_000_000)).toBeCloseTo(360_000, 6)
+  })
+
+  test('on a twice over-provisioned fabric (2 hosts per ToR) the uplinks see half the load: θ = 90 µs', () => {
+    const ratio = hostToUplinkRatio([{ hostBps: 2 * 100e6, upBps: 2 * 200e6 }])
+    expect(calibratedThetaNs(200_000, ratio)).toBeCloseTo(90_000, 6)
+    expect(probePeriodNs(reportedLoad(0.9, ratio), 90_000, 200_000, 2_000_000)).toBeCloseTo(200_000, 6)
+  })
+
+  test("the stage computes it from the fabric's ports when probeTheta is not given, and takes it when it is", () => {
+    const stageOn = (topology: Topology, params: Record<string, number>) => {
+      const f = buildFabric(topology)
+      const ctx = new SimContext()
+      const fab = buildSimFabric(ctx, f, topology, { kind: 'newreno', mssBytes: 1460, initCwndPackets: 10, minRtoNs: 1e6 })
+      const flows = buildFlows({ kind: 'explicit', flows: [] }, new HostLayout(f, topology.hostLinkBps), 1460, 1)
+      return new DhlbStage(createStageEnv(ctx, fab, flows, new Rng(1, 2), params, []))
+    }
+    expect(stageOn(PAPER_FABRIC, { flowletGapNs: 100_000, probePeriodNs: 200_000 }).thetaNs).toBeCloseTo(180_000, 6)
+    expect(stageOn({ ...PAPER_FABRIC, hostsPerTor: 2 }, { flowletGapNs: 100_000, probePeriodNs: 200_000 }).thetaNs).toBeCloseTo(90_000, 6)
+    expect(stageOn(PAPER_FABRIC, { flowletGapNs: 100_000, probePeriodNs: 200_000, probeThetaNs: 150_000 }).thetaNs).toBe(150_000)
+  })
+})
+
+describe('σ, the mean of the ToRs\' reports', () => {
+  test('counts the ToRs\' uplinks only, not every fabric link', () => {
+    // One long-lived flow from tor0 to tor1, in the same pod of HULA's fabric (4 ToRs, 2 × 40G
+    // uplinks each, 8 agg-spine links). Its 10G fills a quarter of one tor0 uplink and of one
+    // agg → tor1 link, and its ACKs about 1 % of the reverse ones. Each ToR reports the mean
+    // over its 4 uplink directions: tor0 and tor1 ≈ 0.26/4, tor2 and tor3 0, so
+    // σ ≈ 2 × 0.065 / 4 ≈ 0.033. Averaged over all 32 switch-to-switch directions instead,
+    // σ would be ≈ 0.52/32 ≈ 0.016.
+    const c = runCollect(config({ kind: 'long-lived', pairs: [[0, 8]] }, { topology: THREE_TIER, scheme: 'dhlb', maxSimTimeNs: 6_000_000 }))
+    const sigma = series(c, 'dhlb.meanLoad', {}).filter((_, j) => c.t[j] > 2_000_000)
+    expect(sigma.length).toBeGreaterThan(10)
+    for (const x of sigma) {
+      expect(x).toBeGreaterThan(0.03)
+      expect(x).toBeLessThan(0.036)
+    }
+  })
+
+  test("is the load on the paper's 1:1 fabric, as the calibration assumes: 2 of 4 hosts per ToR at line rate give σ ≈ 0.5", () => {
+    // Hosts 4e..4e+3 sit on edge e. Two per ToR send long-lived flows to the other ToR of
+    // their pod (edge 2p ↔ 2p+1), so every ToR sends and receives 200M over its 2 × 200M
+    // uplinks; no link can be overloaded (both flows on one uplink still fit) and no core
+    // link is used. Each ToR reports 0.5 in each direction plus the ACKs of the flows the other way (up to 0.07 here): σ ≈
+    // reportedLoad(0.5, 1) = 0.5. Over all fabric links (the agg-core ones idle) it would be ≈ 0.26.
+    const pairs: Array<[number, number]> = []
+    for (let e = 0; e < 8; e++) for (let k = 0; k < 2; k++) pairs.push([4 * e + k, 4 * (e ^ 1) + k])
+    const c = runCollect(
+      config({ kind: 'long-lived', pairs }, { topology: PAPER_FABRIC, scheme: 'dhlb', maxSimTimeNs: 30_000_000, telemetryIntervalNs: 1_000_000, schemeParams: { flowletGapNs: 100_000, probePeriodNs: 200_000 } }),
+    )
+    const sigma = series(c, 'dhlb.meanLoad', {}).filter((_, j) => c.t[j] > 10_000_000)
+    const period = series(c, 'dhlb.probePeriod', {}).filter((_, j) => c.t[j] > 10_000_000)
+    expect(sigma.length).toBeGreaterThan(10)
+    sigma.forEach((x, j) => {
+      expect(x).toBeGreaterThan(reportedLoad(0.5, 1) - 0.02)
+      expect(x).toBeLessThan(reportedLoad(0.5, 1) + 0.07)
+      // The calibrated θ = 180 µs: T_probe = 180 µs / σ, about 350 µs.
+      expect(period[j]).toBeCloseTo(180_000 / x, 0)
+    })
+  })
+
+  test('is the load itself on the paper\'s 1:1 fabric: at 90 % load the period reaches 2δ; at 10 % it stays far above', { timeout: 300_000 }, () => {
+    const run = (load: number) =>
+      runCollect(
+        config(
+          { kind: 'poisson', cdf: webSearch, load, flows: 100_000, destinations: 'other-racks' },
+          {
+            topology: PAPER_FABRIC,
+            scheme: 'dhlb',
+            telemetryIntervalNs: 1_000_000,
+            maxSimTimeNs: 1_000_000_000,
+            schemeParams: { flowletGapNs: 100_000, probePeriodNs: 200_000, probeMaxPeriodNs: 2_000_000, utilTauNs: 400_000 },
+          },
+        ),
+      )
+    const high = run(0.9)
+    const periodHigh = series(high, 'dhlb.probePeriod', {})
+    expect(Math.min(...periodHigh)).toBe(200_000)
+    const low = run(0.1)
+    const periodLow = series(low, 'dhlb.probePeriod', {}).filter((_, j) => low.t[j] > 200_000_000)
+    expect(Math.min(...periodLow)).toBeGreaterThan(3 * 200_000)
   })
 })
 
@@ -208,7 +322,8 @@ describe('flowlets', () => {
     expect(runSim(poisson(1_000)).counters.reorderedPackets).toBeGreaterThan(0)
   })
 
-  test('the same seed gives the same result, byte for byte', () => {
+  // Hang guard: two runs of 300 flows take about a minute on a busy 2-core machine.
+  test('the same seed gives the same result, byte for byte', { timeout: 300_000 }, () => {
     const a = runCollect(poisson(GAP_NS, 5))
     const b = runCollect(poisson(GAP_NS, 5))
     expect(b.r).toEqual(a.r)
@@ -230,7 +345,24 @@ describe('templates', () => {
     expect(f.nodes.filter((n) => n.role === 'agg')).toHaveLength(8)
     expect(f.tors).toHaveLength(8)
     expect(r.spec.topology).toMatchObject({ hostLinkBps: 100e6, fabricLinkBps: 200e6 })
+    // Not over-provisioned: a ToR's 4 × 100M of hosts over its 2 × 200M of uplinks.
+    expect(f.nodes.filter((n) => n.role === 'host')).toHaveLength(32)
     expect(r.spec.schemes).toContain('dhlb')
-    expect(r.spec.params.probePeriodNs).toBeGreaterThanOrEqual(2 * r.spec.params.flowletGapNs)
+    expect(r.spec.schemes).toContain('hula')
+    const p = r.spec.params
+    expect(p.probePeriodNs).toBe(2 * p.flowletGapNs)
+    // HULA as the DHLB paper runs it: T_p = 200 µs.
+    expect(p.probePeriodNs).toBe(200_000)
+    // θ as written in the template is the calibration for its fabric (T_probe = 2δ at 90 % load).
+    expect(p.probeThetaNs).toBeCloseTo(calibratedThetaNs(p.probePeriodNs, hostToUplinkRatio([{ hostBps: 4 * 100e6, upBps: 2 * 200e6 }])), 6)
+    // Stated in the file; other-racks is the default, so the parsed spec leaves it out.
+    expect(text).toMatch(/destinations: other-racks/)
+    expect((r.spec.workload as { destinations?: string }).destinations ?? 'other-racks').toBe('other-racks')
+  })
+
+  test('Fig. 5 compares ECMP, RPS, HULA and DHLB, as the paper does', () => {
+    const r = parseExperiment(readFileSync(join(dir, 'dhlb-fig5-fct.yaml'), 'utf8'), { file: 'dhlb-fig5-fct', baseDir: dir, workloadsDir: join(__dirname, '../../resources/workloads') })
+    if (!r.ok) throw new Error(JSON.stringify(r.errors))
+    expect([...r.spec.schemes].sort()).toEqual(['dhlb', 'ecmp', 'hula', 'rps'])
   })
 })

@@ -121,7 +121,7 @@ describe('topology YAML', () => {
     const text = applyGenerator(TEXT, ft.mapping({ k: 6, hostGbps: 25 }))
     expect(parse(text).topology).toEqual({ kind: 'fat-tree', k: 6, hostLink: '25Gbps', fabricLink: '25Gbps', linkDelay: '1us', queuePackets: 80 })
     expect(text).toContain('schemes: [ecmp] # just one')
-    expect(TOPOLOGY_TEMPLATES.find((t) => t.id === 'dhlb-fat-tree')!.mapping({})).toMatchObject({ kind: 'fat-tree', k: 4 })
+    expect(TOPOLOGY_TEMPLATES.find((t) => t.id === 'dhlb-fat-tree')!.mapping({})).toMatchObject({ kind: 'fat-tree', k: 4, hostsPerTor: 4 })
   })
 })
 

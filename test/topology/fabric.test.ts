@@ -88,6 +88,19 @@ describe('fabric graphs', () => {
     expect(() => buildFabric({ kind: 'fat-tree', k: 3, ...RATES })).toThrow(/even/)
   })
 
+  it('builds a k=4 fat-tree with 4 hosts per ToR when asked (the DHLB paper\'s rates at 1:1)', () => {
+    const f = buildFabric({ kind: 'fat-tree', k: 4, hostsPerTor: 4, ...RATES })
+    expect(f.hosts).toHaveLength(32)
+    expect(f.switches).toHaveLength(20)
+    expect(f.links).toHaveLength(64)
+    for (const t of f.tors) expect(f.nodes[t].ports).toHaveLength(6)
+    // Hosts are numbered ToR by ToR: h4..h7 on edge1, h31 on edge7.
+    expect(f.torOfHost[f.hosts.indexOf(nodeByName(f, 'h4'))]).toBe(nodeByName(f, 'edge1'))
+    expect(f.torOfHost[f.hosts.indexOf(nodeByName(f, 'h31'))]).toBe(nodeByName(f, 'edge7'))
+    expect(pathCount(f, nodeByName(f, 'edge0'), nodeByName(f, 'h31'))).toBe(4)
+    expect(() => buildFabric({ kind: 'fat-tree', k: 4, hostsPerTor: 0, ...RATES })).toThrow(/hostsPerTor must be a positive integer/)
+  })
+
   it('never routes through a host', () => {
     const f = buildFabric({ kind: 'leaf-spine', leaves: 2, spines: 1, hostsPerLeaf: 2, ...RATES })
     const dist = distancesTo(f, nodeByName(f, 'h3'))

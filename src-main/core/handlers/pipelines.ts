@@ -70,7 +70,7 @@ export function describeTopology(t: Topology): string {
     case 'leaf-spine':
       return `leaf-spine: ${t.leaves} leaves × ${t.hostsPerLeaf} hosts, ${t.spines} spines`
     case 'fat-tree':
-      return `fat-tree: k = ${t.k}`
+      return `fat-tree: k = ${t.k}${t.hostsPerTor !== undefined ? `, ${t.hostsPerTor} hosts per ToR` : ''}`
     case 'three-tier':
       return `three-tier: ${t.pods} pods × ${t.torsPerPod} ToRs × ${t.hostsPerTor} hosts, ${t.aggsPerPod} aggs per pod, ${t.spines} spines`
     case 'custom':

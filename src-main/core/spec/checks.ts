@@ -61,7 +61,7 @@ export function toTopology(t: RawTopology): Topology {
         ...common,
       }
     case 'fat-tree':
-      return { kind: t.kind, k: t.k, ...common }
+      return { kind: t.kind, k: t.k, ...(t.hostsPerTor !== undefined ? { hostsPerTor: t.hostsPerTor } : {}), ...common }
     case 'three-tier':
       return {
         kind: t.kind,

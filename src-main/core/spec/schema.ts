@@ -196,8 +196,10 @@ const leafSpine = mapping({
 const fatTree = mapping({
   kind: z.literal('fat-tree'),
   k: integer('an even integer of at least 2', 2).refine((k) => k % 2 === 0, { error: expected('an even integer of at least 2') }),
+  // Hosts per edge switch; default k/2 (the textbook fat-tree, no oversubscription at equal rates).
+  hostsPerTor: positiveInt().optional(),
   ...topologyCommon,
-}).superRefine((t, ctx) => sizeCheck(t.kind, (3 * t.k ** 3) / 4, ctx))
+}).superRefine((t, ctx) => sizeCheck(t.kind, (t.k ** 2 / 2) * (t.hostsPerTor ?? t.k / 2) + t.k ** 3 / 2, ctx))
 
 const threeTier = mapping({
   kind: z.literal('three-tier'),

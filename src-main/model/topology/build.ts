@@ -137,15 +137,17 @@ function buildFatTree(b: Builder, s: Extract<FabricSpec, { kind: 'fat-tree' }>):
     aggs.push(Array.from({ length: half }, (_, i) => b.node(`agg${p * half + i}`, 'agg', 2, p)))
   }
   const cores = Array.from({ length: half * half }, (_, i) => b.node(`core${i}`, 'spine', 3))
+  const perTor = s.hostsPerTor ?? half
+  if (!Number.isInteger(perTor) || perTor < 1) throw new Error(`hostsPerTor must be a positive integer, got ${perTor}`)
   const hosts: number[] = []
   for (let p = 0; p < s.k; p++) {
     for (let e = 0; e < half; e++) {
-      for (let h = 0; h < half; h++) hosts.push(b.node(`h${(p * half + e) * half + h}`, 'host', 0, p))
+      for (let h = 0; h < perTor; h++) hosts.push(b.node(`h${(p * half + e) * perTor + h}`, 'host', 0, p))
     }
   }
   for (let p = 0; p < s.k; p++) {
     for (let e = 0; e < half; e++) {
-      for (let h = 0; h < half; h++) b.link(edges[p][e], hosts[(p * half + e) * half + h], s.hostLinkBps, s.linkDelayNs)
+      for (let h = 0; h < perTor; h++) b.link(edges[p][e], hosts[(p * half + e) * perTor + h], s.hostLinkBps, s.linkDelayNs)
     }
   }
   for (let p = 0; p < s.k; p++) {

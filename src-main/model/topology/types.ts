@@ -74,6 +74,8 @@ export interface LeafSpineSpec extends Common {
 export interface FatTreeSpec extends Common {
   kind: 'fat-tree'
   k: number
+  /** Hosts per edge switch; default k/2. */
+  hostsPerTor?: number
 }
 
 /** HULA's 3-tier fabric (the HULA paper, Fig. 4): every ToR to every agg of its pod, every agg to every spine. */

@@ -2,7 +2,8 @@
 // they arrived on and keep the smallest degree along the path; each switch keeps a
 // load-information table of its paths (per destination ToR, the degree through each
 // candidate next hop) and splits new flowlets over the candidates in proportion to degree.
-// A controller sets how often probes go: F = σ/θ, never faster than T_probe = 2δ.
+// A controller sets how often probes go: F = σ/θ, never faster than T_probe = 2δ
+// (probe-period.ts, with how θ is calibrated).
 //
 // Load degree of a link, from its utilization (the estimator of probes.ts):
 //   [0, 25 %) → 5, [25, 50 %) → 3, [50, 70 %) → 2, [70, 90 %) → 1, ≥ 90 % → 0.
@@ -23,12 +24,20 @@
 //   flowlets           FlowletTable per switch (flowletGapNs = δ)
 //   period             the current probe period (ps), set by the controller
 //
-// The controller (a timer every probeControlIntervalNs): σ = mean utilization of the live
-// switch-to-switch link directions over the last interval (what a central controller
-// polling port counters sees); T_probe = clamp(θ/σ, probePeriodNs, probeMaxPeriodNs), so
-// F = σ/θ. θ (probeThetaNs, default probePeriodNs) is the load-time one probe round covers:
-// at σ = 1 probes go every θ. probePeriodNs (the floor) must be ≥ 2δ (the DHLB paper: T_probe ≥ 2δ,
-// δ ≈ one RTT). adaptiveProbes: 0 keeps the period at probePeriodNs.
+// The controller (a timer every probeControlIntervalNs): every ToR reports the utilization
+// of its uplinks over the last interval (both directions of each, from its port counters),
+// and σ is the mean of the ToRs' reports, as in the DHLB paper; links between aggregation
+// and spine switches do not enter it. The reports reach the controller out of band, with
+// no delay modelled. T_probe = clamp(θ/σ, probePeriodNs, probeMaxPeriodNs), so F = σ/θ.
+// θ (probeThetaNs) defaults to the calibration of probe-period.ts: 2δ × σ at 90 % load on
+// this fabric, so that T_probe reaches its floor at 90 % load. probePeriodNs (the floor)
+// must be ≥ 2δ (the DHLB paper: T_probe ≥ 2δ, δ ≈ one RTT). adaptiveProbes: 0 keeps the
+// period at probePeriodNs.
+//
+// Utilization of a link, for the load degrees: the estimator of probes.ts,
+// U = D + U × (1 − Δt/τ), HULA's. The DHLB paper's own estimator,
+// µ = δ × (packetSize + µ_{n−1}) − Δt × µ_{n−1}, is this one with δ = 1 and Δt counted in
+// units of τ; the paper gives neither unit.
 //
 // Differences from p4/dhlb/v1model/dhlb.p4: the P4 program records degrees for up-facing ports
 // only (at most four slots) and falls back to ECMP going down; the sim records every
@@ -39,7 +48,7 @@
 // set once (pktgen or host agent period = probePeriodNs).
 //
 // Telemetry: dhlb.loadDegree{switch,dstTor,port} (degree, -1 before any probe),
-// dhlb.probePeriod{} (ns), dhlb.meanLoad{} (σ, ratio), probe.count{}, probe.bytes{}.
+// dhlb.probePeriod{} (ns), dhlb.meanLoad{} (σ from the ToRs' reports, ratio), probe.count{}, probe.bytes{}.
 
 import { distancesTo, shortestNextHops } from '../../model/topology/query'
 import type { PacketPool } from '../../sim/engine/packets'
@@ -47,6 +56,7 @@ import type { Rng } from '../../sim/engine/rng'
 import type { SimSeriesDef } from '../../sim/types'
 import type { FlowletTable } from '../shared/flowlets'
 import { DHLB_PARAMS, MAX_PERIOD_FACTOR, probePeriodTooShort } from './params'
+import { calibratedThetaNs, hostToUplinkRatio, probePeriodNs, sigmaFromReports } from './probe-period'
 import { addProbeSeries, inGroup, MAX_TABLE_SERIES, newProbe, param, probeStageParts, type ProbeReplication, type UtilEstimator } from '../shared/probes'
 import type { ForwardingStage, StageEnv } from '../../sim/routing/stage'
 
@@ -105,8 +115,15 @@ export class DhlbStage implements ForwardingStage {
   periodPs: number
   /** σ measured at the last control step. */
   meanLoad = 0
-  private readonly fabricPorts: Int32Array
+  /** θ in ns: probeThetaNs, or calibrated (probe-period.ts). */
+  readonly thetaNs: number
+  /** Per ToR, the link directions of its uplinks: reportPorts[reportOff[t] .. reportOff[t+1]) (global ports). */
+  private readonly reportOff: Int32Array
+  private readonly reportPorts: Int32Array
   private readonly lastBusy: Float64Array
+  /** Each ToR's last report (utilization of its uplinks), NaN while it has no live uplink. */
+  readonly reports: Float64Array
+  private readonly liveReports: Float64Array
   private lastControlPs = 0
 
   constructor(private readonly env: StageEnv) {
@@ -120,7 +137,31 @@ export class DhlbStage implements ForwardingStage {
     if (maxNs < minNs) throw new Error(`dhlb: probeMaxPeriodNs (${maxNs}) must be at least probePeriodNs (${minNs})`)
     this.minPeriodPs = Math.round(minNs * 1000)
     this.maxPeriodPs = Math.round(maxNs * 1000)
-    this.thetaPs = Math.round(param(env, 'dhlb', 'probeThetaNs', minNs) * 1000)
+    this.reportOff = new Int32Array(T + 1)
+    const reportPorts: number[] = []
+    const tors: Array<{ hostBps: number; upBps: number }> = []
+    for (let t = 0; t < T; t++) {
+      const s = env.torSwitch[t]
+      let hostBps = 0
+      let upBps = 0
+      for (let g = env.portBase[s]; g < env.portBase[s + 1]; g++) {
+        const peer = env.peerSwitch[g]
+        if (peer < 0) hostBps += env.links[g].bps
+        else if (env.portIsUp[g] !== 0) {
+          upBps += env.links[g].bps
+          reportPorts.push(g, env.portBase[peer] + env.peerPort[g])
+        }
+      }
+      tors.push({ hostBps, upBps })
+      this.reportOff[t + 1] = reportPorts.length
+    }
+    this.reportPorts = Int32Array.from(reportPorts)
+    this.lastBusy = new Float64Array(reportPorts.length)
+    this.reports = new Float64Array(T).fill(NaN)
+    this.liveReports = new Float64Array(T)
+    this.thetaNs = param(env, 'dhlb', 'probeThetaNs', calibratedThetaNs(minNs, hostToUplinkRatio(tors)))
+    if (!(this.thetaNs > 0)) throw new Error(`dhlb: probeThetaNs must be positive, got ${this.thetaNs}`)
+    this.thetaPs = Math.round(this.thetaNs * 1000)
     this.controlPs = Math.round(param(env, 'dhlb', 'probeControlIntervalNs', DHLB_DEFAULTS.probeControlIntervalNs) * 1000)
     this.adaptive = (env.params.adaptiveProbes ?? DHLB_PARAMS.adaptiveProbes.default) !== 0
     this.periodPs = this.minPeriodPs
@@ -140,10 +181,6 @@ export class DhlbStage implements ForwardingStage {
     this.ctx = env.ctx
     this.torOfHost = env.torOfHost
     this.rng = env.rng
-    const fabricPorts: number[] = []
-    for (let g = 0; g < P; g++) if (env.peerSwitch[g] >= 0) fabricPorts.push(g)
-    this.fabricPorts = Int32Array.from(fabricPorts)
-    this.lastBusy = new Float64Array(fabricPorts.length)
     this.addSeries()
   }
 
@@ -247,28 +284,32 @@ export class DhlbStage implements ForwardingStage {
     if (this.adaptive) this.env.schedule(this.controlTimer, this.controlPs)
   }
 
-  /** σ over the last interval, then T_probe = clamp(θ/σ, min, max). */
+  /** The ToRs' reports over the last interval, σ their mean, then T_probe = clamp(θ/σ, min, max). */
   private control(now: number): void {
     const env = this.env
     const dt = now - this.lastControlPs
     if (dt <= 0) return
-    let sum = 0
-    let n = 0
-    const ports = this.fabricPorts
-    for (let i = 0; i < ports.length; i++) {
-      const g = ports[i]
-      const busy = env.links[g].busyUntilNow()
-      if (env.portUp[g] !== 0) {
-        sum += (busy - this.lastBusy[i]) / dt
-        n++
+    const ports = this.reportPorts
+    let live = 0
+    for (let t = 0; t < this.nT; t++) {
+      let sum = 0
+      let n = 0
+      for (let i = this.reportOff[t]; i < this.reportOff[t + 1]; i++) {
+        const g = ports[i]
+        const busy = env.links[g].busyUntilNow()
+        if (env.portUp[g] !== 0) {
+          sum += (busy - this.lastBusy[i]) / dt
+          n++
+        }
+        this.lastBusy[i] = busy
       }
-      this.lastBusy[i] = busy
+      this.reports[t] = n > 0 ? sum / n : NaN
+      if (n > 0) this.liveReports[live++] = this.reports[t]
     }
     this.lastControlPs = now
-    const sigma = n > 0 ? sum / n : 0
+    const sigma = sigmaFromReports(this.liveReports, live)
     this.meanLoad = sigma
-    const want = sigma > 0 ? this.thetaPs / sigma : Infinity
-    this.periodPs = Math.round(Math.min(this.maxPeriodPs, Math.max(this.minPeriodPs, want)))
+    this.periodPs = Math.round(probePeriodNs(sigma, this.thetaPs, this.minPeriodPs, this.maxPeriodPs))
   }
 
   private degreeNow(k: number): number {

@@ -65,9 +65,9 @@ export const TOPOLOGY_TEMPLATES: readonly TopologyTemplate[] = [
   {
     id: 'dhlb-fat-tree',
     label: "DHLB's fat-tree",
-    summary: 'The fat-tree of the DHLB experiments: 4 spines, 8 leaves and 8 ToRs (k = 4), 100 Mbps hosts and 200 Mbps fabric.',
+    summary: 'The fat-tree of the DHLB experiments: 4 spines, 8 leaves and 8 ToRs (k = 4), 100 Mbps hosts and 200 Mbps fabric, 4 hosts per ToR so that hosts and uplinks match (1:1).',
     params: [],
-    mapping: () => ({ kind: 'fat-tree', k: 4, hostLink: '100Mbps', fabricLink: '200Mbps', linkDelay: '1us', queuePackets: 100 }),
+    mapping: () => ({ kind: 'fat-tree', k: 4, hostsPerTor: 4, hostLink: '100Mbps', fabricLink: '200Mbps', linkDelay: '1us', queuePackets: 100 }),
   },
 ]
 
