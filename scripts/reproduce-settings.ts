@@ -84,13 +84,12 @@ const DESTINATIONS = (def: string, reason: string, values: string[]): OpenSettin
   reason,
   variants: values.map(ms),
 })
-/** The HULA paper's server choice ("each client chooses a server at random"); the simulator's option is being added. */
+/** The HULA paper's server choice ("each client chooses a server at random"). */
 const SERVER_CHOICE: OpenSetting = {
-  path: 'workload.connections.servers',
-  default: 'one server per client, chosen at random',
-  reason: 'the HULA paper (§6): "each client chooses a server at random and initiates three persistent TCP connections to the server"',
-  variants: [],
-  note: 'not swept yet: whether servers form a permutation (each server chosen by one client) or are drawn independently is open, and the simulator has no option for it yet',
+  path: 'workload.connections.choice',
+  default: 'random: each client draws its server on its own, so a server may have several clients',
+  reason: 'the HULA paper (§6): "each client chooses a server at random and initiates three persistent TCP connections to the server"; it does not say whether two clients may choose one server',
+  variants: [ms('random'), ms('permutation')],
 }
 
 const HULA_PAPER = 'HULA: Scalable Load Balancing Using Programmable Data Planes (ACM SOSR 2016)'
@@ -109,7 +108,7 @@ const HULA_MIN_RTO = MIN_RTO('1ms', 'not given by the paper; ns-2 and Linux defa
 const HULA_OPEN = [HULA_MIN_RTO, PACKETS(250), SHARING, HULA_DESTINATIONS, TRANSPORT('newreno'), SERVER_CHOICE]
 const hulaOrder = (what: string, schemes: string[], load: number | undefined): PaperOrder => ({ what, schemes, value: (r, s) => r.fct(s, load, 'meanNs') })
 
-const DHLB_PAPER = 'the DHLB paper (dynamic probe frequency for HULA-style load balancing)'
+const DHLB_PAPER = 'DHLB: a distributed hop-by-hop load balancing architecture based on in-band network telemetry'
 const DHLB_GIVEN = ['fabric: k=4 fat-tree, 100 Mbps to hosts, 200 Mbps between switches (Mininet/BMv2)', 'traffic: web-search flow sizes']
 const DHLB_OPEN = [
   MIN_RTO('5ms', 'not given by the paper; 5 ms keeps the RTO above the RTTs of a 100 Mbps fabric whose queues hold several ms'),
@@ -141,6 +140,13 @@ export const SETTINGS: Record<string, TemplateSettings> = {
     open: HULA_OPEN,
     order: hulaOrder('mean FCT at 60 % load', ['hula', 'conga-prime', 'ecmp'], 0.6),
     figure: { kind: 'fct-cdf', paperFigure: 'HULA Fig. 6', note: 'the paper gives bars; here the FCT CDF behind them' },
+  },
+  'hula-fig7-datamining-asymmetric': {
+    paper: HULA_PAPER,
+    given: [...HULA_GIVEN, 'the Fig. 6 setting (S2–A4 disabled)', 'data-mining flow sizes'],
+    open: HULA_OPEN,
+    order: hulaOrder('mean FCT at 80 % load', ['hula', 'conga-prime', 'ecmp'], 0.8),
+    figure: { kind: 'fct-vs-load', metric: 'mean', paperFigure: 'HULA Fig. 7' },
   },
   'hula-fig8-queues': {
     paper: HULA_PAPER,
