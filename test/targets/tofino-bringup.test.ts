@@ -24,14 +24,14 @@ import { liveProcessesMatching, startSshd, type Sshd } from '../helpers/sshd'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const STANDIN = join(import.meta.dirname, '../fixtures/tofino/standin')
-const TOPOLOGY = { kind: 'leaf-spine', leaves: 2, spines: 2, hostsPerLeaf: 1, hostLinkBps: 25e9, fabricLinkBps: 100e9, linkDelayNs: 1000 } as const
+const TOPOLOGY = { kind: 'leaf-spine', leaves: 2, spines: 1, hostsPerLeaf: 1, hostLinkBps: 25e9, fabricLinkBps: 100e9, linkDelayNs: 1000 } as const
 const YAML = `name: tofino-ports
 testbed: sim
-topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 1, hostLink: 25Gbps, fabricLink: 100Gbps }
+topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 1, hostLink: 25Gbps, fabricLink: 100Gbps }
 schemes: [ecmp]
 workload: { kind: web-search, load: 0.3, flows: 20 }
 `
-// leaf0: 0 h0, 1 spine0/0, 2 spine1/0; leaf1: 0 h1, 1 spine0/1, 2 spine1/1 (asserted below).
+// leaf0: 0 h0, 1 spine0/0; leaf1: 0 h1, 1 spine0/1; spine0: 0 leaf0/1, 1 leaf1/1 (asserted below).
 const state = computeControlPlane(buildFabric(TOPOLOGY), 'ecmp')
 const fp = (port: number) => `${port + 1}/0`
 
@@ -126,10 +126,9 @@ async function runToDeploy(sde: string) {
 describe('Tofino hardware: ports up and a frame over every link before the scheme is configured', () => {
   it('the fabric is the one the cables below are drawn for', () => {
     expect(state.switches.map((s) => `${s.name}: ${s.ports.map((p) => `${p.port}>${p.peer}/${p.peerPort}`).join(' ')}`)).toEqual([
-      'leaf0: 0>h0/0 1>spine0/0 2>spine1/0',
-      'leaf1: 0>h1/0 1>spine0/1 2>spine1/1',
+      'leaf0: 0>h0/0 1>spine0/0',
+      'leaf1: 0>h1/0 1>spine0/1',
       'spine0: 0>leaf0/1 1>leaf1/1',
-      'spine1: 0>leaf0/2 1>leaf1/2',
     ])
   })
 
@@ -137,22 +136,22 @@ describe('Tofino hardware: ports up and a frame over every link before the schem
     const r = await runToDeploy(standinSde('ok', fabricWires(), []))
     expect(r.error).toBeNull()
     // The check program first on every switch, then the scheme's.
-    expect(r.switchd.filter((l) => l.includes('p4lab_cabling.conf'))).toHaveLength(4)
-    expect(r.switchd.filter((l) => l.includes('ecmp.conf'))).toHaveLength(4)
+    expect(r.switchd.filter((l) => l.includes('p4lab_cabling.conf'))).toHaveLength(3)
+    expect(r.switchd.filter((l) => l.includes('ecmp.conf'))).toHaveLength(3)
     expect(r.switchd.findIndex((l) => l.includes('ecmp.conf'))).toBeGreaterThan(r.switchd.length - 1 - [...r.switchd].reverse().findIndex((l) => l.includes('p4lab_cabling.conf')))
     expect(r.log).toContain('leaf0 port add 2/0 BF_SPEED_100G BF_FEC_TYP_REED_SOLOMON PM_AN_DEFAULT')
     expect(r.log).toContain('leaf0 burst 8 out of 2/0 reaches spine0 1/0')
-    expect(r.log).toContain('spine1 burst 32 out of 2/0 reaches leaf1 3/0')
-    expect(r.log.filter((l) => l.startsWith('configure '))).toEqual(['configure leaf0.py', 'configure leaf1.py', 'configure spine0.py', 'configure spine1.py'])
-    expect(r.logs).toContain("frames: every mapped port's frames arrived where the fabric says (10 ports)")
-    expect(r.logs.filter((l) => /^frames: round \d of 3: /.test(l))).toHaveLength(3)
-    expect(r.events.find((e) => e.kind === 'cabling' && (e.detail as { ok?: boolean }).ok !== undefined)?.detail).toMatchObject({ ok: true, looked: true, ports: 10, problems: [] })
+    expect(r.log).toContain('spine0 burst 24 out of 2/0 reaches leaf1 2/0')
+    expect(r.log.filter((l) => l.startsWith('configure '))).toEqual(['configure leaf0.py', 'configure leaf1.py', 'configure spine0.py'])
+    expect(r.logs).toContain("frames: every mapped port's frames arrived where the fabric says (6 ports)")
+    expect(r.logs).toContain('frames: round 2 of 2: bursts out of leaf0 port 1, leaf1 port 1, spine0 port 1')
+    expect(r.events.find((e) => e.kind === 'cabling' && (e.detail as { ok?: boolean }).ok !== undefined)?.detail).toMatchObject({ ok: true, looked: true, ports: 6, problems: [] })
   }, 600_000)
 
   it('a port that stays down stops the run before the frame check, named with its switch and front-panel port', async () => {
-    const r = await runToDeploy(standinSde('down', fabricWires(), ['leaf1 3/0']))
+    const r = await runToDeploy(standinSde('down', fabricWires(), ['leaf1 2/0']))
     expect(r.error?.message).toBe(
-      "leaf1: port 2 (3/0) did not come up: check the cable, its speed and FEC on both ends (waited 2 s on sde2). The scheme's program was not configured and no traffic was sent.",
+      "leaf1: port 1 (2/0) did not come up: check the cable, its speed and FEC on both ends (waited 2 s on sde2). The scheme's program was not configured and no traffic was sent.",
     )
     expect(r.log.filter((l) => l.startsWith('configure ') || l.includes(' burst '))).toEqual([])
     expect(r.switchd.filter((l) => l.includes('ecmp.conf'))).toEqual([])
@@ -160,22 +159,22 @@ describe('Tofino hardware: ports up and a frame over every link before the schem
 
   it("two crossed cables are named, end by end, and the scheme's program is never started", async () => {
     const w = fabricWires()
-    // leaf0's two uplinks swapped: 2/0 goes to spine1, 3/0 to spine0.
-    w['leaf0 2/0'] = 'spine1 1/0'
-    w['spine1 1/0'] = 'leaf0 2/0'
-    w['leaf0 3/0'] = 'spine0 1/0'
-    w['spine0 1/0'] = 'leaf0 3/0'
+    // The two leaves' uplinks swapped at the spine: leaf0 2/0 goes to spine0 2/0, leaf1 2/0 to spine0 1/0.
+    w['leaf0 2/0'] = 'spine0 2/0'
+    w['spine0 2/0'] = 'leaf0 2/0'
+    w['leaf1 2/0'] = 'spine0 1/0'
+    w['spine0 1/0'] = 'leaf1 2/0'
     const r = await runToDeploy(standinSde('crossed', w, []))
     expect(r.error?.message).toBe(
-      "frame check: 4 of 10 ports' frames went wrong: " +
-        'leaf0 port 1 reaches spine1 port 0, expected spine0 port 0 (front panel leaf0 2/0 is cabled to spine1 1/0, expected spine0 1/0); ' +
-        'leaf0 port 2 reaches spine0 port 0, expected spine1 port 0 (front panel leaf0 3/0 is cabled to spine0 1/0, expected spine1 1/0); ' +
-        'spine0 port 0 reaches leaf0 port 2, expected leaf0 port 1 (front panel spine0 1/0 is cabled to leaf0 3/0, expected leaf0 2/0); ' +
-        'spine1 port 0 reaches leaf0 port 1, expected leaf0 port 2 (front panel spine1 1/0 is cabled to leaf0 2/0, expected leaf0 3/0). ' +
+      "frame check: 4 of 6 ports' frames went wrong: " +
+        'leaf0 port 1 reaches spine0 port 1, expected spine0 port 0 (front panel leaf0 2/0 is cabled to spine0 2/0, expected spine0 1/0); ' +
+        'leaf1 port 1 reaches spine0 port 0, expected spine0 port 1 (front panel leaf1 2/0 is cabled to spine0 1/0, expected spine0 2/0); ' +
+        'spine0 port 0 reaches leaf1 port 1, expected leaf0 port 1 (front panel spine0 1/0 is cabled to leaf1 2/0, expected leaf0 2/0); ' +
+        'spine0 port 1 reaches leaf0 port 1, expected leaf1 port 1 (front panel spine0 2/0 is cabled to leaf0 2/0, expected leaf1 2/0). ' +
         "The scheme's program was not configured and no traffic was sent.",
     )
     expect(r.log.filter((l) => l.startsWith('configure '))).toEqual([])
     expect(r.switchd.filter((l) => l.includes('ecmp.conf'))).toEqual([])
-    expect(r.logs).toContain('frames: leaf0 port 1 reaches spine1 port 0, expected spine0 port 0 (front panel leaf0 2/0 is cabled to spine1 1/0, expected spine0 1/0)')
+    expect(r.logs).toContain('frames: leaf0 port 1 reaches spine0 port 1, expected spine0 port 0 (front panel leaf0 2/0 is cabled to spine0 2/0, expected spine0 1/0)')
   }, 600_000)
 })
