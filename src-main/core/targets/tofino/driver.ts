@@ -9,12 +9,16 @@
 //   already carry its control-plane address (checked) and be cabled to its ToR port.
 //
 //   check     tools per host ($SDE, $SDE_INSTALL, bf-p4c, run_*.sh; python3 on traffic hosts)
-//   build     bf-p4c through the artifact cache, on the first SDE host (SshRunner, SDE env)
+//   build     bf-p4c through the artifact cache, on the first SDE host (SshRunner, SDE env);
+//             on hardware with a mapping, p4lab's check program too
 //   deploy    upload the compiled program (its .conf rewritten to the uploaded paths), the
-//             rendered bfrt_python script, ports.json and the agent; tofino-model
+//             rendered bfrt_python script, ports.json and the agent; on hardware with a
+//             mapping, first the check program on every switch: its front-panel ports added
+//             and up, and the frame check over every link (bringup.ts, frames.ts), which
+//             stops the run before the scheme's program is configured; then tofino-model
 //             (run_tofino_model.sh -c CONF -f ports.json) then run_switchd.sh -c CONF,
-//             detached; wait for bfshell; run_bfshell.sh -b script.py (tables, multicast,
-//             ports through bfrt.port.port on hardware, pktgen for probes), output parsed
+//             detached; wait for bfshell; on hardware the mapped ports again (ports.ts);
+//             run_bfshell.sh -b script.py (tables, multicast, pktgen for probes), output parsed
 //   traffic   agent servers then clients (one PRNG stream per host)
 //   telemetry a bfrt poll script per round (operation_register_sync / counter sync) reading the
 //             port counters and the cells the scheme's descriptor names (telemetry.ts)
@@ -23,7 +27,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TofinoSettings } from '../../../contract/schemas'
-import { TofinoMapping, type TofinoPortMapping } from '../../../contract/testbed-mapping'
+import { TofinoMapping } from '../../../contract/testbed-mapping'
 import { buildFabric, type FabricSpec } from '../../../model/topology'
 import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState } from '../../controlplane'
 import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type ArtifactStore, type BuildResult } from '../../p4build'
@@ -40,11 +44,15 @@ import {
   type TargetMessage,
   type TargetSession,
 } from '../driver'
-import { hostBatch, linksBatch, namespacesBatch, planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
-import { RemoteRun, WITH_PATH, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
+import { planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
+import { RemoteRun, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
 import { bfrtPollScript, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead, type BfrtPollRound } from './output'
 import { tofinoSeriesPlan, type TofinoSeriesPlan } from './telemetry'
-import { mappedPortProblems, parsePortStatus, portAddScript, portStatusScript, portsNotUp } from './ports'
+import { mappedPortProblems, mappedPorts, portAddScript, portStatusScript } from './ports'
+import { frameFiles, linksBeforeDeploy, waitPortsUp, type CheckSwitch, type SwitchShell } from './bringup'
+import { CHECK_PROGRAM, planFrames, type FramePlan } from './frames'
+import { resourcesDir } from '../../paths'
+import { bringUpModelPorts, modelPortsJson, rewriteConf } from './model'
 
 export interface TofinoDriverOptions extends RemoteDeps {
   /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
@@ -56,6 +64,12 @@ export interface TofinoDriverOptions extends RemoteDeps {
   switchdTimeoutMs?: number
   /** ms to wait for the mapped front-panel ports to come up (hardware). Default 60 000. */
   portsUpTimeoutMs?: number
+  /** ms between two reads of the ports' state while they come up. Default 2000. */
+  portsPollMs?: number
+  /** ms between a frame check's bursts and the counter read after them. Default 1000. */
+  frameSettleMs?: number
+  /** p4lab's cabling check program (TNA). Default: resources/tofino/p4lab_cabling.p4. */
+  checkProgram?: string
   minPollMs?: number
   keepRunDir?: boolean
 }
@@ -69,31 +83,7 @@ interface Placement {
   sdeInstall: string
 }
 
-/** Rewrites the paths of a bf-p4c .conf to where its directory was uploaded. */
-export function rewriteConf(conf: string, uploadedDir: string): string {
-  const j = JSON.parse(conf) as { p4_devices?: Array<{ p4_programs?: Array<Record<string, unknown> & { p4_pipelines?: Array<Record<string, unknown>> }> }> }
-  const rel = (p: unknown): unknown => {
-    if (typeof p !== 'string') return p
-    const m = /(?:^|\/)((?:pipe[^/]*\/)?[^/]+)$/.exec(p)
-    return m ? `${uploadedDir}/${m[1]}` : p
-  }
-  for (const d of j.p4_devices ?? []) {
-    for (const prog of d.p4_programs ?? []) {
-      if ('bfrt-config' in prog) prog['bfrt-config'] = rel(prog['bfrt-config'])
-      for (const pl of prog.p4_pipelines ?? []) {
-        for (const k of ['context', 'config']) if (k in pl) pl[k] = rel(pl[k])
-        if ('path' in pl) pl.path = uploadedDir
-      }
-    }
-  }
-  return JSON.stringify(j, null, 2) + '\n'
-}
-
-/** tofino-model's ports.json: each DEV_PORT on its veth. */
-export function modelPortsJson(plan: NetnsPlan, switchIndex: number): string {
-  const s = plan.switches[switchIndex]
-  return JSON.stringify({ PortToIf: s.ports.map((p) => ({ device_port: p.port, if: p.ifname })) }, null, 1) + '\n'
-}
+export { modelPortsJson, rewriteConf }
 
 /** In $SDE ($1) with SDE=$2 and SDE_INSTALL=$3 exported: exec "$@" (the SDE's scripts expect both). */
 const SDE_EXEC = 'cd -- "$1" && shift && SDE=$1 && SDE_INSTALL=$2 && export SDE SDE_INSTALL && shift 2 && exec "$@"'
@@ -106,6 +96,7 @@ export class TofinoSession implements TargetSession {
   private state: ControlPlaneState | undefined
   private programName = ''
   private artifact: BuildResult | undefined
+  private checkArtifact: BuildResult | undefined
   private placements: Placement[] = []
   private plan: NetnsPlan | undefined
   private dirs = new Map<number, string>()
@@ -210,6 +201,17 @@ export class TofinoSession implements TargetSession {
     this.facts.artifact = this.artifact.key
     this.facts.compiler = this.artifact.artifact.compiler
     this.facts.program = programRelPath({ scheme: this.programName, target: 'tofino' })
+    if (this.frameCheck()) {
+      const check = this.o.checkProgram ?? join(resourcesDir(), 'tofino', `${CHECK_PROGRAM}.p4`)
+      this.ctx.log('build', `the cabling check program ${check} with bf-p4c (${runner.where})`)
+      this.checkArtifact = await builder.build({ file: check, target: 'tofino', program: `p4lab:${CHECK_PROGRAM}`, signal: this.ctx.signal })
+      this.facts.checkArtifact = this.checkArtifact.key
+    }
+  }
+
+  /** Hardware with a mapping: the ports are brought up and every link carries a frame before the scheme's program runs. */
+  private frameCheck(): boolean {
+    return this.settings.target === 'hardware' && this.mapping !== null
   }
 
   async deploy(): Promise<void> {
@@ -219,84 +221,103 @@ export class TofinoSession implements TargetSession {
     const model = this.settings.target === 'model'
     this.plan = planNetns(state, this.prefix)
     this.facts.prefix = this.prefix
+    const frames = this.frameCheck() ? planFrames(state, (sw) => mappedPorts(this.mapping!, sw) ?? []) : null
+    if (frames && !this.checkArtifact) throw new Error('deploy before build: the check program was not compiled')
+    for (const p of this.placements) await this.upload(p, frames)
+    if (frames) await this.checkLinks(frames)
     for (const p of this.placements) {
       this.run.throwIfCancelled()
       const h = p.host
-      const dir = await this.run.runDir(h)
-      this.dirs.set(h.id, dir)
-      this.run.touched.add(h.id)
-      const stage = mkdtempSync(join(tmpdir(), 'p4lab-tofino-'))
-      try {
-        const progDir = `${this.programName}.tofino`
-        cpSync(art.files.tofino, join(stage, progDir), { recursive: true })
-        const confName = `${this.programName}.conf`
-        writeFileSync(join(stage, progDir, confName), rewriteConf(readFileSync(art.files.conf, 'utf8'), `${dir}/${progDir}`))
-        const mappedPorts = !model && this.mapping ? (this.mapping.switches.find((m) => m.switch === p.sw)?.ports ?? null) : null
-        // Mapped front-panel ports are added by ports.py (their DEV_PORTs are the SDE's to say), not by the fabric's port numbers.
-        writeFileSync(join(stage, `${p.sw}.py`), renderBfrt(state, p.sw, undefined, { skipPorts: model || mappedPorts !== null }))
-        if (mappedPorts) {
-          writeFileSync(join(stage, 'ports.py'), portAddScript(p.sw, mappedPorts))
-          writeFileSync(join(stage, 'ports-up.py'), portStatusScript(p.sw, mappedPorts))
-        }
-        writeFileSync(join(stage, 'ready.py'), READY_SCRIPT(this.programName))
-        if (model) writeFileSync(join(stage, 'ports.json'), modelPortsJson(this.plan, p.switchIndex))
-        copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
-        const w = this.ctx.plan.spec.workload
-        if ('file' in w) copyFileSync(w.file, join(stage, 'workload.cdf'))
-        mkdirSync(join(stage, 'poll'))
-        writeFileSync(join(stage, 'poll', 'round.py'), bfrtPollScript(this.programName, this.pollReads(p)))
-        await uploadDir(await this.run.host(h), stage, dir, { signal: this.ctx.signal })
-      } finally {
-        rmSync(stage, { recursive: true, force: true })
-      }
-      if (model) await this.bringUpModelPorts(p)
+      const dir = this.dirs.get(h.id)!
+      if (model) await bringUpModelPorts(this.run, this.plan!, p.switchIndex, p.host)
       await this.run.requireTools(h, [`${p.sde}/run_switchd.sh`, `${p.sde}/run_bfshell.sh`, ...(model ? [`${p.sde}/run_tofino_model.sh`] : [])])
       const env = { SDE: p.sde, SDE_INSTALL: p.sdeInstall }
       const procs = await this.run.processes(h)
       const conf = `${dir}/${this.programName}.tofino/${this.programName}.conf`
       if (model) await procs.start(`model-${p.sw}`, [`${p.sde}/run_tofino_model.sh`, '-c', conf, '-f', `${dir}/ports.json`], { cwd: p.sde, env })
       await procs.start(`switchd-${p.sw}`, [`${p.sde}/run_switchd.sh`, '-c', conf], { cwd: p.sde, env })
-      await this.waitBfshell(p, dir)
-      const mapped = !model ? this.mapping?.switches.find((m) => m.switch === p.sw) : undefined
-      if (mapped) {
-        await this.bfshell(p, `${dir}/ports.py`, 'ports')
-        await this.waitPortsUp(p, dir, mapped.ports)
-      }
+      await this.waitBfshell(p, `switchd-${p.sw}`, `${dir}/ready.py`, this.programName)
+      if (!model && this.mapping && mappedPorts(this.mapping, p.sw)) await this.portsUp(p)
       await this.bfshell(p, `${dir}/${p.sw}.py`, 'configure')
     }
     this.ctx.event?.('deploy', { part: 'configured', switches: this.placements.map((p) => p.sw) })
   }
 
-  /** tofino-model: namespaces for the switch's hosts, veths for its ports (root namespace, named in ports.json). */
-  private async bringUpModelPorts(p: Placement): Promise<void> {
-    const plan = this.plan!
-    const sw = plan.switches[p.switchIndex]
-    const hosts = plan.hosts.filter((x) => x.tor === sw.name)
-    const sub: NetnsPlan = { ...plan, switches: [sw], hosts, links: plan.links.filter((l) => sw.ports.some((q) => q.ifname === l.a || q.ifname === l.b)) }
-    const crossHost = sub.links.filter((l) => !l.hostNs)
-    if (crossHost.length) {
-      this.ctx.log(p.host.name, `tofino-model: ${crossHost.length} switch-to-switch port(s) of ${sw.name} are veths without a peer on this host; join them to the neighbouring model yourself (docs/TESTBEDS.md)`)
+  /** Everything a switch's SDE host needs, in the run's directory there. */
+  private async upload(p: Placement, frames: FramePlan | null): Promise<void> {
+    this.run.throwIfCancelled()
+    const state = this.computeState()
+    const art = this.artifact!
+    const model = this.settings.target === 'model'
+    const h = p.host
+    const dir = await this.run.runDir(h)
+    this.dirs.set(h.id, dir)
+    this.run.touched.add(h.id)
+    const stage = mkdtempSync(join(tmpdir(), 'p4lab-tofino-'))
+    try {
+      const progDir = `${this.programName}.tofino`
+      cpSync(art.files.tofino, join(stage, progDir), { recursive: true })
+      writeFileSync(join(stage, progDir, `${this.programName}.conf`), rewriteConf(readFileSync(art.files.conf, 'utf8'), `${dir}/${progDir}`))
+      const ports = !model && this.mapping ? mappedPorts(this.mapping, p.sw) : null
+      // Mapped front-panel ports are added by ports.py (their DEV_PORTs are the SDE's to say), not by the fabric's port numbers.
+      writeFileSync(join(stage, `${p.sw}.py`), renderBfrt(state, p.sw, undefined, { skipPorts: model || ports !== null }))
+      // The switch's own scripts in a folder of its own: two SDE "hosts" may share a file system.
+      mkdirSync(join(stage, p.sw))
+      if (ports) {
+        writeFileSync(join(stage, p.sw, 'ports.py'), portAddScript(p.sw, ports))
+        writeFileSync(join(stage, p.sw, 'ports-up.py'), portStatusScript(p.sw, ports))
+      }
+      writeFileSync(join(stage, 'ready.py'), READY_SCRIPT(this.programName))
+      if (frames && this.checkArtifact) {
+        const checkDir = `${CHECK_PROGRAM}.tofino`
+        cpSync(this.checkArtifact.files.tofino, join(stage, checkDir), { recursive: true })
+        writeFileSync(join(stage, checkDir, `${CHECK_PROGRAM}.conf`), rewriteConf(readFileSync(this.checkArtifact.files.conf, 'utf8'), `${dir}/${checkDir}`))
+        writeFileSync(join(stage, 'ready-check.py'), READY_SCRIPT(CHECK_PROGRAM))
+        mkdirSync(join(stage, p.sw, 'frames'))
+        for (const [f, text] of Object.entries(frameFiles(frames, p.sw, (this.ctx.plan.runId % 0x100000) * 0x100))) writeFileSync(join(stage, p.sw, ...f.split('/')), text)
+      }
+      if (model) writeFileSync(join(stage, 'ports.json'), modelPortsJson(this.plan!, p.switchIndex))
+      copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
+      const w = this.ctx.plan.spec.workload
+      if ('file' in w) copyFileSync(w.file, join(stage, 'workload.cdf'))
+      mkdirSync(join(stage, 'poll'))
+      writeFileSync(join(stage, 'poll', 'round.py'), bfrtPollScript(this.programName, this.pollReads(p)))
+      await uploadDir(await this.run.host(h), stage, dir, { signal: this.ctx.signal })
+    } finally {
+      rmSync(stage, { recursive: true, force: true })
     }
-    // Ports live in the root namespace (the model opens them there): `ip -batch` without -n.
-    const links = linksBatch({ ...sub, links: sub.links.map((l) => (l.hostNs ? l : { a: l.a, b: `${l.a.slice(0, -1)}x` })) })
-      .split('\n')
-      .filter((l) => !l.startsWith('link set dev') || sw.ports.some((q) => l.endsWith(` ${q.ifname} up`)))
-      .join('\n')
-    await this.run.script(p.host, 'p4lab-netns', WITH_PATH, ['ip', '-batch', '-'], { stdin: namespacesBatch({ ...sub, switchNs: `${plan.prefix}m${p.switchIndex}` }) })
-    await this.run.script(p.host, 'p4lab-links', WITH_PATH, ['ip', '-batch', '-'], { stdin: links })
-    for (const host of hosts) await this.run.script(p.host, 'p4lab-host', WITH_PATH, ['ip', '-n', host.ns, '-batch', '-'], { stdin: hostBatch(host) })
   }
 
-  private async waitBfshell(p: Placement, dir: string): Promise<void> {
+  /** Hardware with a mapping: ports up and a frame over every link under the check program (bringup.ts). */
+  private async checkLinks(frames: FramePlan): Promise<void> {
+    const switches = this.placements.map((p): CheckSwitch => {
+      const dir = this.dirs.get(p.host.id)!
+      const proc = `switchd-check-${p.sw}`
+      return {
+        shell: this.shell(p),
+        start: async () => {
+          await this.run.requireTools(p.host, [`${p.sde}/run_switchd.sh`, `${p.sde}/run_bfshell.sh`])
+          const conf = `${dir}/${CHECK_PROGRAM}.tofino/${CHECK_PROGRAM}.conf`
+          await (await this.run.processes(p.host)).start(proc, [`${p.sde}/run_switchd.sh`, '-c', conf], { cwd: p.sde, env: { SDE: p.sde, SDE_INSTALL: p.sdeInstall } })
+        },
+        ready: () => this.waitBfshell(p, proc, `${dir}/ready-check.py`, CHECK_PROGRAM),
+        portsUp: () => this.portsUp(p),
+        stop: async () => void (await (await this.run.processes(p.host)).stop(proc)),
+      }
+    })
+    await linksBeforeDeploy(this.ctx, frames, switches, this.facts, { settleMs: this.o.frameSettleMs })
+  }
+
+  private async waitBfshell(p: Placement, proc: string, readyFile: string, program: string): Promise<void> {
     const deadline = Date.now() + (this.o.switchdTimeoutMs ?? 180_000)
     const procs = await this.run.processes(p.host)
     for (;;) {
       this.run.throwIfCancelled()
-      const st = await procs.status(`switchd-${p.sw}`)
-      if (!st.alive) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} exited: ${(await procs.readLog(`switchd-${p.sw}`, 4096)).trim().split('\n').slice(-5).join(' / ')}`)
-      const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${dir}/ready.py`], { check: false, logOutput: false })
+      const st = await procs.status(proc)
+      if (!st.alive) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} exited: ${(await procs.readLog(proc, 4096)).trim().split('\n').slice(-5).join(' / ')}`)
+      const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', readyFile], { check: false, logOutput: false })
       if (r.stdout.toString('utf8').includes('p4lab-ready')) return
-      if (Date.now() > deadline) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} did not load ${this.programName} within ${(this.o.switchdTimeoutMs ?? 180_000) / 1000} s`)
+      if (Date.now() > deadline) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} did not load ${program} within ${(this.o.switchdTimeoutMs ?? 180_000) / 1000} s`)
       await sleep(2000, this.ctx.signal)
     }
   }
@@ -310,22 +331,25 @@ export class TofinoSession implements TargetSession {
     return p.data
   }
 
-  /** Reads $PORT_UP until every mapped port is up; traffic never starts on a port that is down. */
-  private async waitPortsUp(p: Placement, dir: string, ports: TofinoPortMapping[]): Promise<void> {
-    const deadline = Date.now() + (this.o.portsUpTimeoutMs ?? 60_000)
-    for (;;) {
-      this.run.throwIfCancelled()
-      const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${dir}/ports-up.py`], { check: false, logOutput: false })
-      const st = parsePortStatus(p.sw, r.stdout.toString('utf8'), ports)
-      const why = portsNotUp(p.sw, st)
-      if (!why) {
-        this.ctx.log(p.host.name, `${p.sw}: all ${ports.length} front-panel ports up`)
-        this.ctx.event?.('deploy', { part: 'ports-up', switch: p.sw, ports: st.up })
-        return
-      }
-      if (Date.now() > deadline) throw new Error(`${why} (waited ${(this.o.portsUpTimeoutMs ?? 60_000) / 1000} s). Nothing was sent.`)
-      await sleep(2000, this.ctx.signal)
+  /** The switch's bfshell for bringup.ts: `run_bfshell.sh -b FILE`, stdout and stderr. */
+  private shell(p: Placement): SwitchShell {
+    return {
+      sw: p.sw,
+      host: p.host.name,
+      dir: `${this.dirs.get(p.host.id)}/${p.sw}`,
+      bfshell: async (file) => {
+        const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', file], { check: false, logOutput: false })
+        return r.stdout.toString('utf8') + r.stderr.toString('utf8')
+      },
     }
+  }
+
+  /** Adds the switch's mapped front-panel ports and waits until each is up. */
+  private async portsUp(p: Placement): Promise<void> {
+    const ports = mappedPorts(this.mapping!, p.sw) ?? []
+    const sh = this.shell(p)
+    await this.bfshell(p, `${sh.dir}/ports.py`, 'ports')
+    await waitPortsUp(this.ctx, sh, ports, { timeoutMs: this.o.portsUpTimeoutMs ?? 60_000, pollMs: this.o.portsPollMs })
   }
 
   /** run_bfshell.sh -b SCRIPT, its output parsed: an exception, a bfrt error or an unfinished script fails the step. */
