@@ -176,7 +176,7 @@ export const CLAIMS: Record<string, Claim[]> = {
     { claim: 'maximum buffer at ToR-down (ToR ports toward hosts), ECMP over Floodgate', seed: 'lower with Floodgate', measure: {
       unit: 'x', value: (r) => bufferRatio(r, 'maxQueueBytesTorDown'), holds: atLeast(VISIBLY_BETTER) }, why: FLOODGATE_BUFFER_WHY },
     { claim: 'maximum buffer at the core (spine ports), ECMP over Floodgate', seed: 'lower with Floodgate', measure: {
-      unit: 'x', value: (r) => bufferRatio(r, 'maxQueueBytesCore'), holds: atLeast(VISIBLY_BETTER) } },
+      unit: 'x', value: (r) => bufferRatio(r, 'maxQueueBytesCore'), holds: atLeast(VISIBLY_BETTER) }, why: FLOODGATE_BUFFER_WHY },
     { claim: 'maximum buffer at ToR-up (ToR ports toward the fabric), Floodgate over ECMP', seed: 'slightly higher with Floodgate', measure: {
       unit: 'x', value: (r) => 1 / bufferRatio(r, 'maxQueueBytesTorUp'), holds: atLeast(1) },
       why: 'The paper gives no figure for "slightly"; the claim is read as Floodgate\'s ToR-up maximum at least ECMP\'s, and the ratio shows by how much. ' +
