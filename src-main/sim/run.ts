@@ -277,7 +277,7 @@ export function simulate(cfg: SimConfig, stageFactory: StageFactory, hooks: SimH
   ctx.counters.events = events
   return {
     flows: { src: app.src, dst: app.dst, sizeBytes, startNs, finishNs, deliveredBytes, group: app.group },
-    counters: { ...toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse), ...bufferCounters(fab, ctx.counters.controlBytes) },
+    counters: { ...toSimCounters(ctx.counters, endPs, heap.maxSize, ctx.pkts.maxInUse), ...bufferCounters(fab, ctx.counters.controlBytes, stage.maxHeldBytes) },
     events: ctx.events,
     eventsDropped: ctx.eventsDropped,
   }
@@ -316,22 +316,25 @@ function bufferSeries(fab: SimFabric, buffer: SharedBuffer): SeriesGroup {
 }
 
 /**
- * The buffer measures: the most bytes queued at one port per tier (ToR-up, ToR-down, core,
+ * The buffer measures: the most bytes held for one port per tier (ToR-up, ToR-down, core,
  * as the Floodgate paper reports them), and with a shared buffer its peak, drops and PFC frames.
+ * What a port holds is its queue plus what the stage holds for it outside the queue
+ * (Floodgate's VOQs, `held`, per global port); without such a stage, the queue alone.
  */
-function bufferCounters(fab: SimFabric, controlBytes: number): Partial<SimCounters> {
+function bufferCounters(fab: SimFabric, controlBytes: number, held: Float64Array | undefined): Partial<SimCounters> {
   let torUp = 0
   let torDown = 0
   let core = 0
   const toHost = new Set(fab.hostIngress)
   let switchLinkBytes = 0
   fab.switches.forEach((sw, s) => {
-    for (const l of sw.ports) {
-      if (fab.switchTor[s] < 0) core = Math.max(core, l.maxQueuedBytes)
-      else if (toHost.has(l)) torDown = Math.max(torDown, l.maxQueuedBytes)
-      else torUp = Math.max(torUp, l.maxQueuedBytes)
+    sw.ports.forEach((l, i) => {
+      const most = held === undefined ? l.maxQueuedBytes : Math.max(l.maxQueuedBytes, held[fab.portBase[s] + i])
+      if (fab.switchTor[s] < 0) core = Math.max(core, most)
+      else if (toHost.has(l)) torDown = Math.max(torDown, most)
+      else torUp = Math.max(torUp, most)
       if (!toHost.has(l)) switchLinkBytes += l.busyUntilNow() / l.psPerByte
-    }
+    })
   })
   const out: Partial<SimCounters> = {
     maxQueueBytesTorUp: torUp,

@@ -382,9 +382,11 @@ export interface SimCounters {
   pfcResumeFrames?: number
   pfcMaxPauseLagNs?: number
   /**
-   * The most bytes queued at once at one egress port, per tier: ToR ports toward the
+   * The most bytes held at once for one egress port, per tier: ToR ports toward the
    * fabric, ToR ports toward hosts, and every other switch's ports (the Floodgate paper's
-   * ToR-up, ToR-down and core).
+   * ToR-up, ToR-down and core). Held: the port's queue plus the bytes its switch keeps for
+   * it outside the queue (Floodgate's VOQs of that port, those charged to the switch; what
+   * PAUSE leaves waiting at the sender is not); for schemes without VOQs, the queue alone.
    */
   maxQueueBytesTorUp?: number
   maxQueueBytesTorDown?: number

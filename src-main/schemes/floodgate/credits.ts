@@ -214,7 +214,7 @@ export abstract class FloodgateCredits extends FloodgateVoqs {
     this.credAcc[key] = 0
     this.creditPackets++
     this.creditBytesSent += this.frameBytes
-    env.send(s, gi - env.portBase[s], p)
+    if (env.send(s, gi - env.portBase[s], p) && this.voqPortBytes[gi] > 0) this.noteHeld(gi)
   }
 
   private arm(): void {

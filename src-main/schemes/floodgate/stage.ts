@@ -97,9 +97,15 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
   select(s: number, inPort: number, p: number, cand: Int32Array, off: number, len: number): number {
     const pkts = this.pkts
     const port = len === 1 ? cand[off] : cand[off + ((fmix32(pkts.hash[p] ^ this.salt[s]) & 0x7fffffff) % len)]
-    if (pkts.kind[p] !== KIND_DATA) return port
     const env = this.env
     const base = env.portBase[s]
+    if (pkts.kind[p] !== KIND_DATA) {
+      // An ACK onto a port whose VOQs hold bytes grows what is held for it: send it here to see.
+      const ga = base + port
+      if (this.voqPortBytes[ga] === 0) return port
+      if (env.send(s, port, p)) this.noteHeld(ga)
+      return PORT_HELD
+    }
     const gIn = base + inPort
     const gi = env.peerSwitch[gIn] >= 0 ? gIn : -1
     const g = base + port
@@ -205,8 +211,10 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
     const bytes = this.pkts.wireBytes[p]
     const accepted = env.send(s, port, p)
     if (env.peerSwitch[g] >= 0) {
-      if (accepted) this.sentOn[g * this.H + h] += bytes
-      else {
+      if (accepted) {
+        this.sentOn[g * this.H + h] += bytes
+        if (this.voqPortBytes[g] > 0) this.noteHeld(g)
+      } else {
         // Drop-tail took it (the port's queue is shared by every destination's window): it
         // will never reach the next switch, so no credit comes back for it. Give it back.
         this.win[g * this.H + h] += bytes

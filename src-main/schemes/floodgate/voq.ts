@@ -6,6 +6,12 @@
 // past the threshold is counted as waiting at the sender (hdr2 = 0: not charged to the buffer).
 // A held packet carries its ingress port + 1 in hdr3 (0: it came from a host), so that its
 // bytes can be credited upstream when it leaves.
+//
+// The buffer the Floodgate paper reports per tier counts what a switch holds for a port,
+// wherever it holds it: maxHeldBytes[g] is the most bytes at once in g's queue plus the
+// charged VOQs of (g, h) for every h. It is updated where that sum grows (a VOQ takes a
+// packet, g's queue takes one while its VOQs hold some); when they hold none, the link's own
+// maxQueuedBytes is the same measure, so run.ts takes the larger of the two.
 
 import type { PacketPool } from '../../sim/engine/packets'
 import { hopBdpBytes, type FloodgateParams } from './sim-params'
@@ -32,6 +38,10 @@ export abstract class FloodgateVoqs {
   protected readonly voqSH: Int32Array
   pauseFrames = 0
   maxVoqBuf = 0
+  /** Per global port: charged bytes in its VOQs (those waiting "at the sender" excluded). */
+  readonly voqPortBytes: Float64Array
+  /** Per global port: the most bytes held for it at once, its queue plus its charged VOQs. */
+  readonly maxHeldBytes: Float64Array
 
   constructor(env: StageEnv, prm: FloodgateParams) {
     this.env = env
@@ -52,6 +62,14 @@ export abstract class FloodgateVoqs {
     this.next = new Int32Array(this.pkts.capacity).fill(-1)
     this.voqBuf = new Float64Array(nS)
     this.voqSH = new Int32Array(nS * H)
+    this.voqPortBytes = new Float64Array(P)
+    this.maxHeldBytes = new Float64Array(P)
+  }
+
+  /** Global port g's queue just grew, or its VOQs did: record their sum if it is a new peak. */
+  protected noteHeld(g: number): void {
+    const held = this.env.links[g].queuedBytes() + this.voqPortBytes[g]
+    if (held > this.maxHeldBytes[g]) this.maxHeldBytes[g] = held
   }
 
   /**
@@ -82,6 +100,9 @@ export abstract class FloodgateVoqs {
     if (!atSender) {
       const b = (this.voqBuf[s] += bytes)
       if (b > this.maxVoqBuf) this.maxVoqBuf = b
+      const g = (k / this.H) | 0
+      this.voqPortBytes[g] += bytes
+      this.noteHeld(g)
     }
     if (this.pause && gi < 0 && this.paused[k] === 0 && this.voqBytes[k] >= this.pauseTh[gIn]) {
       this.paused[k] = 1
@@ -101,6 +122,7 @@ export abstract class FloodgateVoqs {
     this.voqSH[s * this.H + (k % this.H)]--
     if (pkts.hdr2[p] !== 0) {
       this.voqBuf[s] -= bytes
+      this.voqPortBytes[(k / this.H) | 0] -= bytes
       // In a shared buffer the packet keeps its charge: it moves to its egress queue (carry),
       // or the caller drops it and gives the bytes back (uncharge).
       if (this.env.buffer !== null) this.charged = p

@@ -94,6 +94,12 @@ export interface ForwardingStage {
   onLinkChange?(s: number, port: number, up: boolean): void
   /** Called once when the run starts (time 0): arm timers, send the first probes. */
   start?(): void
+  /**
+   * A stage that holds packets outside the ports' queues (Floodgate's VOQs): per global
+   * port, the most bytes held for it at once, its queue included. The buffer measures per
+   * tier take the larger of this and the port's own maxQueuedBytes.
+   */
+  readonly maxHeldBytes?: Float64Array
 }
 
 export type StageFactory = (env: StageEnv) => ForwardingStage
