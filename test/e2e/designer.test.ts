@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { p4lab } from '../helpers/cli'
 import { startApp, type Started } from '../helpers/start'
+import { links, nodeAt, nodes, normalise, selected } from '../helpers/topo-canvas'
 import { startTwoHostLab, type TwoHostLab } from '../helpers/twohost'
 
 const YAML = `# The designer's acceptance experiment.
@@ -28,27 +29,6 @@ seeds: [1]
 stopAfter: 2s
 `
 
-type Nodes = Record<string, [number, number]>
-const canvas = (page: Page) => page.getByTestId('topo-canvas')
-const nodes = async (page: Page): Promise<Nodes> => JSON.parse((await canvas(page).getAttribute('data-nodes')) ?? '{}') as Nodes
-const links = async (page: Page): Promise<Record<string, string>> => JSON.parse((await canvas(page).getAttribute('data-links')) ?? '{}') as Record<string, string>
-const selected = async (page: Page): Promise<string[]> => JSON.parse((await canvas(page).getAttribute('data-selected')) ?? '[]') as string[]
-
-/** Node centres as fractions of the graph's bounding box (the panel may differ by a banner). */
-function normalise(n: Nodes): Nodes {
-  const xs = Object.values(n).map((p) => p[0])
-  const ys = Object.values(n).map((p) => p[1])
-  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)]
-  return Object.fromEntries(Object.entries(n).map(([k, [x, y]]) => [k, [(x - x0) / (x1 - x0), (y - y0) / (y1 - y0)]]))
-}
-
-async function nodeAt(page: Page, name: string): Promise<{ x: number; y: number }> {
-  const [x, y] = (await nodes(page))[name]
-  const box = (await canvas(page).boundingBox())!
-  return { x: box.x + x, y: box.y + y }
-}
-
-/** The SHA256 fingerprint of an sshd's host key, as ssh-keygen prints it. */
 const fingerprint = (s: TwoHostLab['a']['sshd']) => execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', join(s.dir, 'host_ed25519.pub')], { encoding: 'utf8' }).split(' ')[1]
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `designer-${name}.png`) })

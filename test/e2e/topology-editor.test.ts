@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
+import { canvas, links, nodeAt, nodes, normalise, selected } from '../helpers/topo-canvas'
 
 const YAML = `# The topology editor's e2e experiment.
 name: topo-editor-e2e
@@ -20,26 +21,6 @@ workload: { kind: web-search, load: 0.3, flows: 60 }
 seeds: [1]
 stopAfter: 2s
 `
-
-type Nodes = Record<string, [number, number]>
-const canvas = (page: Page) => page.getByTestId('topo-canvas')
-const nodes = async (page: Page): Promise<Nodes> => JSON.parse((await canvas(page).getAttribute('data-nodes')) ?? '{}') as Nodes
-const links = async (page: Page): Promise<Record<string, string>> => JSON.parse((await canvas(page).getAttribute('data-links')) ?? '{}') as Record<string, string>
-const selected = async (page: Page): Promise<string[]> => JSON.parse((await canvas(page).getAttribute('data-selected')) ?? '[]') as string[]
-
-/** Node centres as fractions of the graph's bounding box. */
-function normalise(n: Nodes): Nodes {
-  const xs = Object.values(n).map((p) => p[0])
-  const ys = Object.values(n).map((p) => p[1])
-  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)]
-  return Object.fromEntries(Object.entries(n).map(([k, [x, y]]) => [k, [(x - x0) / (x1 - x0), (y - y0) / (y1 - y0)]]))
-}
-
-async function nodeAt(page: Page, name: string): Promise<{ x: number; y: number }> {
-  const [x, y] = (await nodes(page))[name]
-  const box = (await canvas(page).boundingBox())!
-  return { x: box.x + x, y: box.y + y }
-}
 
 async function openExperiment(page: Page, url: string): Promise<void> {
   await page.goto(url)
