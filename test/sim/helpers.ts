@@ -1,9 +1,10 @@
 // Shared configs for the simulator tests: small fabrics so the suite stays fast.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadCdf, type SimConfig, type SimResult, type SimSeriesDef, type LeafSpineTopology, type Topology, type WorkloadConfig } from '../../src-main/sim'
+import { loadCdf, simulate, type SimConfig, type SimHooks, type SimResult, type SimSeriesDef, type LeafSpineTopology, type Topology, type WorkloadConfig } from '../../src-main/sim'
 import { buildFabric, linkByName } from '../../src-main/model/topology'
-import { runSim } from '../../src-main/schemes'
+import { runSim, stageFor } from '../../src-main/schemes'
+import type { StageFactory } from '../../src-main/sim/routing/stage'
 
 export const webSearch = loadCdf(
   readFileSync(join(__dirname, '../../resources/workloads/web-search.cdf'), 'utf8'),
@@ -60,9 +61,9 @@ export interface Series {
 }
 
 /** Runs the simulation keeping every telemetry sample. */
-export function runWithSeries(cfg: SimConfig): { result: SimResult; series: Series } {
+export function runWithSeries(cfg: SimConfig, factory?: StageFactory): { result: SimResult; series: Series } {
   const series: Series = { defs: [], t: [], values: [] }
-  const result = runSim(cfg, {
+  const hooks: SimHooks = {
     onSeries: (defs) => {
       series.defs = defs
       series.values = defs.map(() => [])
@@ -72,8 +73,16 @@ export function runWithSeries(cfg: SimConfig): { result: SimResult; series: Seri
       for (let j = 0; j < n; j++) series.t.push(t[j])
       for (let i = 0; i < series.defs.length; i++) for (let j = 0; j < n; j++) series.values[i].push(values[i * n + j])
     },
-  })
+  }
+  // With a stage factory, that stage instead of the scheme's own (e.g. one with a part switched off).
+  const result = factory ? simulate(cfg, factory, hooks) : runSim(cfg, hooks)
   return { result, series }
+}
+
+/** HULA's stage with its probes switched off: start() (which arms the probe timers) never runs. */
+export const hulaWithoutProbes: StageFactory = (env) => {
+  const stage = stageFor('hula')(env)
+  return Object.assign(Object.create(Object.getPrototypeOf(stage) as object) as typeof stage, stage, { start: undefined })
 }
 
 /** The samples of the one series of `kind` whose entity has these fields. */

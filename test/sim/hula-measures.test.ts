@@ -3,18 +3,13 @@
 // and the claim checks say the claims do not hold.
 import { describe, expect, test } from 'vitest'
 import { buildFabric } from '../../src-main/model/topology'
-import { simulate, type SimConfig, type SimSeriesDef } from '../../src-main/sim'
+import type { SimConfig } from '../../src-main/sim'
 import type { StageFactory } from '../../src-main/sim/routing/stage'
 import { stageFor } from '../../src-main/schemes'
 import { CLAIMS } from '../../scripts/reproduce-claims'
 import { bottleneckPort, p95Ratio, queueMeasures, type PortQueue } from '../../scripts/reproduce-queues'
-import { THREE_TIER, webSearch } from './helpers'
+import { hulaWithoutProbes, runWithSeries, THREE_TIER, webSearch } from './helpers'
 
-/** HULA's stage with its probes switched off: start() (which arms the probe timers) never runs. */
-const hulaWithoutProbes: StageFactory = (env) => {
-  const stage = stageFor('hula')(env)
-  return Object.assign(Object.create(Object.getPrototypeOf(stage) as object) as typeof stage, stage, { start: undefined })
-}
 
 interface Trace {
   t: number[]
@@ -22,21 +17,8 @@ interface Trace {
 }
 
 function run(cfg: SimConfig, factory: StageFactory): Trace {
-  let defs: SimSeriesDef[] = []
-  const cols: number[][] = []
-  const t: number[] = []
-  simulate(cfg, factory, {
-    onSeries: (d) => {
-      defs = d
-      d.forEach(() => cols.push([]))
-    },
-    onTelemetry: (ts, values) => {
-      const n = ts.length
-      for (let j = 0; j < n; j++) t.push(ts[j])
-      for (let i = 0; i < defs.length; i++) for (let j = 0; j < n; j++) cols[i].push(values[i * n + j])
-    },
-  })
-  return { t, series: new Map(defs.map((d, i) => [`${d.kind} ${String(d.entity.switch)}:${String(d.entity.port)}`, cols[i]])) }
+  const { series } = runWithSeries(cfg, factory)
+  return { t: series.t, series: new Map(series.defs.map((d, i) => [`${d.kind} ${String(d.entity.switch)}:${String(d.entity.port)}`, series.values[i]])) }
 }
 
 const base = (over: Partial<SimConfig>): SimConfig => ({

@@ -4,34 +4,16 @@
 // claims do not hold; with the probes on, in the same run, they do.
 import { describe, expect, test } from 'vitest'
 import { buildFabric, linkByName, peer } from '../../src-main/model/topology'
-import { computeRoutes, simulate, type SimConfig, type SimSeriesDef } from '../../src-main/sim'
+import { computeRoutes, type SimConfig } from '../../src-main/sim'
 import type { StageFactory } from '../../src-main/sim/routing/stage'
 import { stageFor } from '../../src-main/schemes'
 import { CLAIMS } from '../../scripts/reproduce-claims'
 import { deadEndTraffic, deadEnds, rerouteBack, type BestHops, type Failure } from '../../scripts/reproduce-reroute'
-import { THREE_TIER, webSearch } from './helpers'
-
-/** HULA's stage with its probes switched off: start() (which arms the probe timers) never runs. */
-const hulaWithoutProbes: StageFactory = (env) => {
-  const stage = stageFor('hula')(env)
-  return Object.assign(Object.create(Object.getPrototypeOf(stage) as object) as typeof stage, stage, { start: undefined })
-}
+import { hulaWithoutProbes, runWithSeries, THREE_TIER, webSearch } from './helpers'
 
 function bestHops(cfg: SimConfig, factory: StageFactory): BestHops & { unroutable: number[] } {
-  let defs: SimSeriesDef[] = []
-  const cols: number[][] = []
-  const t: number[] = []
-  simulate(cfg, factory, {
-    onSeries: (d) => {
-      defs = d
-      d.forEach(() => cols.push([]))
-    },
-    onTelemetry: (ts, values) => {
-      const n = ts.length
-      for (let j = 0; j < n; j++) t.push(ts[j])
-      for (let i = 0; i < defs.length; i++) if (defs[i].kind === 'hula.bestHop' || defs[i].kind === 'drops.unroutable') for (let j = 0; j < n; j++) cols[i].push(values[i * n + j])
-    },
-  })
+  const { series: all } = runWithSeries(cfg, factory)
+  const { defs, t, values: cols } = all
   const series = new Map<string, Map<string, number[]>>()
   defs.forEach((d, i) => {
     if (d.kind !== 'hula.bestHop') return
