@@ -57,8 +57,8 @@ const FLOODGATE_BUFFER_WHY =
   'waiting for that port, over the ports of the tier; ECMP over Floodgate, so above 1 is lower with Floodgate.'
 /** Why the ToR-up and core maxima of the lossless template tie: the shared buffer's PFC thresholds, not the scheme, bound them. */
 const FLOODGATE_PFC_BOUND =
-  'On the 1 MB shared buffer, PFC pauses an ingress port at 1/8 of the free buffer, so an egress port holds at most about what its ' +
-  'ingress ports may charge before they are paused: about 290 KB at a spine (three leaves), 500 KB at a ToR uplink (eight hosts). ' +
+  'On the 1 MB shared buffer, PFC pauses an ingress port at 1/8 of the free buffer, so an egress port fed by k ingress ports holds ' +
+  'at most about k/(8 + k) of the buffer plus their headroom: 3/11, about 290 KB, at a spine (three leaves), 8/16, about 500 KB, at a ToR uplink (eight hosts). ' +
   'Both schemes reach those bounds, ECMP by PFC backlog, Floodgate by its VOQs, so the maxima there tie within a few per cent; ' +
   'the buffer size is an open setting (swept).'
 
