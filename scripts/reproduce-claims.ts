@@ -192,7 +192,8 @@ export const CLAIMS: Record<string, Claim[]> = {
       unit: '%', value: (r) => r.counter('floodgate', undefined, 'controlShare'), holds: (v) => Math.abs(v / 0.00175 - 1) <= 0.3 },
       why: 'Credits go on the 10 µs timer alone (creditOnBytes: false), one frame per upstream port and tick with an entry (6 B) for every destination owed, 64 B up to seven entries. ' +
         'A frame goes every tick a port carried data, however little, so the share falls as the fabric links fill: 64 B per 50,000 B is 0.13 % on a busy 40G link, and the paper\'s 0.175 % is one 88 B frame (preamble and gap included) per 10 µs on one. ' +
-        'This template\'s fabric links carry about 36 % of their capacity on average, hence about twice that. (One 64 B frame per destination, as before, cost 1.02 %.)' },
+        'This template\'s fabric links carry about 37 % of their capacity over the run, hence about twice that; as a share of the fabric links\' capacity, the credits take about 0.1 %. ' +
+        '(One 64 B frame per destination, as before, cost 1.02 % of the bytes.)' },
   ],
 }
 
