@@ -219,6 +219,18 @@ export const SETTINGS: Record<string, TemplateSettings> = {
         variants: [1 / 16, 1 / 8, 1 / 2].map((a) => ({ label: `α_pfc = ${a}`, value: a })),
       },
       MIN_RTO('1ms', 'not given by the paper; in a lossless fabric a timeout follows only a lost control packet'),
+      {
+        path: 'params.windowBdpFactor',
+        default: '1.5 × hop BDP (+ C × T)',
+        reason: 'the paper\'s text sizes the window as the next hop\'s BDP plus C × T; the authors\' public simulator code uses 1.5 × BDP. Here C × T (50 KB at 40G) outweighs either BDP term (10 KB)',
+        variants: [1, 1.5].map((f) => ({ label: `${f} × hop BDP (+ C × T)`, value: f })),
+      },
+      {
+        path: 'params.creditOnBytes',
+        default: 'on the 10 µs timer alone',
+        reason: 'the paper returns credits every credit interval; the public code also sends them as soon as 10,240 B are owed to one destination',
+        variants: [{ label: 'on the 10 µs timer alone', value: false }, { label: 'timer, or 10,240 B owed to one destination', value: true }],
+      },
     ],
     order: {
       what: 'mean FCT of non-incast flows',

@@ -28,7 +28,7 @@ export const floodgate = defineScheme({
   p4Program: 'floodgate',
   // Windows and credits are per port and destination, so each parallel link keeps its own.
   parallelLinks: true,
-  probes: 'ethertype 0x2348: a credit frame (destination, bytes) sent upstream every credit interval or creditBytes',
+  probes: 'ethertype 0x2348: a credit frame of (destination, bytes) entries, one per upstream port every credit interval (and at creditBytes with creditOnBytes)',
   stage: (env) => new FloodgateStage(env),
   controlPlane,
 })

@@ -14,7 +14,10 @@ export interface FloodgateParams {
   /** Credits also go when creditBytes are owed (the public code), not only on the timer (the paper). */
   readonly creditOnBytes: boolean
   readonly windowBdpFactor: number
+  /** The smallest credit frame (an Ethernet minimum). */
   readonly creditFrameBytes: number
+  /** Bytes of one (destination, credit) entry in a credit frame. */
+  readonly creditEntryBytes: number
   readonly voqBufferBytes: number
   readonly pause: boolean
   /** Unset: windowBdpFactor × the host link's BDP. */
@@ -29,9 +32,10 @@ export function floodgateParams(env: StageEnv): FloodgateParams {
   const creditBytes = prm.creditBytes ?? d.creditBytes.default
   const factor = prm.windowBdpFactor ?? d.windowBdpFactor.default
   const frameBytes = prm.creditFrameBytes ?? d.creditFrameBytes.default
+  const entryBytes = prm.creditEntryBytes ?? d.creditEntryBytes.default
   const voqBufferBytes = prm.voqBufferBytes ?? d.voqBufferBytes.default
   const pause = (prm.pause ?? d.pause.default) !== 0
-  for (const [k, v] of [['creditIntervalNs', intervalNs], ['creditBytes', creditBytes], ['windowBdpFactor', factor], ['creditFrameBytes', frameBytes], ['voqBufferBytes', voqBufferBytes]] as const) {
+  for (const [k, v] of [['creditIntervalNs', intervalNs], ['creditBytes', creditBytes], ['windowBdpFactor', factor], ['creditFrameBytes', frameBytes], ['creditEntryBytes', entryBytes], ['voqBufferBytes', voqBufferBytes]] as const) {
     if (!(v > 0)) throw new Error(`floodgate: ${k} must be > 0, got ${v}`)
   }
   const H = env.fabric.hosts.length
@@ -45,6 +49,7 @@ export function floodgateParams(env: StageEnv): FloodgateParams {
     creditOnBytes: (prm.creditOnBytes ?? d.creditOnBytes.default) !== 0,
     windowBdpFactor: factor,
     creditFrameBytes: frameBytes,
+    creditEntryBytes: entryBytes,
     voqBufferBytes,
     pause,
     pauseThresholdBytes: prm.pauseThresholdBytes,

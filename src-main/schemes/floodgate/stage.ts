@@ -15,14 +15,16 @@
 //                left, its bytes are owed to its upstream as credit. Bounded by the port's
 //                queue capacity, because it is drained before every push.
 //   credAcc[k']  bytes owed upstream per (ingress port g', destination h), k' = g'·H + h.
-// Messages: KIND_CREDIT packets of creditFrameBytes (64 B) on the link toward the upstream
-// switch, hdr0 = destination host, hdr1 = bytes credited. A credit goes as soon as credAcc
-// reaches creditBytes (10,240 B), and every creditInterval T (10 µs) a timer sends whatever
-// is owed: "every 10 µs or every 10,240 B". The timer ticks at multiples of T, as a switch's
-// would, so no byte waits more than T, which is what the window's C × T term pays for. (A
-// per-counter "T since the oldest byte" rule, swept in steps, lets credits wait up to
-// 1.25 T and cost a 40G hop 9% of its throughput in a test; this does not.) A credit is
-// never dropped: one that finds its port's queue full waits for the next tick.
+// Messages: KIND_CREDIT frames on the link toward the upstream switch, one per upstream port
+// per credit interval T (10 us), carrying an entry (destination host, bytes credited) for
+// every destination that port is owed for, sized by their number: max(creditFrameBytes (64 B),
+// 20 B + creditEntryBytes (6 B) per entry), split at the MTU (credits.ts). The timer ticks at
+// multiples of T, as a switch's would, so no byte waits more than T, which is what the
+// window's C × T term pays for. (A per-counter "T since the oldest byte" rule, swept in
+// steps, lets credits wait up to 1.25 T and cost a 40G hop 9% of its throughput in a test;
+// this does not.) With creditOnBytes, a destination owed creditBytes (10,240 B) sends its
+// port's frame at once: the public code's "every 10 µs or every 10,240 B". A credit is
+// never dropped: a frame that finds its port's queue full waits for the next tick.
 //
 // Forwarding a data packet p toward h on egress g (select):
 //   g faces a host       forward (the destination ToR's host port; public code: "it is
@@ -50,9 +52,10 @@
 // parameters and their defaults in floodgate-params.ts.
 //
 // Differences from p4/floodgate/v1model/floodgate.p4: that program has no VOQ (it forwards over-window
-// packets and ECN-marks them), credits per destination ToR on a byte count only, on
-// arrival rather than departure; this file does what the paper says: VOQs per destination
-// host, credits on departure, timer or byte count, optional PAUSE.
+// packets and ECN-marks them), credits per destination ToR on a byte count only, one entry
+// a frame, on arrival rather than departure; this file does what the paper says: VOQs per
+// destination host, credits on departure, batched per port on the timer (or byte count),
+// optional PAUSE.
 
 import { KIND_CREDIT, KIND_DATA } from '../../sim/engine/packets'
 import { fmix32 } from '../../sim/engine/rng'
@@ -135,20 +138,21 @@ export class FloodgateStage extends FloodgateCredits implements ForwardingStage 
 
   onControl(s: number, inPort: number, p: number): void {
     const pkts = this.pkts
-    if (pkts.kind[p] !== KIND_CREDIT) {
-      pkts.release(p)
-      return
-    }
-    const h = pkts.hdr0[p]
-    const bytes = pkts.hdr1[p]
+    const batch = pkts.kind[p] === KIND_CREDIT ? this.takeCredits(p) : undefined
     pkts.release(p)
+    if (batch === undefined) return
     const g = this.env.portBase[s] + inPort
-    const k = g * this.H + h
-    const old = this.win[k]
-    const w = Math.min(this.windowBytes[g], old + bytes)
-    this.win[k] = w
-    this.inflightSH[s * this.H + h] -= w - old
-    this.releaseVoq(s, g, k)
+    const H = this.H
+    for (let i = 0; i < batch.n; i++) {
+      const h = batch.dst[i]
+      const k = g * H + h
+      const old = this.win[k]
+      const w = Math.min(this.windowBytes[g], old + batch.bytes[i])
+      this.win[k] = w
+      this.inflightSH[s * H + h] -= w - old
+      this.releaseVoq(s, g, k)
+    }
+    this.freeCredits(batch)
   }
 
   onLinkChange(s: number, port: number, up: boolean): void {

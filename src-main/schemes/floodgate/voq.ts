@@ -8,8 +8,8 @@
 // bytes can be credited upstream when it leaves.
 //
 // The buffer the Floodgate paper reports per tier counts what a switch holds for a port,
-// wherever it holds it: maxHeldBytes[g] is the most bytes at once in g's queue plus the
-// charged VOQs of (g, h) for every h. It is updated where that sum grows (a VOQ takes a
+// wherever it holds it: maxHeldBytes[g] is the most bytes at once in g's queue (the packets
+// a PFC pause holds off its schedule included) plus the charged VOQs of (g, h) for every h. It is updated where that sum grows (a VOQ takes a
 // packet, g's queue takes one while its VOQs hold some); when they hold none, the link's own
 // maxQueuedBytes is the same measure, so run.ts takes the larger of the two.
 
@@ -68,7 +68,9 @@ export abstract class FloodgateVoqs {
 
   /** Global port g's queue just grew, or its VOQs did: record their sum if it is a new peak. */
   protected noteHeld(g: number): void {
-    const held = this.env.links[g].queuedBytes() + this.voqPortBytes[g]
+    // A PFC pause holds the port's lossless packets off its schedule: they are held all the same.
+    const link = this.env.links[g]
+    const held = link.queuedBytes() + (link.pfc === null ? 0 : link.pfc.heldBytes) + this.voqPortBytes[g]
     if (held > this.maxHeldBytes[g]) this.maxHeldBytes[g] = held
   }
 

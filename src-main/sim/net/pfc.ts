@@ -35,6 +35,8 @@ export class PfcPause {
   private held: Int32Array | null = null
   private head = 0
   private len = 0
+  /** Wire bytes of the lossless packets waiting for the pause to end (what a switch holds for this port beyond its schedule). */
+  heldBytes = 0
 
   constructor(
     private readonly link: PausableLink,
@@ -103,6 +105,7 @@ export class PfcPause {
     const p = h[this.head]
     this.head = (this.head + 1) % h.length
     this.len--
+    this.heldBytes -= this.pkts.wireBytes[p]
     return p
   }
 
@@ -115,5 +118,6 @@ export class PfcPause {
       this.head = 0
     }
     h[(this.head + this.len++) % h.length] = p
+    this.heldBytes += this.pkts.wireBytes[p]
   }
 }
