@@ -34,7 +34,7 @@ import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState }
 import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type ArtifactStore, type BuildResult } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
 import { uploadDir } from '../../ssh'
-import { AGENT_FILE } from '../shared/agent'
+import { copyAgent } from '../shared/agent'
 import {
   type RunContext,
   type RunOutput,
@@ -263,7 +263,7 @@ export class TofinoSession implements TargetSession {
         for (const [f, text] of Object.entries(frameFiles(frames, p.sw, (this.ctx.plan.runId % 0x100000) * 0x100))) writeFileSync(join(stage, p.sw, ...f.split('/')), text)
       }
       if (model) writeFileSync(join(stage, 'ports.json'), modelPortsJson(this.plan!, p.switchIndex))
-      copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
+      copyAgent(this.o.agentFile, stage)
       const w = this.ctx.plan.spec.workload
       if ('file' in w) copyFileSync(w.file, join(stage, 'workload.cdf'))
       mkdirSync(join(stage, 'poll'))

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { ControlPlaneState } from '../../controlplane'
 import { uploadDir } from '../../ssh'
 import type { RunTestbedHost } from '../driver'
-import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../shared/agent'
+import { AGENT_FILE, agentClientArgv, agentServerArgv, copyAgent } from '../shared/agent'
 import type { NetnsPlan } from '../shared/netns'
 import { sleep, type RemoteRun } from '../shared/remote'
 import { AGENT_PORT, agentWork } from '../shared/workload'
@@ -54,7 +54,7 @@ export async function startTofinoTraffic(run: RemoteRun, o: TrafficPlace, client
       run.touched.add(w.host.id)
       const stage = mkdtempSync(join(tmpdir(), 'p4lab-traffic-'))
       try {
-        copyFileSync(o.agentFile, join(stage, AGENT_FILE))
+        copyAgent(o.agentFile, stage)
         const wl = ctx.plan.spec.workload
         if ('file' in wl) copyFileSync(wl.file, join(stage, 'workload.cdf'))
         await uploadDir(await run.host(w.host), stage, w.dir, { signal: ctx.signal })
