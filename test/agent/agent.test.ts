@@ -2,12 +2,23 @@
 // Python 3.8 compatibility, usage errors; and targets/agent.ts (argv builders through the
 // SSH layer's quoting and a real shell, the JSON-line parser, the iperf3 parser).
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cmd } from '../../src-main/core/ssh'
-import { AgentLineError, agentClientArgv, agentProbeArgv, agentServerArgv, parseAgentLine, parseAgentOutput, parseIperf3Json } from '../../src-main/core/targets/shared/agent'
+import {
+  AGENT_FILE,
+  AGENT_MODULES,
+  AgentLineError,
+  agentClientArgv,
+  agentProbeArgv,
+  agentServerArgv,
+  copyAgent,
+  parseAgentLine,
+  parseAgentOutput,
+  parseIperf3Json,
+} from '../../src-main/core/targets/shared/agent'
 import { Rng } from '../../src-main/sim/engine/rng'
 import { cdfMean, loadCdf, sampleCdf } from '../../src-main/sim/workload/cdf'
 
@@ -15,9 +26,9 @@ const ROOT = resolve(import.meta.dirname, '../..')
 const AGENT = join(ROOT, 'resources/agent/p4lab_agent.py')
 const CDFS = ['web-search.cdf', 'data-mining.cdf'].map((f) => join(ROOT, 'resources/workloads', f))
 
-/** Runs Python code with the agent importable as `agent`. */
+/** Runs Python code with the agent importable as `agent` (its modules found in its folder, as when it runs). */
 function py(code: string, python = 'python3'): string {
-  const prelude = `import importlib.util, json, sys\nspec = importlib.util.spec_from_file_location("agent", ${JSON.stringify(AGENT)})\nagent = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(agent)\n`
+  const prelude = `import importlib.util, json, sys\nsys.path.insert(0, ${JSON.stringify(dirname(AGENT))})\nspec = importlib.util.spec_from_file_location("agent", ${JSON.stringify(AGENT)})\nagent = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(agent)\n`
   return execFileSync(python, ['-c', prelude + code], { encoding: 'utf8' })
 }
 
@@ -69,7 +80,7 @@ describe('the agent generates what the simulator generates', () => {
 
 describe('the agent as a program', () => {
   it('parses as Python 3.8 and runs under 3.8 where one is installed', () => {
-    execFileSync('python3', ['-c', `import ast; ast.parse(open(${JSON.stringify(AGENT)}).read(), feature_version=(3, 8))`])
+    for (const file of [AGENT_FILE, ...AGENT_MODULES]) execFileSync('python3', ['-c', `import ast; ast.parse(open(${JSON.stringify(join(dirname(AGENT), file))}).read(), feature_version=(3, 8))`])
     const py38 = ['python3.8', join(homedir(), '.pyenv/versions/3.8.18/bin/python3.8')].find((p) => spawnSync(p, ['--version']).status === 0)
     if (py38) {
       const r = spawnSync(py38, [AGENT, 'client', '--dsts', '127.0.0.1:1', '--long-lived', '--flows', '1', '--size', '10', '--out', '-'], { encoding: 'utf8' })
@@ -78,6 +89,21 @@ describe('the agent as a program', () => {
       expect(parsed.lineErrors).toEqual([])
       expect(parsed.failed).toBe(1)
       expect(py(`print(agent.Rng(9, 1).next_u32())`, py38).trim()).toBe(String(new Rng(9, 1).nextU32()))
+    }
+  })
+
+  it('what a deploy copies (copyAgent) is every file of resources/agent, and runs on its own from there', () => {
+    expect([...AGENT_MODULES, AGENT_FILE].sort()).toEqual(readdirSync(dirname(AGENT)).filter((f) => f.endsWith('.py')).sort())
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-agent-copy-'))
+    try {
+      copyAgent(AGENT, dir)
+      const r = spawnSync('python3', [join(dir, AGENT_FILE), 'client', '--dsts', '127.0.0.1:1', '--long-lived', '--flows', '1', '--size', '10', '--out', '-'], { encoding: 'utf8' })
+      expect(r.status, r.stderr).toBe(0)
+      expect(parseAgentOutput(r.stdout, { hostOf: () => 0, srcHost: 0 }).failed).toBe(1)
+      // No bytecode cache next to the modules: the run directory holds what was uploaded and the run's output.
+      expect(readdirSync(dir).sort()).toEqual([...AGENT_MODULES, AGENT_FILE].sort())
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

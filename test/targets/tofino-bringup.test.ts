@@ -7,22 +7,15 @@
 // recorded as having run. What runs for real: check, build through the artifact cache, the
 // uploads, the check program's switchd per switch, the ports added and read back, the frame
 // check's rounds and its judgement, the switch to the scheme's program, teardown.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { computeControlPlane } from '../../src-main/core/controlplane'
-import { workloadsDir } from '../../src-main/core/paths'
-import { MemorySecretStore } from '../../src-main/core/secrets'
-import { parseExperiment } from '../../src-main/core/spec'
-import { KnownHosts } from '../../src-main/core/ssh'
-import { openStore, type Store } from '../../src-main/core/store'
-import { TofinoDriver } from '../../src-main/core/targets/tofino/driver'
-import type { RunContext, RunTestbed, RunTestbedHost } from '../../src-main/core/targets/driver'
+import type { RunTestbed } from '../../src-main/core/targets/driver'
 import { buildFabric } from '../../src-main/model/topology'
-import { liveProcessesMatching, startSshd, type Sshd } from '../helpers/sshd'
+import { liveProcessesMatching } from '../helpers/sshd'
+import { labHost, startTofinoLab, stopTofinoLab, tofinoSession, type TofinoLab } from '../helpers/tofino'
 
-const ROOT = resolve(import.meta.dirname, '../..')
 const STANDIN = join(import.meta.dirname, '../fixtures/tofino/standin')
 const TOPOLOGY = { kind: 'leaf-spine', leaves: 2, spines: 1, hostsPerLeaf: 1, hostLinkBps: 25e9, fabricLinkBps: 100e9, linkDelayNs: 1000 } as const
 const YAML = `name: tofino-ports
@@ -35,23 +28,14 @@ workload: { kind: web-search, load: 0.3, flows: 20 }
 const state = computeControlPlane(buildFabric(TOPOLOGY), 'ecmp')
 const fp = (port: number) => `${port + 1}/0`
 
-let sshd: Sshd
+let lab: TofinoLab
 let dir: string
-let store: Store
-let knownHosts: KnownHosts
 
 beforeAll(async () => {
-  sshd = await startSshd()
-  dir = mkdtempSync(join(tmpdir(), 'p4lab-tofbring-'))
-  knownHosts = new KnownHosts({ file: join(dir, 'known_hosts') })
-  await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
-  store = openStore(join(dir, 'p4lab.db'))
+  lab = await startTofinoLab('tofbring')
+  dir = lab.dir
 })
-afterAll(async () => {
-  store?.close()
-  await sshd?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => stopTofinoLab(lab))
 
 /** The cables as the fabric draws them, front panel to front panel, both ways. */
 function fabricWires(): Record<string, string> {
@@ -71,7 +55,7 @@ function standinSde(name: string, wires: Record<string, string>, down: string[])
   return sde
 }
 
-const host = (id: number, name: string, role: string): RunTestbedHost => ({ id, name, address: sshd.host, port: sshd.port, user: sshd.user, auth: 'key', keyFile: sshd.plainKey, role })
+const host = (id: number, name: string, role: string) => labHost(lab, id, name, role)
 
 function testbed(sde: string): RunTestbed {
   const sdeHosts = state.switches.map((s, i) => host(i + 1, `sde${i + 1}`, 'sde'))
@@ -84,29 +68,7 @@ function testbed(sde: string): RunTestbed {
 }
 
 async function runToDeploy(sde: string) {
-  const parsed = parseExperiment(YAML, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
-  const logs: string[] = []
-  const events: Array<{ kind: string; detail: unknown }> = []
-  const ctx: RunContext = {
-    plan: { runId: 91, spec: parsed.spec, scheme: 'ecmp', load: 0.3, seed: 1 },
-    signal: new AbortController().signal,
-    log: (s, l) => logs.push(`${s}: ${l}`),
-    event: (kind, detail) => events.push({ kind, detail }),
-    testbed: testbed(sde),
-  }
-  const s = new TofinoDriver({
-    artifacts: store,
-    knownHosts,
-    secrets: new MemorySecretStore(),
-    dataDir: dir,
-    p4Dir: join(ROOT, 'p4'),
-    agentFile: join(ROOT, 'resources/agent/p4lab_agent.py'),
-    remoteBase: join(dir, 'runs'),
-    portsUpTimeoutMs: 2000,
-    portsPollMs: 200,
-    frameSettleMs: 50,
-  }).open(ctx)
+  const { s, logs, events } = tofinoSession(lab, YAML, testbed(sde), { runId: 91, driver: { portsUpTimeoutMs: 2000, portsPollMs: 200, frameSettleMs: 50 } })
   let error: Error | null = null
   try {
     await s.check()

@@ -4,24 +4,20 @@
 // included), the placement rules, the .conf rewrite and ports.json, and a clean teardown.
 // Compile, switchd, bfshell configuration and the poll rounds have only run against the
 // transcripts of test/fixtures/tofino (tofino-output.test.ts).
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { computeControlPlane } from '../../src-main/core/controlplane'
 import { workloadsDir } from '../../src-main/core/paths'
-import { MemorySecretStore } from '../../src-main/core/secrets'
 import { parseExperiment } from '../../src-main/core/spec'
-import { KnownHosts } from '../../src-main/core/ssh'
-import { openStore, type Store } from '../../src-main/core/store'
 import { planNetns } from '../../src-main/core/targets/shared/netns'
 import { ToolMissingError } from '../../src-main/core/targets/shared/remote'
-import { TofinoDriver, modelPortsJson, rewriteConf } from '../../src-main/core/targets/tofino/driver'
-import type { RunContext, RunTestbed } from '../../src-main/core/targets/driver'
+import { modelPortsJson, rewriteConf } from '../../src-main/core/targets/tofino/driver'
+import type { RunTestbed } from '../../src-main/core/targets/driver'
 import { buildFabric } from '../../src-main/model/topology'
-import { liveProcessesMatching, startSshd, type Sshd } from '../helpers/sshd'
+import { liveProcessesMatching } from '../helpers/sshd'
+import { labHost, startTofinoLab, stopTofinoLab, tofinoSession, type TofinoLab } from '../helpers/tofino'
 
-const ROOT = resolve(import.meta.dirname, '../..')
 const YAML = `name: tofino-small
 testbed: sim
 topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 40Gbps }
@@ -29,48 +25,17 @@ schemes: [ecmp]
 workload: { kind: web-search, load: 0.3, flows: 20 }
 `
 
-let sshd: Sshd
+let lab: TofinoLab
 let dir: string
-let store: Store
-let knownHosts: KnownHosts
 
 beforeAll(async () => {
-  sshd = await startSshd()
-  dir = mkdtempSync(join(tmpdir(), 'p4lab-tofdrv-'))
-  knownHosts = new KnownHosts({ file: join(dir, 'known_hosts') })
-  await knownHosts.trust(sshd.host, sshd.port, sshd.hostKey())
-  store = openStore(join(dir, 'p4lab.db'))
+  lab = await startTofinoLab('tofdrv')
+  dir = lab.dir
 })
-afterAll(async () => {
-  store?.close()
-  await sshd?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => stopTofinoLab(lab))
 
-function session(tb: RunTestbed, extraYaml = '') {
-  const parsed = parseExperiment(YAML + extraYaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
-  const logs: string[] = []
-  const abort = new AbortController()
-  const ctx: RunContext = {
-    plan: { runId: 77, spec: parsed.spec, scheme: 'ecmp', load: 0.3, seed: 1 },
-    signal: abort.signal,
-    log: (s, l) => logs.push(`${s}: ${l}`),
-    testbed: tb,
-  }
-  const s = new TofinoDriver({
-    artifacts: store,
-    knownHosts,
-    secrets: new MemorySecretStore(),
-    dataDir: dir,
-    p4Dir: join(ROOT, 'p4'),
-    agentFile: join(ROOT, 'resources/agent/p4lab_agent.py'),
-    remoteBase: join(dir, 'runs'),
-  }).open(ctx)
-  return { s, logs }
-}
-
-const sdeHost = (id: number, name: string) => ({ id, name, address: sshd.host, port: sshd.port, user: sshd.user, auth: 'key' as const, keyFile: sshd.plainKey, role: 'sde' })
+const session = (tb: RunTestbed, extraYaml = '') => tofinoSession(lab, YAML + extraYaml, tb, { runId: 77 })
+const sdeHost = (id: number, name: string) => labHost(lab, id, name, 'sde')
 
 describe('Tofino driver: check', () => {
   it('needs one sde host per switch of the fabric, and says so', async () => {

@@ -1,40 +1,18 @@
+// The pool of SSH connections: one per (host, port, user), shared by every call to it. Each
+// connection's calls in flight and its SFTP opening are in conn.ts; getting a dropped one back,
+// with backoff, in reconnect.ts; the session slots of a connection in sessions.ts.
 import { EventEmitter } from 'node:events'
 import type { Client, SFTPWrapper } from 'ssh2'
 import { cmd, type CmdOptions } from './cmd'
+import { failInflight, makeConn, sftpOn, type Conn } from './conn'
 import { connect, targetLabel, type ConnectOptions, type SshTarget } from './connect'
 import { SshError } from './errors'
-import { ConnectionLostError, execOn, type ExecChannelHost, type ExecOptions, type ExecResult } from './exec'
+import { ConnectionLostError, execOn, type ExecOptions, type ExecResult } from './exec'
 import { hostLabel } from './known-hosts'
+import { Pause, reconnect, type BackoffOptions, type ReconnectEvent } from './reconnect'
 import { ChannelRefusedError, SessionScheduler, type SessionOptions, type SessionSlot, type SessionStats } from './sessions'
 
-export interface BackoffOptions {
-  /** First retry delay, ms. Default 500. */
-  initialMs?: number
-  /** Cap, ms. Default 30 000. */
-  maxMs?: number
-  /** Growth per attempt. Default 2. */
-  factor?: number
-  /** Give up after this many failed attempts in a row (waiting calls then fail). Default 10, or no limit with `windowMs`. */
-  maxAttempts?: number
-  /**
-   * The retry window: give up once this many ms have passed since the connection dropped
-   * (the last attempt starts at the window's end at the latest). Unset: only `maxAttempts` bounds it.
-   */
-  windowMs?: number
-}
-
-/**
- * Delay before reconnect attempt `attempt` (1-based): exponential, capped, with "equal
- * jitter" (half fixed, half random) so many hosts dropped at once do not retry in step.
- */
-export function backoffDelay(attempt: number, opts: BackoffOptions = {}, random: () => number = Math.random): number {
-  const initial = opts.initialMs ?? 500
-  const max = opts.maxMs ?? 30_000
-  const factor = opts.factor ?? 2
-  const base = Math.min(max, initial * Math.pow(factor, Math.max(0, attempt - 1)))
-  const r = Math.min(1, Math.max(0, random()))
-  return Math.round(base / 2 + (base / 2) * r)
-}
+export { backoffDelay, type BackoffOptions } from './reconnect'
 
 export interface PoolOptions extends ConnectOptions, SessionOptions {
   backoff?: BackoffOptions
@@ -44,29 +22,10 @@ export interface PoolOptions extends ConnectOptions, SessionOptions {
   log?: (line: string) => void
 }
 
-export type PoolEvent =
-  | { type: 'connected'; host: string; hostKey: string }
-  | { type: 'disconnected'; host: string; reason: string }
-  | { type: 'reconnect-scheduled'; host: string; attempt: number; delayMs: number }
-  | { type: 'reconnect-failed'; host: string; attempt: number; error: string }
-  | { type: 'reconnected'; host: string; attempt: number; downMs: number }
-  | { type: 'gave-up'; host: string; error: string }
-
-interface Conn extends ExecChannelHost {
-  lost: boolean
-  inflight: Set<(err: Error) => void>
-  hostKey: string
-  /** An extra connection for when every session of the first one is busy (./sessions.ts). */
-  overflow: boolean
-}
+export type PoolEvent = { type: 'connected'; host: string; hostKey: string } | { type: 'disconnected'; host: string; reason: string } | ReconnectEvent
 
 /** Times a read-only command (ExecOptions.retryOnLoss) is sent again after losing its connection. */
 const MAX_LOSS_RETRIES = 5
-
-function isFatal(e: unknown): boolean {
-  // Retrying cannot fix these: the user must act.
-  return e instanceof SshError && (e.code === 'auth' || e.code.startsWith('host-key'))
-}
 
 /**
  * One connection to one (host, port, user), shared by every call to it. It connects on
@@ -86,10 +45,10 @@ export class SshHost {
   private conn: Conn | undefined
   private connecting: Promise<Conn> | undefined
   private closed = false
-  private sleepTimer: NodeJS.Timeout | undefined
+  /** The wait between reconnect attempts. */
+  private readonly pause = new Pause()
   /** Why the last reconnect gave up (until a connection is up again). */
   private gaveUp: string | undefined
-  private wake: (() => void) | undefined
 
   constructor(
     readonly target: SshTarget,
@@ -181,7 +140,7 @@ export class SshHost {
 
   /** Open an SFTP session for `fn`, closed afterwards. Fails like exec if the connection drops. */
   async withSftp<T>(fn: (sftp: SFTPWrapper) => Promise<T>, opts: { priority?: boolean; signal?: AbortSignal } = {}): Promise<T> {
-    const { sftp, conn } = await this.onChannel(opts, (c, slot) => this.openSftp(c, slot))
+    const { sftp, conn } = await this.onChannel(opts, (c, slot) => sftpOn(c, slot))
     let untrack = () => {}
     const lost = new Promise<never>((_, reject) => {
       untrack = conn.track(reject)
@@ -195,50 +154,10 @@ export class SshHost {
     }
   }
 
-  private openSftp(conn: Conn, slot: SessionSlot): Promise<{ sftp: SFTPWrapper; conn: Conn }> {
-    return new Promise((resolve, reject) => {
-      let done = false
-      const untrack = conn.track((e) => {
-        if (done) return
-        done = true
-        reject(e)
-      })
-      try {
-        conn.client.sftp((e, sftp) => {
-          untrack()
-          if (!e) {
-            slot.opened()
-            sftp.once('close', () => slot.closed())
-          }
-          if (done) {
-            if (!e) sftp.end()
-            else slot.closed()
-            return
-          }
-          done = true
-          if (!e) return resolve({ sftp, conn })
-          if (conn.lost) {
-            slot.closed()
-            return reject(new ConnectionLostError(this.label, false, false))
-          }
-          const why = slot.openFailed(e)
-          reject(why instanceof ChannelRefusedError ? why : new SshError('remote', `${this.label}: cannot start SFTP: ${e.message}`))
-        })
-      } catch (e) {
-        untrack()
-        slot.openFailed(e as Error)
-        if (done) return
-        done = true
-        reject(conn.lost ? new ConnectionLostError(this.label, true) : new SshError('remote', `${this.label}: cannot start SFTP: ${(e as Error).message}`))
-      }
-    })
-  }
-
   /** Close the connection; calls in flight fail, later calls fail. */
   close(): void {
     this.closed = true
-    if (this.sleepTimer) clearTimeout(this.sleepTimer)
-    this.wake?.()
+    this.pause.cancel()
     this.sessions.close(new SshError('closed', `the connection to ${this.label} was closed`))
     const c = this.conn
     this.conn = undefined
@@ -251,8 +170,7 @@ export class SshHost {
     if (c.lost) return
     c.lost = true
     this.sessions.remove(c)
-    for (const f of [...c.inflight]) f(new SshError('closed', `the connection to ${this.label} was closed`))
-    c.inflight.clear()
+    failInflight(c, () => new SshError('closed', `the connection to ${this.label} was closed`))
     if (why === 'unused') this.opts.log?.(`ssh ${this.label}: closing the extra connection (unused)`)
     c.client.end()
   }
@@ -276,8 +194,7 @@ export class SshHost {
       if (conn.lost) return
       conn.lost = true
       this.sessions.remove(conn)
-      for (const f of [...conn.inflight]) f(new ConnectionLostError(this.label, false))
-      conn.inflight.clear()
+      failInflight(conn, () => new ConnectionLostError(this.label, false))
       this.opts.log?.(`ssh ${this.label}: the extra connection closed (${lastError || 'by the server'})`)
     })
     this.opts.log?.(`ssh ${this.label}: extra connection up (host key ${hostKey})`)
@@ -285,24 +202,7 @@ export class SshHost {
   }
 
   private makeConn(client: Client, hostKey: string, overflow: boolean): Conn {
-    const conn: Conn = {
-      client,
-      label: this.label,
-      lost: false,
-      hostKey,
-      overflow,
-      inflight: new Set(),
-      track(fail) {
-        if (conn.lost) {
-          fail(new ConnectionLostError(conn.label, true))
-          return () => {}
-        }
-        conn.inflight.add(fail)
-        return () => conn.inflight.delete(fail)
-      },
-      side: (command) => this.exec(command, { priority: true }),
-    }
-    return conn
+    return makeConn(client, this.label, hostKey, overflow, (command) => this.exec(command, { priority: true }))
   }
 
   private getConn(signal?: AbortSignal): Promise<Conn> {
@@ -358,8 +258,7 @@ export class SshHost {
     conn.lost = true
     if (this.conn === conn) this.conn = undefined
     this.sessions.remove(conn)
-    for (const f of [...conn.inflight]) f(new ConnectionLostError(this.label, false))
-    conn.inflight.clear()
+    failInflight(conn, () => new ConnectionLostError(this.label, false))
     this.emit({ type: 'disconnected', host: this.label, reason })
     this.opts.log?.(`ssh ${this.label}: disconnected (${reason}); reconnecting`)
     if (this.closed || this.connecting) return
@@ -370,57 +269,20 @@ export class SshHost {
     this.connecting = p
   }
 
-  private async reconnect(): Promise<Conn> {
-    const b = this.opts.backoff ?? {}
-    const windowMs = b.windowMs
-    const max = b.maxAttempts ?? (windowMs !== undefined ? Infinity : 10)
-    const since = Date.now()
-    const deadline = windowMs !== undefined ? since + windowMs : Infinity
-    let last: unknown
-    let attempt = 0
-    for (;;) {
-      attempt++
-      // The first attempt is immediate: often only the session died, not the server.
-      if (attempt > 1) {
-        const delayMs = Math.max(0, Math.min(backoffDelay(attempt - 1, b, this.opts.random), deadline - Date.now()))
-        this.emit({ type: 'reconnect-scheduled', host: this.label, attempt, delayMs })
-        await new Promise<void>((r) => {
-          this.wake = r
-          this.sleepTimer = setTimeout(r, delayMs)
-        })
-        this.wake = undefined
-      }
-      if (this.closed) throw new SshError('closed', `the connection to ${this.label} is closed`)
-      try {
-        const conn = await this.open()
-        const downMs = Date.now() - since
-        this.emit({ type: 'reconnected', host: this.label, attempt, downMs })
-        this.opts.log?.(`ssh ${this.label}: reconnected at attempt ${attempt}, ${(downMs / 1000).toFixed(1)} s after the connection dropped`)
-        return conn
-      } catch (e) {
-        last = e
-        const msg = (e as Error).message
-        this.emit({ type: 'reconnect-failed', host: this.label, attempt, error: msg })
-        this.opts.log?.(`ssh ${this.label}: reconnect attempt ${attempt} failed: ${msg}`)
-        if (isFatal(e) || this.closed) {
-          this.sessions.failWaiting(e as Error)
-          throw e
-        }
-      }
-      if (attempt >= max || Date.now() >= deadline) break
-    }
-    const within = windowMs !== undefined ? `within the reconnect window of ${fmtSeconds(windowMs)} (${attempt} attempts)` : `after ${attempt} attempts`
-    const msg = `lost the connection to ${this.label} and could not reconnect ${within}: ${(last as Error)?.message}`
-    this.emit({ type: 'gave-up', host: this.label, error: msg })
-    this.gaveUp = msg
-    const err = new SshError('connect', msg, { cause: last })
-    this.sessions.failWaiting(err)
-    throw err
+  private reconnect(): Promise<Conn> {
+    return reconnect({
+      label: this.label,
+      backoff: this.opts.backoff,
+      random: this.opts.random,
+      emit: this.emit,
+      log: this.opts.log,
+      pause: this.pause,
+      closed: () => this.closed,
+      open: () => this.open(),
+      failWaiting: (e) => this.sessions.failWaiting(e),
+      gaveUp: (msg) => (this.gaveUp = msg),
+    })
   }
-}
-
-function fmtSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`
 }
 
 /**

@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { uploadDir } from '../../ssh'
-import { AGENT_FILE } from '../shared/agent'
+import { copyAgent } from '../shared/agent'
 import { CancelledError, type RunTestbedHost } from '../driver'
 import type { NetnsPlan } from '../shared/netns'
 import type { RemoteRun } from '../shared/remote'
@@ -14,7 +14,7 @@ import { configureSwitch, simpleSwitchArgv, waitSwitchReady, type SwitchFiles } 
 
 /** What goes into the run directory, from this machine. */
 export interface RunFiles {
-  /** resources/agent/p4lab_agent.py */
+  /** resources/agent/p4lab_agent.py (its modules beside it go too) */
   agentFile: string
   /** The compiled program's JSON, uploaded as `<programName>.json`. */
   programJson: string
@@ -31,7 +31,7 @@ export interface RunFiles {
 export async function uploadRunFiles(run: RemoteRun, h: RunTestbedHost, dir: string, files: RunFiles): Promise<void> {
   const stage = mkdtempSync(join(tmpdir(), 'p4lab-bmv2-'))
   try {
-    copyFileSync(files.agentFile, join(stage, AGENT_FILE))
+    copyAgent(files.agentFile, stage)
     copyFileSync(files.programJson, join(stage, `${files.programName}.json`))
     mkdirSync(join(stage, 'cli'))
     for (const [sw, cmds] of files.commands) writeFileSync(join(stage, 'cli', `${sw}.cli`), cmds.join('\n') + '\n')

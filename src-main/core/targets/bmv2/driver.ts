@@ -27,8 +27,9 @@
 //
 // A testbed mapping over several switch hosts (multihost.ts): the check's cabling run leaves the
 // checked fabric up (cabling.ts), and deploy, traffic, telemetry, collect and teardown run on
-// every host at once, each host's steps reported as it goes (multideploy.ts, hosts.ts). The
-// rate calibration and the host-load sampling are one-host measurements and do not run there.
+// every host at once, each host's steps reported as it goes (multirun.ts, multideploy.ts,
+// hosts.ts). The rate calibration and the host-load sampling are one-host measurements and do
+// not run there.
 import { join } from 'node:path'
 import { Bmv2Settings } from '../../../contract/schemas'
 import { Bmv2Mapping } from '../../../contract/testbed-mapping'
@@ -61,18 +62,17 @@ import {
 } from '../driver'
 import { startAgentServers, startClients, startProbeSenders } from './agents'
 import { longestPath, offeredLoad } from './calibrate'
-import { configureSwitches, rescaleSwitches, startSwitches, switchProcName, uploadRunFiles } from './deploy'
+import { configureSwitches, rescaleSwitches, startSwitches, switchProcName, uploadRunFiles, type RunFiles } from './deploy'
 import { IntRelay } from './int'
 import { planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
 import { calibrate, recordCalibration } from './measure'
-import { RemoteRun, collectAgentFlows, nonce, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
+import { RemoteRun, nonce, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
 import { withoutQueueRates } from './rescale'
 import { flowsPerHost } from '../shared/workload'
 import { bringUpTopology } from './steps'
 import { bmv2Telemetry } from './telemetry'
 import { cablingBeforeDeploy } from './cabling'
-import { MultiHostDeploy, type MultiHostClient } from './multideploy'
-import { teardownEveryHost } from './hosts'
+import { MultiHostRun, collectFlowFiles } from './multirun'
 
 export interface Bmv2DriverOptions extends RemoteDeps {
   /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
@@ -134,9 +134,7 @@ export class Bmv2Session implements TargetSession {
   /** The clients' start on the switch host's clock (epoch ns): INT samples are timed from it. */
   private trafficStartNs = 0n
   /** A fabric over several hosts (the mapping's), from the cabling check on: kept up for deploy. */
-  private multi: MultiHostDeploy | undefined
-  /** Its clients, each with the host it runs on. */
-  private multiClients: MultiHostClient[] = []
+  private multi: MultiHostRun | undefined
 
   constructor(
     readonly ctx: RunContext,
@@ -197,10 +195,7 @@ export class Bmv2Session implements TargetSession {
       }
       // Over several hosts the checked fabric stays up: the switches start on the links that carried the frames.
       const mplan = await cablingBeforeDeploy(this.run, tb, state, mapping, this.prefix, this.facts, { keep: several })
-      if (several) {
-        this.multi = new MultiHostDeploy(this.run, mplan, (name) => tb.hosts.find((x) => x.name === name)!)
-        this.facts.switchHosts = mplan.parts.map((p) => `${p.host}: ${p.switches.map((x) => x.name).join(' ')}`).join('; ')
-      }
+      if (several) this.multi = new MultiHostRun(this.run, mplan, this.facts, this.o)
     }
     this.facts.bringUp = 'netns'
     return this.facts
@@ -257,23 +252,26 @@ export class Bmv2Session implements TargetSession {
   /**
    * The rate calibration (calibrate.ts, measure.ts), on switches configured without queue rates:
    * measure the longest path, choose the scale, bring every switch to the file at that scale.
+   * Over several hosts nothing is measured (multirun.ts says why): the ceiling's or the fixed scale.
    */
-  private async calibrateRates(h: RunTestbedHost, plan: NetnsPlan, configured: Map<string, string[]>): Promise<void> {
+  private async calibrateRates(plan: NetnsPlan, configured: Map<string, string[]>): Promise<void> {
     const b = this.built!
+    const m = this.multi
+    const h = m ? m.hosts[0] : this.switchHost
     const spec = this.ctx.plan.spec
     const offered = offeredLoad(spec, this.ctx.plan.load, flowsPerHost(spec, plan.hosts.length))
     const path = longestPath(b.state, plan)
     const input = { fastestBps: fastestQueueBps(b.state), ceilingBps: this.settings.rateCeilingBps, offeredBps: offered.totalBps, ...(this.settings.rateScale !== undefined ? { fixedScale: this.settings.rateScale } : {}) }
-    const measure = this.settings.calibrate ? { src: { name: path.src.name, ns: path.src.ns }, dst: { name: path.dst.name, ns: path.dst.ns, ip: path.dst.ip } } : null
-    const { choice, measurement: m } = await calibrate(this.run, h, input, measure)
-    if (choice.scale !== b.mapping.scale) {
-      const again = renderCommands(b.state, { ceilingBps: this.settings.rateCeilingBps, scale: choice.scale, ...(b.int ? { int: b.int } : {}) })
+    const measure = !m && this.settings.calibrate ? { src: { name: path.src.name, ns: path.src.ns }, dst: { name: path.dst.name, ns: path.dst.ns, ip: path.dst.ip } } : null
+    const cal = await calibrate(this.run, h, input, measure, m && this.settings.calibrate ? { why: m.unmeasured, warn: true } : undefined)
+    if (cal.choice.scale !== b.mapping.scale) {
+      const again = renderCommands(b.state, { ceilingBps: this.settings.rateCeilingBps, scale: cal.choice.scale, ...(b.int ? { int: b.int } : {}) })
       this.built = { ...b, ...again }
       this.recordMapping(again.mapping, 'deploy')
     }
-    const sent = await rescaleSwitches(this.run, h, plan, configured, this.built!.commands)
-    this.built!.offeredBps = choice.offeredBps
-    recordCalibration(this.ctx, h, this.facts, { choice, measurement: m }, { path, offered, commandsSent: sent })
+    const sent = m ? await m.rescale(configured, this.built!.commands) : await rescaleSwitches(this.run, h, plan, configured, this.built!.commands)
+    this.built!.offeredBps = cal.choice.offeredBps
+    recordCalibration(this.ctx, h, this.facts, cal, { path, offered, commandsSent: sent })
   }
 
   private async compilerRunner(): Promise<CompilerRunner> {
@@ -288,28 +286,23 @@ export class Bmv2Session implements TargetSession {
   async deploy(): Promise<void> {
     const b = this.built
     if (!b) throw new Error('deploy before build')
-    if (this.multi) return this.deployMulti(this.multi, b)
-    const h = this.switchHost
     const plan = planNetns(b.state, this.prefix, b.int)
     this.plan = plan
     this.facts.prefix = plan.prefix
     this.facts.runKey = this.run.key
+    // The queue rates come after the calibration: it measures what the switches forward unshaped.
+    const configured = new Map([...b.commands].map(([sw, cmds]) => [sw, withoutQueueRates(cmds)]))
+    if (this.multi) {
+      await this.multi.deploy({ files: this.runFiles(b, plan), commands: configured, state: b.state, plan })
+      return this.calibrateRates(plan, configured)
+    }
+    const h = this.switchHost
     this.dir = await this.run.runDir(h)
     this.run.touched.add(h.id)
     this.ctx.event?.('deploy', { part: 'run-dir', host: h.name, dir: this.dir, prefix: plan.prefix })
 
     // 1. Files: agent, JSON, command files, workload CDF, run.json, in one folder upload.
-    const w = this.ctx.plan.spec.workload
-    // The queue rates come after the calibration: it measures what the switches forward unshaped.
-    const configured = new Map([...b.commands].map(([sw, cmds]) => [sw, withoutQueueRates(cmds)]))
-    await uploadRunFiles(this.run, h, this.dir, {
-      agentFile: this.o.agentFile,
-      programJson: b.artifact.files.json,
-      programName: b.programName,
-      commands: configured,
-      ...('file' in w ? { workloadCdf: w.file } : {}),
-      runJson: { runId: this.ctx.plan.runId, testbed: this.ctx.testbed!.name, experiment: this.ctx.plan.spec.name, scheme: this.ctx.plan.scheme, prefix: plan.prefix },
-    })
+    await uploadRunFiles(this.run, h, this.dir, { ...this.runFiles(b, plan), commands: configured })
 
     // 2. Topology.
     await bringUpTopology(this.run, h, plan)
@@ -340,41 +333,19 @@ export class Bmv2Session implements TargetSession {
     }
 
     // 6. The rate scale the switches can carry (the probes, running, take their share), then the queue rates.
-    await this.calibrateRates(h, plan, configured)
+    await this.calibrateRates(plan, configured)
   }
 
-  /** Deploy on every host of the mapping at once (multideploy.ts), then the rate scale for all of them. */
-  private async deployMulti(m: MultiHostDeploy, b: Built): Promise<void> {
-    const plan = planNetns(b.state, this.prefix)
-    this.plan = plan
-    this.facts.prefix = plan.prefix
-    this.facts.runKey = this.run.key
+  /** What goes into the run directory on a switch host, but the command files. */
+  private runFiles(b: Built, plan: NetnsPlan): Omit<RunFiles, 'commands'> {
     const w = this.ctx.plan.spec.workload
-    const configured = new Map([...b.commands].map(([sw, cmds]) => [sw, withoutQueueRates(cmds)]))
-    const files = {
+    return {
       agentFile: this.o.agentFile,
       programJson: b.artifact.files.json,
       programName: b.programName,
       ...('file' in w ? { workloadCdf: w.file } : {}),
       runJson: { runId: this.ctx.plan.runId, testbed: this.ctx.testbed!.name, experiment: this.ctx.plan.spec.name, scheme: this.ctx.plan.scheme, prefix: plan.prefix },
     }
-    await m.deploy({ files, commands: configured, state: b.state, scheme: this.ctx.plan.scheme })
-    this.facts.thriftPorts = plan.switches.map((s) => `${s.name}:${s.thriftPort}`).join(' ')
-    if (this.ctx.plan.scheme === 'hula' || this.ctx.plan.scheme === 'dhlb') this.facts.probePeriodUs = Math.max(1, (b.state.params.probePeriodNs ?? 200_000) / 1000)
-    // The scale: the measurement runs iperf3 between two host namespaces of one host, so over several hosts it is the ceiling's (or the fixed) scale.
-    const spec = this.ctx.plan.spec
-    const offered = offeredLoad(spec, this.ctx.plan.load, flowsPerHost(spec, plan.hosts.length))
-    const input = { fastestBps: fastestQueueBps(b.state), ceilingBps: this.settings.rateCeilingBps, offeredBps: offered.totalBps, ...(this.settings.rateScale !== undefined ? { fixedScale: this.settings.rateScale } : {}) }
-    const why = `the rate calibration measures a path between two namespaces of one host, and this fabric spreads over ${m.hosts.length} hosts (${m.hosts.map((h) => h.name).join(', ')})`
-    const cal = await calibrate(this.run, m.hosts[0], input, null, this.settings.calibrate ? { why, warn: true } : undefined)
-    if (cal.choice.scale !== b.mapping.scale) {
-      const again = renderCommands(b.state, { ceilingBps: this.settings.rateCeilingBps, scale: cal.choice.scale })
-      this.built = { ...b, ...again }
-      this.recordMapping(again.mapping, 'deploy')
-    }
-    const sent = await m.rescale(configured, this.built!.commands)
-    this.built!.offeredBps = cal.choice.offeredBps
-    recordCalibration(this.ctx, m.hosts[0], this.facts, cal, { path: longestPath(b.state, plan), offered, commandsSent: sent })
   }
 
   private agentLoc() {
@@ -385,17 +356,7 @@ export class Bmv2Session implements TargetSession {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('startTraffic before deploy')
-    if (this.multi) {
-      this.multiClients = []
-      const c = await this.multi.startTraffic({ rateScale: b.mapping.scale, flat: plan }, this.multiClients)
-      this.clientNames = this.multiClients.map((x) => ({ host: x.host, name: x.name }))
-      this.trafficStart = c.localStartMs
-      this.trafficStartNs = c.startAtNs
-      this.facts.agentLinkBps = c.linkBps
-      this.facts.flowsPerHost = c.perHost.join(' ')
-      this.ctx.log('traffic', `${this.clientNames.length} clients on ${this.multi.hosts.length} hosts start at ${c.startAtNs} (epoch ns, ${this.multi.hosts[0].name}'s clock), host links at ${c.linkBps / 1e6} Mbps`)
-      return
-    }
+    if (this.multi) return this.multi.startTraffic({ rateScale: b.mapping.scale, flat: plan })
     const h = this.switchHost
     const loc = this.agentLoc()
     await startAgentServers(this.run, h, plan, loc)
@@ -415,22 +376,8 @@ export class Bmv2Session implements TargetSession {
     const b = this.built
     const plan = this.plan
     if (!b || !plan) throw new Error('telemetry before deploy')
-    const m = this.multi
-    if (m) {
-      this.ctx.log('telemetry', `polling the switches on each of ${m.hosts.map((h) => h.name).join(', ')}; the switch hosts' load is not sampled on a fabric over several hosts`)
-      yield* bmv2Telemetry({
-        run: this.run,
-        h: m.hosts[0],
-        plan,
-        parts: m.parts.map((x) => ({ h: x.h, plan: x.view })),
-        state: b.state,
-        mapping: b.mapping,
-        clients: this.multiClients,
-        trafficStartMs: this.trafficStart,
-        trafficStartNs: this.trafficStartNs,
-        facts: this.facts,
-        minPollMs: this.o.minPollMs,
-      })
+    if (this.multi) {
+      yield* this.multi.telemetry({ plan, state: b.state, mapping: b.mapping })
       return
     }
     yield* bmv2Telemetry({
@@ -454,23 +401,8 @@ export class Bmv2Session implements TargetSession {
   async collect(): Promise<RunOutput> {
     const plan = this.plan
     if (!plan) throw new Error('collect before deploy')
-    const files: Array<{ hostIndex: number; source: string; text: string }> = []
-    const clients = this.multi ? this.multiClients : this.clientNames.map((c) => ({ ...c, h: this.switchHost, dir: this.dir }))
-    for (const c of clients) {
-      const host = plan.hosts[c.host]
-      const h = c.h
-      const r = await this.run.run(h, ['cat', '--', `${c.dir}/flows-h${c.host}.jsonl`], { check: false, logOutput: false, maxCapture: 256 << 20, retryOnLoss: true })
-      if (r.code !== 0) this.ctx.log(h.name, `no flow file from ${host.name}: ${r.stderr.toString('utf8').trim()}`)
-      files.push({ hostIndex: c.host, source: host.name, text: r.stdout.toString('utf8') })
-    }
-    const ipToHost = new Map(plan.hosts.map((x) => [x.ip, x.index]))
-    const out = collectAgentFlows(files, (ip) => ipToHost.get(ip))
-    for (const e of out.lineErrors.slice(0, 10)) this.ctx.log('collect', e.message)
-    return {
-      flows: out.flows,
-      counters: { flowsFinished: out.finished, flowsUnfinished: out.unfinished, flowsFailed: out.failed, agentLineErrors: out.lineErrors.length },
-      facts: { ...this.facts },
-    }
+    const clients = this.multi ? this.multi.clients : this.clientNames.map((c) => ({ ...c, h: this.switchHost, dir: this.dir }))
+    return collectFlowFiles(this.run, plan, clients, this.facts)
   }
 
   async teardown(): Promise<void> {
@@ -479,8 +411,7 @@ export class Bmv2Session implements TargetSession {
   }
 
   private async doTeardown(): Promise<void> {
-    // A fabric over several hosts: every host at once, with its progress.
-    if (this.multi) return teardownEveryHost(this.run, this.ctx.testbed!.hosts, (h) => (h.role === 'switch-host' ? this.prefix : null), { keepRunDir: this.o.keepRunDir })
+    if (this.multi) return this.multi.teardown(this.prefix)
     await teardownTouchedHosts(this.run, this.ctx.testbed!.hosts, (h) => (h.role === 'switch-host' ? this.prefix : null), {
       keepRunDir: this.o.keepRunDir,
     })

@@ -5,6 +5,7 @@
 //
 //   agent-argv.ts      command lines (agent server, client, probe; iperf3 server, client)
 //   agent-output.ts    the agent's JSON lines → flows (the format is described there)
+//   agent-files.ts     the agent's files, copied into a run directory
 //   iperf3-output.ts   `iperf3 -c … -J` → throughput
 
 export {
@@ -36,4 +37,5 @@ export {
   type AgentSummary,
   type CollectOptions,
 } from './agent-output'
+export { AGENT_MODULES, copyAgent } from './agent-files'
 export { parseIperf3Json, type Iperf3Result } from './iperf3-output'

@@ -19,7 +19,8 @@
 //             (run_tofino_model.sh -c CONF -f ports.json) then run_switchd.sh -c CONF,
 //             detached; wait for bfshell; on hardware the mapped ports again (ports.ts);
 //             run_bfshell.sh -b script.py (tables, multicast, pktgen for probes), output parsed
-//   traffic   agent servers then clients (one PRNG stream per host)
+//             (the SDE's scripts on each switch's host: sde.ts)
+//   traffic   agent servers then clients (one PRNG stream per host; traffic.ts)
 //   telemetry a bfrt poll script per round (operation_register_sync / counter sync) reading the
 //             port counters and the cells the scheme's descriptor names (telemetry.ts)
 //   teardown  stop every process of the run by group, delete its namespaces and veths, verify.
@@ -33,8 +34,7 @@ import { computeControlPlane, renderBfrt, schemeModule, type ControlPlaneState }
 import { P4Builder, SshRunner, programPath, programRelPath, readVariant, schemeParams, type ArtifactStore, type BuildResult } from '../../p4build'
 import { isCpScheme } from '../../p4build/render'
 import { uploadDir } from '../../ssh'
-import { AGENT_FILE, agentClientArgv, agentServerArgv } from '../shared/agent'
-import { AGENT_PORT, agentWork } from '../shared/workload'
+import { copyAgent } from '../shared/agent'
 import {
   type RunContext,
   type RunOutput,
@@ -46,13 +46,15 @@ import {
 } from '../driver'
 import { planNetns, runPrefix, type NetnsPlan } from '../shared/netns'
 import { RemoteRun, collectAgentFlows, nonce, sleep, teardownTouchedHosts, type RemoteDeps } from '../shared/remote'
-import { bfrtPollScript, parseBfrtPollRound, parseBfshellOutput, type BfrtPollRead, type BfrtPollRound } from './output'
+import { bfrtPollScript, parseBfrtPollRound, type BfrtPollRead, type BfrtPollRound } from './output'
 import { tofinoSeriesPlan, type TofinoSeriesPlan } from './telemetry'
 import { mappedPortProblems, mappedPorts, portAddScript, portStatusScript } from './ports'
-import { frameFiles, linksBeforeDeploy, waitPortsUp, type CheckSwitch, type SwitchShell } from './bringup'
+import { frameFiles, linksBeforeDeploy, waitPortsUp, type CheckSwitch } from './bringup'
 import { CHECK_PROGRAM, planFrames, type FramePlan } from './frames'
 import { resourcesDir } from '../../paths'
 import { bringUpModelPorts, modelPortsJson, rewriteConf } from './model'
+import { READY_SCRIPT, bfshellStep, runBfshell, startSwitchd, switchShell, waitBfshell, type Placement } from './sde'
+import { startTofinoTraffic, type TofinoClient } from './traffic'
 
 export interface TofinoDriverOptions extends RemoteDeps {
   /** The compile cache (artifacts rows); a driver sees nothing else of the store. */
@@ -74,21 +76,7 @@ export interface TofinoDriverOptions extends RemoteDeps {
   keepRunDir?: boolean
 }
 
-/** One switch on one SDE host. */
-interface Placement {
-  sw: string
-  switchIndex: number
-  host: RunTestbedHost
-  sde: string
-  sdeInstall: string
-}
-
 export { modelPortsJson, rewriteConf }
-
-/** In $SDE ($1) with SDE=$2 and SDE_INSTALL=$3 exported: exec "$@" (the SDE's scripts expect both). */
-const SDE_EXEC = 'cd -- "$1" && shift && SDE=$1 && SDE_INSTALL=$2 && export SDE SDE_INSTALL && shift 2 && exec "$@"'
-
-const READY_SCRIPT = (program: string) => `print("p4lab-ready" if hasattr(bfrt, ${JSON.stringify(program)}) else "p4lab-not-ready")\n`
 
 export class TofinoSession implements TargetSession {
   readonly run: RemoteRun
@@ -101,7 +89,7 @@ export class TofinoSession implements TargetSession {
   private plan: NetnsPlan | undefined
   private dirs = new Map<number, string>()
   private facts: TargetFacts = { target: 'tofino' }
-  private clients: Array<{ host: RunTestbedHost; name: string; hostIndex: number; out: string }> = []
+  private clients: TofinoClient[] = []
   private trafficStart = 0
   private polls: TofinoSeriesPlan | undefined
   private tornDown: Promise<void> | undefined
@@ -231,14 +219,12 @@ export class TofinoSession implements TargetSession {
       const dir = this.dirs.get(h.id)!
       if (model) await bringUpModelPorts(this.run, this.plan!, p.switchIndex, p.host)
       await this.run.requireTools(h, [`${p.sde}/run_switchd.sh`, `${p.sde}/run_bfshell.sh`, ...(model ? [`${p.sde}/run_tofino_model.sh`] : [])])
-      const env = { SDE: p.sde, SDE_INSTALL: p.sdeInstall }
-      const procs = await this.run.processes(h)
       const conf = `${dir}/${this.programName}.tofino/${this.programName}.conf`
-      if (model) await procs.start(`model-${p.sw}`, [`${p.sde}/run_tofino_model.sh`, '-c', conf, '-f', `${dir}/ports.json`], { cwd: p.sde, env })
-      await procs.start(`switchd-${p.sw}`, [`${p.sde}/run_switchd.sh`, '-c', conf], { cwd: p.sde, env })
+      if (model) await (await this.run.processes(h)).start(`model-${p.sw}`, [`${p.sde}/run_tofino_model.sh`, '-c', conf, '-f', `${dir}/ports.json`], { cwd: p.sde, env: { SDE: p.sde, SDE_INSTALL: p.sdeInstall } })
+      await startSwitchd(this.run, p, `switchd-${p.sw}`, conf)
       await this.waitBfshell(p, `switchd-${p.sw}`, `${dir}/ready.py`, this.programName)
       if (!model && this.mapping && mappedPorts(this.mapping, p.sw)) await this.portsUp(p)
-      await this.bfshell(p, `${dir}/${p.sw}.py`, 'configure')
+      await bfshellStep(this.run, p, `${dir}/${p.sw}.py`, 'configure')
     }
     this.ctx.event?.('deploy', { part: 'configured', switches: this.placements.map((p) => p.sw) })
   }
@@ -277,7 +263,7 @@ export class TofinoSession implements TargetSession {
         for (const [f, text] of Object.entries(frameFiles(frames, p.sw, (this.ctx.plan.runId % 0x100000) * 0x100))) writeFileSync(join(stage, p.sw, ...f.split('/')), text)
       }
       if (model) writeFileSync(join(stage, 'ports.json'), modelPortsJson(this.plan!, p.switchIndex))
-      copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
+      copyAgent(this.o.agentFile, stage)
       const w = this.ctx.plan.spec.workload
       if ('file' in w) copyFileSync(w.file, join(stage, 'workload.cdf'))
       mkdirSync(join(stage, 'poll'))
@@ -297,8 +283,7 @@ export class TofinoSession implements TargetSession {
         shell: this.shell(p),
         start: async () => {
           await this.run.requireTools(p.host, [`${p.sde}/run_switchd.sh`, `${p.sde}/run_bfshell.sh`])
-          const conf = `${dir}/${CHECK_PROGRAM}.tofino/${CHECK_PROGRAM}.conf`
-          await (await this.run.processes(p.host)).start(proc, [`${p.sde}/run_switchd.sh`, '-c', conf], { cwd: p.sde, env: { SDE: p.sde, SDE_INSTALL: p.sdeInstall } })
+          await startSwitchd(this.run, p, proc, `${dir}/${CHECK_PROGRAM}.tofino/${CHECK_PROGRAM}.conf`)
         },
         ready: () => this.waitBfshell(p, proc, `${dir}/ready-check.py`, CHECK_PROGRAM),
         portsUp: () => this.portsUp(p),
@@ -308,18 +293,8 @@ export class TofinoSession implements TargetSession {
     await linksBeforeDeploy(this.ctx, frames, switches, this.facts, { settleMs: this.o.frameSettleMs })
   }
 
-  private async waitBfshell(p: Placement, proc: string, readyFile: string, program: string): Promise<void> {
-    const deadline = Date.now() + (this.o.switchdTimeoutMs ?? 180_000)
-    const procs = await this.run.processes(p.host)
-    for (;;) {
-      this.run.throwIfCancelled()
-      const st = await procs.status(proc)
-      if (!st.alive) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} exited: ${(await procs.readLog(proc, 4096)).trim().split('\n').slice(-5).join(' / ')}`)
-      const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', readyFile], { check: false, logOutput: false })
-      if (r.stdout.toString('utf8').includes('p4lab-ready')) return
-      if (Date.now() > deadline) throw new Error(`bf_switchd for ${p.sw} on ${p.host.name} did not load ${program} within ${(this.o.switchdTimeoutMs ?? 180_000) / 1000} s`)
-      await sleep(2000, this.ctx.signal)
-    }
+  private waitBfshell(p: Placement, proc: string, readyFile: string, program: string): Promise<void> {
+    return waitBfshell(this.run, p, { proc, readyFile, program, timeoutMs: this.o.switchdTimeoutMs ?? 180_000 })
   }
 
   /** The testbed's Tofino mapping (hardware front-panel ports), when it has one. */
@@ -331,38 +306,16 @@ export class TofinoSession implements TargetSession {
     return p.data
   }
 
-  /** The switch's bfshell for bringup.ts: `run_bfshell.sh -b FILE`, stdout and stderr. */
-  private shell(p: Placement): SwitchShell {
-    return {
-      sw: p.sw,
-      host: p.host.name,
-      dir: `${this.dirs.get(p.host.id)}/${p.sw}`,
-      bfshell: async (file) => {
-        const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', file], { check: false, logOutput: false })
-        return r.stdout.toString('utf8') + r.stderr.toString('utf8')
-      },
-    }
+  private shell(p: Placement) {
+    return switchShell(this.run, p, `${this.dirs.get(p.host.id)}/${p.sw}`)
   }
 
   /** Adds the switch's mapped front-panel ports and waits until each is up. */
   private async portsUp(p: Placement): Promise<void> {
     const ports = mappedPorts(this.mapping!, p.sw) ?? []
     const sh = this.shell(p)
-    await this.bfshell(p, `${sh.dir}/ports.py`, 'ports')
+    await bfshellStep(this.run, p, `${sh.dir}/ports.py`, 'ports')
     await waitPortsUp(this.ctx, sh, ports, { timeoutMs: this.o.portsUpTimeoutMs ?? 60_000, pollMs: this.o.portsPollMs })
-  }
-
-  /** run_bfshell.sh -b SCRIPT, its output parsed: an exception, a bfrt error or an unfinished script fails the step. */
-  private async bfshell(p: Placement, script: string, what: string): Promise<void> {
-    const r = await this.run.script(p.host, 'p4lab-bfshell', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', script], { check: false, logOutput: false })
-    const out = parseBfshellOutput(r.stdout.toString('utf8') + r.stderr.toString('utf8'))
-    for (const e of out.driverErrors.slice(0, 10)) this.ctx.log(p.host.name, `${p.sw}: driver: ${e.module}: ${e.message}`)
-    const errs = out.errors
-    if (errs.length || !out.completed) {
-      for (const e of errs.slice(0, 10)) this.ctx.log(p.host.name, `${p.sw}: line ${e.line}: ${e.message}`)
-      throw new Error(`${what} ${p.sw}: ${errs.length ? `${errs.length} error(s) in bfshell output, first: line ${errs[0].line}: ${errs[0].exception ? `${errs[0].exception}: ` : ''}${errs[0].message}` : 'bfshell did not reach the end of the script'}`)
-    }
-    this.ctx.log(p.host.name, `${p.sw}: ${what} script ran to the end`)
   }
 
   /** What each round polls and the series it feeds: the port counters and the scheme's cells. */
@@ -380,48 +333,7 @@ export class TofinoSession implements TargetSession {
     const plan = this.plan
     if (!plan) throw new Error('startTraffic before deploy')
     const model = this.settings.target === 'model'
-    // Where each fabric host runs: a namespace on its ToR's SDE host (model), or a traffic host (hardware).
-    const where = state.hosts.map((hostState, i) => {
-      const ph = plan.hosts[i]
-      if (model) {
-        const p = this.placements.find((x) => x.sw === hostState.tor)!
-        return { host: p.host, wrap: ['ip', 'netns', 'exec', ph.ns], dir: this.dirs.get(p.host.id)!, ip: ph.ip, index: i, tor: hostState.tor }
-      }
-      return { host: this.trafficHosts()[i], wrap: [] as string[], dir: '', ip: ph.ip, index: i, tor: hostState.tor }
-    })
-    for (const w of where) {
-      if (!w.dir) {
-        w.dir = await this.run.runDir(w.host)
-        this.run.touched.add(w.host.id)
-        const stage = mkdtempSync(join(tmpdir(), 'p4lab-traffic-'))
-        try {
-          copyFileSync(this.o.agentFile, join(stage, AGENT_FILE))
-          const wl = this.ctx.plan.spec.workload
-          if ('file' in wl) copyFileSync(wl.file, join(stage, 'workload.cdf'))
-          await uploadDir(await this.run.host(w.host), stage, w.dir, { signal: this.ctx.signal })
-        } finally {
-          rmSync(stage, { recursive: true, force: true })
-        }
-        const addrs = (await this.run.run(w.host, ['ip', '-o', 'addr', 'show'], { logOutput: false })).stdout.toString('utf8')
-        if (!addrs.includes(` ${w.ip}/`)) throw new Error(`traffic host ${w.host.name} does not have fabric host ${w.index}'s address ${w.ip}; configure it as docs/TESTBEDS.md says`)
-      }
-      const procs = await this.run.processes(w.host)
-      await procs.start(`srv-h${w.index}`, [...w.wrap, ...agentServerArgv({ agent: `${w.dir}/${AGENT_FILE}` }, { port: AGENT_PORT, bind: w.ip })])
-    }
-    await sleep(1500, this.ctx.signal)
-    const spec = this.ctx.plan.spec
-    const work = agentWork(spec, this.ctx.plan.load, where, { linkBps: spec.topology.hostLinkBps, cdfFile: (i) => `${where[i].dir}/workload.cdf`, target: 'tofino' })
-    const first = where[0].host
-    const startAtNs = BigInt((await this.run.run(first, ['date', '+%s%N'], { logOutput: false })).stdout.toString('utf8').trim()) + 3_000_000_000n
-    for (const { index, dsts, workload } of work) {
-      this.run.throwIfCancelled()
-      const w = where[index]
-      const out = `${w.dir}/flows-h${w.index}.jsonl`
-      const name = `cli-h${w.index}`
-      await (await this.run.processes(w.host)).start(name, [...w.wrap, ...agentClientArgv({ agent: `${w.dir}/${AGENT_FILE}` }, { dsts, out, workload, seed: this.ctx.plan.seed, startAtNs, src: w.ip })])
-      this.clients.push({ host: w.host, name, hostIndex: w.index, out })
-    }
-    this.trafficStart = Date.now() + 3000
+    this.trafficStart = await startTofinoTraffic(this.run, { state, plan, model, placements: this.placements, dirs: this.dirs, trafficHosts: this.trafficHosts(), agentFile: this.o.agentFile }, this.clients)
   }
 
   async *telemetry(): AsyncIterable<TargetMessage> {
@@ -436,7 +348,7 @@ export class TofinoSession implements TargetSession {
       const now = new Map<string, BfrtPollRound>()
       for (const p of this.placements) {
         const reads = this.pollReads(p)
-        const r = await this.run.script(p.host, 'p4lab-poll', SDE_EXEC, [p.sde, p.sde, p.sdeInstall, `${p.sde}/run_bfshell.sh`, '-b', `${this.dirs.get(p.host.id)}/poll/round.py`], { check: false, logOutput: false })
+        const r = await runBfshell(this.run, p, `${this.dirs.get(p.host.id)}/poll/round.py`, 'p4lab-poll')
         now.set(p.sw, parseBfrtPollRound(reads, r.stdout.toString('utf8')))
       }
       const t = Date.now()
