@@ -75,6 +75,8 @@ export interface Invocation {
   id: number
   startedAt: string
   wallMs: number
+  /** The whole process's CPU time: the runs' threads and the main thread that stores their results. */
+  cpuMs: number
 }
 
 export class Ledger {
@@ -85,12 +87,15 @@ export class Ledger {
     this.db = new Database(dbPath)
     this.db.pragma('busy_timeout = 10000')
     this.db.exec(`
-      CREATE TABLE IF NOT EXISTS reproduce_invocation (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, wall_ms INTEGER NOT NULL DEFAULT 0, args TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS reproduce_invocation (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, wall_ms INTEGER NOT NULL DEFAULT 0, cpu_ms INTEGER NOT NULL DEFAULT 0, args TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS reproduce_run (
         run_id INTEGER PRIMARY KEY, spec_hash TEXT NOT NULL, fingerprint TEXT NOT NULL, scheme TEXT NOT NULL, load REAL NOT NULL,
         seed INTEGER NOT NULL, cost REAL NOT NULL, invocation_id INTEGER NOT NULL, cpu_ms INTEGER, wall_ms INTEGER);
       CREATE INDEX IF NOT EXISTS reproduce_run_cell ON reproduce_run (spec_hash, fingerprint, scheme, load, seed);
     `)
+    // A ledger from before invocations recorded their process CPU time.
+    const cols = (this.db.prepare('PRAGMA table_info(reproduce_invocation)').all() as Array<{ name: string }>).map((c) => c.name)
+    if (!cols.includes('cpu_ms')) this.db.exec('ALTER TABLE reproduce_invocation ADD COLUMN cpu_ms INTEGER NOT NULL DEFAULT 0')
   }
 
   close(): void {
@@ -100,18 +105,18 @@ export class Ledger {
   startInvocation(args: string): Invocation {
     const startedAt = new Date().toISOString()
     const id = Number(this.db.prepare('INSERT INTO reproduce_invocation (started_at, args) VALUES (?, ?)').run(startedAt, args).lastInsertRowid)
-    return { id, startedAt, wallMs: 0 }
+    return { id, startedAt, wallMs: 0, cpuMs: 0 }
   }
 
   /** Stored as it goes, so an invocation that is killed still counts the time it ran. */
-  setInvocationWall(id: number, wallMs: number): void {
-    this.db.prepare('UPDATE reproduce_invocation SET wall_ms = ? WHERE id = ?').run(Math.round(wallMs), id)
+  setInvocationTimes(id: number, wallMs: number, cpuMs: number): void {
+    this.db.prepare('UPDATE reproduce_invocation SET wall_ms = ?, cpu_ms = ? WHERE id = ?').run(Math.round(wallMs), Math.round(cpuMs), id)
   }
 
   invocations(ids: readonly number[]): Invocation[] {
     if (ids.length === 0) return []
     const rows = this.db
-      .prepare(`SELECT id, started_at AS startedAt, wall_ms AS wallMs FROM reproduce_invocation WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY id`)
+      .prepare(`SELECT id, started_at AS startedAt, wall_ms AS wallMs, cpu_ms AS cpuMs FROM reproduce_invocation WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY id`)
       .all(...ids) as Invocation[]
     return rows
   }

@@ -239,9 +239,11 @@ export function timeText(t: Totals, invocations: readonly Invocation[]): string 
     ? `${t.runs - t.reused} run by this invocation, ${t.reused} reused from runs finished ${t.reusedFrom?.slice(0, 16).replace('T', ' ')} to ${t.reusedTo?.slice(0, 16).replace('T', ' ')} UTC`
     : 'all run by this invocation'
   const unknown = t.cpuUnknown ? `; the CPU time of ${t.cpuUnknown} could not be read and counts as their wall time` : ''
+  const processCpu = invocations.reduce((a, i) => a + i.cpuMs, 0)
   return (
     `${fmtDuration(t.cpuMs / 1000)} of CPU over ${invocations.length} invocation${invocations.length === 1 ? '' : 's'} ` +
-    `(${t.runs} runs: ${reused}${unknown}; wall time ${invocations.length === 1 ? walls[0] : `${walls.join(' + ')} = ${fmtDuration(wallSum / 1000)}`})`
+    `(${t.runs} runs: ${reused}${unknown}; wall time ${invocations.length === 1 ? walls[0] : `${walls.join(' + ')} = ${fmtDuration(wallSum / 1000)}`}; ` +
+    `the invocations' processes, storing the results and any runs cancelled included, used ${fmtDuration(processCpu / 1000)} of CPU)`
   )
 }
 
@@ -272,7 +274,7 @@ function planText(runner: Runner, planned: readonly Planned[]): string[] {
 export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number; page: string }> {
   if (o.only && !(o.only in o.claims)) throw new Error(`--only ${o.only}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
   const names = Object.keys(o.claims).filter((n) => !o.only || o.only === n)
-  const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0 } : o.ledger.startInvocation(o.args ?? '')
+  const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0, cpuMs: 0 } : o.ledger.startInvocation(o.args ?? '')
   const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal })
   try {
     const planned = runner.plan(names.map((n) => templateSpec(o, n)))

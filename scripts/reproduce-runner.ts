@@ -84,6 +84,7 @@ export class Runner {
   readonly cpu: RunCpu
   private readonly used = new Map<number, { cpuMs: number | null; wallMs: number | null; reused: boolean; finishedAt: string | null; invocationId: number }>()
   private readonly started = Date.now()
+  private readonly cpuAtStart = process.cpuUsage()
 
   constructor(
     private readonly o: {
@@ -201,15 +202,20 @@ export class Runner {
           this.cpu.forget(id)
           ledger.setTimes(id, cpuMs, wallMs)
           this.used.set(id, { cpuMs, wallMs, reused: false, finishedAt: run.finishedAt, invocationId: this.o.invocation.id })
-          if (run.status === 'cancelled') cancelled++
-          else finished++
+          if (run.status === 'cancelled') {
+            cancelled++
+            // Runs cancelled before they started need no line each: the summary counts them.
+            if (wallMs === null) return
+          } else {
+            finished++
+            doneCost += t.cell.cost
+            doneWallMs = Date.now() - runStart
+          }
           left -= t.cell.cost
-          doneCost += t.cell.cost
-          doneWallMs = Date.now() - runStart
           this.saveWall()
           const remaining = todo.length - finished - cancelled
-          // ETA: the remaining cost at the rate (cost per wall second, all cores together) the runs so far went.
-          const eta = remaining > 0 && doneCost > 0 ? `, ETA ${fmtDuration(((left / doneCost) * doneWallMs) / 1000)}` : ''
+          // ETA: the remaining cost at the rate (cost per wall second, all cores together) the finished runs went.
+          const eta = remaining > 0 && doneCost > 0 && !this.o.signal?.aborted ? `, ETA ${fmtDuration(((left / doneCost) * doneWallMs) / 1000)}` : ''
           const cpuText = cpuMs === null ? 'CPU unknown' : `${fmtDuration(cpuMs / 1000)} CPU`
           log(
             `reproduce: [${finished + cancelled}/${todo.length}] ${t.p.key} ${run.scheme} load ${run.load} seed ${run.seed}: ${run.status}` +
@@ -241,10 +247,11 @@ export class Runner {
     }
   }
 
-  /** This invocation's wall time so far, stored. */
+  /** This invocation's wall time (returned) and process CPU time so far, stored. */
   saveWall(): number {
     const ms = Date.now() - this.started
-    this.o.ledger.setInvocationWall(this.o.invocation.id, ms)
+    const cpu = process.cpuUsage(this.cpuAtStart)
+    this.o.ledger.setInvocationTimes(this.o.invocation.id, ms, (cpu.user + cpu.system) / 1000)
     return ms
   }
 
