@@ -77,7 +77,7 @@ interface Measured {
 }
 
 function measure(results: Results, c: Claim): Measured {
-  const r = new Results(results.core, results.spec, results.runs)
+  const r = new Results(results.core, results.spec, results.runs, results.companions)
   let value = NaN
   let error = ''
   try {
@@ -110,12 +110,12 @@ function templateSpec(o: ReproduceOptions, name: string): RunSpec {
   return { key: name, yaml: templateText(o.templatesDir, name, o.quick), file: join(o.templatesDir, `${name}.yaml`) }
 }
 
-async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, claims: Claim[], runs: RunRow[]): Promise<Section> {
+async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, claims: Claim[], runs: RunRow[], companions: ReadonlyMap<string, Results>): Promise<Section> {
   const { core } = o
   const { yaml, file } = templateSpec(o, name)
   const exp = core.findOrCreateExperiment(yaml, file)
   const spec = core.parseOrThrow(yaml, file)
-  const results = new Results(core, spec, runs)
+  const results = new Results(core, spec, runs, companions)
   const settings = o.settings[name]
   const measured = claims.map((c) => measure(results, c))
 
@@ -285,8 +285,9 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
     }
     // Every template's runs at once, longest first (reproduce-runner.ts); then each template's claims and sweeps in order.
     const runs = await runner.run(planned)
+    const companions = new Map(planned.map((p) => [p.spec.name, new Results(o.core, p.spec, runs.get(p.key)!)]))
     const sections: Section[] = []
-    for (const name of names) sections.push(await runTemplate(o, runner, name, o.claims[name], runs.get(name)!))
+    for (const name of names) sections.push(await runTemplate(o, runner, name, o.claims[name], runs.get(name)!, companions))
     const seconds = runner.saveWall() / 1000
     const totals = runner.totals()
     return { seconds, page: writePage(o, sections, timeText(totals, o.ledger.invocations(totals.invocationIds))) }

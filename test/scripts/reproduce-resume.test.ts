@@ -132,6 +132,19 @@ describe('an interrupted or incomplete run is rerun', { timeout: 600_000 }, () =
   })
 })
 
+describe('the order of runs', { timeout: 600_000 }, () => {
+  it('starts the runs expected to take longest first, across templates', async () => {
+    // Listed small first; the big template carries three times the bytes.
+    const s = setup(1, { 'tiny-small': yaml('tiny-small', 30), 'tiny-big': yaml('tiny-big', 90) })
+    await s.run()
+    const started = s.core.opts.store
+      .listRuns({ shown: 'all' })
+      .sort((a, b) => a.id - b.id)
+      .map((r) => r.experimentName)
+    expect(started).toEqual(['tiny-big', 'tiny-big', 'tiny-small', 'tiny-small'])
+  })
+})
+
 describe('the simulator fingerprint', () => {
   it('changes when a source the runs depend on changes, and only then', () => {
     const root = mkdtempSync(join(tmpdir(), 'p4lab-fingerprint-'))
