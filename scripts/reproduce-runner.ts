@@ -85,6 +85,7 @@ export class Runner {
   private readonly used = new Map<number, { cpuMs: number | null; wallMs: number | null; reused: boolean; finishedAt: string | null; invocationId: number }>()
   private readonly started = Date.now()
   private readonly cpuAtStart = process.cpuUsage()
+  private readonly timer: NodeJS.Timeout
 
   constructor(
     private readonly o: {
@@ -100,6 +101,9 @@ export class Runner {
     },
   ) {
     this.cpu = new RunCpu(o.core)
+    // Stored every minute too, so a killed invocation loses at most a minute of its wall time.
+    this.timer = setInterval(() => this.saveWall(), 60_000)
+    this.timer.unref()
   }
 
   get parallelRuns(): number {
@@ -112,6 +116,7 @@ export class Runner {
   }
 
   stop(): void {
+    clearInterval(this.timer)
     this.cpu.stop()
     this.saveWall()
   }

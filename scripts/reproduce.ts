@@ -4,7 +4,7 @@
 // paper's and whether it lands within ±30 %; each figure's order of schemes against the paper's;
 // a sensitivity sweep over the settings the paper leaves open for every claim that misses; the
 // figures as SVG in docs/figures/. --quick runs a quarter of the flows and one seed per
-// template (and smaller sweeps); --only NAME re-runs one template and replaces its rows and
+// template (and smaller sweeps); --only NAME redoes one template and replaces its rows and
 // section in the existing page.
 //
 // The full run takes many hours, so it resumes: runs go to a database that stays
@@ -47,15 +47,16 @@ async function main(): Promise<void> {
   core.start()
   const ledger = new Ledger(dbPath)
   const abort = new AbortController()
-  const onSigint = () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     if (abort.signal.aborted) {
-      process.stderr.write('reproduce: second Ctrl-C, leaving now; runs still under way are marked interrupted on the next start\n')
+      process.stderr.write(`reproduce: second ${signal}, leaving now; runs still under way are marked interrupted on the next start\n`)
       process.exit(130)
     }
-    process.stderr.write('reproduce: Ctrl-C: cancelling the runs under way, keeping the finished ones (Ctrl-C again to leave at once)\n')
+    process.stderr.write(`reproduce: ${signal}: cancelling the runs under way, keeping the finished ones (Ctrl-C again to leave at once)\n`)
     abort.abort()
   }
-  process.on('SIGINT', onSigint)
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
   try {
     const fingerprint = simulatorFingerprint(root)
     process.stderr.write(`reproduce: database ${dbPath}, simulator ${fingerprint}${values.fresh ? ', --fresh: earlier runs ignored' : ''}\n`)
@@ -77,7 +78,8 @@ async function main(): Promise<void> {
       args: process.argv.slice(2).join(' '),
     })
   } finally {
-    process.off('SIGINT', onSigint)
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
     ledger.close()
     core.opts.store.close()
   }
