@@ -196,7 +196,7 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
         row.error = (err as Error).message.split('\n')[0]
       }
     }
-    const sweepRuns = await runner.run(runner.plan(rows.flatMap((r, i) => (r.error ? [] : [{ key: rowKey(name, i), yaml: r.yaml, file }]))))
+    const sweepRuns = await runner.run(runner.plan(rows.flatMap((r, i) => (r.error ? [] : [{ key: rowKey(name, i, r), yaml: r.yaml, file }]))))
     const table = sweepTable(core, so, rows, sweepRuns)
     lines.push(
       '### Sensitivity sweep',

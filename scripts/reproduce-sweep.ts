@@ -80,7 +80,7 @@ export function sweepRows(o: SweepOptions): Row[] {
 }
 
 /** The run key of a sweep row (reproduce-runner.ts). */
-export const rowKey = (name: string, i: number) => `${name} sweep ${i}`
+export const rowKey = (name: string, i: number, row: Row) => `${name} sweep ${i} (${row.setting}: ${row.value})`
 
 /**
  * The sweep's table in markdown: one row per variant (the template's own setting first), one
@@ -98,7 +98,7 @@ export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], ru
     const cells = o.claims.map((c) => {
       if (row.error) return `refused: ${row.error.replace(/\|/g, '\\|')}`
       const spec = core.parseOrThrow(row.yaml, o.file)
-      const r = new Results(core, spec, runs.get(rowKey(o.name, i)) ?? [])
+      const r = new Results(core, spec, runs.get(rowKey(o.name, i, row)) ?? [])
       let v: number
       try {
         v = c.measure.value(r)
