@@ -16,6 +16,8 @@ export class Results {
     readonly core: Core,
     readonly spec: ExperimentSpec,
     readonly runs: RunRow[],
+    /** The other templates' runs on the same page, by experiment name: what companion() reads first. */
+    readonly companions?: ReadonlyMap<string, Results>,
   ) {}
 
   /** The (scheme, load) points the measures asked for, so a sensitivity sweep re-runs only those. */
@@ -143,11 +145,14 @@ export class Results {
 
   /**
    * Another template's runs in the same database, named as this one is (with --quick's suffix):
-   * the baseline a claim compares with, run before this template by reproduce.ts. Its latest
-   * run of each (scheme, load, seed) counts, so a reused --db does not mix in older runs.
+   * the baseline a claim compares with. The runs reproduce.ts picked for the page when it ran
+   * that template too (reused or new); else (--only) its latest run of each (scheme, load,
+   * seed), so a reused --db does not mix in older runs.
    */
   companion(name: string): Results {
     const suffix = this.spec.name.endsWith('-quick') ? '-quick' : ''
+    const picked = this.companions?.get(name + suffix)
+    if (picked) return picked
     const store = this.core.opts.store
     const exp = store.findExperimentByName(name + suffix)
     if (!exp) throw new Error(`no runs of ${name}${suffix} in this database: npm run reproduce runs it before ${this.spec.name}; with --only, run --only ${name} on the same --db first`)

@@ -12,7 +12,10 @@ import type { Claim } from './reproduce-claims'
 import { figurePlot, figureSvg } from './reproduce-figures'
 import { Results } from './reproduce-results'
 import type { TemplateSettings } from './reproduce-settings'
-import { pointsOf, sweep, type SweepScale } from './reproduce-sweep'
+import { fmtDuration, Runner, type Planned, type RunSpec, type Totals } from './reproduce-runner'
+import type { Invocation, Ledger } from './reproduce-ledger'
+import type { RunRow } from '../src-main/core/store'
+import { pointsOf, rowKey, sweepRows, sweepTable, type SweepOptions, type SweepScale } from './reproduce-sweep'
 import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from './reproduce-verdict'
 
 export interface ReproduceOptions {
@@ -28,6 +31,18 @@ export interface ReproduceOptions {
   outFile: string
   parallelRuns: number
   log: (line: string) => void
+  /** What reproduce remembers between invocations, inside the run database (reproduce-ledger.ts). */
+  ledger: Ledger
+  /** The simulator's fingerprint (simulatorFingerprint): a done run is reused only under the same one. */
+  fingerprint: string
+  /** Ignore earlier runs: run everything again. */
+  fresh?: boolean
+  /** Print what would run and what would be reused, with an estimate, and run nothing. */
+  planOnly?: boolean
+  /** Aborted (Ctrl-C): the runs under way are cancelled, finished ones kept, and reproduce throws Interrupted. */
+  signal?: AbortSignal
+  /** The command line, recorded with the invocation. */
+  args?: string
 }
 
 /** --quick: a quarter of the flows, at most this many, and the first seed. */
@@ -62,7 +77,7 @@ interface Measured {
 }
 
 function measure(results: Results, c: Claim): Measured {
-  const r = new Results(results.core, results.spec, results.runs)
+  const r = new Results(results.core, results.spec, results.runs, results.companions)
   let value = NaN
   let error = ''
   try {
@@ -90,17 +105,17 @@ interface Section {
   text: string
 }
 
-async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): Promise<Section> {
+/** A template's text as run: after --quick's edits. */
+function templateSpec(o: ReproduceOptions, name: string): RunSpec {
+  return { key: name, yaml: templateText(o.templatesDir, name, o.quick), file: join(o.templatesDir, `${name}.yaml`) }
+}
+
+async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, claims: Claim[], runs: RunRow[], companions: ReadonlyMap<string, Results>): Promise<Section> {
   const { core } = o
-  const t0 = Date.now()
-  o.log(`reproduce: ${name}...`)
-  const file = join(o.templatesDir, `${name}.yaml`)
-  const yaml = templateText(o.templatesDir, name, o.quick)
+  const { yaml, file } = templateSpec(o, name)
   const exp = core.findOrCreateExperiment(yaml, file)
-  const runs = core.runExperiment(exp.id)
-  await core.orchestrator.wait(runs.map((r) => r.id))
   const spec = core.parseOrThrow(yaml, file)
-  const results = new Results(core, spec, runs.map((r) => core.opts.store.getRun(r.id)!))
+  const results = new Results(core, spec, runs, companions)
   const settings = o.settings[name]
   const measured = claims.map((c) => measure(results, c))
 
@@ -171,7 +186,18 @@ async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): 
     const scale: SweepScale = { maxFlows: o.quick ? QUICK_SWEEP_MAX_FLOWS : SWEEP_MAX_FLOWS }
     const points = pointsOf(miss.flatMap((m) => m.picked), spec.schemes)
     o.log(`reproduce: ${name}: sensitivity sweep over ${settings.open.filter((s) => s.variants.length).length} settings...`)
-    const table = await sweep(core, { name, text: yaml, file, claims: miss.map((m) => m.claim), points, settings, scale })
+    const so: SweepOptions = { name, text: yaml, file, claims: miss.map((m) => m.claim), points, settings, scale }
+    const rows = sweepRows(so)
+    for (const row of rows) {
+      if (row.error) continue
+      try {
+        core.parseOrThrow(row.yaml, file)
+      } catch (err) {
+        row.error = (err as Error).message.split('\n')[0]
+      }
+    }
+    const sweepRuns = await runner.run(runner.plan(rows.flatMap((r, i) => (r.error ? [] : [{ key: rowKey(name, i, r), yaml: r.yaml, file }]))))
+    const table = sweepTable(core, so, rows, sweepRuns)
     lines.push(
       '### Sensitivity sweep',
       '',
@@ -182,8 +208,8 @@ async function runTemplate(o: ReproduceOptions, name: string, claims: Claim[]): 
       '',
     )
   }
-  const secs = ((Date.now() - t0) / 1000).toFixed(0)
-  out.push(`## ${name}`, '', `${results.spec.description} ${results.runs.length} runs (${failed} not done), ${secs} s with the sweep; ${unfinishedText}.`, '', ...lines)
+  const reused = runs.filter((r) => runner.isReused(r.id)).length
+  out.push(`## ${name}`, '', `${results.spec.description} ${results.runs.length} runs (${failed} not done, ${reused} reused from an earlier invocation); ${unfinishedText}.`, '', ...lines)
   return { name, summary, text: out.join('\n') }
 }
 
@@ -205,16 +231,72 @@ export function closingNote(summaryLines: readonly string[]): string {
   ].join('\n')
 }
 
+/** The time behind the page, as it is: the runs' CPU time and every invocation's wall time. */
+export function timeText(t: Totals, invocations: readonly Invocation[]): string {
+  const walls = invocations.map((i) => fmtDuration(i.wallMs / 1000))
+  const wallSum = invocations.reduce((a, i) => a + i.wallMs, 0)
+  const reused = t.reused
+    ? `${t.runs - t.reused} run by this invocation, ${t.reused} reused from runs finished ${t.reusedFrom?.slice(0, 16).replace('T', ' ')} to ${t.reusedTo?.slice(0, 16).replace('T', ' ')} UTC`
+    : 'all run by this invocation'
+  const unknown = t.cpuUnknown ? `; the CPU time of ${t.cpuUnknown} could not be read and counts as their wall time` : ''
+  const processCpu = invocations.reduce((a, i) => a + i.cpuMs, 0)
+  return (
+    `${fmtDuration(t.cpuMs / 1000)} of CPU over ${invocations.length} invocation${invocations.length === 1 ? '' : 's'} ` +
+    `(${t.runs} runs: ${reused}${unknown}; wall time ${invocations.length === 1 ? walls[0] : `${walls.join(' + ')} = ${fmtDuration(wallSum / 1000)}`}; ` +
+    `the invocations' processes, storing the results and any runs cancelled included, used ${fmtDuration(processCpu / 1000)} of CPU)`
+  )
+}
+
+/** --plan: what would run and what would be reused, per template, with an estimate. */
+function planText(runner: Runner, planned: readonly Planned[]): string[] {
+  const lines: string[] = []
+  const todo = planned.flatMap((p) => p.cells.filter((c) => !c.reuse))
+  for (const p of planned) {
+    const run = p.cells.filter((c) => !c.reuse)
+    const reused = p.cells.filter((c) => c.reuse)
+    const made = reused.map((c) => c.reuse!.run.finishedAt?.slice(0, 10) ?? '?').sort()
+    const est = runner.estimate(run).cpuSeconds
+    lines.push(
+      `${p.key}: ${run.length} to run${run.length ? ` (about ${fmtDuration(est)} of CPU)` : ''}, ${reused.length} reused` +
+        (made.length ? ` (made ${made[0] === made[made.length - 1] ? made[0] : `${made[0]} to ${made[made.length - 1]}`})` : ''),
+    )
+  }
+  const e = runner.estimate(todo)
+  lines.push(
+    `total: ${todo.length} runs to run, ${planned.reduce((a, p) => a + p.cells.length, 0) - todo.length} reused; about ${fmtDuration(e.cpuSeconds)} of CPU, ` +
+      `${fmtDuration(e.cpuSeconds / Math.max(1, runner.parallelRuns))} of wall time on ${runner.parallelRuns} cores (estimated from ${e.from}); ` +
+      'the sensitivity sweeps of the claims that miss come on top, at most ' +
+      `${SWEEP_MAX_FLOWS} flows a run, and are decided by the results`,
+  )
+  return lines
+}
+
 export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number; page: string }> {
   if (o.only && !(o.only in o.claims)) throw new Error(`--only ${o.only}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
-  const started = Date.now()
-  const sections: Section[] = []
-  for (const [name, claims] of Object.entries(o.claims)) {
-    if (o.only && o.only !== name) continue
-    sections.push(await runTemplate(o, name, claims))
+  const names = Object.keys(o.claims).filter((n) => !o.only || o.only === n)
+  const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0, cpuMs: 0 } : o.ledger.startInvocation(o.args ?? '')
+  const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal })
+  try {
+    const planned = runner.plan(names.map((n) => templateSpec(o, n)))
+    if (o.planOnly) {
+      const page = planText(runner, planned).join('\n')
+      o.log(page)
+      return { seconds: 0, page }
+    }
+    // Every template's runs at once, longest first (reproduce-runner.ts); then each template's claims and sweeps in order.
+    const runs = await runner.run(planned)
+    const companions = new Map(planned.map((p) => [p.spec.name, new Results(o.core, p.spec, runs.get(p.key)!)]))
+    const sections: Section[] = []
+    for (const name of names) sections.push(await runTemplate(o, runner, name, o.claims[name], runs.get(name)!, companions))
+    const seconds = runner.saveWall() / 1000
+    const totals = runner.totals()
+    return { seconds, page: writePage(o, sections, timeText(totals, o.ledger.invocations(totals.invocationIds))) }
+  } finally {
+    runner.stop()
   }
-  const seconds = (Date.now() - started) / 1000
-  const timeText = `${(seconds / 60).toFixed(1)} min (${seconds.toFixed(0)} s)`
+}
+
+function writePage(o: ReproduceOptions, sections: Section[], timeText: string): string {
   let page: string
   if (o.only && existsSync(o.outFile)) {
     page = mergeOne(o.outFile, sections[0], timeText)
@@ -240,9 +322,10 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
       closingNote(summary),
     ].join('\n')
   }
+  mkdirSync(dirname(o.outFile), { recursive: true })
   writeFileSync(o.outFile, page)
-  o.log(`reproduce: wrote ${o.outFile} in ${timeText}`)
-  return { seconds, page }
+  o.log(`reproduce: wrote ${o.outFile}: ${timeText}`)
+  return page
 }
 
 /**
@@ -253,7 +336,7 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
 function mergeOne(outFile: string, section: Section, timeText: string): string {
   const name = section.name
   const today = new Date().toISOString().slice(0, 10)
-  const fresh = section.text.replace(/^(## .*\n\n.*?)\.\n/, `$1 (re-run alone with --only on ${today}, ${timeText}).\n`)
+  const fresh = section.text.replace(/^(## .*\n\n.*?)\.\n/, `$1 (rewritten alone with --only on ${today}: ${timeText}).\n`)
   let text = readFileSync(outFile, 'utf8')
   if (!text.includes(SUMMARY_HEAD[0])) {
     throw new Error(`${outFile} predates the page's present columns (paper, ours, ours/paper, within ±30 %): run npm run reproduce without --only, or give --out a new file`)

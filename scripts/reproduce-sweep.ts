@@ -4,6 +4,7 @@
 // scale, and show how each moves the measured value against the paper's.
 import { parseDocument } from 'yaml'
 import type { Core } from '../src-main/core'
+import type { RunRow } from '../src-main/core/store'
 import type { Claim } from './reproduce-claims'
 import { Results } from './reproduce-results'
 import { applyOverrides, type TemplateSettings } from './reproduce-settings'
@@ -40,36 +41,33 @@ export function sweepText(text: string, points: Points, scale: SweepScale, name:
   return doc.toString()
 }
 
-interface Row {
+export interface Row {
   setting: string
   value: string
   yaml: string
-  runIds: number[]
   error?: string
 }
 
-async function start(core: Core, yaml: string, file: string): Promise<number[]> {
-  const exp = core.findOrCreateExperiment(yaml, file)
-  return core.runExperiment(exp.id).map((r) => r.id)
+export interface SweepOptions {
+  name: string
+  text: string
+  file: string
+  claims: Claim[]
+  points: Points
+  settings: TemplateSettings
+  scale: SweepScale
 }
 
-/**
- * The sweep's table in markdown: one row per variant (the template's own setting first), one
- * column per missed claim, each cell our value and ours over the paper's (or whether a
- * qualitative claim holds). A variant the spec refuses shows the refusal in its row.
- */
-export async function sweep(
-  core: Core,
-  o: { name: string; text: string; file: string; claims: Claim[]; points: Points; settings: TemplateSettings; scale: SweepScale },
-): Promise<string[]> {
+/** The sweep's rows: the template's own setting first, then each variant that differs from it (or the spec's refusal of it). */
+export function sweepRows(o: SweepOptions): Row[] {
   const base = sweepText(o.text, o.points, o.scale, `${o.name}-sweep`)
   const current = parseDocument(base)
-  const rows: Row[] = [{ setting: '(the template)', value: 'as declared above', yaml: base, runIds: [] }]
+  const rows: Row[] = [{ setting: '(the template)', value: 'as declared above', yaml: base }]
   for (const s of o.settings.open) {
     const now = JSON.stringify(current.getIn(s.path.split('.')) ?? null)
     s.variants.forEach((v, i) => {
       if (JSON.stringify(v.value ?? null) === now) return
-      const row: Row = { setting: s.path, value: v.label, yaml: '', runIds: [] }
+      const row: Row = { setting: s.path, value: v.label, yaml: '' }
       try {
         row.yaml = applyOverrides(sweepText(base, o.points, o.scale, `${o.name}-sweep-${s.path}-${i}`), { [s.path]: v.value })
       } catch (err) {
@@ -78,25 +76,29 @@ export async function sweep(
       rows.push(row)
     })
   }
-  for (const row of rows) {
-    if (row.error) continue
-    try {
-      row.runIds = await start(core, row.yaml, o.file)
-    } catch (err) {
-      row.error = (err as Error).message.split('\n')[0]
-    }
-  }
-  await core.orchestrator.wait(rows.flatMap((r) => r.runIds))
+  return rows
+}
+
+/** The run key of a sweep row (reproduce-runner.ts). */
+export const rowKey = (name: string, i: number, row: Row) => `${name} sweep ${i} (${row.setting}: ${row.value})`
+
+/**
+ * The sweep's table in markdown: one row per variant (the template's own setting first), one
+ * column per missed claim, each cell our value and ours over the paper's (or whether a
+ * qualitative claim holds). A variant the spec refuses shows the refusal in its row. `runs`
+ * holds each row's runs by rowKey (reproduce-runner.ts runs them).
+ */
+export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], runs: ReadonlyMap<string, RunRow[]>): string[] {
   const head = o.claims.map((c) => {
     const p = paperValue(c)
     return `${c.claim} (paper: ${p === undefined ? c.seed : fmtValue(c.measure, p)})`
   })
   const lines = [`| setting | value | ${head.join(' | ')} |`, `|---|---|${head.map(() => '---|').join('')}`]
-  for (const row of rows) {
+  rows.forEach((row, i) => {
     const cells = o.claims.map((c) => {
       if (row.error) return `refused: ${row.error.replace(/\|/g, '\\|')}`
       const spec = core.parseOrThrow(row.yaml, o.file)
-      const r = new Results(core, spec, row.runIds.map((id) => core.opts.store.getRun(id)!))
+      const r = new Results(core, spec, runs.get(rowKey(o.name, i, row)) ?? [])
       let v: number
       try {
         v = c.measure.value(r)
@@ -109,6 +111,6 @@ export async function sweep(
       return `${fmtValue(c.measure, v)} (${fmtRatio(vd.ratio)} of the paper's${vd.within ? ', within ±30 %' : ''})`
     })
     lines.push(`| ${row.setting} | ${row.value} | ${cells.join(' | ')} |`)
-  }
+  })
   return lines
 }

@@ -1,20 +1,28 @@
-// `npm run reproduce [-- --quick] [--only NAME] [--db PATH] [--parallel N] [--out FILE]`: runs
-// every paper template on the embedded fabric through the same core as the app, then writes
+// `npm run reproduce [-- --quick] [--only NAME] [--db PATH] [--fresh] [--plan] [--parallel N] [--out FILE]`:
+// runs every paper template on the embedded fabric through the same core as the app, then writes
 // docs/results.md (reproduce-run.ts): each claim with the paper's number, ours, ours over the
 // paper's and whether it lands within ±30 %; each figure's order of schemes against the paper's;
 // a sensitivity sweep over the settings the paper leaves open for every claim that misses; the
 // figures as SVG in docs/figures/. --quick runs a quarter of the flows and one seed per
-// template (and smaller sweeps); --only NAME re-runs one template and replaces its rows and
+// template (and smaller sweeps); --only NAME redoes one template and replaces its rows and
 // section in the existing page.
+//
+// The full run takes many hours, so it resumes: runs go to a database that stays
+// (.reproduce/reproduce.db under the project, or --db PATH), and a run already `done` there for
+// the identical resolved spec on the identical simulator is reused (reproduce-runner.ts,
+// reproduce-ledger.ts). --fresh ignores earlier runs; --plan prints what would run and what would
+// be reused, with an estimate, and runs nothing. Ctrl-C cancels the runs under way and keeps the
+// finished ones; the next invocation continues from there.
 import { availableParallelism } from 'node:os'
-import { mkdtempSync } from 'node:fs'
-import { join } from 'node:path'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createNodeCore } from '../src-main/core'
 import { packageRoot } from '../src-main/core/paths'
 import { CLAIMS } from './reproduce-claims'
+import { Ledger, simulatorFingerprint } from './reproduce-ledger'
 import { reproduce } from './reproduce-run'
+import { Interrupted } from './reproduce-runner'
 import { SETTINGS } from './reproduce-settings'
 
 const { values } = parseArgs({
@@ -22,19 +30,37 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     db: { type: 'string' },
+    fresh: { type: 'boolean', default: false },
+    plan: { type: 'boolean', default: false },
     parallel: { type: 'string' },
     out: { type: 'string' },
   },
 })
 const root = packageRoot()
-const dbPath = values.db ?? join(mkdtempSync(join(tmpdir(), 'p4lab-reproduce-')), 'reproduce.db')
+const dbPath = values.db ?? join(root, '.reproduce', 'reproduce.db')
 const parallelRuns = values.parallel ? Number(values.parallel) : availableParallelism()
+if (!Number.isInteger(parallelRuns) || parallelRuns < 1) throw new Error(`--parallel ${values.parallel}: give a whole number of runs at a time, 1 or more`)
 
 async function main(): Promise<void> {
+  mkdirSync(dirname(dbPath), { recursive: true })
   const core = createNodeCore({ dbPath, parallelRuns })
   core.start()
+  const ledger = new Ledger(dbPath)
+  const abort = new AbortController()
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (abort.signal.aborted) {
+      process.stderr.write(`reproduce: second ${signal}, leaving now; runs still under way are marked interrupted on the next start\n`)
+      process.exit(130)
+    }
+    process.stderr.write(`reproduce: ${signal}: cancelling the runs under way, keeping the finished ones (Ctrl-C again to leave at once)\n`)
+    abort.abort()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
   try {
-    const { seconds } = await reproduce({
+    const fingerprint = simulatorFingerprint(root)
+    process.stderr.write(`reproduce: database ${dbPath}, simulator ${fingerprint}${values.fresh ? ', --fresh: earlier runs ignored' : ''}\n`)
+    await reproduce({
       core,
       templatesDir: join(root, 'resources', 'experiments'),
       claims: CLAIMS,
@@ -44,14 +70,27 @@ async function main(): Promise<void> {
       outFile: values.out ?? join(root, 'docs', 'results.md'),
       parallelRuns,
       log: (line) => process.stderr.write(`${line}\n`),
+      ledger,
+      fingerprint,
+      fresh: values.fresh,
+      planOnly: values.plan,
+      signal: abort.signal,
+      args: process.argv.slice(2).join(' '),
     })
-    process.stderr.write(`reproduce: total time ${(seconds / 60).toFixed(1)} min (database ${dbPath})\n`)
   } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    ledger.close()
     core.opts.store.close()
   }
 }
 
 main().catch((err) => {
+  if (err instanceof Interrupted) {
+    process.stderr.write(`reproduce: ${err.message}\n`)
+    process.exitCode = 130
+    return
+  }
   process.stderr.write(`reproduce: ${err instanceof Error ? err.stack : String(err)}\n`)
   process.exitCode = 1
 })

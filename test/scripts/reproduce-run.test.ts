@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Claim, Measure } from '../../scripts/reproduce-claims'
+import { Ledger } from '../../scripts/reproduce-ledger'
 import type { Results } from '../../scripts/reproduce-results'
 import { reproduce } from '../../scripts/reproduce-run'
 import type { TemplateSettings } from '../../scripts/reproduce-settings'
@@ -48,10 +49,12 @@ const SETTINGS: Record<string, TemplateSettings> = {
   'tiny-cdf': { paper: 'a test', given: ['fabric: a tiny leaf-spine'], open: OPEN, figure: { kind: 'fct-cdf', paperFigure: 'Tiny Fig. 2' } },
 }
 
-const { core } = tempCore(2)
+const { core, dbPath } = tempCore(2)
 core.start()
+const ledger = new Ledger(dbPath)
 afterAll(() => {
   core.orchestrator.cancelAll()
+  ledger.close()
   core.opts.store.close()
 })
 
@@ -60,7 +63,7 @@ writeFileSync(join(dir, 'tiny-sweep.yaml'), SWEEP_YAML)
 writeFileSync(join(dir, 'tiny-cdf.yaml'), CDF_YAML)
 const outFile = join(dir, 'docs', 'results.md')
 const run = (only?: string) =>
-  reproduce({ core, templatesDir: dir, claims: CLAIMS, settings: SETTINGS, quick: false, only, outFile, parallelRuns: 2, log: () => {} })
+  reproduce({ core, templatesDir: dir, claims: CLAIMS, settings: SETTINGS, quick: false, only, outFile, parallelRuns: 2, log: () => {}, ledger, fingerprint: 'test' })
 
 /** The markdown table that starts with `head`, as rows of cells. */
 function table(page: string, head: string): string[][] {
@@ -82,7 +85,7 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
     const r = await run()
     page = readFileSync(outFile, 'utf8')
     expect(r.page).toBe(page)
-    expect(page).toMatch(/Total time of the full run: \d+\.\d min \(\d+ s\)/)
+    expect(page).toMatch(/Total time of the full run: \d+\.\d (s|min|h) of CPU over 1 invocation \(\d+ runs: all run by this invocation; wall time \d+\.\d (s|min|h); the invocations. processes, storing the results and any runs cancelled included, used \d+\.\d (s|min|h) of CPU\)/)
     const rows = table(page, '| template | claim | paper | ours | ours/paper | within ±30 % | holds |')
     const row = (claim: string) => rows.find((c) => c[1] === claim)!
     expect(row('known 1.25 against 1')).toEqual(['tiny-sweep', 'known 1.25 against 1', '1.00×', '1.25×', '1.25', 'yes', 'yes'])
@@ -142,12 +145,12 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
     }
   })
 
-  it('--only re-runs one template and replaces its rows and section, keeping the others', async () => {
+  it('--only redoes one template (reusing its runs) and replaces its rows and section, keeping the others', async () => {
     const before = section(page, 'tiny-sweep')
     await run('tiny-cdf')
     const after = readFileSync(outFile, 'utf8')
     expect(section(after, 'tiny-sweep')).toBe(before)
-    expect(section(after, 'tiny-cdf')).toMatch(/re-run alone with --only on \d{4}-\d\d-\d\d, \d+\.\d min/)
+    expect(section(after, 'tiny-cdf')).toMatch(/rewritten alone with --only on \d{4}-\d\d-\d\d: \d+\.\d (s|min|h) of CPU over 2 invocations \(2 runs: 0 run by this invocation, 2 reused from runs finished /)
     expect(after.match(/\| tiny-cdf \| /g)).toHaveLength(1)
     expect(after.match(/## Closing note/g)).toHaveLength(1)
     expect(existsSync(join(dir, 'docs', 'figures', 'tiny-cdf.svg'))).toBe(true)

@@ -1,0 +1,271 @@
+// The runs of `npm run reproduce`: for each resolved spec (a template after --quick, or a
+// sweep's variant), reuse every cell (scheme, load, seed) that a run in the database already
+// finished `done` for the identical spec on the identical simulator (reproduce-ledger.ts), and
+// run the others, longest expected first across every spec, so that the cores stay busy at the
+// tail; one progress line per finished run, with an ETA; an abort (Ctrl-C) cancels the runs
+// under way and keeps those that finished.
+import type { Core } from '../src-main/core'
+import type { ExperimentSpec } from '../src-main/core/spec'
+import { expandRuns } from '../src-main/core/spec'
+import type { RunRow } from '../src-main/core/store'
+import { cdfMean } from '../src-main/sim/workload/cdf'
+import { RunCpu } from './reproduce-cpu'
+import { Ledger, specHash, type Invocation } from './reproduce-ledger'
+
+/**
+ * CPU seconds per byte a run carries, when the database has no timed run to learn it from:
+ * HULA Fig. 5b's runs (20,000 data-mining flows of 12.66 MB on average) took about 12.7
+ * CPU-minutes each on the 2-core machine this was written on, about 3 s per GB.
+ */
+export const DEFAULT_CPU_PER_BYTE = 762 / (20_000 * 12.66e6)
+
+/** What a run is expected to cost: the bytes it carries, which its events are in proportion to. */
+export function runCost(spec: ExperimentSpec): number {
+  const w = spec.workload
+  if (w.kind === 'long-lived' || w.kind === 'permutation') {
+    // Saturating flows: bounded by their size, or by the run's end at about a 10G link each.
+    const n = w.kind === 'long-lived' ? (w.pairs?.length ?? w.flows ?? 1) : 16
+    return n * (w.sizeBytes ?? (spec.stopAfterNs / 1e9) * 1.25e9)
+  }
+  const background = w.flows * cdfMean(w.cdf)
+  if (w.kind !== 'incast') return background
+  const fanIn = typeof w.incast.fanIn === 'number' ? w.incast.fanIn : Math.max(...w.incast.fanIn.map(([f]) => f))
+  return background + w.incast.events * fanIn * w.incast.flowBytes
+}
+
+export interface RunSpec {
+  /** Names the spec's runs in the result (a template, or a sweep's row). */
+  key: string
+  yaml: string
+  file: string
+}
+
+export interface Cell {
+  key: string
+  scheme: string
+  load: number
+  seed: number
+  cost: number
+  /** A run of this cell that is reused, and when it was made. */
+  reuse?: { run: RunRow; cpuMs: number | null; wallMs: number | null; invocationId: number }
+}
+
+export interface Planned extends RunSpec {
+  spec: ExperimentSpec
+  hash: string
+  cells: Cell[]
+}
+
+export class Interrupted extends Error {
+  constructor(readonly finished: number, readonly cancelled: number) {
+    super(`interrupted: ${finished} runs finished and kept in the database, ${cancelled} cancelled; run the same command again to continue`)
+  }
+}
+
+/** The runs behind a page: how many were reused or made now, their CPU time, and the invocations that made them. */
+export interface Totals {
+  runs: number
+  reused: number
+  cpuMs: number
+  /** Runs whose CPU time could not be read, counted by their wall time instead. */
+  cpuUnknown: number
+  /** When the reused runs finished: the earliest and the latest. */
+  reusedFrom?: string
+  reusedTo?: string
+  invocationIds: number[]
+}
+
+const fmtDuration = (s: number) => (s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${(s / 60).toFixed(1)} min` : `${s.toFixed(1)} s`)
+export { fmtDuration }
+
+const wallOf = (r: RunRow) => (r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null)
+
+export class Runner {
+  readonly cpu: RunCpu
+  private readonly used = new Map<number, { cpuMs: number | null; wallMs: number | null; reused: boolean; finishedAt: string | null; invocationId: number }>()
+  private readonly started = Date.now()
+  private readonly cpuAtStart = process.cpuUsage()
+  private readonly timer: NodeJS.Timeout
+
+  constructor(
+    private readonly o: {
+      core: Core
+      ledger: Ledger
+      invocation: Invocation
+      fingerprint: string
+      /** Ignore earlier runs. */
+      fresh: boolean
+      parallelRuns: number
+      log: (line: string) => void
+      signal?: AbortSignal
+    },
+  ) {
+    this.cpu = new RunCpu(o.core)
+    // Stored every minute too, so a killed invocation loses at most a minute of its wall time.
+    this.timer = setInterval(() => this.saveWall(), 60_000)
+    this.timer.unref()
+  }
+
+  get parallelRuns(): number {
+    return this.o.parallelRuns
+  }
+
+  /** Whether the page's run `id` was reused rather than run by this invocation. */
+  isReused(id: number): boolean {
+    return this.used.get(id)?.reused ?? false
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+    this.cpu.stop()
+    this.saveWall()
+  }
+
+  /** Each spec's cells, with the run each reuses where there is one. */
+  plan(specs: readonly RunSpec[]): Planned[] {
+    const { core, ledger, fingerprint } = this.o
+    return specs.map((s) => {
+      const spec = core.parseOrThrow(s.yaml, s.file)
+      const hash = specHash(s.yaml, spec)
+      const cost = runCost(spec)
+      const cells = expandRuns(spec).map((c): Cell => {
+        const cell: Cell = { key: s.key, ...c, cost }
+        if (this.o.fresh) return cell
+        for (const l of ledger.candidates({ specHash: hash, fingerprint, ...c })) {
+          const run = core.opts.store.getRun(l.runId)
+          if (run && run.status === 'done' && !run.deletedAt) {
+            cell.reuse = { run, cpuMs: l.cpuMs, wallMs: l.wallMs, invocationId: l.invocationId }
+            break
+          }
+        }
+        return cell
+      })
+      return { ...s, spec, hash, cells }
+    })
+  }
+
+  /** Estimated CPU seconds of the cells to run, from the database's timed runs or DEFAULT_CPU_PER_BYTE. */
+  estimate(cells: readonly Cell[]): { cpuSeconds: number; from: string } {
+    const learned = this.o.ledger.cpuPerCost()
+    const rate = learned ?? DEFAULT_CPU_PER_BYTE
+    const cost = cells.reduce((a, c) => a + c.cost, 0)
+    return { cpuSeconds: cost * rate, from: learned ? 'the CPU per byte of the runs timed in this database' : 'about 3 CPU-s per GB carried (HULA Fig. 5b on a 2-core machine)' }
+  }
+
+  /** Runs the cells without a reusable run, longest first across all specs; each spec's runs in its cells' order. */
+  async run(planned: readonly Planned[]): Promise<Map<string, RunRow[]>> {
+    const { core, ledger, log } = this.o
+    const out = new Map<string, Array<RunRow | undefined>>()
+    const todo: Array<{ p: Planned; i: number; cell: Cell }> = []
+    for (const p of planned) {
+      out.set(p.key, p.cells.map((c) => c.reuse?.run))
+      p.cells.forEach((cell, i) => {
+        if (cell.reuse) {
+          const r = cell.reuse
+          this.used.set(r.run.id, { cpuMs: r.cpuMs, wallMs: r.wallMs ?? wallOf(r.run), reused: true, finishedAt: r.run.finishedAt, invocationId: r.invocationId })
+        } else todo.push({ p, i, cell })
+      })
+    }
+    const reused = planned.reduce((a, p) => a + p.cells.filter((c) => c.reuse).length, 0)
+    if (todo.length === 0) {
+      if (reused) log(`reproduce: all ${reused} runs reused`)
+      return this.collect(out)
+    }
+    this.throwIfAborted(0, 0)
+    log(`reproduce: ${todo.length} runs to run, ${reused} reused; estimated ${fmtDuration(this.estimate(todo.map((t) => t.cell)).cpuSeconds)} of CPU`)
+    // Longest first: the orchestrator starts queued runs in the order they were queued.
+    todo.sort((a, b) => b.cell.cost - a.cell.cost)
+    const experiments = new Map<string, number>()
+    for (const p of planned) if (p.cells.some((c) => !c.reuse)) experiments.set(p.key, core.findOrCreateExperiment(p.yaml, p.file).id)
+    const ids: number[] = []
+    const costOf = new Map<number, number>()
+    for (const t of todo) {
+      const [run] = core.orchestrator.enqueue(experiments.get(t.p.key)!, t.p.spec, [{ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed }])
+      ledger.record({ runId: run.id, specHash: t.p.hash, fingerprint: this.o.fingerprint, scheme: run.scheme, load: run.load, seed: run.seed, cost: t.cell.cost, invocationId: this.o.invocation.id })
+      out.get(t.p.key)![t.i] = run
+      ids.push(run.id)
+      costOf.set(run.id, t.cell.cost)
+    }
+    const onAbort = () => {
+      for (const id of ids) core.orchestrator.cancel(id)
+    }
+    this.o.signal?.addEventListener('abort', onAbort, { once: true })
+    let finished = 0
+    let cancelled = 0
+    let doneCost = 0
+    let doneWallMs = 0
+    let left = todo.reduce((a, t) => a + t.cell.cost, 0)
+    const runStart = Date.now()
+    try {
+      await Promise.all(
+        todo.map(async (t, k) => {
+          const id = ids[k]
+          await core.orchestrator.wait([id])
+          const run = core.opts.store.getRun(id)!
+          const cpuMs = this.cpu.cpuMs(id)
+          const wallMs = wallOf(run)
+          this.cpu.forget(id)
+          ledger.setTimes(id, cpuMs, wallMs)
+          this.used.set(id, { cpuMs, wallMs, reused: false, finishedAt: run.finishedAt, invocationId: this.o.invocation.id })
+          if (run.status === 'cancelled') {
+            cancelled++
+            // Runs cancelled before they started need no line each: the summary counts them.
+            if (wallMs === null) return
+          } else {
+            finished++
+            doneCost += t.cell.cost
+            doneWallMs = Date.now() - runStart
+          }
+          left -= t.cell.cost
+          this.saveWall()
+          const remaining = todo.length - finished - cancelled
+          // ETA: the remaining cost at the rate (cost per wall second, all cores together) the finished runs went.
+          const eta = remaining > 0 && doneCost > 0 && !this.o.signal?.aborted ? `, ETA ${fmtDuration(((left / doneCost) * doneWallMs) / 1000)}` : ''
+          const cpuText = cpuMs === null ? 'CPU unknown' : `${fmtDuration(cpuMs / 1000)} CPU`
+          log(
+            `reproduce: [${finished + cancelled}/${todo.length}] ${t.p.key} ${run.scheme} load ${run.load} seed ${run.seed}: ${run.status}` +
+              `${run.status === 'done' ? '' : run.error ? ` (${run.error})` : ''}, ${wallMs === null ? '?' : fmtDuration(wallMs / 1000)} wall, ${cpuText}; ${remaining} left${eta}`,
+          )
+        }),
+      )
+    } finally {
+      this.o.signal?.removeEventListener('abort', onAbort)
+    }
+    this.throwIfAborted(finished, cancelled)
+    return this.collect(out)
+  }
+
+  /** The time behind every run used so far (reused or made), for the page. */
+  totals(): Totals {
+    const rows = [...this.used.values()]
+    const reusedAt = rows
+      .filter((r) => r.reused && r.finishedAt)
+      .map((r) => r.finishedAt!)
+      .sort()
+    return {
+      runs: rows.length,
+      reused: rows.filter((r) => r.reused).length,
+      cpuMs: rows.reduce((a, r) => a + (r.cpuMs ?? r.wallMs ?? 0), 0),
+      cpuUnknown: rows.filter((r) => r.cpuMs === null).length,
+      ...(reusedAt.length ? { reusedFrom: reusedAt[0], reusedTo: reusedAt[reusedAt.length - 1] } : {}),
+      invocationIds: [...new Set([...rows.map((r) => r.invocationId), this.o.invocation.id])].sort((a, b) => a - b),
+    }
+  }
+
+  /** This invocation's wall time (returned) and process CPU time so far, stored. */
+  saveWall(): number {
+    const ms = Date.now() - this.started
+    const cpu = process.cpuUsage(this.cpuAtStart)
+    this.o.ledger.setInvocationTimes(this.o.invocation.id, ms, (cpu.user + cpu.system) / 1000)
+    return ms
+  }
+
+  private throwIfAborted(finished: number, cancelled: number): void {
+    if (this.o.signal?.aborted) throw new Interrupted(finished, cancelled)
+  }
+
+  private collect(out: Map<string, Array<RunRow | undefined>>): Map<string, RunRow[]> {
+    const store = this.o.core.opts.store
+    return new Map([...out].map(([k, rs]) => [k, rs.map((r) => store.getRun(r!.id)!)]))
+  }
+}
