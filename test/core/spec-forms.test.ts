@@ -573,7 +573,7 @@ describe('many new-form errors at once', () => {
 describe('robustness', () => {
   it('reports, never throws, whatever value a field of the new forms holds', () => {
     for (const name of ['hula-asymmetric.yaml', 'incast.yaml', 'long-lived.yaml']) mutate(name)
-  })
+  }, 600_000) // a hang guard: some 1,500 parses, which take minutes on a busy 2-core machine
 })
 
 /** Puts each junk value in place of each field's value, one at a time; every result is a list of errors or a spec. */
