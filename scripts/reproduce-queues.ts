@@ -5,10 +5,11 @@
 //
 // The queue is the packets waiting: the sampled queue.depth counts the packet on the
 // serializer too (sim/net/link.ts), so a port busy 60 % of the time would read "empty" in at
-// most 40 % of its samples however well it is balanced. The paper's simulator (ns-2) counts a
-// queue's length without the packet its link is transmitting, and so do queueing models;
-// with drop-tail FIFOs and no pause frames (the HULA templates), a non-empty port is always
-// serializing its head, so waiting = depth − 1.
+// most 40 % of its samples however well it is balanced, and the paper's "empty 90 % of the
+// time" could not be met above 10 % utilization. Queueing models and packet simulators such as
+// ns-2 count a queue's length without the packet its link is transmitting. With drop-tail
+// FIFOs and no pause frames (the HULA templates), a non-empty port is always serializing its
+// head, so waiting = depth − 1.
 
 /** Packets waiting behind the one being serialized, from a queue.depth sample. */
 export const waiting = (depth: number): number => (depth > 1 ? depth - 1 : 0)

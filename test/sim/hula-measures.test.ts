@@ -70,6 +70,10 @@ describe('Fig. 8: the bottleneck queue tells HULA with probes from HULA without'
     }
   }, 600_000)
 
+  test('the template runs the paper\'s traffic: clients with three persistent connections to a random server, across pods', () => {
+    expect(template().workload).toMatchObject({ destinations: 'other-pods', connections: { perServer: 3, choice: 'random' } })
+  })
+
   test('a queue sample counts the packets waiting, not the one on the serializer', () => {
     expect([0, 1, 2, 250].map(waiting)).toEqual([0, 0, 1, 249])
     expect(queueMeasures({ depth: [1, 1, 1, 0], drops: [0] }).emptyShare).toBe(1)
