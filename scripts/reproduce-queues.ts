@@ -20,6 +20,17 @@ export interface PortQueue {
   drops: number[]
 }
 
+/**
+ * The samples that end inside [fromNs, toNs] (reproduce-probes.ts's arrival window: from the end
+ * of the warm-up to the last arrival), so the measures are of the queue under the offered load,
+ * not of the empty fabric at the start or the drain after the last arrival, which can be half
+ * the run and would count as "empty" for every scheme.
+ */
+export function inWindow(t: ArrayLike<number>, q: PortQueue, fromNs: number, toNs: number): PortQueue {
+  const keep = (xs: number[]) => xs.filter((_, j) => t[j] > fromNs && t[j] <= toNs)
+  return { depth: keep(q.depth), drops: keep(q.drops) }
+}
+
 export interface QueueMeasures {
   /** 95th percentile of the packets waiting (nearest rank). */
   p95: number

@@ -12,7 +12,9 @@ import { buildFabric, peer } from '../../src-main/model/topology'
 import type { StageFactory } from '../../src-main/sim/routing/stage'
 import { stageFor } from '../../src-main/schemes'
 import { CLAIMS } from '../../scripts/reproduce-claims'
-import { bottleneckPort, p95Ratio, queueMeasures, strictlyDeeper, waiting, type PortQueue, type QueueMeasures } from '../../scripts/reproduce-queues'
+import { warmupShare } from '../../src-main/core/stats'
+import { arrivalWindow } from '../../scripts/reproduce-probes'
+import { bottleneckPort, inWindow, p95Ratio, queueMeasures, strictlyDeeper, waiting, type PortQueue, type QueueMeasures } from '../../scripts/reproduce-queues'
 import { hulaWithoutProbes, runWithSeries } from './helpers'
 
 const TEMPLATE = 'hula-fig8-queues'
@@ -26,11 +28,12 @@ function template(): ExperimentSpec {
   return r.spec
 }
 
-/** Every switch-to-switch port's sampled queue, as reproduce-results.ts reads them from a stored run. */
+/** Every switch-to-switch port's sampled queue while flows arrive, as reproduce-results.ts reads them from a stored run. */
 function portQueues(spec: ExperimentSpec, scheme: string, factory: StageFactory): Map<string, PortQueue> {
   const cfg = simConfigFor({ runId: 1, spec, scheme, load: spec.workload.loads[0], seed: spec.seeds[0] })
   if (cfg.workload.kind !== 'poisson') throw new Error(`${TEMPLATE}: expected a web-search workload`)
-  const { series } = runWithSeries({ ...cfg, workload: { ...cfg.workload, flows: FLOWS } }, factory)
+  const { result, series } = runWithSeries({ ...cfg, workload: { ...cfg.workload, flows: FLOWS } }, factory)
+  const { fromNs, toNs } = arrivalWindow(Array.from(result.flows.startNs), warmupShare(spec))
   const fabric = buildFabric(spec.topology)
   const out = new Map<string, PortQueue>()
   series.defs.forEach((d, i) => {
@@ -43,6 +46,7 @@ function portQueues(spec: ExperimentSpec, scheme: string, factory: StageFactory)
     else q.drops = series.values[i]
     out.set(key, q)
   })
+  for (const [key, q] of out) out.set(key, inWindow(series.t, q, fromNs, toNs))
   return out
 }
 
@@ -71,12 +75,20 @@ describe('Fig. 8: the bottleneck queue tells HULA with probes from HULA without'
   }, 600_000)
 
   test('the template runs the paper\'s traffic: clients with three persistent connections to a random server, across pods', () => {
-    expect(template().workload).toMatchObject({ destinations: 'other-pods', connections: { perServer: 3, choice: 'random' } })
+    const w = template().workload
+    expect(w).toMatchObject({ destinations: 'other-pods', connections: { perServer: 3 } })
+    // random is the default choice, so the parsed spec leaves it out
+    expect((w as { connections?: { choice?: string } }).connections?.choice ?? 'random').toBe('random')
   })
 
   test('a queue sample counts the packets waiting, not the one on the serializer', () => {
     expect([0, 1, 2, 250].map(waiting)).toEqual([0, 0, 1, 249])
     expect(queueMeasures({ depth: [1, 1, 1, 0], drops: [0] }).emptyShare).toBe(1)
+  })
+
+  test('only the samples taken while flows arrive count: not the warm-up, not the drain after the last arrival', () => {
+    const q = inWindow([100, 200, 300, 400, 500], { depth: [9, 0, 5, 7, 0], drops: [1, 0, 2, 3, 0] }, 100, 400)
+    expect(q).toEqual({ depth: [0, 5, 7], drops: [0, 2, 3] })
   })
 
   test('HULA with its probes: ECMP > CONGA′ > HULA, and ECMP\'s p95 at least 19× HULA\'s', () => {
