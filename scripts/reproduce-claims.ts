@@ -115,7 +115,7 @@ export const CLAIMS: Record<string, Claim[]> = {
   ],
   'hula-fig8-queues': [
     { claim: 'p95 bottleneck queue, ECMP over HULA', seed: '19×', measure: { unit: 'x', value: (r) => p95Ratio(r.queueAt('ecmp', 'ecmp'), r.queueAt('hula', 'ecmp')), holds: atLeast(19) },
-      why: 'The Fig. 6 setting (S2–A4 removed, destinations in the other pod). The bottleneck is the switch-to-switch port deepest at p95 under ECMP (host-facing ports are left out), sampled every 100 µs. No clamp: a HULA p95 of 0 packets gives ∞, which holds only if the other queue is not empty at p95.' },
+      why: 'The Fig. 6 setting (S2–A4 removed, destinations in the other pod, clients with three persistent connections to a random server). The bottleneck is the switch-to-switch port deepest at p95 under ECMP (host-facing ports are left out), sampled every 100 µs from the end of the warm-up to the last arrival (not the drain after it). A sample counts the packets waiting, the one being serialized left out (as queueing models and ns-2 count a queue), so "empty" can be met on a busy link. No clamp: a HULA p95 of 0 packets gives ∞, which holds only if the other queue is not empty at p95.' },
     { claim: 'p95 bottleneck queue, CONGA′ over HULA', seed: '8×', measure: { unit: 'x', value: (r) => p95Ratio(r.queueAt('conga-prime', 'ecmp'), r.queueAt('hula', 'ecmp')), holds: atLeast(8) } },
     { claim: 'p95 bottleneck queue, ECMP (packets)', seed: 'deep most of the time', measure: { unit: 'packets', value: (r) => r.queueAt('ecmp', 'ecmp').p95, holds: (v) => v > 0 } },
     { claim: 'HULA bottleneck queue empty, share of samples', seed: '90 %', measure: { unit: '%', value: (r) => r.queueAt('hula', 'ecmp').emptyShare, holds: atLeast(0.9) } },

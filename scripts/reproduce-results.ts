@@ -7,7 +7,7 @@ import { buildFabric, linkByName, peer } from '../src-main/model/topology'
 import { computeRoutes } from '../src-main/sim'
 import { warmupShare } from '../src-main/core/stats'
 import { arrivalWindow, windowRate } from './reproduce-probes'
-import { bottleneckPort, queueMeasures, type PortQueue, type QueueMeasures } from './reproduce-queues'
+import { bottleneckPort, inWindow, queueMeasures, type PortQueue, type QueueMeasures } from './reproduce-queues'
 import { adjacentReroute, deadEndTraffic, deflection, rerouteBack, type Failure, type RerouteTime } from './reproduce-reroute'
 
 /** Runs of one template, grouped for the measures. */
@@ -67,7 +67,8 @@ export class Results {
    * The queue measures (reproduce-queues.ts) at the fabric's bottleneck: the switch-to-switch
    * port that is deepest (by p95) under `reference`. Ports facing hosts are left out: their
    * queues come from receivers' contention, which no load balancer can change, and the
-   * paper's figure is of the fabric link the asymmetry overloads.
+   * paper's figure is of the fabric link the asymmetry overloads. Only the samples taken while
+   * flows arrive count (reproduce-queues.ts, inWindow).
    */
   queueAt(scheme: string, reference: string): QueueMeasures {
     const q = this.portQueues(this.pick(scheme)[0]).get(bottleneckPort(this.portQueues(this.pick(reference)[0])))
@@ -81,7 +82,8 @@ export class Results {
       if (!node) return false
       return fabric.nodes[peer(fabric, node.id, Number(entity.port)).node].role !== 'host'
     }
-    const { defs, values } = this.core.opts.store.readSamples(run.id, ['queue.depth', 'drops'])
+    const { defs, t, values } = this.core.opts.store.readSamples(run.id, ['queue.depth', 'drops'])
+    const { fromNs, toNs } = arrivalWindow(this.core.opts.store.listFlows(run.id).map((f) => f.startNs), warmupShare(this.spec))
     const out = new Map<string, PortQueue>()
     defs.forEach((d, i) => {
       if (!facesSwitch(d.entity)) return
@@ -91,6 +93,7 @@ export class Results {
       else q.drops = values[i]
       out.set(key, q)
     })
+    for (const [key, q] of out) out.set(key, inWindow(t, q, fromNs, toNs))
     return out
   }
 
