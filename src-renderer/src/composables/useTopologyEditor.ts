@@ -1,7 +1,7 @@
 import { computed, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue'
 import type { Res } from '@contract/index'
 import { call, errorMessage } from '../client'
-import { layoutByTier, orderEnds, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES, type Point } from '../lib/topoEditor'
+import { fabricOrigin, layoutByTier, orderEnds, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES, type Point } from '../lib/topoEditor'
 import {
   addLink,
   addNode,
@@ -9,6 +9,7 @@ import {
   convertToCustom,
   freeName,
   readTopology,
+  readTopologyBlock,
   removeElements,
   setFailure,
   setLinkSettings,
@@ -75,6 +76,8 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
 
   const built = computed<BuiltGraph | null>(() => preview.value?.graph ?? null)
   const topo = computed<EdTopology | null>(() => readTopology(text.value, built.value))
+  /** The template the topology block comes from, if one makes it exactly (the generate row shows it). */
+  const origin = computed(() => fabricOrigin(readTopologyBlock(text.value)))
   const positions = computed(() => (topo.value ? layoutByTier(topo.value, saved.value) : new Map<string, Point>()))
   const problems = computed(() => preview.value?.errors ?? [])
   const problemMap = computed(() =>
@@ -230,6 +233,7 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
     editError,
     converted,
     topo,
+    origin,
     positions,
     problems,
     problemMap,

@@ -19,9 +19,29 @@ export interface TopologyTemplate {
   params: TemplateParam[]
   /** The topology mapping for these parameter values. */
   mapping: (p: Record<string, number>) => Record<string, unknown>
+  /** The parameter values a topology block of this template's kind would have here (null: another kind, or unreadable). */
+  read: (block: Readonly<Record<string, unknown>>) => Record<string, number> | null
 }
 
 const rate = (gbps: number): string => (Number.isInteger(gbps) ? `${gbps}Gbps` : `${Math.round(gbps * 1000)}Mbps`)
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+const RATE_RE = /^(\d+(?:\.\d+)?|\.\d+)\s*([kKmMgGtT]?)(?:bps|b\/s)?$/
+const RATE_PREFIX: Record<string, number> = { '': 1, k: 1e3, m: 1e6, g: 1e9, t: 1e12 }
+/** A rate as the spec writes it (10Gbps, 100Mbps, or bit/s), in bit/s; null when it is not one. */
+function bps(v: unknown): number | null {
+  if (typeof v === 'number') return num(v)
+  const m = typeof v === 'string' ? RATE_RE.exec(v.trim()) : null
+  return m ? Number(m[1]) * RATE_PREFIX[m[2].toLowerCase()] : null
+}
+const DURATION_RE = /^(\d+(?:\.\d+)?|\.\d+)\s*(ns|us|\u00b5s|\u03bcs|ms|s)$/
+const DURATION_NS: Record<string, number> = { ns: 1, us: 1e3, '\u00b5s': 1e3, '\u03bcs': 1e3, ms: 1e6, s: 1e9 }
+/** A duration as the spec writes it (1us, or ns), in ns; null when it is not one. */
+function ns(v: unknown): number | null {
+  if (typeof v === 'number') return num(v)
+  const m = typeof v === 'string' ? DURATION_RE.exec(v.trim()) : null
+  return m ? Number(m[1]) * DURATION_NS[m[2]] : null
+}
 
 export const TOPOLOGY_TEMPLATES: readonly TopologyTemplate[] = [
   {
@@ -44,6 +64,14 @@ export const TOPOLOGY_TEMPLATES: readonly TopologyTemplate[] = [
       fabricLink: rate((p.hostsPerLeaf * p.hostGbps) / (p.spines * p.oversubscription)),
       linkDelay: '1us',
     }),
+    read: (b) => {
+      const [leaves, spines, hostsPerLeaf, host] = [num(b.leaves), num(b.spines), num(b.hostsPerLeaf), bps(b.hostLink)]
+      if (b.kind !== 'leaf-spine' || leaves === null || spines === null || hostsPerLeaf === null || host === null) return null
+      const fabric = bps(b.fabricLink)
+      const oversubscription = num(b.oversubscription) ?? (fabric ? (hostsPerLeaf * host) / (spines * (num(b.linksPerSpine) ?? 1) * fabric) : null)
+      // Rounded as typed: the template writes the uplink rate to the Mbps, so 1 and 0.99992 write the same.
+      return oversubscription === null ? null : { leaves, spines, hostsPerLeaf, hostGbps: host / 1e9, oversubscription: Math.round(oversubscription * 1000) / 1000 }
+    },
   },
   {
     id: 'fat-tree',
@@ -54,6 +82,10 @@ export const TOPOLOGY_TEMPLATES: readonly TopologyTemplate[] = [
       { key: 'hostGbps', label: 'Link (Gbps)', value: 10, min: 0.001, step: 0.1 },
     ],
     mapping: (p) => ({ kind: 'fat-tree', k: p.k, hostLink: rate(p.hostGbps), fabricLink: rate(p.hostGbps), linkDelay: '1us' }),
+    read: (b) => {
+      const [k, host] = [num(b.k), bps(b.hostLink)]
+      return b.kind === 'fat-tree' && k !== null && host !== null ? { k, hostGbps: host / 1e9 } : null
+    },
   },
   {
     id: 'hula-3tier',
@@ -61,6 +93,7 @@ export const TOPOLOGY_TEMPLATES: readonly TopologyTemplate[] = [
     summary: 'The fabric of the HULA paper (ACM SOSR 2016): 2 pods of 2 ToRs and 2 aggregation switches, 2 spines, 8 hosts per ToR, 10G hosts and 40G fabric.',
     params: [],
     mapping: () => ({ kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLink: '10Gbps', fabricLink: '40Gbps', linkDelay: '1us', queuePackets: 250 }),
+    read: (b) => (b.kind === 'three-tier' ? {} : null),
   },
   {
     id: 'dhlb-fat-tree',
@@ -68,8 +101,81 @@ export const TOPOLOGY_TEMPLATES: readonly TopologyTemplate[] = [
     summary: 'The fat-tree of the DHLB experiments: 4 spines, 8 leaves and 8 ToRs (k = 4), 100 Mbps hosts and 200 Mbps fabric, 4 hosts per ToR so that hosts and uplinks match (1:1).',
     params: [],
     mapping: () => ({ kind: 'fat-tree', k: 4, hostsPerTor: 4, hostLink: '100Mbps', fabricLink: '200Mbps', linkDelay: '1us', queuePackets: 100 }),
+    read: (b) => (b.kind === 'fat-tree' ? {} : null),
   },
 ]
+
+/**
+ * A topology block with the spec's defaults filled in and its rates and delays as numbers, so
+ * that two blocks that build the same fabric compare equal (10Gbps and 10000Mbps, a left-out
+ * linkDelay and 1us, a leaf-spine's oversubscription and the uplink rate it gives).
+ */
+function normalised(block: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = { linkDelay: 1_000, queuePackets: 100 }
+  for (const [k, v] of Object.entries(block)) {
+    out[k] = k === 'hostLink' || k === 'fabricLink' ? (bps(v) ?? v) : k === 'linkDelay' ? (ns(v) ?? v) : v
+  }
+  if (out.kind === 'fat-tree' && out.hostsPerTor === undefined && typeof out.k === 'number') out.hostsPerTor = out.k / 2
+  if (out.kind === 'leaf-spine') {
+    out.linksPerSpine ??= 1
+    const [o, hosts, spines, links, host] = [out.oversubscription, out.hostsPerLeaf, out.spines, out.linksPerSpine, out.hostLink]
+    if (out.fabricLink === undefined && [o, hosts, spines, links, host].every((x) => typeof x === 'number')) {
+      out.fabricLink = ((hosts as number) * (host as number)) / ((spines as number) * (links as number) * (o as number))
+    }
+    delete out.oversubscription
+  }
+  return out
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+/** Whether two topology blocks build the same fabric (as far as their written fields say). */
+function sameTopology(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+  const [x, y] = [normalised(a), normalised(b)]
+  const keys = new Set([...Object.keys(x), ...Object.keys(y)])
+  return [...keys].every((k) => sameValue(x[k], y[k]))
+}
+
+/** What the editor's generate row says of the fabric in the text. */
+export interface FabricOrigin {
+  /** The fabric's kind and parameters as written, or for a custom one its size. */
+  summary: string
+  /** The template, with its values, that generates exactly this topology block; null when none does. */
+  template: { id: string; values: Record<string, number> } | null
+}
+
+const shown = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(shown).join(', ')}]`
+    : v !== null && typeof v === 'object'
+      ? `{ ${Object.entries(v).map(([k, x]) => `${k}: ${shown(x)}`).join(', ')} }`
+      : String(v)
+
+/**
+ * The template that makes the topology block (a reopened k=4 fat-tree shows the fat-tree
+ * template with k = 4, not the first template's defaults), or none: a custom topology, or a
+ * generator with settings no template has, which the summary then says in so many words.
+ */
+export function fabricOrigin(block: Readonly<Record<string, unknown>> | null): FabricOrigin | null {
+  if (!block || typeof block.kind !== 'string') return null
+  if (block.kind === 'custom') {
+    const count = (v: unknown, one: string) => `${Array.isArray(v) ? v.length : 0} ${one}${Array.isArray(v) && v.length === 1 ? '' : 's'}`
+    return { summary: `custom, ${count(block.nodes, 'node')} and ${count(block.links, 'link')} written out one by one; no template makes it: pick one to replace it`, template: null }
+  }
+  const params = Object.entries(block)
+    .filter(([k]) => k !== 'kind')
+    .map(([k, v]) => `${k} ${shown(v)}`)
+    .join(', ')
+  const said = `${block.kind}: ${params}`
+  for (const t of TOPOLOGY_TEMPLATES) {
+    const values = t.read(block)
+    if (values && sameTopology(t.mapping(values), block)) return { summary: said, template: { id: t.id, values } }
+  }
+  return { summary: `${said}; no template makes exactly this fabric: pick one to replace it`, template: null }
+}
 
 export interface Point {
   x: number

@@ -136,6 +136,14 @@ function readFailures(doc: Document): EdFailure[] {
   })
 }
 
+/** The text's topology block as plain data; null when the text does not parse or has none. */
+export function readTopologyBlock(text: string): Record<string, unknown> | null {
+  const doc = parseDocument(text)
+  if (doc.errors.length > 0) return null
+  const topo = topologyMap(doc)
+  return topo ? (topo.toJSON() as Record<string, unknown>) : null
+}
+
 /**
  * The editor's view of a text: explicit nodes and links for `kind: custom`, the core's built
  * graph for a generator (null when the core has none yet), and the failures either way.

@@ -1,0 +1,98 @@
+// The Cytoscape look the two fabric graphs share (the run's Fabric tab and the topology editor):
+// the theme's colours read from the CSS variables, switches as rounded boxes and hosts dashed,
+// links as bezier curves, a failing link's when on the panel's colour, and the labels' colours
+// published for the contrast test. What differs between the two (sizes, what a label shows, what
+// fills a switch, which marks win) is each view's parameters; the rules only they have stay theirs.
+import type cytoscape from 'cytoscape'
+
+export type GraphRule = cytoscape.StylesheetJson[number]
+type Css = Record<string, unknown>
+
+/** The theme's colours, from the CSS variables in effect at `el` (the fallbacks are the dark theme's). */
+export interface ThemeColours {
+  fgStrong: string
+  fgMuted: string
+  fgFaint: string
+  bgElev: string
+  bgPanel: string
+  accent: string
+  danger: string
+  warn: string
+}
+
+export function themeColours(el: Element | null): ThemeColours {
+  const cs = getComputedStyle(el ?? document.documentElement)
+  const v = (n: string, d: string) => cs.getPropertyValue(n).trim() || d
+  return {
+    fgStrong: v('--fg-strong', '#e8e8e8'),
+    fgMuted: v('--fg-muted', '#9da0a6'),
+    fgFaint: v('--fg-faint', '#8f949a'),
+    bgElev: v('--bg-elev', '#2d2d30'),
+    bgPanel: v('--bg-panel', '#222223'),
+    accent: v('--accent-fg', '#3794ff'),
+    danger: v('--danger', '#f26d6d'),
+    warn: v('--warn', '#cca700'),
+  }
+}
+
+/** What each label is drawn on, for the contrast check (the labels are on a canvas, out of the DOM's reach). */
+export function publishPalette(root: HTMLElement | null, labels: ReadonlyArray<{ what: string; fg: string; bg: string }>): void {
+  if (root) root.dataset.palette = JSON.stringify(labels)
+}
+
+export interface SwitchLook {
+  width: number
+  height: number
+  /** A colour, or a data field such as data(color). */
+  fill: string
+  border: string
+  /** The data field the label shows, such as data(id). */
+  label: string
+  color: string
+  fontSize: number
+  /** An outline around the label's letters, for a label on a fill that changes (a heat scale). */
+  outline?: { color: string; width: number }
+}
+
+export interface GraphLook {
+  switch: SwitchLook
+  /** Which nodes are hosts, and how they differ from a switch beyond their dashed border and label colour. */
+  host: { selector: string; color: string; style: Css }
+  /** This view's own node rules (a tier's look), drawn after the hosts'. */
+  nodes?: GraphRule[]
+  /** A link: its width and colour (values or data fields), how far apart parallel ones bend, and the rest of this view's look. */
+  link: { width: number | string; color: string; spread: number; style?: Css }
+}
+
+/** The rules every fabric graph starts with: switches, hosts (and the view's own node rules), links. A view's own rules follow them (later rules win). */
+export function baseRules(look: GraphLook): GraphRule[] {
+  const s = look.switch
+  return [
+    {
+      selector: 'node',
+      style: {
+        shape: 'round-rectangle',
+        width: s.width,
+        height: s.height,
+        'background-color': s.fill,
+        'border-width': 1,
+        'border-color': s.border,
+        label: s.label,
+        color: s.color,
+        'font-size': s.fontSize,
+        'font-family': 'system-ui, sans-serif',
+        'text-valign': 'center',
+        'text-halign': 'center',
+        ...(s.outline ? { 'text-outline-color': s.outline.color, 'text-outline-width': s.outline.width } : {}),
+      },
+    },
+    { selector: look.host.selector, style: { 'font-size': 9.5, 'border-style': 'dashed', color: look.host.color, ...look.host.style } },
+    ...(look.nodes ?? []),
+    { selector: 'edge', style: { width: look.link.width, 'line-color': look.link.color, 'curve-style': 'bezier', 'control-point-step-size': look.link.spread, ...look.link.style } },
+  ] as GraphRule[]
+}
+
+/** A failing link's label (data(fail): when it fails and recovers) in the danger colour on the panel's. */
+export function failureLabel(c: ThemeColours, fontSize: number): Css {
+  return { label: 'data(fail)', 'font-size': fontSize, color: c.danger, 'text-background-color': c.bgPanel, 'text-background-opacity': 1, 'text-background-padding': '1px' }
+}
