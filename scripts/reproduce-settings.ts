@@ -164,7 +164,9 @@ export const SETTINGS: Record<string, TemplateSettings> = {
   'hula-fig9b-long-flows': {
     paper: HULA_PAPER,
     given: [...HULA_GIVEN, 'long-running flows across the bottleneck link, which fails and comes back'],
-    open: [HULA_MIN_RTO, PACKETS(250), SHARING, TRANSPORT('newreno')],
+    // The flows cut off by the failure stall until their retransmission timer fires, so the
+    // deflection follows the minimum RTO: sweep it below 1 ms too (200 ms alone says nothing here).
+    open: [{ ...HULA_MIN_RTO, variants: [ms('1ms'), ms('500us'), ms('200us'), ms('200ms')] }, PACKETS(250), SHARING, TRANSPORT('newreno')],
   },
   'hula-fig9c-probes-ideal': {
     paper: HULA_PAPER,
