@@ -84,6 +84,7 @@ describe('the topology editor in Chromium', () => {
     // A parallel link: click core0, Shift+click agg0, Link.
     const core0 = await nodeAt(page, 'core0')
     await page.mouse.click(core0.x, core0.y)
+    await expect.poll(async () => await selected(page)).toEqual(['core0'])
     await page.keyboard.down('Shift')
     const agg0 = await nodeAt(page, 'agg0')
     await page.mouse.click(agg0.x, agg0.y)

@@ -58,7 +58,8 @@ describe('npm run reproduce resumes', { timeout: 600_000 }, () => {
     const first = await s.run()
     expect(progress(s.lines)).toHaveLength(4)
     expect(progress(s.lines)[0]).toMatch(/^reproduce: \[1\/4\] tiny-(a|b) (ecmp|rps) load 0\.5 seed 1: done, \d+\.\d (s|min) wall, (\d+\.\d (s|min) CPU|CPU unknown); 3 left, ETA \d+\.\d (s|min|h)$/)
-    expect(first.page).toMatch(/of CPU over 1 invocation \(4 runs: all run by this invocation; wall time /)
+    // A tiny run's thread can end before its CPU time is read (on a busy machine); the page says so.
+    expect(first.page).toMatch(/of CPU over 1 invocation \(4 runs: all run by this invocation; (the CPU time of [1-4] could not be read and counts as their wall time; )?wall time /)
     const before = s.runIds()
     const second = await s.run()
     expect(s.runIds()).toEqual(before)
