@@ -27,6 +27,12 @@ export interface ReproduceOptions {
   quick: boolean
   /** Re-run one template and replace its rows and section in the existing page (or write a page of it alone when there is none). */
   only?: string
+  /**
+   * Templates left out of this invocation: their rows say "not run" and their section gives the
+   * runs and CPU they need, so a later `--only NAME` fills them in (a page without them is still
+   * a whole page).
+   */
+  skip?: readonly string[]
   /** The page; figures go to figures/ beside it. */
   outFile: string
   parallelRuns: number
@@ -213,6 +219,43 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
   return { name, summary, text: out.join('\n') }
 }
 
+/** What a skipped template's runs would take: the runs not reusable, and the estimate. */
+function skippedCost(runner: Runner, p: Planned): string {
+  const run = p.cells.filter((c) => !c.reuse)
+  const e = runner.estimate(run)
+  return (
+    `${run.length} runs to run (${p.cells.length - run.length} reusable), about ${fmtDuration(e.cpuSeconds)} of CPU, ` +
+    `${fmtDuration(e.cpuSeconds / Math.max(1, runner.parallelRuns))} of wall time at ${runner.parallelRuns} runs at a time (estimated from ${e.from})`
+  )
+}
+
+/** A template left out with --skip: its claims' rows say "not run", and its section what running it takes. */
+function skippedSection(o: ReproduceOptions, p: Planned, runner: Runner): Section {
+  const name = p.key
+  const settings = o.settings[name]
+  const notRun = (claim: string, paper: string) => `| ${name} | ${esc(claim)} | ${paper} | not run | — | — | — |`
+  const summary = o.claims[name].map((c) => {
+    const paper = paperValue(c)
+    return notRun(c.claim, paper === undefined ? `${esc(c.seed)} (qualitative)` : fmtValue(c.measure, paper))
+  })
+  if (settings?.order) summary.push(notRun(`order of schemes (${settings.order.what})`, settings.order.schemes.join(' < ')))
+  const text = [
+    `## ${name}`,
+    '',
+    `${p.spec.description} Not run by this invocation (--skip): ${skippedCost(runner, p)}. ` +
+      `\`npm run reproduce -- --only ${name}\` runs it and replaces this section and its rows above.`,
+    '',
+    '| claim | paper |',
+    '|---|---|',
+    ...summary.map((l) => {
+      const c = l.slice(2, -2).split(' | ')
+      return `| ${c[1]} | ${c[2]} |`
+    }),
+    '',
+  ].join('\n')
+  return { name, summary, text }
+}
+
 const SUMMARY_HEAD = ['| template | claim | paper | ours | ours/paper | within ±30 % | holds |', '|---|---|---|---|---|---|---|']
 
 /** The closing note: which numeric claims are within ±30 % of the paper's now, from the summary rows. */
@@ -221,12 +264,15 @@ export function closingNote(summaryLines: readonly string[]): string {
   const cols = rows.map((l) => l.slice(2, -2).split(' | '))
   const numeric = cols.filter((c) => c[5] === 'yes' || c[5] === 'no')
   const within = numeric.filter((c) => c[5] === 'yes')
-  const orders = cols.filter((c) => c[1].startsWith('order of schemes'))
+  const orders = cols.filter((c) => c[1].startsWith('order of schemes') && c[3] !== 'not run')
+  const notRun = cols.filter((c) => c[3] === 'not run')
+  const notRunTemplates = notRun.map((c) => c[0]).filter((n, i, a) => a.indexOf(n) === i)
   return [
     '## Closing note',
     '',
     `${within.length} of ${numeric.length} numeric claims are within ±30 % of the paper's` + (within.length ? `: ${within.map((c) => `${c[0]}: ${c[1]}`).join('; ')}.` : '.'),
     `${orders.filter((c) => c[6] === 'yes').length} of ${orders.length} figures rank their schemes as the paper does.`,
+    ...(notRun.length ? [`Not run on this page: ${notRun.length} rows of ${notRunTemplates.join(', ')} (their sections say what running them takes).`] : []),
     '',
   ].join('\n')
 }
@@ -273,13 +319,20 @@ function planText(runner: Runner, planned: readonly Planned[]): string[] {
 
 export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number; page: string }> {
   if (o.only && !(o.only in o.claims)) throw new Error(`--only ${o.only}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
-  const names = Object.keys(o.claims).filter((n) => !o.only || o.only === n)
+  const skip = o.skip ?? []
+  for (const n of skip) {
+    if (!(n in o.claims)) throw new Error(`--skip ${n}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
+  }
+  if (o.only && skip.length) throw new Error('--only and --skip together: --only already runs one template alone')
+  const names = Object.keys(o.claims).filter((n) => (!o.only || o.only === n) && !skip.includes(n))
+  if (!names.length) throw new Error('--skip leaves no template to run')
   const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0, cpuMs: 0 } : o.ledger.startInvocation(o.args ?? '')
   const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal })
   try {
     const planned = runner.plan(names.map((n) => templateSpec(o, n)))
+    const skipped = runner.plan(skip.map((n) => templateSpec(o, n)))
     if (o.planOnly) {
-      const page = planText(runner, planned).join('\n')
+      const page = [...planText(runner, planned), ...skipped.map((p) => `${p.key}: skipped (--skip): ${skippedCost(runner, p)}`)].join('\n')
       o.log(page)
       return { seconds: 0, page }
     }
@@ -287,7 +340,11 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
     const runs = await runner.run(planned)
     const companions = new Map(planned.map((p) => [p.spec.name, new Results(o.core, p.spec, runs.get(p.key)!)]))
     const sections: Section[] = []
-    for (const name of names) sections.push(await runTemplate(o, runner, name, o.claims[name], runs.get(name)!, companions))
+    for (const name of Object.keys(o.claims)) {
+      const left = skipped.find((p) => p.key === name)
+      if (left) sections.push(skippedSection(o, left, runner))
+      else if (names.includes(name)) sections.push(await runTemplate(o, runner, name, o.claims[name], runs.get(name)!, companions))
+    }
     const seconds = runner.saveWall() / 1000
     const totals = runner.totals()
     return { seconds, page: writePage(o, sections, timeText(totals, o.ledger.invocations(totals.invocationIds))) }
@@ -297,6 +354,7 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
 }
 
 function writePage(o: ReproduceOptions, sections: Section[], timeText: string): string {
+  const skip = o.skip ?? []
   let page: string
   if (o.only && existsSync(o.outFile)) {
     page = mergeOne(o.outFile, sections[0], timeText)
@@ -306,7 +364,7 @@ function writePage(o: ReproduceOptions, sections: Section[], timeText: string): 
       "# Results: the papers' claims on the embedded fabric",
       '',
       `Produced by \`npm run reproduce${o.quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ` +
-        `${cpus().length} cores, ${o.parallelRuns} runs at a time. Total time of the ${o.only ? `run of ${o.only} alone` : 'full run'}: ${timeText}` +
+        `${cpus().length} cores, ${o.parallelRuns} runs at a time. Total time of the ${o.only ? `run of ${o.only} alone` : skip.length ? `run without ${skip.join(', ')} (--skip)` : 'full run'}: ${timeText}` +
         `${o.quick ? ` (quick mode: a quarter of the flows, at most ${QUICK_MAX_FLOWS}, one seed per template; sweeps at most ${QUICK_SWEEP_MAX_FLOWS} flows a run)` : ''}. ` +
         "Ratios are \"how many times better\" (the other scheme's figure divided by ours). For each claim: the paper's number, " +
         "ours, ours over the paper's, and whether ours is within ±30 % of it; a qualitative claim (\"better\", \"within 1 ms\") has no number " +

@@ -1,11 +1,12 @@
-// `npm run reproduce [-- --quick] [--only NAME] [--db PATH] [--fresh] [--plan] [--parallel N] [--out FILE]`:
+// `npm run reproduce [-- --quick] [--only NAME | --skip NAME,...] [--db PATH] [--fresh] [--plan] [--parallel N] [--out FILE]`:
 // runs every paper template on the embedded fabric through the same core as the app, then writes
 // docs/results.md (reproduce-run.ts): each claim with the paper's number, ours, ours over the
 // paper's and whether it lands within ±30 %; each figure's order of schemes against the paper's;
 // a sensitivity sweep over the settings the paper leaves open for every claim that misses; the
 // figures as SVG in docs/figures/. --quick runs a quarter of the flows and one seed per
 // template (and smaller sweeps); --only NAME redoes one template and replaces its rows and
-// section in the existing page.
+// section in the existing page; --skip NAME,... leaves templates out (their rows say "not run" and
+// their sections what running them takes, for a later --only).
 //
 // The full run takes many hours, so it resumes: runs go to a database that stays
 // (.reproduce/reproduce.db under the project, or --db PATH), and a run already `done` there for
@@ -29,6 +30,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
+    skip: { type: 'string' },
     db: { type: 'string' },
     fresh: { type: 'boolean', default: false },
     plan: { type: 'boolean', default: false },
@@ -67,6 +69,7 @@ async function main(): Promise<void> {
       settings: SETTINGS,
       quick: values.quick,
       only: values.only,
+      skip: values.skip ? values.skip.split(',').map((n) => n.trim()).filter(Boolean) : undefined,
       outFile: values.out ?? join(root, 'docs', 'results.md'),
       parallelRuns,
       log: (line) => process.stderr.write(`${line}\n`),

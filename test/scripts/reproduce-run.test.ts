@@ -2,7 +2,8 @@
 // simulator, into a temporary directory: the page's columns, the ±30 % verdict on claims whose
 // values are known, a sensitivity sweep for the claims that miss (with a variant the spec
 // refuses shown as refused), the order of schemes, the closing note, the figures (parsed by
-// Chromium, with their axes), and --only replacing one template's section in the page.
+// Chromium, with their axes), --only replacing one template's section in the page, and --skip
+// leaving a template out with what running it takes, for a later --only to fill in.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -62,8 +63,8 @@ const dir = mkdtempSync(join(tmpdir(), 'p4lab-reproduce-test-'))
 writeFileSync(join(dir, 'tiny-sweep.yaml'), SWEEP_YAML)
 writeFileSync(join(dir, 'tiny-cdf.yaml'), CDF_YAML)
 const outFile = join(dir, 'docs', 'results.md')
-const run = (only?: string) =>
-  reproduce({ core, templatesDir: dir, claims: CLAIMS, settings: SETTINGS, quick: false, only, outFile, parallelRuns: 2, log: () => {}, ledger, fingerprint: 'test' })
+const run = (only?: string, o: { skip?: string[]; outFile?: string } = {}) =>
+  reproduce({ core, templatesDir: dir, claims: CLAIMS, settings: SETTINGS, quick: false, only, outFile, parallelRuns: 2, log: () => {}, ledger, fingerprint: 'test', ...o })
 
 /** The markdown table that starts with `head`, as rows of cells. */
 function table(page: string, head: string): string[][] {
@@ -154,5 +155,41 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
     expect(after.match(/\| tiny-cdf \| /g)).toHaveLength(1)
     expect(after.match(/## Closing note/g)).toHaveLength(1)
     expect(existsSync(join(dir, 'docs', 'figures', 'tiny-cdf.svg'))).toBe(true)
+  })
+})
+
+describe('npm run reproduce --skip', { timeout: 600_000 }, () => {
+  const skipOut = join(dir, 'skip', 'results.md')
+  const rowsOf = (page: string, name: string) => table(page, '| template | claim | paper | ours | ours/paper | within ±30 % | holds |').filter((c) => c[0] === name)
+
+  it('leaves a template out: its rows say "not run", its section what running it takes, and --only fills it in', async () => {
+    await run(undefined, { skip: ['tiny-sweep'], outFile: skipOut })
+    let page = readFileSync(skipOut, 'utf8')
+    expect(page).toContain('Total time of the run without tiny-sweep (--skip): ')
+    const skipped = rowsOf(page, 'tiny-sweep')
+    // Its four claims and its order of schemes, each with the paper's side only.
+    expect(skipped).toHaveLength(5)
+    for (const c of skipped) expect(c.slice(3)).toEqual(['not run', '—', '—', '—'])
+    expect(skipped.find((c) => c[1] === 'RPS vs ECMP at 50 %')![2]).toBe('1000.00×')
+    expect(section(page, 'tiny-sweep')).toMatch(/Not run by this invocation \(--skip\): \d+ runs to run \(\d+ reusable\), about \d+\.\d (s|min|h) of CPU, .* of wall time at 2 runs at a time/)
+    expect(section(page, 'tiny-sweep')).toContain('`npm run reproduce -- --only tiny-sweep` runs it')
+    expect(section(page, 'tiny-sweep')).not.toContain('### Sensitivity sweep')
+    expect(rowsOf(page, 'tiny-cdf')[0].slice(3)).toEqual(['2.00×', '—', '— (qualitative)', 'yes'])
+    expect(page).toContain('Not run on this page: 5 rows of tiny-sweep')
+    expect(page).toContain('0 of 0 figures rank their schemes as the paper does.')
+
+    await run('tiny-sweep', { outFile: skipOut })
+    page = readFileSync(skipOut, 'utf8')
+    expect(rowsOf(page, 'tiny-sweep').filter((c) => c[3] === 'not run')).toEqual([])
+    expect(rowsOf(page, 'tiny-sweep').find((c) => c[1] === 'known 1.25 against 1')).toEqual(['tiny-sweep', 'known 1.25 against 1', '1.00×', '1.25×', '1.25', 'yes', 'yes'])
+    expect(section(page, 'tiny-sweep')).toContain('### Sensitivity sweep')
+    expect(page).not.toContain('Not run on this page')
+    expect(page).toMatch(/\n[01] of 1 figures rank their schemes as the paper does\.\n/)
+  })
+
+  it('refuses a template it does not know, --skip with --only, and a --skip of everything', async () => {
+    await expect(run(undefined, { skip: ['no-such'], outFile: skipOut })).rejects.toThrow(/--skip no-such: no such template; the templates are tiny-sweep, tiny-cdf/)
+    await expect(run('tiny-cdf', { skip: ['tiny-sweep'], outFile: skipOut })).rejects.toThrow(/--only and --skip together/)
+    await expect(run(undefined, { skip: ['tiny-sweep', 'tiny-cdf'], outFile: skipOut })).rejects.toThrow(/--skip leaves no template to run/)
   })
 })
