@@ -177,27 +177,39 @@ export class SshHost {
 
   /** Another connection to the host, for the overflow (not reconnected when it drops). */
   private async openOverflow(): Promise<Conn> {
+    const conn = await this.connectConn(true, (c, lastError) => {
+      this.extra.delete(c)
+      if (c.lost) return
+      c.lost = true
+      this.sessions.remove(c)
+      failInflight(c, () => new ConnectionLostError(this.label, false))
+      this.opts.log?.(`ssh ${this.label}: the extra connection closed (${lastError || 'by the server'})`)
+    })
+    this.extra.add(conn)
+    this.opts.log?.(`ssh ${this.label}: extra connection up (host key ${conn.hostKey})`)
+    return conn
+  }
+
+  /**
+   * Connects (refused once the host is closed), wraps the client as a Conn, and logs its
+   * errors; `onClose` gets the connection's end with the last error seen.
+   */
+  private async connectConn(overflow: boolean, onClose: (conn: Conn, lastError: string) => void): Promise<Conn> {
     const { client, hostKey } = await connect(this.target, this.opts)
     if (this.closed) {
       client.end()
       throw new SshError('closed', `the connection to ${this.label} is closed`)
     }
-    const conn = this.makeConn(client, hostKey, true)
-    this.extra.add(conn)
+    const conn = this.makeConn(client, hostKey, overflow)
+    const which = overflow ? ' (extra connection)' : ''
     let lastError = ''
     client.on('error', (e: Error) => {
       lastError = e.message
-      if (!conn.lost) this.opts.log?.(`ssh ${this.label} (extra connection): ${e.message}`)
+      // A connection closed on purpose can still report its socket's end (ECONNRESET when the
+      // server goes away first); that is not news, and whoever owned the log may be gone.
+      if (!conn.lost) this.opts.log?.(`ssh ${this.label}${which}: ${e.message}`)
     })
-    client.on('close', () => {
-      this.extra.delete(conn)
-      if (conn.lost) return
-      conn.lost = true
-      this.sessions.remove(conn)
-      failInflight(conn, () => new ConnectionLostError(this.label, false))
-      this.opts.log?.(`ssh ${this.label}: the extra connection closed (${lastError || 'by the server'})`)
-    })
-    this.opts.log?.(`ssh ${this.label}: extra connection up (host key ${hostKey})`)
+    client.on('close', () => onClose(conn, lastError))
     return conn
   }
 
@@ -231,29 +243,16 @@ export class SshHost {
   }
 
   private async open(): Promise<Conn> {
-    const { client, hostKey } = await connect(this.target, this.opts)
-    if (this.closed) {
-      client.end()
-      throw new SshError('closed', `the connection to ${this.label} is closed`)
-    }
-    const conn = this.makeConn(client, hostKey, false)
-    let lastError = ''
-    client.on('error', (e: Error) => {
-      lastError = e.message
-      // A connection closed on purpose can still report its socket's end (ECONNRESET when the
-      // server goes away first); that is not news, and whoever owned the log may be gone.
-      if (!conn.lost) this.opts.log?.(`ssh ${this.label}: ${e.message}`)
-    })
-    client.on('close', () => this.onDrop(conn, client, lastError || 'the connection closed'))
+    const conn = await this.connectConn(false, (c, lastError) => this.onDrop(c, lastError || 'the connection closed'))
     this.conn = conn
     this.gaveUp = undefined
     this.sessions.add(conn, false)
-    this.emit({ type: 'connected', host: this.label, hostKey })
-    this.opts.log?.(`ssh ${this.label}: connected (host key ${hostKey})`)
+    this.emit({ type: 'connected', host: this.label, hostKey: conn.hostKey })
+    this.opts.log?.(`ssh ${this.label}: connected (host key ${conn.hostKey})`)
     return conn
   }
 
-  private onDrop(conn: Conn, _client: Client, reason: string): void {
+  private onDrop(conn: Conn, reason: string): void {
     if (conn.lost) return // closed on purpose
     conn.lost = true
     if (this.conn === conn) this.conn = undefined
