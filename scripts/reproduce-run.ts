@@ -366,6 +366,8 @@ function writePage(o: ReproduceOptions, sections: Section[], timeText: string): 
       `Produced by \`npm run reproduce${o.quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ` +
         `${cpus().length} cores, ${o.parallelRuns} runs at a time. Total time of the ${o.only ? `run of ${o.only} alone` : skip.length ? `run without ${skip.join(', ')} (--skip)` : 'full run'}: ${timeText}` +
         `${o.quick ? ` (quick mode: a quarter of the flows, at most ${QUICK_MAX_FLOWS}, one seed per template; sweeps at most ${QUICK_SWEEP_MAX_FLOWS} flows a run)` : ''}. ` +
+        `Simulator fingerprint ${o.fingerprint} (a hash of the worker bundle and of the sources that decide what a run computes, ` +
+        'scripts/reproduce-ledger.ts; `npm run reproduce -- --plan` on a checkout prints its own, and reuses these runs only if they are equal). ' +
         "Ratios are \"how many times better\" (the other scheme's figure divided by ours). For each claim: the paper's number, " +
         "ours, ours over the paper's, and whether ours is within ±30 % of it; a qualitative claim (\"better\", \"within 1 ms\") has no number " +
         'and is judged by its test alone (holds), a "better" being at least 1.05× (a difference within 5 % is not counted as better). ' +

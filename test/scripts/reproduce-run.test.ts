@@ -86,6 +86,7 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
     const r = await run()
     page = readFileSync(outFile, 'utf8')
     expect(r.page).toBe(page)
+    expect(page).toContain('Simulator fingerprint test (a hash of the worker bundle')
     expect(page).toMatch(/Total time of the full run: \d+\.\d (s|min|h) of CPU over 1 invocation \(\d+ runs: all run by this invocation; (the CPU time of \d+ could not be read and counts as their wall time; )?wall time \d+\.\d (s|min|h); the invocations. processes, storing the results and any runs cancelled included, used \d+\.\d (s|min|h) of CPU\)/)
     const rows = table(page, '| template | claim | paper | ours | ours/paper | within ±30 % | holds |')
     const row = (claim: string) => rows.find((c) => c[1] === claim)!
