@@ -321,7 +321,7 @@ function writePage(o: ReproduceOptions, sections: Section[], timeText: string): 
       "# Results: the papers' claims on the embedded fabric",
       '',
       `Produced by \`npm run reproduce${o.quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ` +
-        `${o.slurm ? `the runs it made ran as Slurm job arrays on ${o.slurm.name} (one per template and per sweep row), not on this machine` : `${cpus().length} cores, ${o.parallelRuns} runs at a time`}. Total time of the ${o.only ? `run of ${o.only} alone` : 'full run'}: ${timeText}` +
+        `${o.slurm ? `the runs it made ran as Slurm job arrays on ${o.slurm.where} (one per template and per sweep row), not in this machine's worker threads` : `${cpus().length} cores, ${o.parallelRuns} runs at a time`}. Total time of the ${o.only ? `run of ${o.only} alone` : 'full run'}: ${timeText}` +
         `${o.quick ? ` (quick mode: a quarter of the flows, at most ${QUICK_MAX_FLOWS}, one seed per template; sweeps at most ${QUICK_SWEEP_MAX_FLOWS} flows a run)` : ''}. ` +
         "Ratios are \"how many times better\" (the other scheme's figure divided by ours). For each claim: the paper's number, " +
         "ours, ours over the paper's, and whether ours is within ±30 % of it; a qualitative claim (\"better\", \"within 1 ms\") has no number " +

@@ -35,7 +35,14 @@ export class SlurmPlace {
     private readonly connect: () => Promise<ClusterShell>,
     /** How often the jobs are looked at. */
     readonly intervalMs = 5000,
+    /** `name` is a saved cluster's, not a login. */
+    private readonly named = false,
   ) {}
+
+  /** Where the runs ran, for the page: the saved cluster, or the one reached through a login node. */
+  get where(): string {
+    return this.name === loginLabel({ kind: 'local' }) ? 'the cluster whose login node is this machine' : this.named ? `the cluster ${this.name}` : `the cluster reached through ${this.name}`
+  }
 
   shell(): Promise<ClusterShell> {
     this.opened ??= this.connect()
@@ -80,7 +87,7 @@ export function reproduceSlurm(core: Core, values: SlurmRunValues & { parallel?:
       } finally {
         userStore?.close()
       }
-    })
+    }, undefined, named !== undefined)
   } catch (err) {
     userStore?.close()
     throw err
