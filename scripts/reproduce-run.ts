@@ -268,7 +268,8 @@ function planText(runner: Runner, planned: readonly Planned[]): string[] {
     const est = runner.estimate(run).cpuSeconds
     lines.push(
       `${p.key}: ${run.length} to run${run.length ? ` (about ${fmtDuration(est)} of CPU)` : ''}, ${reused.length} reused` +
-        (made.length ? ` (made ${made[0] === made[made.length - 1] ? made[0] : `${made[0]} to ${made[made.length - 1]}`})` : ''),
+        (made.length ? ` (made ${made[0] === made[made.length - 1] ? made[0] : `${made[0]} to ${made[made.length - 1]}`})` : '') +
+        (run.some((c) => c.open) ? `; ${run.filter((c) => c.open).length} still open on Slurm from an earlier invocation (--on slurm follows them)` : ''),
     )
   }
   const e = runner.estimate(todo)

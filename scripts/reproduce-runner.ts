@@ -49,6 +49,8 @@ export interface Cell {
   cost: number
   /** A run of this cell that is reused, and when it was made. */
   reuse?: { run: RunRow; cpuMs: number | null; wallMs: number | null; invocationId: number }
+  /** Else a run of it an earlier invocation left open on Slurm (it left while its job array ran): followed with --on slurm, not submitted again. */
+  open?: RunRow
 }
 
 export interface Planned extends RunSpec {
@@ -178,10 +180,12 @@ export class Runner {
         if (this.o.fresh) return cell
         for (const l of ledger.candidates({ specHash: hash, fingerprint, ...c })) {
           const run = core.opts.store.getRun(l.runId)
+          if (run && !run.deletedAt && !cell.open && (run.status === 'queued' || run.status === 'running') && core.opts.store.slurmTaskOfRun(run.id)?.settled === false) cell.open = run
           if (run && run.status === 'done' && !run.deletedAt) {
             // A Slurm run merged by another process (p4lab slurm follow) has its times in its facts only.
             const node = nodeTimes(run)
             cell.reuse = { run, cpuMs: l.cpuMs ?? node.cpuMs, wallMs: l.wallMs ?? node.wallMs, invocationId: l.invocationId }
+            delete cell.open
             break
           }
         }
@@ -235,7 +239,9 @@ export class Runner {
       ledger.record({ runId: run.id, specHash: t.p.hash, fingerprint: this.o.fingerprint, scheme: run.scheme, load: run.load, seed: run.seed, cost: t.cell.cost, invocationId: this.o.invocation.id })
       out.get(t.p.key)![t.i] = run
     }
-    if (this.o.slurm) await this.runSlurm(this.o.slurm, todo, record, ended)
+    const open = todo.filter((t) => t.cell.open).length
+    if (open && !this.o.slurm) log(`reproduce: ${open} of these runs are still open on Slurm, left by an earlier invocation; they run here anew (--on slurm with the same cluster follows them instead)`)
+    if (this.o.slurm) await this.runSlurm(this.o.slurm, todo, record, (t, run) => (out.get(t.p.key)![t.i] = run), ended)
     else await this.runLocal(todo, record, ended)
     this.throwIfAborted(progress.finished, progress.cancelled)
     return this.collect(out)
@@ -272,10 +278,24 @@ export class Runner {
   }
 
   /** One job array per spec, its cells longest first; each run's times are its node's, from its bundle. */
-  private async runSlurm(place: SlurmPlace, todo: readonly Todo[], record: (t: Todo, run: RunRow) => void, ended: (t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null) => void): Promise<void> {
+  private async runSlurm(place: SlurmPlace, todo: readonly Todo[], record: (t: Todo, run: RunRow) => void, out: (t: Todo, run: RunRow) => void, ended: (t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null) => void): Promise<void> {
     const { core, log } = this.o
+    const store = core.opts.store
+    const shell = await place.shell()
+    // Runs an earlier invocation left open on this same cluster are followed, not submitted again.
+    const byRun = new Map<number, Todo>()
+    const followed = new Set<number>()
+    for (const t of todo) {
+      const task = t.cell.open && store.slurmTaskOfRun(t.cell.open.id)
+      const job = task ? store.getSlurmJob(task.slurmJob) : undefined
+      if (!t.cell.open || !job || JSON.stringify(job.cluster) !== JSON.stringify(shell.ref)) continue
+      out(t, t.cell.open)
+      byRun.set(t.cell.open.id, t)
+      followed.add(job.id)
+    }
+    if (byRun.size) log(`reproduce: following ${byRun.size} runs an earlier invocation left open on Slurm (${followed.size} job array${followed.size === 1 ? '' : 's'})`)
     const groups = new Map<string, Todo[]>()
-    for (const t of todo) groups.set(t.p.key, [...(groups.get(t.p.key) ?? []), t])
+    for (const t of todo) if (!(t.cell.open && byRun.has(t.cell.open.id))) groups.set(t.p.key, [...(groups.get(t.p.key) ?? []), t])
     const list = [...groups.values()]
     const { jobs, runs } = await submitSpecs(
       core,
@@ -283,13 +303,14 @@ export class Runner {
       list.map((g) => ({ key: g[0].p.key, yaml: g[0].p.yaml, file: g[0].p.file, spec: g[0].p.spec, cells: g.map((t) => ({ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed })) })),
       log,
     )
-    const byRun = new Map<number, Todo>()
     list.forEach((g, i) => g.forEach((t, k) => (record(t, runs[i][k]), byRun.set(runs[i][k].id, t))))
-    await followJobs(core, place, jobs, {
+    await followJobs(core, place, [...followed, ...jobs], {
       log,
       signal: this.o.signal,
       settled: (runId) => {
-        const run = core.opts.store.getRun(runId)!
+        // A job array followed again also carries runs settled before, or of cells done since.
+        if (!byRun.has(runId)) return
+        const run = store.getRun(runId)!
         const node = nodeTimes(run)
         ended(byRun.get(runId)!, run, node.cpuMs, node.wallMs ?? wallOf(run))
       },

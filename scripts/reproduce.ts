@@ -65,10 +65,11 @@ async function main(): Promise<void> {
   const abort = new AbortController()
   const onSignal = (signal: NodeJS.Signals) => {
     if (abort.signal.aborted) {
-      process.stderr.write(`reproduce: second ${signal}, leaving now; runs still under way are marked interrupted on the next start\n`)
+      const left = slurm ? `the Slurm jobs not yet cancelled go on: p4lab slurm cancel --db ${dbPath} cancels them, p4lab slurm follow --db ${dbPath} merges them` : 'runs still under way are marked interrupted on the next start'
+      process.stderr.write(`reproduce: second ${signal}, leaving now; ${left}\n`)
       process.exit(130)
     }
-    process.stderr.write(`reproduce: ${signal}: cancelling the runs under way, keeping the finished ones (Ctrl-C again to leave at once)\n`)
+    process.stderr.write(`reproduce: ${signal}: cancelling the runs under way${slurm ? ' (scancel)' : ''}, keeping the finished ones (Ctrl-C again to leave at once)\n`)
     abort.abort()
   }
   process.on('SIGINT', onSignal)

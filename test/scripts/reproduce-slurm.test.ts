@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNodeCore, type Core } from '../../src-main/core'
-import { LocalShell } from '../../src-main/core/slurm'
+import { LocalShell, type ClusterShell } from '../../src-main/core/slurm'
 import type { Claim } from '../../scripts/reproduce-claims'
 import { Ledger } from '../../scripts/reproduce-ledger'
 import { reproduce, type ReproduceOptions } from '../../scripts/reproduce-run'
@@ -136,6 +136,37 @@ describe('npm run reproduce -- --on slurm', { timeout: 300_000 }, () => {
     await expect(run).rejects.toBeInstanceOf(Interrupted)
     place.close()
     expect(s.runs().map((x) => x.status)).toEqual(['cancelled', 'cancelled'])
+    expect(cluster.queued()).toEqual([])
+  })
+
+  it('runs an earlier invocation left open on the cluster are followed by the next one, not submitted again', async () => {
+    const s = setup({ 'tiny-o': yaml('tiny-o', 30) })
+    // The login node is lost right after the submission: every look fails, and so does scancel.
+    const local = new LocalShell(cluster.env)
+    const lost: ClusterShell = {
+      label: local.label,
+      ref: local.ref,
+      upload: (from, to) => local.upload(from, to),
+      close: () => local.close(),
+      run: (argv, o) => (['mkdir', 'realpath', 'sbatch'].includes(argv[0]) ? local.run(argv, o) : Promise.reject(new Error('connection lost'))),
+    }
+    const place = new SlurmPlace('held', { workDir: join(cluster.work, 'open'), partition: cluster.partition, hold: true }, async () => lost, 200)
+    const abort = new AbortController()
+    const first = s.run({ slurm: place, signal: abort.signal, log: (l) => (/could not look at Slurm job/.test(l) ? abort.abort() : undefined) })
+    await expect(first).rejects.toThrow(/connection lost/)
+    const left = s.runs()
+    expect(left.map((r) => r.status)).toEqual(['queued', 'queued'])
+    const [job] = s.core.opts.store.listSlurmJobs({ open: true })
+    cluster.run(['/usr/bin/scontrol', 'release', job.jobId])
+
+    const plan = await s.run({ planOnly: true, slurm: place })
+    expect(plan.page).toMatch(/^tiny-o: 2 to run .*, 0 reused; 2 still open on Slurm/m)
+    const back = new SlurmPlace('this machine', { workDir: join(cluster.work, 'open'), partition: cluster.partition }, async () => new LocalShell(cluster.env), 300)
+    await s.run({ slurm: back })
+    back.close()
+    expect(s.lines).toContain('reproduce: following 2 runs an earlier invocation left open on Slurm (1 job array)')
+    expect(s.lines.some((l) => /submitted as Slurm job/.test(l))).toBe(false)
+    expect(s.runs().map((r) => [r.id, r.status])).toEqual(left.map((r) => [r.id, 'done']))
     expect(cluster.queued()).toEqual([])
   })
 })
