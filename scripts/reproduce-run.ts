@@ -275,7 +275,7 @@ function planText(runner: Runner, planned: readonly Planned[]): string[] {
   const e = runner.estimate(todo)
   const arrays = planned.filter((p) => p.cells.some((c) => !c.reuse)).length
   const where = runner.slurm
-    ? `to submit to Slurm on ${runner.slurm.name} as ${arrays} job array${arrays === 1 ? '' : 's'} (one per template)`
+    ? `to submit to Slurm on ${runner.slurm.where} as ${arrays} job array${arrays === 1 ? '' : 's'} (one per template)`
     : 'to run'
   const wall = runner.slurm ? 'the wall time is the cluster\'s' : `${fmtDuration(e.cpuSeconds / Math.max(1, runner.parallelRuns))} of wall time on ${runner.parallelRuns} cores`
   lines.push(

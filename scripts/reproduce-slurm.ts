@@ -21,7 +21,9 @@ export const REPRODUCE_SLURM_USAGE = [
   '  and the sensitivity sweeps too (one job array per sweep row); they come back into the database as local runs do.',
   '  Where: --cluster NAME (saved with p4lab cluster add), --login USER@HOST[:PORT] [--key FILE] [--trust-host-key SHA256:...],',
   '  or neither (this machine is the login node); --work DIR (shared folder), --partition, --account, --time,',
-  '  --cpus-per-task N, --max-parallel M, --node PATH. Ctrl-C cancels the jobs (scancel) and keeps the runs that finished.',
+  '  --cpus-per-task N, --max-parallel M, --node PATH; --time must cover the longest run (a full HULA Fig. 5b run takes',
+  '  about 13 CPU-minutes). Ctrl-C cancels the jobs (scancel) and keeps the runs that finished; jobs a killed invocation',
+  '  left on the cluster are followed by the next one with the same cluster, not submitted again.',
 ]
 
 /** Where the runs go: the cluster's name for the page and the log, the sbatch options, and a shell opened on first use. */

@@ -80,7 +80,7 @@ describe('npm run reproduce -- --on slurm', { timeout: 300_000 }, () => {
     expect(place.name).toBe('lab')
 
     const plan = await s.run({ slurm: place, planOnly: true })
-    expect(plan.page).toMatch(/^total: 4 runs to submit to Slurm on lab as 2 job arrays \(one per template\), 0 reused; about .* of CPU, the wall time is the cluster's/m)
+    expect(plan.page).toMatch(/^total: 4 runs to submit to Slurm on the cluster lab as 2 job arrays \(one per template\), 0 reused; about .* of CPU, the wall time is the cluster's/m)
     expect(s.runs()).toEqual([])
 
     const first = await s.run({ slurm: place })
