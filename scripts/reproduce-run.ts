@@ -15,6 +15,7 @@ import type { TemplateSettings } from './reproduce-settings'
 import { fmtDuration, Runner, type Planned, type RunSpec, type Totals } from './reproduce-runner'
 import type { Invocation, Ledger } from './reproduce-ledger'
 import type { RunRow } from '../src-main/core/store'
+import type { SlurmPlace } from './reproduce-slurm'
 import { pointsOf, rowKey, sweepRows, sweepTable, type SweepOptions, type SweepScale } from './reproduce-sweep'
 import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from './reproduce-verdict'
 
@@ -49,6 +50,8 @@ export interface ReproduceOptions {
   signal?: AbortSignal
   /** The command line, recorded with the invocation. */
   args?: string
+  /** --on slurm: the runs (templates and sweeps) go to this cluster (reproduce-slurm.ts). */
+  slurm?: SlurmPlace
 }
 
 /** --quick: a quarter of the flows, at most this many, and the first seed. */
@@ -215,7 +218,7 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
     )
   }
   const reused = runs.filter((r) => runner.isReused(r.id)).length
-  out.push(`## ${name}`, '', `${results.spec.description} ${results.runs.length} runs (${failed} not done, ${reused} reused from an earlier invocation); ${unfinishedText}.`, '', ...lines)
+  out.push(`## ${name}`, '', `${results.spec.description} ${results.runs.length} runs (${failed} not done, ${reused} reused from an earlier invocation); ${unfinishedText}.`, '', ...notDone(results.runs), ...lines)
   return { name, summary, text: out.join('\n') }
 }
 
@@ -254,6 +257,13 @@ function skippedSection(o: ReproduceOptions, p: Planned, runner: Runner): Sectio
     '',
   ].join('\n')
   return { name, summary, text }
+}
+
+/** The cells whose run is not done, each with its status and why: the claims above read done runs only. */
+function notDone(runs: readonly RunRow[]): string[] {
+  const bad = runs.filter((r) => r.status !== 'done')
+  if (!bad.length) return []
+  return [`Not done, left out of the claims: ${bad.map((r) => `${r.scheme} load ${r.load} seed ${r.seed} ${r.status}${r.error ? ` (${esc(r.error.split('\n')[0])})` : ''}`).join('; ')}.`, '']
 }
 
 const SUMMARY_HEAD = ['| template | claim | paper | ours | ours/paper | within ±30 % | holds |', '|---|---|---|---|---|---|---|']
@@ -304,14 +314,20 @@ function planText(runner: Runner, planned: readonly Planned[]): string[] {
     const est = runner.estimate(run).cpuSeconds
     lines.push(
       `${p.key}: ${run.length} to run${run.length ? ` (about ${fmtDuration(est)} of CPU)` : ''}, ${reused.length} reused` +
-        (made.length ? ` (made ${made[0] === made[made.length - 1] ? made[0] : `${made[0]} to ${made[made.length - 1]}`})` : ''),
+        (made.length ? ` (made ${made[0] === made[made.length - 1] ? made[0] : `${made[0]} to ${made[made.length - 1]}`})` : '') +
+        (run.some((c) => c.open) ? `; ${run.filter((c) => c.open).length} still open on Slurm from an earlier invocation (--on slurm follows them)` : ''),
     )
   }
   const e = runner.estimate(todo)
+  const arrays = planned.filter((p) => p.cells.some((c) => !c.reuse)).length
+  const where = runner.slurm
+    ? `to submit to Slurm on ${runner.slurm.where} as ${arrays} job array${arrays === 1 ? '' : 's'} (one per template)`
+    : 'to run'
+  const wall = runner.slurm ? 'the wall time is the cluster\'s' : `${fmtDuration(e.cpuSeconds / Math.max(1, runner.parallelRuns))} of wall time on ${runner.parallelRuns} cores`
   lines.push(
-    `total: ${todo.length} runs to run, ${planned.reduce((a, p) => a + p.cells.length, 0) - todo.length} reused; about ${fmtDuration(e.cpuSeconds)} of CPU, ` +
-      `${fmtDuration(e.cpuSeconds / Math.max(1, runner.parallelRuns))} of wall time on ${runner.parallelRuns} cores (estimated from ${e.from}); ` +
-      'the sensitivity sweeps of the claims that miss come on top, at most ' +
+    `total: ${todo.length} runs ${where}, ${planned.reduce((a, p) => a + p.cells.length, 0) - todo.length} reused; about ${fmtDuration(e.cpuSeconds)} of CPU, ` +
+      `${wall} (estimated from ${e.from}); ` +
+      `the sensitivity sweeps of the claims that miss come on top${runner.slurm ? ' (on Slurm too)' : ''}, at most ` +
       `${SWEEP_MAX_FLOWS} flows a run, and are decided by the results`,
   )
   return lines
@@ -327,7 +343,7 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
   const names = Object.keys(o.claims).filter((n) => (!o.only || o.only === n) && !skip.includes(n))
   if (!names.length) throw new Error('--skip leaves no template to run')
   const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0, cpuMs: 0 } : o.ledger.startInvocation(o.args ?? '')
-  const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal })
+  const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal, ...(o.slurm ? { slurm: o.slurm } : {}) })
   try {
     const planned = runner.plan(names.map((n) => templateSpec(o, n)))
     const skipped = runner.plan(skip.map((n) => templateSpec(o, n)))
@@ -364,7 +380,8 @@ function writePage(o: ReproduceOptions, sections: Section[], timeText: string): 
       "# Results: the papers' claims on the embedded fabric",
       '',
       `Produced by \`npm run reproduce${o.quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ` +
-        `${cpus().length} cores, ${o.parallelRuns} runs at a time. Total time of the ${o.only ? `run of ${o.only} alone` : skip.length ? `run without ${skip.join(', ')} (--skip)` : 'full run'}: ${timeText}` +
+        `${o.slurm ? `the runs it made ran as Slurm job arrays on ${o.slurm.where} (one per template and per sweep row), not in this machine's worker threads` : `${cpus().length} cores, ${o.parallelRuns} runs at a time`}. ` +
+        `Total time of the ${o.only ? `run of ${o.only} alone` : skip.length ? `run without ${skip.join(', ')} (--skip)` : 'full run'}: ${timeText}` +
         `${o.quick ? ` (quick mode: a quarter of the flows, at most ${QUICK_MAX_FLOWS}, one seed per template; sweeps at most ${QUICK_SWEEP_MAX_FLOWS} flows a run)` : ''}. ` +
         `Simulator fingerprint ${o.fingerprint} (a hash of the worker bundle and of the sources that decide what a run computes, ` +
         'scripts/reproduce-ledger.ts; `npm run reproduce -- --plan` on a checkout prints its own, and reuses these runs only if they are equal). ' +

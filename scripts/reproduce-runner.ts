@@ -11,6 +11,7 @@ import type { RunRow } from '../src-main/core/store'
 import { cdfMean } from '../src-main/sim/workload/cdf'
 import { RunCpu } from './reproduce-cpu'
 import { Ledger, specHash, type Invocation } from './reproduce-ledger'
+import { followJobs, nodeTimes, submitSpecs, type SlurmPlace } from './reproduce-slurm'
 
 /**
  * CPU seconds per byte a run carries, when the database has no timed run to learn it from:
@@ -48,6 +49,8 @@ export interface Cell {
   cost: number
   /** A run of this cell that is reused, and when it was made. */
   reuse?: { run: RunRow; cpuMs: number | null; wallMs: number | null; invocationId: number }
+  /** Else a run of it an earlier invocation left open on Slurm (it left while its job array ran): followed with --on slurm, not submitted again. */
+  open?: RunRow
 }
 
 export interface Planned extends RunSpec {
@@ -78,6 +81,43 @@ export interface Totals {
 const fmtDuration = (s: number) => (s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${(s / 60).toFixed(1)} min` : `${s.toFixed(1)} s`)
 export { fmtDuration }
 
+type Todo = { p: Planned; i: number; cell: Cell }
+
+/** The progress lines: one per run that ends, with the runs left and an ETA at the rate so far. */
+class Progress {
+  finished = 0
+  cancelled = 0
+  private doneCost = 0
+  private doneWallMs = 0
+  private readonly start = Date.now()
+
+  constructor(
+    private left: number,
+    private readonly total: number,
+  ) {}
+
+  ended(t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null, aborted: boolean): string | undefined {
+    if (run.status === 'cancelled') {
+      this.cancelled++
+      // Runs cancelled before they started need no line each: the summary counts them.
+      if (wallMs === null) return undefined
+    } else {
+      this.finished++
+      this.doneCost += t.cell.cost
+      this.doneWallMs = Date.now() - this.start
+    }
+    this.left -= t.cell.cost
+    const remaining = this.total - this.finished - this.cancelled
+    // ETA: the remaining cost at the rate (cost per wall second, all cores together) the finished runs went.
+    const eta = remaining > 0 && this.doneCost > 0 && !aborted ? `, ETA ${fmtDuration(((this.left / this.doneCost) * this.doneWallMs) / 1000)}` : ''
+    const cpuText = cpuMs === null ? 'CPU unknown' : `${fmtDuration(cpuMs / 1000)} CPU`
+    return (
+      `reproduce: [${this.finished + this.cancelled}/${this.total}] ${t.p.key} ${run.scheme} load ${run.load} seed ${run.seed}: ${run.status}` +
+      `${run.status === 'done' ? '' : run.error ? ` (${run.error})` : ''}, ${wallMs === null ? '?' : fmtDuration(wallMs / 1000)} wall, ${cpuText}; ${remaining} left${eta}`
+    )
+  }
+}
+
 const wallOf = (r: RunRow) => (r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null)
 
 export class Runner {
@@ -98,12 +138,19 @@ export class Runner {
       parallelRuns: number
       log: (line: string) => void
       signal?: AbortSignal
+      /** Runs go to this Slurm cluster instead of this machine's cores (reproduce-slurm.ts). */
+      slurm?: SlurmPlace
     },
   ) {
     this.cpu = new RunCpu(o.core)
     // Stored every minute too, so a killed invocation loses at most a minute of its wall time.
     this.timer = setInterval(() => this.saveWall(), 60_000)
     this.timer.unref()
+  }
+
+  /** The Slurm cluster the runs go to, if they do not run here. */
+  get slurm(): SlurmPlace | undefined {
+    return this.o.slurm
   }
 
   get parallelRuns(): number {
@@ -133,8 +180,12 @@ export class Runner {
         if (this.o.fresh) return cell
         for (const l of ledger.candidates({ specHash: hash, fingerprint, ...c })) {
           const run = core.opts.store.getRun(l.runId)
+          if (run && !run.deletedAt && !cell.open && (run.status === 'queued' || run.status === 'running') && core.opts.store.slurmTaskOfRun(run.id)?.settled === false) cell.open = run
           if (run && run.status === 'done' && !run.deletedAt) {
-            cell.reuse = { run, cpuMs: l.cpuMs, wallMs: l.wallMs, invocationId: l.invocationId }
+            // A Slurm run merged by another process (p4lab slurm follow) has its times in its facts only.
+            const node = nodeTimes(run)
+            cell.reuse = { run, cpuMs: l.cpuMs ?? node.cpuMs, wallMs: l.wallMs ?? node.wallMs, invocationId: l.invocationId }
+            delete cell.open
             break
           }
         }
@@ -154,9 +205,9 @@ export class Runner {
 
   /** Runs the cells without a reusable run, longest first across all specs; each spec's runs in its cells' order. */
   async run(planned: readonly Planned[]): Promise<Map<string, RunRow[]>> {
-    const { core, ledger, log } = this.o
+    const { ledger, log } = this.o
     const out = new Map<string, Array<RunRow | undefined>>()
-    const todo: Array<{ p: Planned; i: number; cell: Cell }> = []
+    const todo: Todo[] = []
     for (const p of planned) {
       out.set(p.key, p.cells.map((c) => c.reuse?.run))
       p.cells.forEach((cell, i) => {
@@ -172,30 +223,44 @@ export class Runner {
       return this.collect(out)
     }
     this.throwIfAborted(0, 0)
-    log(`reproduce: ${todo.length} runs to run, ${reused} reused; estimated ${fmtDuration(this.estimate(todo.map((t) => t.cell)).cpuSeconds)} of CPU`)
+    const where = this.o.slurm ? ` on Slurm (${this.o.slurm.name})` : ''
+    log(`reproduce: ${todo.length} runs to run${where}, ${reused} reused; estimated ${fmtDuration(this.estimate(todo.map((t) => t.cell)).cpuSeconds)} of CPU`)
     // Longest first: the orchestrator starts queued runs in the order they were queued.
     todo.sort((a, b) => b.cell.cost - a.cell.cost)
-    const experiments = new Map<string, number>()
-    for (const p of planned) if (p.cells.some((c) => !c.reuse)) experiments.set(p.key, core.findOrCreateExperiment(p.yaml, p.file).id)
-    const ids: number[] = []
-    const costOf = new Map<number, number>()
-    for (const t of todo) {
-      const [run] = core.orchestrator.enqueue(experiments.get(t.p.key)!, t.p.spec, [{ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed }])
+    const progress = new Progress(todo.reduce((a, t) => a + t.cell.cost, 0), todo.length)
+    const ended = (t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null) => {
+      ledger.setTimes(run.id, cpuMs, wallMs)
+      this.used.set(run.id, { cpuMs, wallMs, reused: false, finishedAt: run.finishedAt, invocationId: this.o.invocation.id })
+      this.saveWall()
+      const line = progress.ended(t, run, cpuMs, wallMs, !!this.o.signal?.aborted)
+      if (line) log(line)
+    }
+    const record = (t: Todo, run: RunRow) => {
       ledger.record({ runId: run.id, specHash: t.p.hash, fingerprint: this.o.fingerprint, scheme: run.scheme, load: run.load, seed: run.seed, cost: t.cell.cost, invocationId: this.o.invocation.id })
       out.get(t.p.key)![t.i] = run
+    }
+    const open = todo.filter((t) => t.cell.open).length
+    if (open && !this.o.slurm) log(`reproduce: ${open} of these runs are still open on Slurm, left by an earlier invocation; they run here anew (--on slurm with the same cluster follows them instead)`)
+    if (this.o.slurm) await this.runSlurm(this.o.slurm, todo, record, (t, run) => (out.get(t.p.key)![t.i] = run), ended)
+    else await this.runLocal(todo, record, ended)
+    this.throwIfAborted(progress.finished, progress.cancelled)
+    return this.collect(out)
+  }
+
+  private async runLocal(todo: readonly Todo[], record: (t: Todo, run: RunRow) => void, ended: (t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null) => void): Promise<void> {
+    const { core } = this.o
+    const experiments = new Map<string, number>()
+    for (const t of todo) if (!experiments.has(t.p.key)) experiments.set(t.p.key, core.findOrCreateExperiment(t.p.yaml, t.p.file).id)
+    const ids: number[] = []
+    for (const t of todo) {
+      const [run] = core.orchestrator.enqueue(experiments.get(t.p.key)!, t.p.spec, [{ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed }])
+      record(t, run)
       ids.push(run.id)
-      costOf.set(run.id, t.cell.cost)
     }
     const onAbort = () => {
       for (const id of ids) core.orchestrator.cancel(id)
     }
     this.o.signal?.addEventListener('abort', onAbort, { once: true })
-    let finished = 0
-    let cancelled = 0
-    let doneCost = 0
-    let doneWallMs = 0
-    let left = todo.reduce((a, t) => a + t.cell.cost, 0)
-    const runStart = Date.now()
     try {
       await Promise.all(
         todo.map(async (t, k) => {
@@ -203,36 +268,53 @@ export class Runner {
           await core.orchestrator.wait([id])
           const run = core.opts.store.getRun(id)!
           const cpuMs = this.cpu.cpuMs(id)
-          const wallMs = wallOf(run)
           this.cpu.forget(id)
-          ledger.setTimes(id, cpuMs, wallMs)
-          this.used.set(id, { cpuMs, wallMs, reused: false, finishedAt: run.finishedAt, invocationId: this.o.invocation.id })
-          if (run.status === 'cancelled') {
-            cancelled++
-            // Runs cancelled before they started need no line each: the summary counts them.
-            if (wallMs === null) return
-          } else {
-            finished++
-            doneCost += t.cell.cost
-            doneWallMs = Date.now() - runStart
-          }
-          left -= t.cell.cost
-          this.saveWall()
-          const remaining = todo.length - finished - cancelled
-          // ETA: the remaining cost at the rate (cost per wall second, all cores together) the finished runs went.
-          const eta = remaining > 0 && doneCost > 0 && !this.o.signal?.aborted ? `, ETA ${fmtDuration(((left / doneCost) * doneWallMs) / 1000)}` : ''
-          const cpuText = cpuMs === null ? 'CPU unknown' : `${fmtDuration(cpuMs / 1000)} CPU`
-          log(
-            `reproduce: [${finished + cancelled}/${todo.length}] ${t.p.key} ${run.scheme} load ${run.load} seed ${run.seed}: ${run.status}` +
-              `${run.status === 'done' ? '' : run.error ? ` (${run.error})` : ''}, ${wallMs === null ? '?' : fmtDuration(wallMs / 1000)} wall, ${cpuText}; ${remaining} left${eta}`,
-          )
+          ended(t, run, cpuMs, wallOf(run))
         }),
       )
     } finally {
       this.o.signal?.removeEventListener('abort', onAbort)
     }
-    this.throwIfAborted(finished, cancelled)
-    return this.collect(out)
+  }
+
+  /** One job array per spec, its cells longest first; each run's times are its node's, from its bundle. */
+  private async runSlurm(place: SlurmPlace, todo: readonly Todo[], record: (t: Todo, run: RunRow) => void, out: (t: Todo, run: RunRow) => void, ended: (t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null) => void): Promise<void> {
+    const { core, log } = this.o
+    const store = core.opts.store
+    const shell = await place.shell()
+    // Runs an earlier invocation left open on this same cluster are followed, not submitted again.
+    const byRun = new Map<number, Todo>()
+    const followed = new Set<number>()
+    for (const t of todo) {
+      const task = t.cell.open && store.slurmTaskOfRun(t.cell.open.id)
+      const job = task ? store.getSlurmJob(task.slurmJob) : undefined
+      if (!t.cell.open || !job || JSON.stringify(job.cluster) !== JSON.stringify(shell.ref)) continue
+      out(t, t.cell.open)
+      byRun.set(t.cell.open.id, t)
+      followed.add(job.id)
+    }
+    if (byRun.size) log(`reproduce: following ${byRun.size} runs an earlier invocation left open on Slurm (${followed.size} job array${followed.size === 1 ? '' : 's'})`)
+    const groups = new Map<string, Todo[]>()
+    for (const t of todo) if (!(t.cell.open && byRun.has(t.cell.open.id))) groups.set(t.p.key, [...(groups.get(t.p.key) ?? []), t])
+    const list = [...groups.values()]
+    const { jobs, runs } = await submitSpecs(
+      core,
+      place,
+      list.map((g) => ({ key: g[0].p.key, yaml: g[0].p.yaml, file: g[0].p.file, spec: g[0].p.spec, cells: g.map((t) => ({ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed })) })),
+      log,
+    )
+    list.forEach((g, i) => g.forEach((t, k) => (record(t, runs[i][k]), byRun.set(runs[i][k].id, t))))
+    await followJobs(core, place, [...followed, ...jobs], {
+      log,
+      signal: this.o.signal,
+      settled: (runId) => {
+        // A job array followed again also carries runs settled before, or of cells done since.
+        if (!byRun.has(runId)) return
+        const run = store.getRun(runId)!
+        const node = nodeTimes(run)
+        ended(byRun.get(runId)!, run, node.cpuMs, node.wallMs ?? wallOf(run))
+      },
+    })
   }
 
   /** The time behind every run used so far (reused or made), for the page. */

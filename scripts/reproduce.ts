@@ -13,7 +13,8 @@
 // the identical resolved spec on the identical simulator is reused (reproduce-runner.ts,
 // reproduce-ledger.ts). --fresh ignores earlier runs; --plan prints what would run and what would
 // be reused, with an estimate, and runs nothing. Ctrl-C cancels the runs under way and keeps the
-// finished ones; the next invocation continues from there.
+// finished ones; the next invocation continues from there. --on slurm sends the runs to a
+// Slurm cluster instead, with `p4lab run --on slurm`'s flags (reproduce-slurm.ts).
 import { availableParallelism } from 'node:os'
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -24,6 +25,8 @@ import { CLAIMS } from './reproduce-claims'
 import { Ledger, simulatorFingerprint } from './reproduce-ledger'
 import { reproduce } from './reproduce-run'
 import { Interrupted } from './reproduce-runner'
+import { REPRODUCE_SLURM_OPTIONS, REPRODUCE_SLURM_USAGE, reproduceSlurm, type SlurmPlace } from './reproduce-slurm'
+import { UsageError } from '../src-main/cli/common'
 import { SETTINGS } from './reproduce-settings'
 
 const { values } = parseArgs({
@@ -36,6 +39,8 @@ const { values } = parseArgs({
     plan: { type: 'boolean', default: false },
     parallel: { type: 'string' },
     out: { type: 'string' },
+    help: { type: 'boolean', default: false },
+    ...REPRODUCE_SLURM_OPTIONS,
   },
 })
 const root = packageRoot()
@@ -44,24 +49,36 @@ const parallelRuns = values.parallel ? Number(values.parallel) : availableParall
 if (!Number.isInteger(parallelRuns) || parallelRuns < 1) throw new Error(`--parallel ${values.parallel}: give a whole number of runs at a time, 1 or more`)
 
 async function main(): Promise<void> {
+  if (values.help) {
+    process.stdout.write(`npm run reproduce [-- --quick] [--only NAME] [--db PATH] [--fresh] [--plan] [--parallel N] [--out FILE]\n${REPRODUCE_SLURM_USAGE.join('\n')}\n`)
+    return
+  }
   mkdirSync(dirname(dbPath), { recursive: true })
   const core = createNodeCore({ dbPath, parallelRuns })
+  let slurm: SlurmPlace | undefined
+  try {
+    slurm = reproduceSlurm(core, values)
+  } catch (err) {
+    core.opts.store.close()
+    throw err
+  }
   core.start()
   const ledger = new Ledger(dbPath)
   const abort = new AbortController()
   const onSignal = (signal: NodeJS.Signals) => {
     if (abort.signal.aborted) {
-      process.stderr.write(`reproduce: second ${signal}, leaving now; runs still under way are marked interrupted on the next start\n`)
+      const left = slurm ? `the Slurm jobs not yet cancelled go on: p4lab slurm cancel --db ${dbPath} cancels them, p4lab slurm follow --db ${dbPath} merges them` : 'runs still under way are marked interrupted on the next start'
+      process.stderr.write(`reproduce: second ${signal}, leaving now; ${left}\n`)
       process.exit(130)
     }
-    process.stderr.write(`reproduce: ${signal}: cancelling the runs under way, keeping the finished ones (Ctrl-C again to leave at once)\n`)
+    process.stderr.write(`reproduce: ${signal}: cancelling the runs under way${slurm ? ' (scancel)' : ''}, keeping the finished ones (Ctrl-C again to leave at once)\n`)
     abort.abort()
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   try {
     const fingerprint = simulatorFingerprint(root)
-    process.stderr.write(`reproduce: database ${dbPath}, simulator ${fingerprint}${values.fresh ? ', --fresh: earlier runs ignored' : ''}\n`)
+    process.stderr.write(`reproduce: database ${dbPath}, simulator ${fingerprint}${values.fresh ? ', --fresh: earlier runs ignored' : ''}${slurm ? `, runs on Slurm (${slurm.name})` : ''}\n`)
     await reproduce({
       core,
       templatesDir: join(root, 'resources', 'experiments'),
@@ -79,10 +96,12 @@ async function main(): Promise<void> {
       planOnly: values.plan,
       signal: abort.signal,
       args: process.argv.slice(2).join(' '),
+      ...(slurm ? { slurm } : {}),
     })
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
+    slurm?.close()
     ledger.close()
     core.opts.store.close()
   }
@@ -92,6 +111,11 @@ main().catch((err) => {
   if (err instanceof Interrupted) {
     process.stderr.write(`reproduce: ${err.message}\n`)
     process.exitCode = 130
+    return
+  }
+  if (err instanceof UsageError) {
+    process.stderr.write(`reproduce: ${err.message}\n`)
+    process.exitCode = 2
     return
   }
   process.stderr.write(`reproduce: ${err instanceof Error ? err.stack : String(err)}\n`)

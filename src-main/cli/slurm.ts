@@ -7,7 +7,8 @@ import { cellsToResume, sweepMatrix } from '../core/sweeps'
 import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
 import { userDataDir } from '../core/paths'
 import { SlurmSweeps, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
-import type { ClusterRow, ExperimentRow, SlurmClusterRef } from '../core/store'
+import type { ClusterService } from '../core/slurm'
+import type { ClusterRow, ExperimentRow, SlurmClusterRef, Store } from '../core/store'
 import type { ExperimentSpec, RunnerSpec } from '../core/spec'
 import { printable } from '../model/printable'
 import { openCore, COMMON_OPTIONS, UsageError, type Command } from './common'
@@ -50,15 +51,31 @@ export function parseLogin(login: string, keyFile: string | undefined): SlurmClu
   return { kind: 'ssh', user: m[1], host: m[2].replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : 22, keyFile: keyFile ?? null }
 }
 
-const knownHostsOf = (core: Core): KnownHosts => core.opts.knownHosts ?? p4labKnownHosts(userDataDir())
+/**
+ * Where saved clusters are read and login nodes reached from: a core (its store), or the user's
+ * database beside another store (`npm run reproduce` runs into a database of its own).
+ */
+export interface ClusterHost {
+  opts: { store: Store; knownHosts?: KnownHosts }
+  clusters: ClusterService
+}
+
+const knownHostsOf = (core: ClusterHost): KnownHosts => core.opts.knownHosts ?? p4labKnownHosts(userDataDir())
 
 /** The testbeds' known_hosts and secrets (a login node pinned once is pinned for both); a saved cluster's passphrase. */
-export function clusterShell(core: Core, ref: SlurmClusterRef): Promise<ClusterShell> {
+export function clusterShell(core: ClusterHost, ref: SlurmClusterRef): Promise<ClusterShell> {
   return core.clusters.shellFor(ref)
 }
 
+/** The Slurm flags given without --on slurm: refused, naming the first. */
+export function slurmFlagsAlone(values: SlurmRunValues, onSlurm: boolean, without = '--on slurm'): void {
+  if (values.on !== undefined && values.on !== 'slurm' && values.on !== 'local') throw new UsageError(`--on takes slurm or local, got '${String(values.on)}'`)
+  const given = (Object.keys(SLURM_RUN_OPTIONS) as Array<keyof typeof SLURM_RUN_OPTIONS>).filter((k) => k !== 'on' && values[k] !== undefined && values[k] !== false)
+  if (!onSlurm && given.length) throw new UsageError(`--${given[0]} goes with ${without}`)
+}
+
 /** A first contact with an unknown login node: pinned only when the user names its fingerprint. */
-async function connectPinned(core: Core, ref: SlurmClusterRef, trust: string | undefined): Promise<ClusterShell> {
+export async function connectPinned(core: ClusterHost, ref: SlurmClusterRef, trust: string | undefined): Promise<ClusterShell> {
   const shell = await clusterShell(core, ref)
   try {
     await shell.run(['true'])
@@ -93,7 +110,7 @@ export function unknownCluster(values: SlurmRunValues, name: string, known: stri
  * login (--login, or this machine); each sbatch option from its flag, else the file's runner:,
  * else the saved cluster's default. Throws a UsageError before anything is written.
  */
-export function slurmTarget(core: Core, values: SlurmRunValues, runner: RunnerSpec | undefined): { ref: SlurmClusterRef; opts: SlurmSubmitOptions } {
+export function slurmTarget(core: ClusterHost, values: SlurmRunValues, runner: RunnerSpec | undefined): { ref: SlurmClusterRef; opts: SlurmSubmitOptions } {
   const v = values as Record<string, string | undefined>
   const fromFile = runner?.kind === 'slurm' ? runner : undefined
   if (v.cluster && v.login) throw new UsageError('give --cluster NAME (a saved cluster) or --login USER@HOST, not both')

@@ -8,7 +8,7 @@ import { parseExperiment, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
 import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
-import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
+import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmFlagsAlone, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
 
 function parseParallel(text: string | undefined): number | undefined {
   if (text === undefined) return undefined
@@ -73,8 +73,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   }
   // --on slurm, or the file's runner: (unless --on local); the flags override the file.
   const onSlurm = slurmValues.on === 'slurm' || (slurmValues.on === undefined && parsed.spec.runner?.kind === 'slurm')
-  const slurmOnly = (Object.keys(SLURM_RUN_OPTIONS) as Array<keyof typeof SLURM_RUN_OPTIONS>).filter((k) => k !== 'on' && slurmValues[k] !== undefined && slurmValues[k] !== false)
-  if (!onSlurm && slurmOnly.length) throw new UsageError(`--${slurmOnly[0]} goes with --on slurm (or a runner: { kind: slurm } in the file)`)
+  slurmFlagsAlone(slurmValues, onSlurm, '--on slurm (or a runner: { kind: slurm } in the file)')
   if (onSlurm && mode === 'rerun-failed') throw new UsageError('--rerun-failed runs locally; on Slurm use --resume')
   // A cluster named where no database exists yet: refused before the database is created.
   const named = onSlurm ? namedCluster(slurmValues, parsed.spec.runner) : undefined

@@ -42,6 +42,8 @@ export interface BundleCell {
   node: string
   nodeVersion: string
   wallMs: number
+  /** The task's CPU time (user and system) while it simulated; absent from runners before it was recorded. */
+  cpuMs?: number
 }
 
 export type BundleFlows = { [K in keyof SimFlows]: number[] }

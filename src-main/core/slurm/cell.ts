@@ -9,6 +9,11 @@ import { join } from 'node:path'
 import { runSim } from '../../schemes'
 import { BUNDLE, JOB_FILE, JOB_FORMAT, flowsToJson, writeBundleManifest, type BundleCell, type BundleResult, type JobFile } from './bundle'
 
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(start)
+  return (u.user + u.system) / 1000
+}
+
 function main(argv: string[]): number {
   const [sweepDir, taskText = process.env.SLURM_ARRAY_TASK_ID] = argv
   if (!sweepDir || taskText === undefined) {
@@ -32,6 +37,7 @@ function main(argv: string[]): number {
   }
   write(BUNDLE.telemetry, '')
   const t0 = performance.now()
+  const cpu0 = process.cpuUsage()
   const result = runSim(cell.config, {
     onSeries: (defs) => write(BUNDLE.series, JSON.stringify(defs)),
     onTelemetry: (t, values) => appendFileSync(join(dir, BUNDLE.telemetry), JSON.stringify({ t: Array.from(t), values: Array.from(values) }) + '\n'),
@@ -46,6 +52,8 @@ function main(argv: string[]): number {
     node: hostname(),
     nodeVersion: process.version,
     wallMs: Math.round(performance.now() - t0),
+    // The task is this process alone: its CPU time is the run's.
+    cpuMs: Math.round(cpuMsSince(cpu0)),
   }
   const out: BundleResult = { counters: result.counters, events: result.events, eventsDropped: result.eventsDropped }
   write(BUNDLE.flows, JSON.stringify(flowsToJson(result.flows)))

@@ -78,6 +78,7 @@ export async function mergeTask(o: { store: Store; shell: ClusterShell; job: Slu
       target: 'sim',
       engine: 'p4lab-sim v0',
       wallMs: cell.wallMs,
+      ...(typeof cell.cpuMs === 'number' ? { cpuMs: cell.cpuMs } : {}),
       eventsDropped: result.eventsDropped,
       runner: 'slurm',
       slurmTask: `${o.job.jobId}_${o.index}`,

@@ -116,7 +116,7 @@ export class SlurmSweeps {
     const runnerName = `p4lab-cell-${hash.slice(0, 16)}.mjs`
     const sweepDir = `${work}/sweeps/${exp.name.replace(/[^\w.-]/g, '_')}-${exp.id}-${new Date().toISOString().replace(/[:.]/g, '')}-${randomBytes(3).toString('hex')}`
 
-    const runs = store.createRuns(exp.id, spec.testbed, `${SLURM_OWNER_PREFIX}${shell.label}`, cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })))
+    const runs = store.createRuns(exp.id, spec.testbed, `${SLURM_OWNER_PREFIX}${shell.label}`, cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })), { spec })
     const stage = mkdtempSync(join(tmpdir(), 'p4lab-slurm-stage-'))
     try {
       // The same configuration the local sim driver builds for the cell (targets/sim).

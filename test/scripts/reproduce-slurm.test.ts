@@ -1,0 +1,196 @@
+// `npm run reproduce -- --on slurm` (reproduce-slurm.ts) on a real one-node Slurm cluster
+// (test/helpers/slurm.ts) and tiny templates: the runs go out as one job array per template,
+// merge into the reproduce database, are recorded in the ledger with their node's CPU time and
+// reused by a later invocation that runs nothing, with or without Slurm; a task that fails on
+// the cluster leaves its run not done, named on the page and never reused; Ctrl-C cancels the
+// arrays. And the flags: `p4lab run --on slurm`'s, refused with a message naming the fault.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createNodeCore, type Core } from '../../src-main/core'
+import { LocalShell, type ClusterShell } from '../../src-main/core/slurm'
+import type { Claim } from '../../scripts/reproduce-claims'
+import { Ledger } from '../../scripts/reproduce-ledger'
+import { reproduce, type ReproduceOptions } from '../../scripts/reproduce-run'
+import { Interrupted } from '../../scripts/reproduce-runner'
+import { SlurmPlace, reproduceSlurm } from '../../scripts/reproduce-slurm'
+import { tempCore } from '../helpers/core'
+import { startSlurm, type SlurmCluster } from '../helpers/slurm'
+
+const TOPO = 'topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }'
+const yaml = (name: string, flows: number) => `name: ${name}\ndescription: "tiny"\ntestbed: sim\n${TOPO}\nschemes: [ecmp, rps]\nworkload: { kind: web-search, load: 0.5, flows: ${flows} }\nseeds: [1]\n`
+// A claim that reads the runs (so it needs them done) and always holds, so no sweep runs.
+const holds: Claim = { claim: 'ecmp ran', seed: 'better', measure: { unit: 'x', value: (r) => 1 + r.fct('ecmp', 0.5, 'meanNs') * 0, holds: () => true } }
+
+const home = mkdtempSync(join(tmpdir(), 'p4lab-reproduce-slurm-home-'))
+const savedEnv = { P4LAB_HOME: process.env.P4LAB_HOME, SLURM_CONF: process.env.SLURM_CONF }
+process.env.P4LAB_HOME = home
+
+const opened: Array<{ core: Core; ledger?: Ledger }> = []
+afterAll(() => {
+  for (const { core, ledger } of opened) {
+    core.orchestrator.cancelAll()
+    ledger?.close()
+    core.opts.store.close()
+  }
+  for (const [k, v] of Object.entries(savedEnv)) {
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
+})
+
+function setup(templates: Record<string, string>) {
+  const { core, dbPath, dir } = tempCore(2)
+  core.start()
+  const ledger = new Ledger(dbPath)
+  opened.push({ core, ledger })
+  const tdir = join(dir, 'templates')
+  mkdirSync(tdir)
+  const write = (name: string, text: string) => writeFileSync(join(tdir, `${name}.yaml`), text)
+  for (const [n, t] of Object.entries(templates)) write(n, t)
+  const claims = Object.fromEntries(Object.keys(templates).map((n) => [n, [holds]]))
+  const lines: string[] = []
+  const run = (more: Partial<ReproduceOptions> = {}) => {
+    lines.length = 0
+    return reproduce({ core, templatesDir: tdir, claims, settings: {}, quick: false, outFile: join(dir, 'docs', 'results.md'), parallelRuns: 2, log: (l) => lines.push(l), ledger, fingerprint: 'sim-a', ...more })
+  }
+  const runs = () => core.opts.store.listRuns({ shown: 'all' })
+  return { core, ledger, run, write, lines, runs }
+}
+
+describe('npm run reproduce -- --on slurm', { timeout: 300_000 }, () => {
+  let cluster: SlurmCluster
+  beforeAll(async () => {
+    cluster = await startSlurm()
+    // This machine is the login node: the Slurm commands read this cluster's slurm.conf.
+    process.env.SLURM_CONF = cluster.conf
+    // A saved cluster in the user's p4lab database, as `p4lab cluster add` leaves it.
+    const user = createNodeCore({ dbPath: join(home, 'p4lab.db'), dataDir: home })
+    opened.push({ core: user })
+    await user.clusters.save({ name: 'lab', login: { kind: 'local' }, workDir: join(cluster.work, 'reproduce'), partition: cluster.partition })
+  }, 90_000)
+  afterAll(async () => {
+    await cluster?.stop()
+  })
+
+  it('submits the runs to a saved cluster, merges them into the ledger, and a second invocation without Slurm reuses them all', async () => {
+    const s = setup({ 'tiny-a': yaml('tiny-a', 30), 'tiny-b': yaml('tiny-b', 30) })
+    const place = reproduceSlurm(s.core, { on: 'slurm', cluster: 'lab' })!
+    expect(place.name).toBe('lab')
+
+    const plan = await s.run({ slurm: place, planOnly: true })
+    expect(plan.page).toMatch(/^total: 4 runs to submit to Slurm on the cluster lab as 2 job arrays \(one per template\), 0 reused; about .* of CPU, the wall time is the cluster's/m)
+    expect(s.runs()).toEqual([])
+
+    const first = await s.run({ slurm: place })
+    expect(s.lines.filter((l) => /^reproduce: tiny-(a|b): 2 runs submitted as Slurm job \d+ on lab$/.test(l))).toHaveLength(2)
+    expect(s.lines).toContain('reproduce: Slurm on lab: 2 job arrays, 4/4 tasks settled: 4 COMPLETED')
+    expect(s.lines.filter((l) => /^reproduce: \[\d\/4\] tiny-(a|b) (ecmp|rps) load 0\.5 seed 1: done, \d+\.\d (s|min) wall, \d+\.\d (s|min) CPU; \d left/.test(l))).toHaveLength(4)
+    const runs = s.runs()
+    expect(runs.map((r) => r.status)).toEqual(['done', 'done', 'done', 'done'])
+    for (const r of runs) {
+      expect(r.facts?.runner).toBe('slurm')
+      const l = s.ledger.get(r.id)!
+      expect(l.fingerprint).toBe('sim-a')
+      expect(l.cpuMs).toBeGreaterThan(0)
+      expect(l.cost).toBeGreaterThan(0)
+    }
+    expect(first.page).toContain('the runs it made ran as Slurm job arrays on the cluster lab (one per template and per sweep row), not in this machine\'s worker threads')
+    expect(first.page).not.toMatch(/\d+ cores, \d+ runs at a time/)
+    expect(first.page).toContain('2 runs (0 not done, 0 reused from an earlier invocation)')
+    place.close()
+
+    // Later, without Slurm: nothing runs, every run is reused.
+    const second = await s.run()
+    expect(s.runs().map((r) => r.id)).toEqual(runs.map((r) => r.id))
+    expect(s.lines).toContain('reproduce: all 4 runs reused')
+    expect(second.page).toContain('2 runs (0 not done, 2 reused from an earlier invocation)')
+    expect(cluster.queued()).toEqual([])
+  })
+
+  it('a task that fails on the cluster leaves its run not done, named on the page, and nothing is reused from it', async () => {
+    const s = setup({ 'tiny-f': yaml('tiny-f', 30) })
+    // The nodes' "Node" exits 1 at once: every task fails.
+    const place = reproduceSlurm(s.core, { on: 'slurm', login: undefined, work: join(cluster.work, 'failing'), partition: cluster.partition, node: '/bin/false' })!
+    expect(place.name).toBe('this machine')
+    const r = await s.run({ slurm: place })
+    place.close()
+    const runs = s.runs()
+    expect(runs.map((x) => x.status)).toEqual(['failed', 'failed'])
+    expect(runs[0].error).toMatch(/^Slurm: task \d+_[01] FAILED/)
+    expect(s.lines).toContain('reproduce: Slurm on this machine: 1 job array, 2/2 tasks settled: 2 FAILED')
+    expect(r.page).toContain('2 runs (2 not done, 0 reused')
+    expect(r.page).toMatch(/^Not done, left out of the claims: ecmp load 0\.5 seed 1 failed \(Slurm: task \d+_\d FAILED [^;]*\); rps load 0\.5 seed 1 failed \(Slurm: task \d+_\d FAILED .*\)\.$/m)
+    expect(r.page).toContain('the runs it made ran as Slurm job arrays on the cluster whose login node is this machine')
+    const plan = await s.run({ planOnly: true })
+    expect(plan.page).toMatch(/^tiny-f: 2 to run \(about .*\), 0 reused$/m)
+  })
+
+  it('Ctrl-C cancels the job arrays (scancel) and the invocation ends interrupted', async () => {
+    const s = setup({ 'tiny-h': yaml('tiny-h', 30) })
+    // Held: nothing starts, so the cancel finds every task pending.
+    const place = new SlurmPlace('held', { workDir: join(cluster.work, 'held'), partition: cluster.partition, hold: true }, async () => new LocalShell(cluster.env), 300)
+    const abort = new AbortController()
+    const run = s.run({ slurm: place, signal: abort.signal, log: (l) => (/runs submitted as Slurm job/.test(l) ? abort.abort() : undefined) })
+    await expect(run).rejects.toBeInstanceOf(Interrupted)
+    place.close()
+    expect(s.runs().map((x) => x.status)).toEqual(['cancelled', 'cancelled'])
+    expect(cluster.queued()).toEqual([])
+  })
+
+  it('runs an earlier invocation left open on the cluster are followed by the next one, not submitted again', async () => {
+    const s = setup({ 'tiny-o': yaml('tiny-o', 30) })
+    // The login node is lost right after the submission: every look fails, and so does scancel.
+    const local = new LocalShell(cluster.env)
+    const lost: ClusterShell = {
+      label: local.label,
+      ref: local.ref,
+      upload: (from, to) => local.upload(from, to),
+      close: () => local.close(),
+      run: (argv, o) => (['mkdir', 'realpath', 'sbatch'].includes(argv[0]) ? local.run(argv, o) : Promise.reject(new Error('connection lost'))),
+    }
+    const place = new SlurmPlace('held', { workDir: join(cluster.work, 'open'), partition: cluster.partition, hold: true }, async () => lost, 200)
+    const abort = new AbortController()
+    const first = s.run({ slurm: place, signal: abort.signal, log: (l) => (/could not look at Slurm job/.test(l) ? abort.abort() : undefined) })
+    await expect(first).rejects.toThrow(/connection lost/)
+    const left = s.runs()
+    expect(left.map((r) => r.status)).toEqual(['queued', 'queued'])
+    const [job] = s.core.opts.store.listSlurmJobs({ open: true })
+    cluster.run(['/usr/bin/scontrol', 'release', job.jobId])
+
+    const plan = await s.run({ planOnly: true, slurm: place })
+    expect(plan.page).toMatch(/^tiny-o: 2 to run .*, 0 reused; 2 still open on Slurm/m)
+    const back = new SlurmPlace('this machine', { workDir: join(cluster.work, 'open'), partition: cluster.partition }, async () => new LocalShell(cluster.env), 300)
+    await s.run({ slurm: back })
+    back.close()
+    expect(s.lines).toContain('reproduce: following 2 runs an earlier invocation left open on Slurm (1 job array)')
+    expect(s.lines.some((l) => /submitted as Slurm job/.test(l))).toBe(false)
+    expect(s.runs().map((r) => [r.id, r.status])).toEqual(left.map((r) => [r.id, 'done']))
+    expect(cluster.queued()).toEqual([])
+  })
+})
+
+describe('the --on slurm flags of npm run reproduce', () => {
+  it('refuses bad flags with a message naming the fault', () => {
+    const { core } = tempCore(1)
+    opened.push({ core })
+    const bad = (values: Record<string, string | boolean | undefined>) => {
+      try {
+        reproduceSlurm(core, values)
+      } catch (err) {
+        return (err as Error).message
+      }
+      return 'accepted'
+    }
+    expect(bad({ partition: 'x' })).toBe('--partition goes with --on slurm')
+    expect(bad({ on: 'cloud' })).toBe("--on takes slurm or local, got 'cloud'")
+    expect(bad({ on: 'slurm', parallel: '4' })).toMatch(/^--parallel .*--max-parallel/)
+    expect(bad({ on: 'slurm', cluster: 'nowhere' })).toMatch(/^--cluster: no saved Slurm cluster 'nowhere'/)
+    expect(bad({ on: 'slurm', cluster: 'lab', login: 'me@host' })).toBe('give --cluster NAME (a saved cluster) or --login USER@HOST, not both')
+    expect(bad({ on: 'slurm', login: 'host-without-user' })).toBe("--login must be USER@HOST or USER@HOST:PORT, got 'host-without-user'")
+    expect(bad({ on: 'slurm', key: '/k' })).toBe('--key goes with --login')
+    expect(bad({ on: 'slurm', 'max-parallel': '0' })).toBe("--max-parallel must be a positive integer, got '0'")
+    expect(bad({ on: 'local' })).toBe('accepted')
+  })
+})
