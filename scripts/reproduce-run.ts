@@ -3,20 +3,20 @@
 // (within ±30 % or not), check the figure's order of schemes, sweep the open settings for the
 // claims that miss, draw the figure, and write the page. Apart from the script so that a test
 // can run it on a tiny template into a temporary directory.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
-import { basename, dirname, join, relative } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import { parseDocument } from 'yaml'
 import type { Core } from '../src-main/core'
 import type { Claim } from './reproduce-claims'
 import { figurePlot, figureSvg } from './reproduce-figures'
 import { Results } from './reproduce-results'
 import type { TemplateSettings } from './reproduce-settings'
-import { fmtDuration, Runner, type Planned, type RunSpec, type Totals } from './reproduce-runner'
-import type { Invocation, Ledger } from './reproduce-ledger'
+import { fmtDuration, Runner, type Planned, type RunSpec } from './reproduce-runner'
+import type { Ledger } from './reproduce-ledger'
 import type { RunRow } from '../src-main/core/store'
 import type { SlurmPlace } from './reproduce-slurm'
 import { pointsOf, rowKey, sweepRows, sweepTable, type SweepOptions, type SweepScale } from './reproduce-sweep'
+import { timeText, writePage, type Section } from './reproduce-page'
 import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from './reproduce-verdict'
 
 export interface ReproduceOptions {
@@ -108,11 +108,6 @@ function cells(m: Measured): string[] {
   return [fmtValue(m.claim.measure, m.paper), ours, fmtRatio(v.ratio), v.within ? 'yes' : 'no', holds]
 }
 
-interface Section {
-  name: string
-  summary: string[]
-  text: string
-}
 
 /** A template's text as run: after --quick's edits. */
 function templateSpec(o: ReproduceOptions, name: string): RunSpec {
@@ -266,43 +261,6 @@ function notDone(runs: readonly RunRow[]): string[] {
   return [`Not done, left out of the claims: ${bad.map((r) => `${r.scheme} load ${r.load} seed ${r.seed} ${r.status}${r.error ? ` (${esc(r.error.split('\n')[0])})` : ''}`).join('; ')}.`, '']
 }
 
-const SUMMARY_HEAD = ['| template | claim | paper | ours | ours/paper | within ±30 % | holds |', '|---|---|---|---|---|---|---|']
-
-/** The closing note: which numeric claims are within ±30 % of the paper's now, from the summary rows. */
-export function closingNote(summaryLines: readonly string[]): string {
-  const rows = summaryLines.filter((l) => l.startsWith('| ') && !l.startsWith('| template |') && !l.startsWith('|---'))
-  const cols = rows.map((l) => l.slice(2, -2).split(' | '))
-  const numeric = cols.filter((c) => c[5] === 'yes' || c[5] === 'no')
-  const within = numeric.filter((c) => c[5] === 'yes')
-  const orders = cols.filter((c) => c[1].startsWith('order of schemes') && c[3] !== 'not run')
-  const notRun = cols.filter((c) => c[3] === 'not run')
-  const notRunTemplates = notRun.map((c) => c[0]).filter((n, i, a) => a.indexOf(n) === i)
-  return [
-    '## Closing note',
-    '',
-    `${within.length} of ${numeric.length} numeric claims are within ±30 % of the paper's` + (within.length ? `: ${within.map((c) => `${c[0]}: ${c[1]}`).join('; ')}.` : '.'),
-    `${orders.filter((c) => c[6] === 'yes').length} of ${orders.length} figures rank their schemes as the paper does.`,
-    ...(notRun.length ? [`Not run on this page: ${notRun.length} rows of ${notRunTemplates.join(', ')} (their sections say what running them takes).`] : []),
-    '',
-  ].join('\n')
-}
-
-/** The time behind the page, as it is: the runs' CPU time and every invocation's wall time. */
-export function timeText(t: Totals, invocations: readonly Invocation[]): string {
-  const walls = invocations.map((i) => fmtDuration(i.wallMs / 1000))
-  const wallSum = invocations.reduce((a, i) => a + i.wallMs, 0)
-  const reused = t.reused
-    ? `${t.runs - t.reused} run by this invocation, ${t.reused} reused from runs finished ${t.reusedFrom?.slice(0, 16).replace('T', ' ')} to ${t.reusedTo?.slice(0, 16).replace('T', ' ')} UTC`
-    : 'all run by this invocation'
-  const unknown = t.cpuUnknown ? `; the CPU time of ${t.cpuUnknown} could not be read and counts as their wall time` : ''
-  const processCpu = invocations.reduce((a, i) => a + i.cpuMs, 0)
-  return (
-    `${fmtDuration(t.cpuMs / 1000)} of CPU over ${invocations.length} invocation${invocations.length === 1 ? '' : 's'} ` +
-    `(${t.runs} runs: ${reused}${unknown}; wall time ${invocations.length === 1 ? walls[0] : `${walls.join(' + ')} = ${fmtDuration(wallSum / 1000)}`}; ` +
-    `the invocations' processes, storing the results and any runs cancelled included, used ${fmtDuration(processCpu / 1000)} of CPU)`
-  )
-}
-
 /** --plan: what would run and what would be reused, per template, with an estimate. */
 function planText(runner: Runner, planned: readonly Planned[]): string[] {
   const lines: string[] = []
@@ -363,73 +321,12 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
     }
     const seconds = runner.saveWall() / 1000
     const totals = runner.totals()
-    return { seconds, page: writePage(o, sections, timeText(totals, o.ledger.invocations(totals.invocationIds))) }
+    const quick = o.quick ? `quick mode: a quarter of the flows, at most ${QUICK_MAX_FLOWS}, one seed per template; sweeps at most ${QUICK_SWEEP_MAX_FLOWS} flows a run` : ''
+    const page = writePage({ ...o, quick, slurmWhere: o.slurm?.where }, sections, timeText(totals, o.ledger.invocations(totals.invocationIds)))
+    return { seconds, page }
   } finally {
     runner.stop()
   }
 }
 
-function writePage(o: ReproduceOptions, sections: Section[], timeText: string): string {
-  const skip = o.skip ?? []
-  let page: string
-  if (o.only && existsSync(o.outFile)) {
-    page = mergeOne(o.outFile, sections[0], timeText)
-  } else {
-    const summary = sections.flatMap((s) => s.summary)
-    page = [
-      "# Results: the papers' claims on the embedded fabric",
-      '',
-      `Produced by \`npm run reproduce${o.quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ` +
-        `${o.slurm ? `the runs it made ran as Slurm job arrays on ${o.slurm.where} (one per template and per sweep row), not in this machine's worker threads` : `${cpus().length} cores, ${o.parallelRuns} runs at a time`}. ` +
-        `Total time of the ${o.only ? `run of ${o.only} alone` : skip.length ? `run without ${skip.join(', ')} (--skip)` : 'full run'}: ${timeText}` +
-        `${o.quick ? ` (quick mode: a quarter of the flows, at most ${QUICK_MAX_FLOWS}, one seed per template; sweeps at most ${QUICK_SWEEP_MAX_FLOWS} flows a run)` : ''}. ` +
-        `Simulator fingerprint ${o.fingerprint} (a hash of the worker bundle and of the sources that decide what a run computes, ` +
-        'scripts/reproduce-ledger.ts; `npm run reproduce -- --plan` on a checkout prints its own, and reuses these runs only if they are equal). ' +
-        "Ratios are \"how many times better\" (the other scheme's figure divided by ours). For each claim: the paper's number, " +
-        "ours, ours over the paper's, and whether ours is within ±30 % of it; a qualitative claim (\"better\", \"within 1 ms\") has no number " +
-        'and is judged by its test alone (holds), a "better" being at least 1.05× (a difference within 5 % is not counted as better). ' +
-        "Every claim that misses gets a sensitivity sweep over the settings the paper leaves open, in its template's section. " +
-        'Every number below was measured by this script; none is copied from a paper. Parameters and their sources: ' +
-        "each template's comments and `resources/experiments/`.",
-      '',
-      ...SUMMARY_HEAD,
-      ...summary,
-      '',
-      ...sections.map((s) => s.text),
-      closingNote(summary),
-    ].join('\n')
-  }
-  mkdirSync(dirname(o.outFile), { recursive: true })
-  writeFileSync(o.outFile, page)
-  o.log(`reproduce: wrote ${o.outFile}: ${timeText}`)
-  return page
-}
 
-/**
- * The existing page with one template's summary rows and section replaced by a fresh run of it
- * alone (its section says so), and the closing note recounted. Throws when the page lacks
- * either: the page comes from a full run first.
- */
-function mergeOne(outFile: string, section: Section, timeText: string): string {
-  const name = section.name
-  const today = new Date().toISOString().slice(0, 10)
-  const fresh = section.text.replace(/^(## .*\n\n.*?)\.\n/, `$1 (rewritten alone with --only on ${today}: ${timeText}).\n`)
-  let text = readFileSync(outFile, 'utf8')
-  if (!text.includes(SUMMARY_HEAD[0])) {
-    throw new Error(`${outFile} predates the page's present columns (paper, ours, ours/paper, within ±30 %): run npm run reproduce without --only, or give --out a new file`)
-  }
-  const lines = text.split('\n')
-  const rowsAt = lines.findIndex((l) => l.startsWith(`| ${name} | `))
-  if (rowsAt < 0) throw new Error(`${basename(outFile)} has no rows for ${name}: run npm run reproduce without --only`)
-  const kept = lines.filter((l) => !l.startsWith(`| ${name} | `))
-  kept.splice(rowsAt, 0, ...section.summary)
-  text = kept.join('\n')
-  const start = text.indexOf(`\n## ${name}\n`)
-  if (start < 0) throw new Error(`${basename(outFile)} has no section for ${name}: run npm run reproduce without --only`)
-  const next = text.indexOf('\n## ', start + 1)
-  text = text.slice(0, start + 1) + fresh + (next < 0 ? '\n' : text.slice(next))
-  const note = text.indexOf('\n## Closing note\n')
-  const head = text.indexOf('\n| template |')
-  const summary = text.slice(head + 1, text.indexOf('\n\n', head + 1)).split('\n')
-  return (note < 0 ? text.trimEnd() + '\n\n' : text.slice(0, note + 1)) + closingNote(summary)
-}
