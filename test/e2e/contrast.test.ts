@@ -3,7 +3,8 @@
 // labels against what they are drawn on (3:1). Measured in Chromium on the Testbeds view (list,
 // hosts, mapping, Check's results), the testbed form with its field errors, the host-key
 // dialog, the experiment's Topology tab (toolbar, inspector, problems) and Fabric tab (before
-// and after a run, with the experiment's header and runs table), and the export dialog, in the
+// and after a run, with the experiment's header and runs table), the export dialog, and the
+// Pipelines view (a program's highlighted P4 source beside its rendered control plane), in the
 // dark and the light theme. Screenshots: test-artifacts/e2e/contrast-*.png.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -165,4 +166,33 @@ describe('contrast of the designer views in both themes', () => {
     expect(found).toEqual([])
     expect(errors).toEqual([])
   }, 240_000)
+
+  it('keeps the Pipelines view readable, its highlighted P4 source included, dark and light', async () => {
+    // floodgate/v1model shows every kind of token the highlighter colours (annotations too).
+    const exp = await contract(app.url, 'experiments.create', { yaml: YAML.replace('name: contrast', 'name: contrast-pipelines') })
+    await page.goto(app.url)
+    const found: Array<LowContrast & { theme: string }> = []
+    for (const t of ['dark', 'light'] as const) {
+      if ((await page.locator('html').getAttribute('data-theme')) !== t) await page.getByTestId('theme-toggle').click()
+      await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe(t)
+      await page.getByTestId('nav-pipelines').click()
+      await page.locator('[data-testid="pipeline-program"][data-scheme="floodgate"][data-target="bmv2"]').click()
+      const source = page.getByTestId('p4-source')
+      await expect.poll(() => source.getAttribute('data-path'), { timeout: 10_000 }).toBe('floodgate/v1model/floodgate.p4')
+      for (const cls of ['kw', 'type', 'num', 'com', 'str', 'pp', 'anno', 'fn']) {
+        await expect.poll(() => source.locator(`.tok-${cls}`).count(), { timeout: 10_000 }).toBeGreaterThan(0)
+      }
+      // The control plane rendered for an experiment's topology, beside the source.
+      await page.getByTestId('pipeline-experiment').selectOption(String(exp.id))
+      await page.getByTestId('cp-file').waitFor({ timeout: 15_000 })
+      await source.locator('.tok-anno').first().scrollIntoViewIfNeeded()
+      await page.evaluate('Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)))')
+      // Every line is measured, scrolled into view or not.
+      found.push(...(await lowContrast(page, 'main')).map((l) => ({ ...l, theme: t })))
+      await page.screenshot({ path: join(ARTIFACTS, `contrast-pipelines-${t}.png`) })
+    }
+    writeFileSync(join(ARTIFACTS, 'contrast-pipelines-found.json'), JSON.stringify(found, null, 1))
+    expect(found).toEqual([])
+    expect(errors).toEqual([])
+  }, 120_000)
 })

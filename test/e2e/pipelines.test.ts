@@ -2,13 +2,15 @@
 // an experiment with HULA's three-tier topology created through the contract (WebSocket), then
 // the hula/v1model program's highlighted source, tor0's rendered CLI file and bfrt script, a
 // variant copied and edited, a failed compile whose diagnostic scrolls to its line, and the
-// artifacts. Screenshots go to test-artifacts/e2e/pipelines-*.png.
+// artifacts; the failed compile's view (log, marked line, error counts) measured for contrast in
+// both themes. Screenshots go to test-artifacts/e2e/pipelines-*.png.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ARTIFACTS, launchChromium, contract } from '../helpers/browser'
+import { lowContrast, type LowContrast } from '../helpers/contrast'
 import { startApp, type Started } from '../helpers/start'
 import { fakeCompiler } from '../p4build/fake-compiler'
 
@@ -118,6 +120,19 @@ describe('the Pipelines view in Chromium', () => {
     await expect.poll(() => source.evaluate((el) => el.scrollTop), { timeout: 10_000 }).toBeGreaterThan(0)
     await expect.poll(() => source.locator('.ln.error').count(), { timeout: 10_000 }).toBe(1)
     await page.screenshot({ path: join(ARTIFACTS, 'pipelines-5-compile-log.png') })
+    // The source with its marked line and error gutter, the error counts and the log keep their
+    // contrast in both themes.
+    const low: Array<LowContrast & { theme: string }> = []
+    for (const t of ['light', 'dark'] as const) {
+      if ((await page.locator('html').getAttribute('data-theme')) !== t) await page.getByTestId('theme-toggle').click()
+      await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe(t)
+      await page.evaluate('Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)))')
+      // The editor's textarea draws no text of its own: the highlighted lines under it show it.
+      low.push(...(await lowContrast(page, 'main', ['[data-testid="variant-editor"]'])).map((l) => ({ ...l, theme: t })))
+      await page.screenshot({ path: join(ARTIFACTS, `pipelines-5-compile-log-${t}.png`) })
+    }
+    writeFileSync(join(ARTIFACTS, 'pipelines-contrast-found.json'), JSON.stringify(low, null, 1))
+    expect(low).toEqual([])
 
     await page.getByTestId('side-tab-artifacts').click()
     await expect.poll(() => page.getByTestId('artifact-row').count(), { timeout: 10_000 }).toBe(1)
