@@ -46,11 +46,13 @@ const HULA_WHY =
 const WIDE_MARGIN = 2
 
 const HULA_ASYMMETRIC_WHY =
-  'Destinations are in the other pod (destinations: other-pods): with any other rack as destination, the link ' +
-  'ECMP overloads carries only 80 % at 60 % load and ECMP comes within 5 % of HULA. Across pods ECMP offers it ' +
-  '120 % and never reaches a steady state, so its mean FCT, and the ratio, grow with the length of the run ' +
-  '(10,000 flows here: 2,000 gave 1.3×, 5,000 gave 1.7×, one seed each); the paper\'s 8× is a longer run of ' +
-  'the same overload, or a different one. HULA itself runs the three links left into each pod at 80 %.'
+  'Clients choose their server at random, as the paper\'s text reads (workload.connections.choice: random), so some ' +
+  'servers in the other pod have 2 or 3 clients and their 10G downlinks, not the fabric, hold most of the mean FCT ' +
+  'under every scheme: HULA measured 1.06× over ECMP here. With choice: permutation (every downlink at the offered ' +
+  'load) the link ECMP overloads decides: at the mean HULA leads ECMP by 3.4× and CONGA′ leads it by 1.6× (the sweep ' +
+  'below: one seed, 2,000 flows). Destinations are in the other pod (destinations: other-pods), as the paper\'s ' +
+  '"pressure once the network load reaches 50 %" needs: ECMP then offers the S2–A3 link 120 % at 60 % load and ' +
+  'has no steady state, while HULA can spread the load over the three links left into the pod, at 80 % each.'
 
 const FLOODGATE_BUFFER_WHY =
   'Maximum buffer: the most bytes a switch held at once for one egress port, its queue plus (Floodgate) the VOQs ' +

@@ -69,7 +69,7 @@ export function writePage(o: PageOptions, sections: Section[], timeText: string)
   const skip = o.skip ?? []
   let page: string
   if (o.only && existsSync(o.outFile)) {
-    page = mergeOne(o.outFile, sections[0], timeText)
+    page = mergeOne(o.outFile, sections[0], timeText, o.fingerprint)
   } else {
     const summary = sections.flatMap((s) => s.summary)
     page = [
@@ -106,11 +106,18 @@ export function writePage(o: PageOptions, sections: Section[], timeText: string)
  * alone (its section says so), and the closing note recounted. Throws when the page lacks
  * either: the page comes from a full run first.
  */
-function mergeOne(outFile: string, section: Section, timeText: string): string {
+function mergeOne(outFile: string, section: Section, timeText: string, fingerprint: string): string {
   const name = section.name
   const today = new Date().toISOString().slice(0, 10)
-  const fresh = section.text.replace(/^(## .*\n\n.*?)\.\n/, `$1 (rewritten alone with --only on ${today}: ${timeText}).\n`)
   let text = readFileSync(outFile, 'utf8')
+  // The section names its simulator, and says so when the header's is another (or older
+  // pages, none): its numbers and the rest of the page then come from different simulators.
+  const header = /Simulator fingerprint (\S+) /.exec(text.split('\n| template |')[0])?.[1]
+  const which =
+    header === fingerprint ? `simulator ${fingerprint}, as the header's`
+    : header === undefined ? `simulator ${fingerprint}; the header names none (a page from before fingerprints), so the other sections' simulator is not known`
+    : `simulator ${fingerprint}, not the header's ${header}: the other sections come from another simulator`
+  const fresh = section.text.replace(/^(## .*\n\n.*?)\.\n/, `$1 (rewritten alone with --only on ${today}, ${which}: ${timeText}).\n`)
   if (!text.includes(SUMMARY_HEAD[0])) {
     throw new Error(`${outFile} predates the page's present columns (paper, ours, ours/paper, within ±30 %): run npm run reproduce without --only, or give --out a new file`)
   }

@@ -63,7 +63,7 @@ const dir = mkdtempSync(join(tmpdir(), 'p4lab-reproduce-test-'))
 writeFileSync(join(dir, 'tiny-sweep.yaml'), SWEEP_YAML)
 writeFileSync(join(dir, 'tiny-cdf.yaml'), CDF_YAML)
 const outFile = join(dir, 'docs', 'results.md')
-const run = (only?: string, o: { skip?: string[]; outFile?: string } = {}) =>
+const run = (only?: string, o: { skip?: string[]; outFile?: string; fingerprint?: string } = {}) =>
   reproduce({ core, templatesDir: dir, claims: CLAIMS, settings: SETTINGS, quick: false, only, outFile, parallelRuns: 2, log: () => {}, ledger, fingerprint: 'test', ...o })
 
 /** The markdown table that starts with `head`, as rows of cells. */
@@ -152,10 +152,19 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
     await run('tiny-cdf')
     const after = readFileSync(outFile, 'utf8')
     expect(section(after, 'tiny-sweep')).toBe(before)
-    expect(section(after, 'tiny-cdf')).toMatch(/rewritten alone with --only on \d{4}-\d\d-\d\d: \d+\.\d (s|min|h) of CPU over 2 invocations \(2 runs: 0 run by this invocation, 2 reused from runs finished /)
+    expect(section(after, 'tiny-cdf')).toMatch(/rewritten alone with --only on \d{4}-\d\d-\d\d, simulator test, as the header's: \d+\.\d (s|min|h) of CPU over 2 invocations \(2 runs: 0 run by this invocation, 2 reused from runs finished /)
     expect(after.match(/\| tiny-cdf \| /g)).toHaveLength(1)
     expect(after.match(/## Closing note/g)).toHaveLength(1)
     expect(existsSync(join(dir, 'docs', 'figures', 'tiny-cdf.svg'))).toBe(true)
+  })
+
+  it('--only on another simulator says, in the section it rewrites, that the rest of the page is not its', async () => {
+    await run('tiny-cdf', { fingerprint: 'sim-b' })
+    const after = readFileSync(outFile, 'utf8')
+    expect(after).toContain('Simulator fingerprint test (')
+    expect(section(after, 'tiny-cdf')).toContain("rewritten alone with --only on ")
+    expect(section(after, 'tiny-cdf')).toContain("simulator sim-b, not the header's test: the other sections come from another simulator")
+    expect(section(after, 'tiny-sweep')).not.toContain('sim-b')
   })
 })
 
