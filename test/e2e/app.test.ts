@@ -1,6 +1,6 @@
 // The whole path as a user walks it: `npm start` (web mode here, there is no Electron
 // binary), Chromium on the printed URL, a quickstart experiment created, run, watched
-// live, and its results found in the SQLite file.
+// live, its FCT and slowdown in the runs table, and its results found in the SQLite file.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -69,6 +69,9 @@ describe('the app in Chromium', () => {
       )
       .toBe(true)
     expect(doneWithoutFct, 'mean FCT cells of rows already done').toEqual([])
+    // The slowdown columns show each run's stored slowdown (the runs were measured: never n/a).
+    const slowdownCells = () => rows.evaluateAll((els) => els.flatMap((e) => ['slowdown.mean', 'slowdown.p99'].map((c) => e.querySelector(`[data-col="${c}"]`)?.textContent?.trim() ?? '')))
+    await expect.poll(async () => (await slowdownCells()).filter((t) => !/^\d[\d.]*×$/.test(t)), { timeout: 10_000 }).toEqual([])
     const queue = page.getByTestId('chart-queue')
     await expect.poll(async () => Number(await queue.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThan(0)
     // The sidebar's run counts follow the runs to their end.
