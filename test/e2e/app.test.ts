@@ -1,14 +1,16 @@
 // The whole path as a user walks it: `npm start` (web mode here, there is no Electron
 // binary), Chromium on the printed URL, a quickstart experiment created, run, watched
-// live, its FCT and slowdown in the runs table, and its results found in the SQLite file.
-import { mkdtempSync } from 'node:fs'
+// live, its FCT and slowdown in the runs table, and its results found in the SQLite file; then an
+// experiment the command line ran from a file in a folder, checked and saved in the editor.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, launchChromium } from '../helpers/browser'
-import { startApp, type Started } from '../helpers/start'
+import { ROOT, startApp, type Started } from '../helpers/start'
 
 describe('the app in Chromium', () => {
   let home: string
@@ -97,4 +99,35 @@ describe('the app in Chromium', () => {
       db.close()
     }
   }, 400_000)
+
+  it('validates and saves an experiment the command line ran from a file in a folder', async () => {
+    // `p4lab run` keeps the file's path with the experiment; the editor must still check its text.
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-e2e-cli-'))
+    const file = join(dir, 'from-cli.yaml')
+    writeFileSync(
+      file,
+      `name: from-cli
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 20 }
+seeds: [1]
+`,
+    )
+    execFileSync(process.execPath, [join(ROOT, 'bin', 'p4lab.cjs'), 'run', file, '--db', join(home, 'p4lab.db')], { stdio: 'pipe' })
+    await page.reload()
+    await page.getByTestId('experiment-item').filter({ hasText: 'from-cli' }).click()
+    const status = page.getByTestId('validation-status')
+    await expect.poll(() => status.innerText(), { timeout: 10_000 }).toMatch(/^\W*valid\W+1 run$/)
+    // The verdict is not cut off by the path beside it.
+    expect(await status.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
+    await page.getByTestId('yaml-editor').fill(readFileSync(file, 'utf8').replace('load: 0.3', 'load: 0.4'))
+    await expect.poll(() => status.innerText(), { timeout: 10_000 }).toMatch(/^\W*valid\W+1 run$/)
+    // Unsaved: Revert and Save as new join the line, and Save stays inside the editor's column.
+    const inside = await page.getByTestId('save-experiment').evaluate((b) => b.getBoundingClientRect().right <= b.closest('.spec')!.getBoundingClientRect().right + 0.5)
+    expect(inside, 'Save inside the spec column').toBe(true)
+    await page.getByTestId('save-experiment').click()
+    await expect.poll(() => page.getByTestId('experiment-revision').innerText(), { timeout: 10_000 }).toBe('rev 2')
+    await page.screenshot({ path: join(ARTIFACTS, '4-cli-experiment.png') })
+  }, 60_000)
 })
