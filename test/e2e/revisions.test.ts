@@ -77,6 +77,14 @@ describe('experiment revisions in Chromium', () => {
     const headLeft = await head.evaluate((el) => el.getBoundingClientRect().left)
     expect(await page.getByTestId('history-pop').evaluate((el) => el.getBoundingClientRect().left)).toBeGreaterThanOrEqual(headLeft)
     await page.screenshot({ path: join(ARTIFACTS, 'revisions-4-narrow.png') })
+    await page.getByTestId('experiment-history').click()
+    // So does the runs table's Columns menu, and Escape closes it (focus still on its button).
+    await page.getByTestId('runs-columns').click()
+    const menu = page.getByTestId('runs-columns-menu')
+    expect(await menu.evaluate((el) => el.getBoundingClientRect().left)).toBeGreaterThanOrEqual(headLeft)
+    await page.screenshot({ path: join(ARTIFACTS, 'revisions-5-narrow-columns.png') })
+    await page.keyboard.press('Escape')
+    await expect.poll(() => menu.count(), { timeout: 10_000 }).toBe(0)
     await page.setViewportSize({ width: 1440, height: 900 })
     // The old runs still say what they ran with.
     for (const id of runIds) {
