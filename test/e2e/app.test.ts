@@ -1,7 +1,8 @@
 // The whole path as a user walks it: `npm start` (web mode here, there is no Electron
 // binary), Chromium on the printed URL, a quickstart experiment created, run, watched
 // live, its FCT and slowdown in the runs table, and its results found in the SQLite file; then an
-// experiment the command line ran from a file in a folder, checked and saved in the editor.
+// experiment the command line ran from a file in a folder, checked and saved in the editor, and
+// Run on Slurm's way to the Clusters section when none is saved.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -100,7 +101,7 @@ describe('the app in Chromium', () => {
     }
   }, 400_000)
 
-  it('validates and saves an experiment the command line ran from a file in a folder', async () => {
+  it('validates and saves an experiment the command line ran from a file in a folder; Run on Slurm leads to Clusters', async () => {
     // `p4lab run` keeps the file's path with the experiment; the editor must still check its text.
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-e2e-cli-'))
     const file = join(dir, 'from-cli.yaml')
@@ -129,5 +130,12 @@ seeds: [1]
     await page.getByTestId('save-experiment').click()
     await expect.poll(() => page.getByTestId('experiment-revision').innerText(), { timeout: 10_000 }).toBe('rev 2')
     await page.screenshot({ path: join(ARTIFACTS, '4-cli-experiment.png') })
+
+    // Run on Slurm with no cluster saved: the note leads to the Clusters section's new-cluster form.
+    await page.getByTestId('run-on-slurm').click()
+    await page.getByTestId('slurm-add-cluster').click()
+    await expect.poll(() => page.getByTestId('slurm-dialog').count(), { timeout: 10_000 }).toBe(0)
+    await expect.poll(() => page.getByTestId('cluster-form').count(), { timeout: 10_000 }).toBe(1)
+    expect(await page.getByTestId('nav-clusters').getAttribute('class')).toMatch(/\bon\b/)
   }, 60_000)
 })
