@@ -131,7 +131,11 @@ seeds: [1]
     await expect.poll(() => page.getByTestId('experiment-revision').innerText(), { timeout: 10_000 }).toBe('rev 2')
     await page.screenshot({ path: join(ARTIFACTS, '4-cli-experiment.png') })
 
-    // Run on Slurm with no cluster saved: the note leads to the Clusters section's new-cluster form.
+    // Run on Slurm with no cluster saved: Escape closes it, and its note leads to the Clusters section's new-cluster form.
+    await page.getByTestId('run-on-slurm').click()
+    await expect.poll(() => page.getByTestId('slurm-add-cluster').count(), { timeout: 10_000 }).toBe(1)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.getByTestId('slurm-dialog').count(), { timeout: 10_000 }).toBe(0)
     await page.getByTestId('run-on-slurm').click()
     await page.getByTestId('slurm-add-cluster').click()
     await expect.poll(() => page.getByTestId('slurm-dialog').count(), { timeout: 10_000 }).toBe(0)
