@@ -1,14 +1,17 @@
 // The whole path as a user walks it: `npm start` (web mode here, there is no Electron
 // binary), Chromium on the printed URL, a quickstart experiment created, run, watched
-// live, and its results found in the SQLite file.
-import { mkdtempSync } from 'node:fs'
+// live, its FCT and slowdown in the runs table, and its results found in the SQLite file; then an
+// experiment the command line ran from a file in a folder, checked and saved in the editor, and
+// Run on Slurm's way to the Clusters section when none is saved.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, launchChromium } from '../helpers/browser'
-import { startApp, type Started } from '../helpers/start'
+import { ROOT, startApp, type Started } from '../helpers/start'
 
 describe('the app in Chromium', () => {
   let home: string
@@ -69,6 +72,9 @@ describe('the app in Chromium', () => {
       )
       .toBe(true)
     expect(doneWithoutFct, 'mean FCT cells of rows already done').toEqual([])
+    // The slowdown columns show each run's stored slowdown (the runs were measured: never n/a).
+    const slowdownCells = () => rows.evaluateAll((els) => els.flatMap((e) => ['slowdown.mean', 'slowdown.p99'].map((c) => e.querySelector(`[data-col="${c}"]`)?.textContent?.trim() ?? '')))
+    await expect.poll(async () => (await slowdownCells()).filter((t) => !/^\d[\d.]*×$/.test(t)), { timeout: 10_000 }).toEqual([])
     const queue = page.getByTestId('chart-queue')
     await expect.poll(async () => Number(await queue.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThan(0)
     // The sidebar's run counts follow the runs to their end.
@@ -94,4 +100,46 @@ describe('the app in Chromium', () => {
       db.close()
     }
   }, 400_000)
+
+  it('validates and saves an experiment the command line ran from a file in a folder; Run on Slurm leads to Clusters', async () => {
+    // `p4lab run` keeps the file's path with the experiment; the editor must still check its text.
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-e2e-cli-'))
+    const file = join(dir, 'from-cli.yaml')
+    writeFileSync(
+      file,
+      `name: from-cli
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 20 }
+seeds: [1]
+`,
+    )
+    execFileSync(process.execPath, [join(ROOT, 'bin', 'p4lab.cjs'), 'run', file, '--db', join(home, 'p4lab.db')], { stdio: 'pipe' })
+    await page.reload()
+    await page.getByTestId('experiment-item').filter({ hasText: 'from-cli' }).click()
+    const status = page.getByTestId('validation-status')
+    await expect.poll(() => status.innerText(), { timeout: 10_000 }).toMatch(/^\W*valid\W+1 run$/)
+    // The verdict is not cut off by the path beside it.
+    expect(await status.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
+    await page.getByTestId('yaml-editor').fill(readFileSync(file, 'utf8').replace('load: 0.3', 'load: 0.4'))
+    await expect.poll(() => status.innerText(), { timeout: 10_000 }).toMatch(/^\W*valid\W+1 run$/)
+    // Unsaved: Revert and Save as new join the line, and Save stays inside the editor's column.
+    const inside = await page.getByTestId('save-experiment').evaluate((b) => b.getBoundingClientRect().right <= b.closest('.spec')!.getBoundingClientRect().right + 0.5)
+    expect(inside, 'Save inside the spec column').toBe(true)
+    await page.getByTestId('save-experiment').click()
+    await expect.poll(() => page.getByTestId('experiment-revision').innerText(), { timeout: 10_000 }).toBe('rev 2')
+    await page.screenshot({ path: join(ARTIFACTS, '4-cli-experiment.png') })
+
+    // Run on Slurm with no cluster saved: Escape closes it, and its note leads to the Clusters section's new-cluster form.
+    await page.getByTestId('run-on-slurm').click()
+    await expect.poll(() => page.getByTestId('slurm-add-cluster').count(), { timeout: 10_000 }).toBe(1)
+    await page.keyboard.press('Escape')
+    await expect.poll(() => page.getByTestId('slurm-dialog').count(), { timeout: 10_000 }).toBe(0)
+    await page.getByTestId('run-on-slurm').click()
+    await page.getByTestId('slurm-add-cluster').click()
+    await expect.poll(() => page.getByTestId('slurm-dialog').count(), { timeout: 10_000 }).toBe(0)
+    await expect.poll(() => page.getByTestId('cluster-form').count(), { timeout: 10_000 }).toBe(1)
+    expect(await page.getByTestId('nav-clusters').getAttribute('class')).toMatch(/\bon\b/)
+  }, 60_000)
 })

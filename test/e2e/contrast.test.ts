@@ -3,9 +3,10 @@
 // labels against what they are drawn on (3:1). Measured in Chromium on the Testbeds view (list,
 // hosts, mapping, Check's results), the testbed form with its field errors, the host-key
 // dialog, the experiment's Topology tab (toolbar, inspector, problems) and Fabric tab (before
-// and after a run, with the experiment's header and runs table), the export dialog, and the
-// Pipelines view (a program's highlighted P4 source beside its rendered control plane), in the
-// dark and the light theme. Screenshots: test-artifacts/e2e/contrast-*.png.
+// and after a run, with the experiment's header and runs table), the Queues tab after the run
+// (its heatmap's labels too), the export dialog, and the Pipelines view (a program's highlighted
+// P4 source beside its rendered control plane), in the dark and the light theme.
+// Screenshots: test-artifacts/e2e/contrast-*.png.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -158,6 +159,9 @@ describe('contrast of the designer views in both themes', () => {
       await page.getByTestId('tab-fabric').click()
       await page.getByTestId('fabric-graph').waitFor({ timeout: 15_000 })
       await look('fabric-run', 'main', { graph: '[data-testid="fabric-graph"]' })
+      await page.getByTestId('tab-queues').click()
+      await expect.poll(() => page.getByTestId('queue-heatmap').getAttribute('data-rows'), { timeout: 15_000 }).toMatch(/^[1-9]/)
+      await look('queues-run', 'main', { graph: '[data-testid="queue-heatmap"]' })
       await page.getByTestId('tab-topology').click()
       await look('topology-run', 'main', { graph: '[data-testid="topo-canvas"]' })
     }

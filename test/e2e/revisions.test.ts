@@ -1,6 +1,7 @@
 // Revisions in the GUI: after the text of an experiment with done runs changes, the runs table
 // and the run matrix mark those runs stale, History diffs the two revisions and renames the
-// experiment, and "Save as new experiment" copies the text into a new one in one click.
+// experiment (its list within the view on a narrow window too), and "Save as new experiment"
+// copies the text into a new one in one click.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -68,6 +69,23 @@ describe('experiment revisions in Chromium', () => {
     await expect.poll(() => page.getByTestId('revision-row').count(), { timeout: 10_000 }).toBe(3)
     expect(await page.locator('[data-testid="revision-row"][data-rev="3"]').innerText()).toContain('renamed rev-ui -> rev-ui-2')
     await page.screenshot({ path: join(ARTIFACTS, 'revisions-3-renamed.png') })
+    // On a narrow window the name keeps its room (the actions wrap under it) and History stays
+    // within the experiment's view, not under the sidebar.
+    await page.setViewportSize({ width: 1024, height: 700 })
+    const head = page.locator('.viewhead').first()
+    await expect.poll(() => head.locator('h1').evaluate((el) => el.clientWidth), { timeout: 10_000 }).toBeGreaterThanOrEqual(200)
+    const headLeft = await head.evaluate((el) => el.getBoundingClientRect().left)
+    expect(await page.getByTestId('history-pop').evaluate((el) => el.getBoundingClientRect().left)).toBeGreaterThanOrEqual(headLeft)
+    await page.screenshot({ path: join(ARTIFACTS, 'revisions-4-narrow.png') })
+    await page.getByTestId('experiment-history').click()
+    // So does the runs table's Columns menu, and Escape closes it (focus still on its button).
+    await page.getByTestId('runs-columns').click()
+    const menu = page.getByTestId('runs-columns-menu')
+    expect(await menu.evaluate((el) => el.getBoundingClientRect().left)).toBeGreaterThanOrEqual(headLeft)
+    await page.screenshot({ path: join(ARTIFACTS, 'revisions-5-narrow-columns.png') })
+    await page.keyboard.press('Escape')
+    await expect.poll(() => menu.count(), { timeout: 10_000 }).toBe(0)
+    await page.setViewportSize({ width: 1440, height: 900 })
     // The old runs still say what they ran with.
     for (const id of runIds) {
       const ran = await contract(app.url, 'runs.ranWith', { id })

@@ -6,6 +6,7 @@ import {
   formatElapsed,
   formatLoad,
   formatNs,
+  formatPackets,
   formatPercent,
   formatNsShort,
   pickCounter,
@@ -56,6 +57,13 @@ describe('small formatters', () => {
     expect(formatPercent(0.4567)).toBe('45.7%')
     expect(plural(1, 'run')).toBe('1 run')
     expect(plural(4, 'run')).toBe('4 runs')
+  })
+  it('formats queue depths in packets: whole counts as they are, means with 3 digits', () => {
+    expect(formatPackets(33)).toBe('33 pkt')
+    expect(formatPackets(1)).toBe('1 pkt')
+    expect(formatPackets(0)).toBe('0 pkt')
+    expect(formatPackets(1.25)).toBe('1.25 pkt')
+    expect(formatPackets(NaN)).toBe('—')
   })
   it('formats a duration short, without trailing zeros (bucket widths)', () => {
     expect([1e6, 1e7, 1e8, 1e5, 2.5e9, 500, 12_345].map((ns) => formatNsShort(ns))).toEqual(['1 ms', '10 ms', '100 ms', '100 µs', '2.5 s', '500 ns', '12.3 µs'])

@@ -75,7 +75,8 @@ export function useRunsTable(props: { readonly experimentId: number; readonly ru
         const stored = rec.get(r.id)
         // The live row's status is newer than a record fetched before the last event.
         const fields: Record<string, FieldValue> = stored ? { ...stored, status: r.status } : live
-        if (stored) for (const k of ['mean', 'p50', 'p99', 'small.mean', 'large.mean', 'drops', 'retransmits']) fields[k] ??= live[k] ?? null
+        // The record holds only the metrics asked for (slowdown is not among them): the run's own stats fill the rest.
+        if (stored) for (const [k, v] of Object.entries(live)) fields[k] ??= v
         fields.finished = live.finished
         return { id: r.id, run: r, fields, pending: resultsPending(r, stored) }
       })

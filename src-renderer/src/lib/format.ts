@@ -13,6 +13,12 @@ export function formatSimTime(ns: number): string {
   return formatNs(ns)
 }
 
+/** A queue depth in packets: a whole count as it is ("33 pkt", not "33.0 pkt"), a mean with 3 digits ("1.25 pkt"). */
+export function formatPackets(v: number): string {
+  if (!Number.isFinite(v)) return DASH
+  return `${Number.isInteger(v) ? String(v) : sig3(v)} pkt`
+}
+
 /** A ratio as a percentage: 0.4567 → "45.7%". */
 export function formatPercent(ratio: number | null | undefined, digits = 1): string {
   if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return DASH
