@@ -92,8 +92,12 @@ export const methods = {
   /** Runs across every active experiment matching a query of the `--where` language (name as `experiment`, `tag:T`, scheme, parameters, metrics); a bad query is an invalid-request naming its column. */
   'search.runs': { req: z.object({ query: z.string().max(4000) }).strict(), res: SearchResult },
   'experiments.get': { req: z.object({ id: Id }).strict(), res: Experiment },
+  /**
+   * Checks a text. `from`: the stored experiment it is a draft of, whose own file (a CLI run's
+   * path included) decides where its workload files are read, as Save would; else `file`, a name.
+   */
   'experiments.validate': {
-    req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
+    req: z.object({ yaml: z.string(), file: FileName.optional(), from: Id.optional() }).strict(),
     res: z.object({ ok: z.boolean(), errors: z.array(SpecError), runCount: z.number().int() }),
   },
   'experiments.create': {
@@ -107,8 +111,9 @@ export const methods = {
   /**
    * Saves a text as a new experiment, leaving the one it came from as it is: named `name`, else
    * the text's own name, else (taken) the first free `NAME (N)`; its `name:` is rewritten to match.
+   * `from`: the experiment it came from, whose file the copy keeps (workload files beside it stay found).
    */
-  'experiments.saveAs': { req: z.object({ yaml: z.string(), name: z.string().trim().min(1).max(200).optional(), file: z.string().optional() }).strict(), res: Experiment },
+  'experiments.saveAs': { req: z.object({ yaml: z.string(), name: z.string().trim().min(1).max(200).optional(), file: FileName.optional(), from: Id.optional() }).strict(), res: Experiment },
   /** Every revision of an experiment, oldest first. */
   'experiments.revisions': { req: z.object({ id: Id }).strict(), res: z.array(ExperimentRevision) },
   'experiments.run': {
@@ -118,10 +123,10 @@ export const methods = {
   /**
    * The fabric an experiment text builds, before any run: its graph as soon as the topology block
    * is valid (null before), each link's marks (delay, loss, slow, failing and recovering), the
-   * links `remove:` takes out, and the problems of the whole text (as experiments.validate).
+   * links `remove:` takes out, and the problems of the whole text (as experiments.validate, `from` too).
    */
   'experiments.fabric': {
-    req: z.object({ yaml: z.string(), file: FileName.optional() }).strict(),
+    req: z.object({ yaml: z.string(), file: FileName.optional(), from: Id.optional() }).strict(),
     res: z.object({ graph: FabricGraph.nullable(), marks: z.array(TopologyLinkMark), removed: z.array(z.string()), errors: z.array(SpecError) }),
   },
   /** Where the topology editor's nodes sit for this experiment (kept beside it, not in its YAML). */

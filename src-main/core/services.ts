@@ -177,6 +177,17 @@ export class Core {
     }
   }
 
+  /**
+   * The file a text from the page is read as: the stored experiment's own (`from`, a path when
+   * it was run from the CLI) or the picked file's name; the page itself never names a path.
+   */
+  private fileOf(from: number | undefined, picked: string | undefined): string | null | undefined {
+    if (from === undefined) return picked
+    const exp = this.opts.store.getExperiment(from)
+    if (!exp) throw notFound('experiment', from)
+    return exp.file
+  }
+
   /** Every problem of a text, and how many runs it makes when it has none. */
   validate(yaml: string, file: string | null | undefined): { ok: boolean; errors: SpecError[]; runCount: number } {
     const parsed = parseExperiment(yaml, this.parseOptions(file))
@@ -253,8 +264,8 @@ export class Core {
         if (!row) throw notFound('experiment', id)
         return this.experiment(row)
       },
-      'experiments.validate': async ({ yaml, file }) => this.validate(yaml, file),
-      ...topologyHandlers(store, (yaml, file) => this.validate(yaml, file)),
+      'experiments.validate': async ({ yaml, file, from }) => this.validate(yaml, this.fileOf(from, file)),
+      ...topologyHandlers(store, (yaml, file, from) => this.validate(yaml, this.fileOf(from, file))),
       'experiments.create': async ({ yaml, file }) => {
         const spec = this.parseOrThrow(yaml, file)
         return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml, spec, file: file ?? null, tags: spec.tags })))
@@ -272,7 +283,8 @@ export class Core {
         if (!store.getExperiment(id)) throw notFound('experiment', id)
         return this.experiment(conflicts(() => store.renameExperiment(id, name)))
       },
-      'experiments.saveAs': async ({ yaml, name, file }) => {
+      'experiments.saveAs': async ({ yaml, name, file: picked, from }) => {
+        const file = this.fileOf(from, picked)
         const text = setTopLevelScalar(yaml, 'name', name ?? store.freeExperimentName(this.parseOrThrow(yaml, file).name))
         const spec = this.parseOrThrow(text, file)
         return this.experiment(conflicts(() => store.createExperiment({ name: spec.name, yaml: text, spec, file: file ?? null, tags: spec.tags }, 'saved as a new experiment')))

@@ -97,3 +97,47 @@ describe('workload files in an experiment file on disk', () => {
     expect(JSON.stringify(bad)).not.toContain('not-a-cdf-but-a-secret')
   })
 })
+
+describe('a stored experiment checked and copied from the page (from: its id)', () => {
+  let core: Core
+  let dispatch: ReturnType<typeof createDispatch>
+  let id: number
+  let dir: string
+  const yaml = spec('mine.cdf')
+
+  beforeAll(() => {
+    core = tempCore().core
+    dispatch = createDispatch(core.handlers)
+    // As `p4lab run DIR/exp.yaml` stores it: the file's path, its CDF beside it.
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-exp-'))
+    writeFileSync(join(dir, 'mine.cdf'), '100 0\n1000 0.5\n10000 1\n')
+    id = core.findOrCreateExperiment(yaml, join(dir, 'exp.yaml')).id
+  })
+  afterAll(() => core.opts.store.close())
+
+  it('reads the workload files beside its own file, which the page cannot name', async () => {
+    // By its file name alone the CDF is looked for in the workloads folder, and is not there.
+    const byName = await dispatch('experiments.validate', { yaml, file: 'exp.yaml' })
+    expect(byName).toMatchObject({ ok: true, result: { ok: false } })
+    expect(JSON.stringify(byName)).toMatch(/mine\.cdf/)
+    expect(await dispatch('experiments.validate', { yaml, from: id })).toMatchObject({ ok: true, result: { ok: true, errors: [], runCount: 1 } })
+    expect(await dispatch('experiments.fabric', { yaml, from: id })).toMatchObject({ ok: true, result: { errors: [] } })
+  })
+
+  it('saves a copy that keeps the file, so its CDF stays found when it runs', async () => {
+    const copy = await dispatch('experiments.saveAs', { yaml, from: id })
+    expect(copy).toMatchObject({ ok: true, result: { name: 'paths (2)' } })
+    const copyId = (copy as { result: { id: number } }).result.id
+    expect(core.opts.store.getExperiment(copyId)!.file).toBe(join(dir, 'exp.yaml'))
+    expect(core.runExperiment(copyId)).toHaveLength(1)
+  })
+
+  it('refuses a path for the copy, and names an experiment that does not exist', async () => {
+    for (const file of ['/etc/x.yaml', '../x.yaml', join(dir, 'exp.yaml')]) {
+      expect(await dispatch('experiments.saveAs', { yaml, file }), file).toMatchObject({ ok: false, error: { code: 'invalid-request' } })
+    }
+    const gone = await dispatch('experiments.validate', { yaml, from: 999_999 })
+    expect(gone).toMatchObject({ ok: false, error: { code: 'not-found' } })
+    expect(JSON.stringify(gone)).toContain('999999')
+  })
+})

@@ -102,16 +102,18 @@ describe('the app in Chromium', () => {
   }, 400_000)
 
   it('validates and saves an experiment the command line ran from a file in a folder; Run on Slurm leads to Clusters', async () => {
-    // `p4lab run` keeps the file's path with the experiment; the editor must still check its text.
+    // `p4lab run` keeps the file's path with the experiment; the editor must still check its
+    // text, reading the flow sizes from the CDF beside that file, as the run did.
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-e2e-cli-'))
     const file = join(dir, 'from-cli.yaml')
+    writeFileSync(join(dir, 'sizes.cdf'), '1000 0\n10000 0.5\n100000 1\n')
     writeFileSync(
       file,
       `name: from-cli
 testbed: sim
 topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }
 schemes: [ecmp]
-workload: { kind: web-search, load: 0.3, flows: 20 }
+workload: { kind: cdf, file: sizes.cdf, load: 0.3, flows: 20 }
 seeds: [1]
 `,
     )

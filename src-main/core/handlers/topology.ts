@@ -11,7 +11,8 @@ import type { Store } from '../store'
 import { fabricGraph } from './fabric'
 
 type TopologyHandlers = Pick<Handlers, 'experiments.fabric' | 'experiments.layout' | 'experiments.saveLayout'>
-type Validate = (yaml: string, file: string | undefined) => Handlers['experiments.validate'] extends (r: never) => Promise<infer R> ? R : never
+/** experiments.validate's answer for a text read as the picked file or as the stored experiment `from`. */
+type Validate = (yaml: string, file: string | undefined, from: number | undefined) => Handlers['experiments.validate'] extends (r: never) => Promise<infer R> ? R : never
 
 const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -68,8 +69,8 @@ export function topologyHandlers(store: Store, validate: Validate): TopologyHand
     if (!store.getExperiment(id)) throw notFound('experiment', id)
   }
   return {
-    'experiments.fabric': async ({ yaml, file }) => {
-      const { errors } = validate(yaml, file)
+    'experiments.fabric': async ({ yaml, file, from }) => {
+      const { errors } = validate(yaml, file, from)
       let raw: unknown
       try {
         raw = parse(yaml)

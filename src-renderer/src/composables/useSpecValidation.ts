@@ -1,7 +1,7 @@
 import { onScopeDispose, ref, watch, type Ref } from 'vue'
 import type { SpecError } from '@contract/index'
 import { errorMessage } from '../client'
-import { useExperimentsStore } from '../stores/experiments'
+import { useExperimentsStore, type SpecSource } from '../stores/experiments'
 
 export type ValidationState =
   | { kind: 'pending' }
@@ -13,7 +13,7 @@ export type ValidationState =
 const DEBOUNCE_MS = 250
 
 /** Validates the YAML as it is typed: debounced, and only the answer to the latest text counts. */
-export function useSpecValidation(yaml: Ref<string>, file: Ref<string | undefined>) {
+export function useSpecValidation(yaml: Ref<string>, where: Ref<SpecSource>) {
   const experiments = useExperimentsStore()
   const state = ref<ValidationState>({ kind: 'pending' })
   let timer: ReturnType<typeof setTimeout> | null = null
@@ -22,7 +22,7 @@ export function useSpecValidation(yaml: Ref<string>, file: Ref<string | undefine
   async function validateNow(): Promise<void> {
     const mine = ++seq
     try {
-      const res = await experiments.validate(yaml.value, file.value)
+      const res = await experiments.validate(yaml.value, where.value)
       if (mine !== seq) return
       state.value = res.ok ? { kind: 'valid', runCount: res.runCount } : { kind: 'invalid', errors: res.errors }
     } catch (err) {
@@ -32,7 +32,7 @@ export function useSpecValidation(yaml: Ref<string>, file: Ref<string | undefine
   }
 
   watch(
-    [yaml, file],
+    [yaml, where],
     () => {
       state.value = { kind: 'pending' }
       seq++ // an answer still in flight is for older text

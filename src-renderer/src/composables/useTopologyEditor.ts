@@ -55,7 +55,9 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
     const mine = ++seq
     try {
       const yaml = text.value
-      const res = await call('experiments.fabric', { yaml })
+      // A stored experiment's own file decides where its workload files are read (a CLI run's path).
+      const id = experimentId.value
+      const res = await call('experiments.fabric', id !== null ? { yaml, from: id } : { yaml })
       if (mine !== seq) return
       preview.value = res
       previewOf.value = yaml

@@ -4,6 +4,9 @@ import type { Experiment, ExperimentSummary, Res, SetAsideHow, Shown, Template }
 import { call, on } from '../client'
 
 /** What the main area shows. */
+/** A draft's stored experiment (`from`) or, for a new one, its picked file's name: never a path. */
+export type SpecSource = { from?: number; file?: string }
+
 export type MainView = { kind: 'home' } | { kind: 'new' } | { kind: 'experiment'; id: number }
 
 export const useExperimentsStore = defineStore('experiments', () => {
@@ -73,8 +76,9 @@ export const useExperimentsStore = defineStore('experiments', () => {
     view.value = { kind: 'home' }
   }
 
-  function validate(yaml: string, file?: string): Promise<Res<'experiments.validate'>> {
-    return call('experiments.validate', file ? { yaml, file } : { yaml })
+  /** Where a text's workload files are read: the stored experiment it is a draft of (`from`), or a picked file's name. */
+  function validate(yaml: string, where: SpecSource = {}): Promise<Res<'experiments.validate'>> {
+    return call('experiments.validate', { yaml, ...where })
   }
 
   async function create(yaml: string, file?: string): Promise<Experiment> {
@@ -101,8 +105,8 @@ export const useExperimentsStore = defineStore('experiments', () => {
   }
 
   /** The text as a new experiment (its own name, or the first free `NAME (N)`), which then opens. */
-  async function saveAs(yaml: string, file?: string): Promise<Experiment> {
-    const exp = await call('experiments.saveAs', file ? { yaml, file } : { yaml })
+  async function saveAs(yaml: string, where: SpecSource = {}): Promise<Experiment> {
+    const exp = await call('experiments.saveAs', { yaml, ...where })
     current.value = exp
     view.value = { kind: 'experiment', id: exp.id }
     await refreshList()
