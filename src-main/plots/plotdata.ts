@@ -55,7 +55,11 @@ const cmpField = (a: FieldValue, b: FieldValue) =>
 /** How a line is named: values of scheme/experiment/target, key=value for parameters. */
 export function lineLabel(line: Record<string, FieldValue>, keys: readonly string[]): string {
   if (keys.length === 0) return 'all runs'
-  return keys.map((k) => (['scheme', 'experiment', 'target'].includes(k) ? String(line[k] ?? '—') : `${k}=${line[k] ?? '—'}`)).join(' · ')
+  // A parameter the line's runs do not have (another scheme's, when experiments are mixed) is left
+  // out rather than shown as "k=—": two lines still differ in some part, so no labels merge.
+  return keys
+    .flatMap((k) => (['scheme', 'experiment', 'target'].includes(k) ? [String(line[k] ?? '—')] : line[k] === null || line[k] === undefined ? [] : [`${k}=${line[k]}`]))
+    .join(' · ')
 }
 
 /** A stable colour per label: the same scheme is the same colour in every plot of a view. */

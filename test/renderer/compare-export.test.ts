@@ -77,6 +77,9 @@ describe('plot model', () => {
   it('names lines by scheme, experiment and target values and by parameter key=value', () => {
     expect(lineLabel({ scheme: 'hula', target: 'bmv2', flowletGapNs: 100000 }, ['scheme', 'target', 'flowletGapNs'])).toBe('hula · bmv2 · flowletGapNs=100000')
     expect(lineLabel({}, [])).toBe('all runs')
+    // Experiments mixed: a parameter only CONGA has is left out of HULA's label, not shown as "dreAlpha=—".
+    expect(lineLabel({ scheme: 'hula', dreAlpha: null, flows: 1000 }, ['scheme', 'dreAlpha', 'flows'])).toBe('hula · flows=1000')
+    expect(lineLabel({ scheme: 'conga', dreAlpha: 0.2, flows: 1000 }, ['scheme', 'dreAlpha', 'flows'])).toBe('conga · dreAlpha=0.2 · flows=1000')
   })
 
   it('lays categorical x (by scheme) on positions with labels', () => {
