@@ -1,4 +1,5 @@
 // What every p4lab command shares: errors, opening the core, run tables.
+import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
@@ -86,7 +87,8 @@ function runResult(r: Run) {
 }
 
 export function openCore(db: string | undefined, parallelRuns?: number): Core {
-  const core = createNodeCore({ dbPath: resolve(db ?? defaultDbPath()), parallelRuns })
+  const file = resolve(db ?? defaultDbPath())
+  const core = openingDb(db, () => createNodeCore({ dbPath: file, parallelRuns }))
   const interrupted = core.start()
   if (interrupted.length > 0) {
     process.stderr.write(`p4lab: marked ${interrupted.length} run(s) cut off earlier as interrupted: ${interrupted.join(', ')}\n`)
@@ -94,3 +96,30 @@ export function openCore(db: string | undefined, parallelRuns?: number): Core {
   return core
 }
 
+
+/** fn, which opens the database `db` names: a failure to open it names the file and why, with exit 1. */
+export function openingDb<T>(db: string | undefined, fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    const file = resolve(db ?? defaultDbPath())
+    fail(`cannot open the database ${file}${db === undefined ? '' : ' (--db)'}: ${whyNotOpened(file, err)}`, 1)
+  }
+}
+
+/** What SQLite or the file system said, as the user's problem: the file is left as it was. */
+function whyNotOpened(file: string, err: unknown): string {
+  const code = (err as { code?: string }).code
+  const isDir = (() => {
+    try {
+      return statSync(file).isDirectory()
+    } catch {
+      return false
+    }
+  })()
+  if (isDir || code === 'EISDIR') return 'it is a folder; give the path of a database file (it is created if missing)'
+  if (code === 'SQLITE_NOTADB') return 'it is not a p4lab database (not SQLite); it was left as it is'
+  if (code?.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return `it cannot be written here (${(err as Error).message}); p4lab needs to write the file and its folder`
+  const message = err instanceof Error ? err.message : String(err)
+  return message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message
+}

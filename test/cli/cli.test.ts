@@ -1,5 +1,5 @@
 // The p4lab command as a user runs it: the built bin, real files, real SQLite.
-import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -45,6 +45,34 @@ describe('p4lab run: bad input', () => {
     const r = p4lab(['run', 'missing.yaml', '--db', join(dir, 'x.db')], dir)
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/cannot read experiment file missing\.yaml/)
+  })
+})
+
+describe('a --db that cannot be a database', () => {
+  let dir: string
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-db-'))
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+  })
+
+  it('names the file and why for a file that is not SQLite, and leaves it as it was', () => {
+    const junk = join(dir, 'notes.txt')
+    writeFileSync(junk, 'my notes, not a database\n')
+    for (const args of [['list'], ['show', '1'], ['run', 'tiny.yaml'], ['testbed', 'list'], ['p4', 'build', 'x.p4', '--target', 'bmv2']]) {
+      const r = p4lab([...args, '--db', junk], dir)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr, args.join(' ')).toContain(`p4lab: cannot open the database ${junk} (--db): it is not a p4lab database (not SQLite)`)
+      expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at /)
+    }
+    expect(readFileSync(junk, 'utf8')).toBe('my notes, not a database\n')
+  })
+
+  it('names the folder given where a database file belongs', () => {
+    for (const args of [['list'], ['run', 'tiny.yaml']]) {
+      const r = p4lab([...args, '--db', dir], dir)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr, args.join(' ')).toContain(`p4lab: cannot open the database ${dir} (--db): it is a folder`)
+    }
   })
 })
 

@@ -15,7 +15,7 @@ import {
   type P4Target,
 } from '../../core/p4build'
 import { openStore } from '../../core/store'
-import { fail, UsageError, type Command } from '../common'
+import { fail, openingDb, UsageError, type Command } from '../common'
 import { p4SchemeNames, p4SchemesHelp } from '../schemes'
 import type { P4Diagnostic } from '../../core/p4/diagnostics'
 
@@ -97,7 +97,7 @@ async function cmdBuild(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('p4 build takes one P4 file')
   const t = target(values.target)
   const file = resolve(positionals[0])
-  const store = openStore(resolve(values.db ?? defaultDbPath()))
+  const store = openingDb(values.db, () => openStore(resolve(values.db ?? defaultDbPath())))
   const builder = new P4Builder({ store, artifactsDir: join(dirname(store.file), 'artifacts') })
   const show = (root: string, list: P4Diagnostic[]) => {
     for (const d of list) {

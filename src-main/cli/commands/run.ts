@@ -6,7 +6,7 @@ import { toRun } from '../../core/services'
 import { sweepService } from '../../core/handlers/sweeps'
 import { parseExperiment, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
-import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
+import { fail, openCore, openingDb, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
 import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmFlagsAlone, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
 
@@ -60,7 +60,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   }
   // Validate before the database is even opened: bad input writes nothing. The testbed
   // names come from the database when it exists (without creating it).
-  const testbeds = storedTestbedNames(resolve(db ?? defaultDbPath()))
+  const testbeds = openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath())))
   if (testbed !== undefined) {
     if (!testbeds.includes(testbed)) fail(`--testbed: unknown testbed '${testbed}'; known testbeds: ${testbeds.join(', ')}`)
     // The stored experiment says where it ran: only its testbed value changes.
