@@ -10,9 +10,25 @@ import { formatSlowdown } from '../plots/format'
 /** Bad arguments: main prints the message and the usage, and exits 2. */
 export class UsageError extends Error {}
 
-export function fail(message: string, code = 2): never {
+/** More lines (the usage) go to stderr only, after the message. */
+export function fail(message: string, code = 2, more = ''): never {
   process.stderr.write(`p4lab: ${message}\n`)
+  jsonError()
+  if (more) process.stderr.write(more)
   process.exit(code)
+}
+
+/**
+ * What a failing command said, kept when the command line has --json: a script reading stdout
+ * gets `{"error": ...}` instead of nothing. Main records stdout and stderr as they are written.
+ */
+export const printed = { json: false, stdout: false, stderr: [] as string[] }
+
+/** Under --json, with nothing yet on stdout: the messages written to stderr, as one JSON object. */
+export function jsonError(): void {
+  if (!printed.json || printed.stdout) return
+  const error = printed.stderr.join('').trim().split('\n').map((l) => l.replace(/^p4lab: /, '')).join('\n')
+  process.stdout.write(JSON.stringify({ error: error || 'failed' }, null, 2) + '\n')
 }
 
 /** A command of the p4lab CLI: one file each under commands/. */

@@ -76,6 +76,32 @@ describe('a --db that cannot be a database', () => {
   })
 })
 
+describe('--json on an error', () => {
+  it('prints the error as a JSON object on stdout (and as text on stderr), with the exit code of the error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-json-'))
+    writeFileSync(join(dir, 'load.yaml'), TINY.replace('load: [0.3]', 'load: [1.5]'))
+    writeFileSync(join(dir, 'junk.db'), 'not a database\n')
+    const db = join(dir, 'j.db')
+    const cases: Array<[string[], number, RegExp]> = [
+      [['run', 'load.yaml', '--db', db], 2, /^load\.yaml:7:\d+: workload\.load\[0\]: .*got 1\.5$/],
+      [['run', 'missing.yaml', '--db', db], 2, /^cannot read experiment file missing\.yaml/],
+      [['run', 'load.yaml', '--parallel', 'x', '--db', db], 2, /^--parallel must be a positive integer, got 'x'$/],
+      [['show', '999', '--db', db], 1, /^run 999 does not exist in /],
+      [['list', '--db', join(dir, 'junk.db')], 1, /^cannot open the database .*junk\.db \(--db\): it is not a p4lab database/],
+      [['compare', 'nope', '--db', db], 1, /^no experiment named 'nope'/],
+      [['testbed', 'check', 'nope', '--db', db], 2, /^testbed 'nope' does not exist$/],
+    ]
+    for (const [args, code, error] of cases) {
+      const r = p4lab([...args, '--json'], dir)
+      expect(r.code, args.join(' ')).toBe(code)
+      const out = JSON.parse(r.stdout) as { error: string }
+      expect(out.error, args.join(' ')).toMatch(error)
+      expect(out.error, args.join(' ')).not.toContain('usage:')
+      expect(r.stderr, args.join(' ')).toContain(out.error.split('\n')[0])
+    }
+  })
+})
+
 describe('p4lab help lists the schemes from the registry', () => {
   it('run --help: every scheme with its label and paper, every parameter with its unit, default and schemes', () => {
     const r = p4lab(['run', '--help'], tmpdir())
