@@ -6,6 +6,7 @@ import { createNodeCore, type Core } from '../core'
 import { defaultDbPath } from '../core/paths'
 import { formatNs, table } from './format'
 import { formatSlowdown } from '../plots/format'
+import { describeControl, findControl, printable } from '../model/printable'
 
 /** Bad arguments: main prints the message and the usage, and exits 2. */
 export class UsageError extends Error {}
@@ -29,6 +30,18 @@ export function jsonError(): void {
   if (!printed.json || printed.stdout) return
   const error = printed.stderr.join('').trim().split('\n').map((l) => l.replace(/^p4lab: /, '')).join('\n')
   process.stdout.write(JSON.stringify({ error: error || 'failed' }, null, 2) + '\n')
+}
+
+/**
+ * `text` as given, refused (exit 2) when it holds a control character, as the experiment file
+ * refuses them: names, tags and notes are printed to terminals. Notes may hold line feeds and tabs.
+ */
+export function printableInput(what: string, text: string, o: { multiLine?: boolean } = {}): string {
+  const found = findControl(o.multiLine ? text.replace(/[\n\t]/g, ' ') : text)
+  if (found) {
+    throw new UsageError(`${what} holds the control character ${describeControl(found.char)} at position ${found.index + 1} ('${printable(text)}'); control characters are refused${o.multiLine ? ' (line feeds and tabs are kept)' : ''}`)
+  }
+  return text
 }
 
 /** A command of the p4lab CLI: one file each under commands/. */

@@ -59,6 +59,30 @@ describe('p4lab tag and note', () => {
   })
 })
 
+describe('control characters in a new name, tag or note', () => {
+  it('are refused with exit 2, naming the character and where it is, and nothing changes', () => {
+    const before = cli('list', '--json').stdout
+    const cases: Array<[string[], RegExp]> = [
+      [['rename', 'cli-mng', 'evil\u001b[2Jname'], /NEW 'evil\\u001b\[2Jname' holds the control character ESC \(U\+001B\) at position 5/],
+      [['rename', 'cli-mng', 'a\u202eb'], /holds the control character U\+202E at position 2/],
+      [['tag', 'run', '1', 'ding\u0007'], /a tag holds the control character U\+0007 at position 5/],
+      [['note', 'run', '1', 'red\u001b[31m'], /TEXT holds the control character ESC \(U\+001B\) at position 4 .*line feeds and tabs are kept/],
+    ]
+    for (const [args, message] of cases) {
+      const r = cli(...args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr.split('\n')[0], args.join(' ')).toMatch(message)
+    }
+    expect(cli('list', '--json').stdout).toBe(before)
+    expect(cli('note', 'run', '1').stdout).not.toContain('red')
+  })
+
+  it('keeps line feeds and tabs in a note', () => {
+    expect(cli('note', 'run', '2', 'line one\n\tline two').code).toBe(0)
+    expect(cli('note', 'run', '2').stdout).toBe('line one\n\tline two\n')
+  })
+})
+
 describe('p4lab rm, archive and restore', () => {
   it('asks first: without a terminal and without --yes it refuses and changes nothing', () => {
     const r = cli('rm', 'run', '1')

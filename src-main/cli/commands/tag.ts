@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util'
 import { Tag } from '../../contract'
 import { ManageError, type Store } from '../../core/store'
-import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openCore, printableInput, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { targets } from './manage'
 
 function withStore(db: string | undefined, fn: (store: Store) => number): number {
@@ -19,7 +19,7 @@ function withStore(db: string | undefined, fn: (store: Store) => number): number
 }
 
 function checkTag(t: string): string {
-  const r = Tag.safeParse(t)
+  const r = Tag.safeParse(printableInput('a tag', t))
   if (!r.success) throw new UsageError(`tag '${t}': ${r.error.issues[0].message}`)
   return r.data
 }
@@ -67,10 +67,11 @@ export const noteCommand: Command = {
   run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
     if (positionals.length > 3) throw new UsageError("note takes one TEXT: quote it ('like this')")
+    const text = positionals.length === 3 ? printableInput('TEXT', positionals[2], { multiLine: true }) : undefined
     return withStore(values.db, (store) => {
       const t = targets(store, 'note', positionals.slice(0, 2))
       const id = t.ids[0]
-      if (positionals.length === 3) store.setNotes(t.kind, id, positionals[2])
+      if (text !== undefined) store.setNotes(t.kind, id, text)
       const notes = t.kind === 'runs' ? store.getRun(id)!.notes : store.getExperiment(id)!.notes
       if (values.json) process.stdout.write(JSON.stringify({ kind: t.kind, id, notes }, null, 2) + '\n')
       else process.stdout.write(notes === '' ? `${t.kind === 'runs' ? 'run' : 'experiment'} ${id} has no notes\n` : `${notes}\n`)
