@@ -129,6 +129,7 @@ export const clusterCommand: Command = {
     const [action, name, ...rest] = positionals
     if (!['add', 'list', 'check', 'rm'].includes(action ?? '')) throw new UsageError('cluster takes add, list, check or rm')
     if (rest.length) throw new UsageError(`cluster ${action}: unexpected '${rest[0]}'`)
+    if (action === 'list' && name !== undefined) throw new UsageError(`cluster list: unexpected '${name}'`)
     return cmdCluster(action, name, values)
   },
 }

@@ -83,6 +83,22 @@ describe('control characters in a new name, tag or note', () => {
   })
 })
 
+describe('a word too many', () => {
+  it('is refused with exit 2 and named, not dropped (list, cluster list, slurm status)', () => {
+    const cases: Array<[string[], string]> = [
+      [['list', 'cli-mng'], "p4lab: list takes no arguments, got 'cli-mng' (to choose runs: --where QUERY"],
+      [['cluster', 'list', 'mine'], "p4lab: cluster list: unexpected 'mine'"],
+      [['slurm', 'status', '12', '13'], "p4lab: slurm status takes one JOBID, got '13' too"],
+    ]
+    for (const [args, message] of cases) {
+      const r = cli(...args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stdout, args.join(' ')).toBe('')
+      expect(r.stderr, args.join(' ')).toContain(message)
+    }
+  })
+})
+
 describe('p4lab rm, archive and restore', () => {
   it('asks first: without a terminal and without --yes it refuses and changes nothing', () => {
     const r = cli('rm', 'run', '1')

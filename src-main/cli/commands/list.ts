@@ -86,11 +86,13 @@ export const listCommand: Command = {
     "    'experiment ~ fig', 'tag:paper', 'scheme = hula and load >= 0.5', 'p99 < 2e6' (ns)); --archived and --trash list what is set aside",
   ],
   run(argv) {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
       options: { ...COMMON_OPTIONS, where: { type: 'string' }, archived: { type: 'boolean', default: false }, trash: { type: 'boolean', default: false } },
     })
+    // A word after list is a filter the user meant, not one to drop: listing everything would look like an answer.
+    if (positionals.length > 0) throw new UsageError(`list takes no arguments, got '${positionals[0]}' (to choose runs: --where QUERY, e.g. --where 'experiment ~ ${positionals[0]}')`)
     if (values.archived && values.trash) throw new UsageError('list takes --archived or --trash, not both')
     if ((values.archived || values.trash) && values.where !== undefined) throw new UsageError('--where searches the active experiments; it does not go with --archived or --trash')
     return cmdList(values.db, values.json, values.archived ? 'archived' : values.trash ? 'deleted' : 'active', values.where)
