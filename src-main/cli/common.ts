@@ -1,6 +1,6 @@
 // What every p4lab command shares: errors, opening the core, run tables.
-import { statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdirSync, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath } from '../core/paths'
@@ -42,6 +42,27 @@ export function printableInput(what: string, text: string, o: { multiLine?: bool
     throw new UsageError(`${what} holds the control character ${describeControl(found.char)} at position ${found.index + 1} ('${printable(text)}'); control characters are refused${o.multiLine ? ' (line feeds and tabs are kept)' : ''}`)
   }
   return text
+}
+
+/** The folder --out names, created if missing; a file there, or a folder that cannot be made, is named (exit 1). */
+export function outFolder(out: string): string {
+  const dir = resolve(out)
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || code === 'ENOTDIR') fail(`--out ${out}: ${code === 'EEXIST' ? 'that is a file' : 'a part of that path is a file'}; --out takes a folder`, 1)
+    fail(`--out ${out}: cannot create that folder: ${(err as Error).message}`, 1)
+  }
+  return dir
+}
+
+/** Why --out FILE cannot be written, as the user's problem: no folder, a folder, no permission. */
+export function outFileProblem(out: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code
+  if (code === 'ENOENT' || code === 'ENOTDIR') return `--out ${out}: the folder ${dirname(resolve(out))} does not exist; create it first`
+  if (code === 'EISDIR') return `--out ${out}: that is a folder; give a file name`
+  return `--out ${out}: ${(err as Error).message}`
 }
 
 /** A command of the p4lab CLI: one file each under commands/. */

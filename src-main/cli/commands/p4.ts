@@ -1,6 +1,6 @@
 // p4lab p4 render | build: the control-plane files of a topology, and a local P4 build through
 // the artifact cache (src-main/core/p4build).
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
@@ -15,7 +15,7 @@ import {
   type P4Target,
 } from '../../core/p4build'
 import { openStore } from '../../core/store'
-import { fail, openingDb, UsageError, type Command } from '../common'
+import { fail, openingDb, outFolder, UsageError, type Command } from '../common'
 import { p4SchemeNames, p4SchemesHelp } from '../schemes'
 import type { P4Diagnostic } from '../../core/p4/diagnostics'
 
@@ -60,8 +60,7 @@ function cmdRender(argv: string[]): number {
     }
     fail(`${values.topology}: ${(e as Error).message}`)
   }
-  const out = resolve(values.out)
-  mkdirSync(out, { recursive: true })
+  const out = outFolder(values.out)
   const written: string[] = []
   const write = (name: string, body: string) => {
     writeFileSync(join(out, name), body)
@@ -110,8 +109,7 @@ async function cmdBuild(argv: string[]): Promise<number> {
     if (!values.json) show(r.root, r.diagnostics)
     let files = r.files
     if (values.out) {
-      const out = resolve(values.out)
-      mkdirSync(out, { recursive: true })
+      const out = outFolder(values.out)
       files = {}
       for (const [name, rel] of Object.entries(r.artifact.outputs.files)) {
         if (name === 'conf' || name === 'bfrt') continue // inside the tofino directory

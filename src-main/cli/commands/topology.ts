@@ -6,7 +6,7 @@ import { parseExperiment } from '../../core/spec'
 import { storedTestbedNames } from '../../core/testbeds'
 import { exportClab, ImportError, importTopology, TOPOLOGY_FORMATS, type TopologyFormat } from '../../core/topology-io'
 import { buildFabric } from '../../model/topology'
-import { fail, UsageError, type Command } from '../common'
+import { fail, outFileProblem, UsageError, type Command } from '../common'
 import { formatValidateError } from './validate'
 
 function readText(file: string): string {
@@ -24,7 +24,11 @@ function emit(text: string, out: string | undefined, what: string): number {
     return 0
   }
   if (existsSync(out)) fail(`${out} exists; p4lab does not overwrite it (choose another --out or remove it)`, 1)
-  writeFileSync(out, text)
+  try {
+    writeFileSync(out, text, { flag: 'wx' })
+  } catch (err) {
+    fail(outFileProblem(out, err), 1)
+  }
   process.stderr.write(`${what} written to ${out}\n`)
   return 0
 }
