@@ -1,5 +1,5 @@
 // What every p4lab command shares: errors, opening the core, run tables.
-import { mkdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
@@ -146,6 +146,16 @@ export function openCore(db: string | undefined, parallelRuns?: number): Core {
   return core
 }
 
+
+/**
+ * openCore for a command that reads or changes what is stored: a database that does not exist
+ * is named, not created empty (a mistyped --db would leave a new file and answer "not found").
+ */
+export function openExistingCore(db: string | undefined): Core {
+  const file = resolve(db ?? defaultDbPath())
+  if (!existsSync(file)) fail(`no database at ${file}${db === undefined ? '' : ' (--db)'}: nothing was run or imported there (p4lab run or p4lab import creates it)`, 1)
+  return openCore(db)
+}
 
 /** fn, which opens the database `db` names: a failure to open it names the file and why, with exit 1. */
 export function openingDb<T>(db: string | undefined, fn: () => T): T {

@@ -67,6 +67,18 @@ describe('a --db that cannot be a database', () => {
     expect(readFileSync(junk, 'utf8')).toBe('my notes, not a database\n')
   })
 
+  it('is not created by a command that reads or changes what is stored: the missing file is named', () => {
+    const db = join(dir, 'typo', 'p4lab.db')
+    for (const args of [['show', '1'], ['compare', 'tiny'], ['rename', 'tiny', 'other'], ['tag', 'run', '1', 'x'], ['note', 'run', '1', 'x'], ['rm', 'run', '1', '--yes'], ['export', 'tiny', '-o', 'x.tar.gz']]) {
+      const r = p4lab([...args, '--db', db], dir)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr, args.join(' ')).toBe(`p4lab: no database at ${db} (--db): nothing was run or imported there (p4lab run or p4lab import creates it)\n`)
+    }
+    expect(p4lab(['list', '--db', db], dir).stdout).toBe(`no experiments yet: no database at ${db} (--db)\n`)
+    expect(JSON.parse(p4lab(['list', '--db', db, '--json'], dir).stdout)).toEqual([])
+    expect(existsSync(join(dir, 'typo'))).toBe(false)
+  })
+
   it('names the folder given where a database file belongs', () => {
     for (const args of [['list'], ['run', 'tiny.yaml']]) {
       const r = p4lab([...args, '--db', dir], dir)
@@ -82,6 +94,7 @@ describe('--json on an error', () => {
     writeFileSync(join(dir, 'load.yaml'), TINY.replace('load: [0.3]', 'load: [1.5]'))
     writeFileSync(join(dir, 'junk.db'), 'not a database\n')
     const db = join(dir, 'j.db')
+    expect(p4lab(['testbed', 'list', '--db', db], dir).code).toBe(0)
     const cases: Array<[string[], number, RegExp]> = [
       [['run', 'load.yaml', '--db', db], 2, /^load\.yaml:7:\d+: workload\.load\[0\]: .*got 1\.5$/],
       [['run', 'missing.yaml', '--db', db], 2, /^cannot read experiment file missing\.yaml/],

@@ -5,7 +5,7 @@ import { ranWith } from '../../core/run-view'
 import { toRun } from '../../core/services'
 import { eventText, formatCounter, formatNsShort } from '../../plots/format'
 import { formatSlowdown } from '../../plots/format'
-import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
+import { fail, openExistingCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
 /** One line per event: the wall clock, the simulated time when it has one, the kind and what happened. */
 function eventLines(events: Array<{ at: string; tNs: number | null; kind: string; detail: unknown }>): string[] {
@@ -19,7 +19,7 @@ function eventLines(events: Array<{ at: string; tNs: number | null; kind: string
 function cmdShow(idText: string, db: string | undefined, json: boolean): number {
   const id = Number(idText)
   if (!Number.isInteger(id) || id <= 0) throw new UsageError(`RUN must be a run id (a positive integer), got '${idText}'`)
-  const core = openCore(db)
+  const core = openExistingCore(db)
   const store = core.opts.store
   const row = store.getRun(id)
   if (!row) fail(`run ${id} does not exist in ${store.file}`, 1)

@@ -3,11 +3,11 @@
 import { parseArgs } from 'node:util'
 import { Tag } from '../../contract'
 import { ManageError, type Store } from '../../core/store'
-import { fail, openCore, printableInput, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openExistingCore, printableInput, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { targets } from './manage'
 
 function withStore(db: string | undefined, fn: (store: Store) => number): number {
-  const core = openCore(db)
+  const core = openExistingCore(db)
   try {
     return fn(core.opts.store)
   } catch (err) {
