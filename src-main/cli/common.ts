@@ -1,9 +1,9 @@
 // What every p4lab command shares: errors, opening the core, run tables.
-import { existsSync, mkdirSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
-import { defaultDbPath } from '../core/paths'
+import { defaultDbPath, makeDirs } from '../core/paths'
 import { formatNs, table } from './format'
 import { formatSlowdown } from '../plots/format'
 import { describeControl, findControl, printable } from '../model/printable'
@@ -48,7 +48,7 @@ export function printableInput(what: string, text: string, o: { multiLine?: bool
 export function outFolder(out: string): string {
   const dir = resolve(out)
   try {
-    mkdirSync(dir, { recursive: true })
+    makeDirs(dir)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     if (code === 'EEXIST' || code === 'ENOTDIR') fail(`--out ${out}: ${code === 'EEXIST' ? 'that is a file' : 'a part of that path is a file'}; --out takes a folder`, 1)

@@ -79,6 +79,15 @@ describe('a --db that cannot be a database', () => {
     expect(existsSync(join(dir, 'typo'))).toBe(false)
   })
 
+  it('ends with an error, not a spin at full CPU, for a --db or --out under /proc (a folder there cannot be made)', () => {
+    const r = p4lab(['run', 'tiny.yaml', '--db', '/proc/p4lab-no-such/x.db'], dir, { timeoutMs: 60_000 })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe("p4lab: cannot open the database /proc/p4lab-no-such/x.db (--db): ENOENT: no such file or directory, mkdir '/proc/p4lab-no-such'\n")
+    const out = p4lab(['p4', 'render', '--topology', 'tiny.yaml', '--scheme', 'ecmp', '--target', 'bmv2', '--out', '/proc/p4lab-no-such/o'], dir, { timeoutMs: 60_000 })
+    expect(out.code).toBe(1)
+    expect(out.stderr).toMatch(/^p4lab: --out \/proc\/p4lab-no-such\/o: cannot create that folder: ENOENT/)
+  })
+
   it('names the folder given where a database file belongs', () => {
     for (const args of [['list'], ['run', 'tiny.yaml']]) {
       const r = p4lab([...args, '--db', dir], dir)
