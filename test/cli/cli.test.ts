@@ -58,7 +58,7 @@ describe('a --db that cannot be a database', () => {
   it('names the file and why for a file that is not SQLite, and leaves it as it was', () => {
     const junk = join(dir, 'notes.txt')
     writeFileSync(junk, 'my notes, not a database\n')
-    for (const args of [['list'], ['show', '1'], ['run', 'tiny.yaml'], ['testbed', 'list'], ['p4', 'build', 'x.p4', '--target', 'bmv2']]) {
+    for (const args of [['list'], ['show', '1'], ['run', 'tiny.yaml'], ['validate', 'tiny.yaml'], ['topology', 'export', 'tiny.yaml', '--format', 'clab'], ['testbed', 'list'], ['p4', 'build', 'x.p4', '--target', 'bmv2']]) {
       const r = p4lab([...args, '--db', junk], dir)
       expect(r.code, args.join(' ')).toBe(1)
       expect(r.stderr, args.join(' ')).toContain(`p4lab: cannot open the database ${junk} (--db): it is not a p4lab database (not SQLite)`)

@@ -6,7 +6,7 @@ import { defaultDbPath, workloadsDir } from '../../core/paths'
 import { expandRuns, formatSpecError, parseExperiment, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames } from '../../core/testbeds'
 import { buildFabric } from '../../model/topology'
-import { fail, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openingDb, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 /** "file:line:col: field: message (node tor0)": what the graph would mark, after the message. */
 export function formatValidateError(e: SpecError): string {
@@ -25,7 +25,7 @@ function cmdValidate(file: string, db: string | undefined, json: boolean): numbe
     fail(`cannot read experiment file ${file}: ${(err as Error).message}`, 1)
   }
   // Testbed names come from the database when it exists; it is never created here.
-  const testbeds = storedTestbedNames(resolve(db ?? defaultDbPath()))
+  const testbeds = openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath())))
   const parsed = parseExperiment(text, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds })
   if (!parsed.ok) {
     if (json) process.stdout.write(JSON.stringify({ valid: false, errors: parsed.errors }, null, 2) + '\n')
