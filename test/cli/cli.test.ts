@@ -124,6 +124,26 @@ describe('--json on an error', () => {
   })
 })
 
+describe('p4lab testbed: mistakes', () => {
+  it('names the subcommands when an option comes first or a subcommand is unknown', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-tb-'))
+    const first = p4lab(['testbed', '--db', 'x.db', 'list'], dir)
+    expect(first.code).toBe(2)
+    expect(first.stderr.split('\n')[0]).toBe("p4lab: testbed needs a subcommand before its options (add, host-add, host-remove, list, check, trust, clean, map or remove), got '--db'")
+    expect(p4lab(['testbed', 'lst'], dir).stderr.split('\n')[0]).toBe("p4lab: unknown testbed subcommand 'lst'; expected add, host-add, host-remove, list, check, trust, clean, map or remove")
+  })
+
+  it('testbed map --file names the file whose YAML or mapping is wrong', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-tb-'))
+    const db = join(dir, 't.db')
+    expect(p4lab(['testbed', 'add', 'lab', '--kind', 'bmv2', '--host', 'sw1.example', '--db', db], dir).code).toBe(0)
+    writeFileSync(join(dir, 'broken.yaml'), 'switches: [a\n  b: : c\n')
+    const r = p4lab(['testbed', 'map', 'lab', '--file', 'broken.yaml', '--db', db], dir)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^p4lab: --file broken\.yaml: mapping YAML, line \d+: /)
+  })
+})
+
 describe('p4lab help lists the schemes from the registry', () => {
   it('run --help: every scheme with its label and paper, every parameter with its unit, default and schemes', () => {
     const r = p4lab(['run', '--help'], tmpdir())
