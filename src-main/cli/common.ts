@@ -1,5 +1,5 @@
 // What every p4lab command shares: errors, opening the core, run tables.
-import { existsSync, statSync } from 'node:fs'
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
@@ -63,6 +63,26 @@ export function outFileProblem(out: string, err: unknown): string {
   if (code === 'ENOENT' || code === 'ENOTDIR') return `--out ${out}: the folder ${dirname(resolve(out))} does not exist; create it first`
   if (code === 'EISDIR') return `--out ${out}: that is a folder; give a file name`
   return `--out ${out}: ${(err as Error).message}`
+}
+
+/**
+ * A text file read up to `max` bytes: a device or pipe that never ends (/dev/zero) stops at the
+ * budget instead of filling memory, and a file over it is not loaded. `over` is the problem then.
+ */
+export function readCapped(path: string, max: number, problem: (bytes: number) => string): { text: string; over?: undefined } | { over: string } {
+  const fd = openSync(path, 'r')
+  try {
+    const st = fstatSync(fd)
+    if (st.isDirectory()) throw new Error('it is a folder; give a file')
+    if (st.isFile() && st.size > max) return { over: problem(st.size) }
+    const buf = Buffer.alloc(max + 1)
+    let got = 0
+    for (let n = 1; n > 0 && got <= max; got += n) n = readSync(fd, buf, got, buf.length - got, null)
+    if (got > max) return { over: st.isFile() ? problem(got) : `it is not a regular file and gave more than ${max.toLocaleString('en-US')} bytes without ending (a device or a pipe?); an experiment file may be at most ${max.toLocaleString('en-US')} bytes` }
+    return { text: buf.subarray(0, got).toString('utf8') }
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** A command of the p4lab CLI: one file each under commands/. */

@@ -41,6 +41,18 @@ describe('p4lab run: bad input', () => {
     })
   }
 
+  it('refuses a device that never ends (/dev/zero) at the size budget, and a folder, naming them', () => {
+    const zero = p4lab(['run', '/dev/zero', '--db', join(dir, 'z.db')], dir, { timeoutMs: 60_000 })
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toBe('/dev/zero:1:1: document: it is not a regular file and gave more than 1,048,576 bytes without ending (a device or a pipe?); an experiment file may be at most 1,048,576 bytes\n')
+    const v = p4lab(['validate', '/dev/zero'], dir, { timeoutMs: 60_000 })
+    expect(v.code).toBe(1)
+    expect(v.stderr).toMatch(/^p4lab: \/dev\/zero: it is not a regular file and gave more than 1,048,576 bytes/)
+    const folder = p4lab(['run', dir, '--db', join(dir, 'z.db')], dir)
+    expect([folder.code, folder.stderr]).toEqual([2, `p4lab: cannot read experiment file ${dir}: it is a folder; give a file\n`])
+    expect(existsSync(join(dir, 'z.db'))).toBe(false)
+  })
+
   it('refuses a file that does not exist', () => {
     const r = p4lab(['run', 'missing.yaml', '--db', join(dir, 'x.db')], dir)
     expect(r.code).toBe(2)

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
 import { sweepService } from '../../core/handlers/sweeps'
-import { parseExperiment, yamlBytesProblem } from '../../core/spec'
+import { parseExperiment, SPEC_LIMITS, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
-import { fail, openCore, openingDb, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
+import { fail, openCore, openingDb, readCapped, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
 import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmFlagsAlone, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
 
@@ -48,13 +48,13 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   const path = resolve(file)
   let yaml: string
   try {
-    // Sized before it is read: a file far over the budget is never loaded.
-    const tooBig = yamlBytesProblem(statSync(path).size)
-    if (tooBig) {
-      process.stderr.write(`${file}:1:1: document: ${tooBig}\n`)
+    // Read up to the budget: a file far over it is never loaded, nor a device that never ends.
+    const read = readCapped(path, SPEC_LIMITS.yamlBytes, (bytes) => yamlBytesProblem(bytes)!)
+    if (read.over !== undefined) {
+      process.stderr.write(`${file}:1:1: document: ${read.over}\n`)
       return 2
     }
-    yaml = readFileSync(path, 'utf8')
+    yaml = read.text
   } catch (err) {
     fail(`cannot read experiment file ${file}: ${(err as Error).message}`)
   }
