@@ -156,6 +156,21 @@ describe('p4lab testbed: mistakes', () => {
   })
 })
 
+describe('ids as typed', () => {
+  it('show takes a run id in digits only; compare names an id too large as it was typed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-ids-'))
+    const db = join(dir, 'i.db')
+    expect(p4lab(['testbed', 'list', '--db', db], dir).code).toBe(0)
+    for (const id of ['0x10', '1e0', '99999999999999999999']) {
+      const r = p4lab(['show', id, '--db', db], dir)
+      expect(r.code, id).toBe(2)
+      expect(r.stderr.split('\n')[0], id).toBe(`p4lab: RUN must be a run id (a positive integer), got '${id}'`)
+    }
+    const big = p4lab(['compare', '99999999999999999999', '--db', db], dir)
+    expect([big.code, big.stderr]).toEqual([1, `p4lab: experiment 99999999999999999999 does not exist in ${db}\n`])
+  })
+})
+
 describe('p4lab help lists the schemes from the registry', () => {
   it('run --help: every scheme with its label and paper, every parameter with its unit, default and schemes', () => {
     const r = p4lab(['run', '--help'], tmpdir())

@@ -7,8 +7,8 @@ import { fail, openExistingCore, COMMON_OPTIONS, UsageError, type Command } from
 export function resolveExperiment(store: Store, text: string): number {
   if (/^\d+$/.test(text)) {
     const id = Number(text)
-    if (store.getExperiment(id)) return id
-    fail(`experiment ${id} does not exist in ${store.file}`, 1)
+    if (Number.isSafeInteger(id) && store.getExperiment(id)) return id
+    fail(`experiment ${text} does not exist in ${store.file}`, 1)
   }
   const found = store.findExperimentByName(text)
   if (!found) fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)

@@ -17,8 +17,9 @@ function eventLines(events: Array<{ at: string; tNs: number | null; kind: string
 }
 
 function cmdShow(idText: string, db: string | undefined, json: boolean): number {
-  const id = Number(idText)
-  if (!Number.isInteger(id) || id <= 0) throw new UsageError(`RUN must be a run id (a positive integer), got '${idText}'`)
+  // Digits only: '0x10' or '1e0' read by Number would show another run than the one typed.
+  const id = /^\d+$/.test(idText) ? Number(idText) : NaN
+  if (!Number.isSafeInteger(id) || id <= 0) throw new UsageError(`RUN must be a run id (a positive integer), got '${idText}'`)
   const core = openExistingCore(db)
   const store = core.opts.store
   const row = store.getRun(id)
