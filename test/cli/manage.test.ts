@@ -34,6 +34,8 @@ describe('p4lab tag and note', () => {
   it('tags runs and experiments, keeps the YAML tags the text’s, and keeps notes', () => {
     expect(cli('tag', 'run', '1', 'fast', 'baseline').stdout).toBe('run 1: fast, baseline\n')
     expect(cli('tag', 'run', '1', '--remove', 'baseline').stdout).toBe('run 1: fast\n')
+    const typo = cli('tag', 'run', '1', '--remove', 'fsat')
+    expect([typo.code, typo.stdout, typo.stderr]).toEqual([0, 'run 1: fast\n', "p4lab: run 1 has no tag 'fsat': nothing to remove\n"])
     expect(cli('tag', 'experiment', 'cli-mng', 'mine').stdout).toBe('experiment 1: paper (YAML), mine\n')
     const fixed = cli('tag', 'experiment', 'cli-mng', '--remove', 'paper')
     expect(fixed.code).toBe(1)

@@ -47,6 +47,9 @@ export const tagCommand: Command = {
         const fixed = remove.filter((x) => fileTags.includes(x))
         if (fixed.length > 0) fail(`tag ${fixed.join(', ')} of experiment ${id} comes from its YAML (tags:); edit the text to remove it`, 1)
       }
+      // Taking off a tag that is not there changes nothing: said, so a typo is not taken for done.
+      const absent = remove.filter((x) => !own.includes(x))
+      if (absent.length > 0) process.stderr.write(`p4lab: ${t.kind === 'runs' ? 'run' : 'experiment'} ${id} has no tag ${absent.map((x) => `'${x}'`).join(', ')}: nothing to remove\n`)
       if (add.length > 0 || remove.length > 0) {
         own = [...own, ...add].filter((x) => !remove.includes(x))
         if (t.kind === 'runs') store.setRunTags(id, own)
