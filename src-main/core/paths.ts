@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -79,4 +79,6 @@ export function makeDirs(dir: string, mode?: number): void {
     if (dirname(d) === d) break
   }
   for (const d of missing) mkdirSync(d, { mode })
+  // As mkdir -p: a file (or a link to nothing) where the folder goes is an error, EEXIST.
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`EEXIST: ${dir} exists and is not a folder`), { code: 'EEXIST' })
 }
