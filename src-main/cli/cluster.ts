@@ -49,7 +49,9 @@ async function add(core: Core, name: string, v: Values): Promise<number> {
   const input: SlurmClusterInput = {
     name,
     login: ref,
-    workDir: v.work,
+    // On this machine a relative folder would follow the directory each later command runs in
+    // (~/ stays: it is the home folder, as on a login node).
+    workDir: v.local && v.work !== '~' && !v.work.startsWith('~/') ? resolve(v.work) : v.work,
     ...(v.partition ? { partition: v.partition } : {}),
     ...(v.account ? { account: v.account } : {}),
     ...(v.time ? { time: v.time } : {}),

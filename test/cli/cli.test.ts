@@ -171,6 +171,20 @@ describe('ids as typed', () => {
   })
 })
 
+describe('p4lab cluster add --local', () => {
+  it('saves a relative --work as the absolute folder it names here, so later commands elsewhere use the same one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-cl-'))
+    const db = join(dir, 'c.db')
+    const r = p4lab(['cluster', 'add', 'here', '--local', '--work', 'shared/slurm', '--db', db], dir)
+    expect(r.code, r.stderr).toBe(0)
+    const listed = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], tmpdir()).stdout) as Array<{ name: string; workDir: string }>
+    expect(listed.map((c) => [c.name, c.workDir])).toEqual([['here', join(dir, 'shared', 'slurm')]])
+    expect(p4lab(['cluster', 'add', 'home', '--local', '--work', '~/p4lab-slurm', '--db', db], dir).code).toBe(0)
+    const again = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], dir).stdout) as Array<{ name: string; workDir: string }>
+    expect(again.find((c) => c.name === 'home')?.workDir).toBe('~/p4lab-slurm')
+  })
+})
+
 describe('p4lab help lists the schemes from the registry', () => {
   it('run --help: every scheme with its label and paper, every parameter with its unit, default and schemes', () => {
     const r = p4lab(['run', '--help'], tmpdir())
