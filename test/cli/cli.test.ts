@@ -1,12 +1,13 @@
 // The p4lab command as a user runs it: the built bin, real files, real SQLite.
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
 import { ROOT } from '../helpers/start'
-import { TINY_YAML, p4lab } from '../helpers/cli'
+import { TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
 
 const QUICKSTART = join(ROOT, 'resources', 'experiments', 'quickstart.yaml')
 
@@ -182,6 +183,21 @@ describe('p4lab cluster add --local', () => {
     expect(p4lab(['cluster', 'add', 'home', '--local', '--work', '~/p4lab-slurm', '--db', db], dir).code).toBe(0)
     const again = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], dir).stdout) as Array<{ name: string; workDir: string }>
     expect(again.find((c) => c.name === 'home')?.workDir).toBe('~/p4lab-slurm')
+  })
+})
+
+describe('p4lab serve on a port in use', () => {
+  it('names the port and what to do, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-serve-'))
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      const r = await p4labAsync(['serve', '--port', String(port), '--db', join(dir, 's.db')], dir, { timeoutMs: 60_000 })
+      expect([r.code, r.stderr]).toEqual([1, `p4lab: --port ${port}: 127.0.0.1:${port} is in use by another program; choose another --port, or 0 for a free one\n`])
+    } finally {
+      taken.close()
+    }
   })
 })
 
