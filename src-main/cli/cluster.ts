@@ -49,7 +49,9 @@ async function add(core: Core, name: string, v: Values): Promise<number> {
   const input: SlurmClusterInput = {
     name,
     login: ref,
-    workDir: v.work,
+    // On this machine a relative folder would follow the directory each later command runs in
+    // (~/ stays: it is the home folder, as on a login node).
+    workDir: v.local && v.work !== '~' && !v.work.startsWith('~/') ? resolve(v.work) : v.work,
     ...(v.partition ? { partition: v.partition } : {}),
     ...(v.account ? { account: v.account } : {}),
     ...(v.time ? { time: v.time } : {}),
@@ -129,6 +131,7 @@ export const clusterCommand: Command = {
     const [action, name, ...rest] = positionals
     if (!['add', 'list', 'check', 'rm'].includes(action ?? '')) throw new UsageError('cluster takes add, list, check or rm')
     if (rest.length) throw new UsageError(`cluster ${action}: unexpected '${rest[0]}'`)
+    if (action === 'list' && name !== undefined) throw new UsageError(`cluster list: unexpected '${name}'`)
     return cmdCluster(action, name, values)
   },
 }

@@ -1,17 +1,88 @@
 // What every p4lab command shares: errors, opening the core, run tables.
-import { resolve } from 'node:path'
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
-import { defaultDbPath } from '../core/paths'
+import { defaultDbPath, makeDirs } from '../core/paths'
 import { formatNs, table } from './format'
 import { formatSlowdown } from '../plots/format'
+import { describeControl, findControl, printable } from '../model/printable'
 
 /** Bad arguments: main prints the message and the usage, and exits 2. */
 export class UsageError extends Error {}
 
-export function fail(message: string, code = 2): never {
+/** More lines (the usage) go to stderr only, after the message. */
+export function fail(message: string, code = 2, more = ''): never {
   process.stderr.write(`p4lab: ${message}\n`)
+  jsonError()
+  if (more) process.stderr.write(more)
   process.exit(code)
+}
+
+/**
+ * What a failing command said, kept when the command line has --json: a script reading stdout
+ * gets `{"error": ...}` instead of nothing. Main records stdout and stderr as they are written.
+ */
+export const printed = { json: false, stdout: false, stderr: [] as string[] }
+
+/** Under --json, with nothing yet on stdout: the messages written to stderr, as one JSON object. */
+export function jsonError(): void {
+  if (!printed.json || printed.stdout) return
+  const error = printed.stderr.join('').trim().split('\n').map((l) => l.replace(/^p4lab: /, '')).join('\n')
+  process.stdout.write(JSON.stringify({ error: error || 'failed' }, null, 2) + '\n')
+}
+
+/**
+ * `text` as given, refused (exit 2) when it holds a control character, as the experiment file
+ * refuses them: names, tags and notes are printed to terminals. Notes may hold line feeds and tabs.
+ */
+export function printableInput(what: string, text: string, o: { multiLine?: boolean } = {}): string {
+  const found = findControl(o.multiLine ? text.replace(/[\n\t]/g, ' ') : text)
+  if (found) {
+    throw new UsageError(`${what} holds the control character ${describeControl(found.char)} at position ${found.index + 1} ('${printable(text)}'); control characters are refused${o.multiLine ? ' (line feeds and tabs are kept)' : ''}`)
+  }
+  return text
+}
+
+/** The folder --out names, created if missing; a file there, or a folder that cannot be made, is named (exit 1). */
+export function outFolder(out: string): string {
+  const dir = resolve(out)
+  try {
+    makeDirs(dir)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST' || code === 'ENOTDIR') fail(`--out ${out}: ${code === 'EEXIST' ? 'that is a file' : 'a part of that path is a file'}; --out takes a folder`, 1)
+    fail(`--out ${out}: cannot create that folder: ${(err as Error).message}`, 1)
+  }
+  return dir
+}
+
+/** Why --out FILE cannot be written, as the user's problem: no folder, a folder, no permission. */
+export function outFileProblem(out: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code
+  if (code === 'ENOENT' || code === 'ENOTDIR') return `--out ${out}: the folder ${dirname(resolve(out))} does not exist; create it first`
+  if (code === 'EISDIR') return `--out ${out}: that is a folder; give a file name`
+  return `--out ${out}: ${(err as Error).message}`
+}
+
+/**
+ * A text file read up to `max` bytes: a device or pipe that never ends (/dev/zero) stops at the
+ * budget instead of filling memory, and a file over it is not loaded. `over` is the problem then.
+ */
+export function readCapped(path: string, max: number, problem: (bytes: number) => string): { text: string; over?: undefined } | { over: string } {
+  const fd = openSync(path, 'r')
+  try {
+    const st = fstatSync(fd)
+    if (st.isDirectory()) throw new Error('it is a folder; give a file')
+    if (st.isFile() && st.size > max) return { over: problem(st.size) }
+    const buf = Buffer.alloc(max + 1)
+    let got = 0
+    for (let n = 1; n > 0 && got <= max; got += n) n = readSync(fd, buf, got, buf.length - got, null)
+    if (got > max) return { over: st.isFile() ? problem(got) : `it is not a regular file and gave more than ${max.toLocaleString('en-US')} bytes without ending (a device or a pipe?); an experiment file may be at most ${max.toLocaleString('en-US')} bytes` }
+    return { text: buf.subarray(0, got).toString('utf8') }
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** A command of the p4lab CLI: one file each under commands/. */
@@ -86,7 +157,8 @@ function runResult(r: Run) {
 }
 
 export function openCore(db: string | undefined, parallelRuns?: number): Core {
-  const core = createNodeCore({ dbPath: resolve(db ?? defaultDbPath()), parallelRuns })
+  const file = resolve(db ?? defaultDbPath())
+  const core = openingDb(db, () => createNodeCore({ dbPath: file, parallelRuns }))
   const interrupted = core.start()
   if (interrupted.length > 0) {
     process.stderr.write(`p4lab: marked ${interrupted.length} run(s) cut off earlier as interrupted: ${interrupted.join(', ')}\n`)
@@ -94,3 +166,40 @@ export function openCore(db: string | undefined, parallelRuns?: number): Core {
   return core
 }
 
+
+/**
+ * openCore for a command that reads or changes what is stored: a database that does not exist
+ * is named, not created empty (a mistyped --db would leave a new file and answer "not found").
+ */
+export function openExistingCore(db: string | undefined): Core {
+  const file = resolve(db ?? defaultDbPath())
+  if (!existsSync(file)) fail(`no database at ${file}${db === undefined ? '' : ' (--db)'}: nothing was run or imported there (p4lab run or p4lab import creates it)`, 1)
+  return openCore(db)
+}
+
+/** fn, which opens the database `db` names: a failure to open it names the file and why, with exit 1. */
+export function openingDb<T>(db: string | undefined, fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    const file = resolve(db ?? defaultDbPath())
+    fail(`cannot open the database ${file}${db === undefined ? '' : ' (--db)'}: ${whyNotOpened(file, err)}`, 1)
+  }
+}
+
+/** What SQLite or the file system said, as the user's problem: the file is left as it was. */
+function whyNotOpened(file: string, err: unknown): string {
+  const code = (err as { code?: string }).code
+  const isDir = (() => {
+    try {
+      return statSync(file).isDirectory()
+    } catch {
+      return false
+    }
+  })()
+  if (isDir || code === 'EISDIR') return 'it is a folder; give the path of a database file (it is created if missing)'
+  if (code === 'SQLITE_NOTADB') return 'it is not a p4lab database (not SQLite); it was left as it is'
+  if (code?.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return `it cannot be written here (${(err as Error).message}); p4lab needs to write the file and its folder`
+  const message = err instanceof Error ? err.message : String(err)
+  return message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message
+}

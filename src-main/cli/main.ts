@@ -2,7 +2,7 @@
 // one file under commands/; this file only dispatches.
 import { defaultDbPath, packageVersion } from '../core/paths'
 import { printableLines } from '../model/printable'
-import { fail, UsageError, type Command } from './common'
+import { fail, jsonError, printed, UsageError, type Command } from './common'
 import { compareCommand } from './commands/compare'
 import { exportCommand } from './commands/export'
 import { importCommand } from './commands/import'
@@ -53,12 +53,15 @@ export async function main(argv: string[]): Promise<number> {
  * were checked, or from a remote host's output) holding ESC, CR or a bidi override is printed
  * as an escape instead of acting on the terminal. Escapes are JSON's, so --json output stays valid.
  */
-function guardTerminal(stream: NodeJS.WriteStream): void {
+function guardTerminal(stream: NodeJS.WriteStream, seen: (text: string) => void): void {
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean
-  stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? printableLines(chunk) : chunk, ...rest)) as typeof stream.write
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string') seen(chunk)
+    return write(typeof chunk === 'string' ? printableLines(chunk) : chunk, ...rest)
+  }) as typeof stream.write
 }
-guardTerminal(process.stdout)
-guardTerminal(process.stderr)
+guardTerminal(process.stdout, () => (printed.stdout = true))
+guardTerminal(process.stderr, (text) => printed.json && printed.stderr.push(text))
 
 /**
  * A reader that went away (`p4lab list | head`) is not an error: the rest of the output is
@@ -74,13 +77,16 @@ function quietWhenClosed(stream: NodeJS.WriteStream): void {
 quietWhenClosed(process.stdout)
 quietWhenClosed(process.stderr)
 
-main(process.argv.slice(2)).then(
+const args = process.argv.slice(2)
+printed.json = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined).includes('--json')
+main(args).then(
   (code) => {
+    if (code !== 0) jsonError()
     process.exitCode = code
   },
   (err) => {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      fail(`${(err as Error).message}\n\n${usage()}`)
+      fail((err as Error).message, 2, `\n${usage()}\n`)
     }
     fail(err instanceof Error ? err.message : String(err), 1)
   },

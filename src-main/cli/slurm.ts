@@ -246,8 +246,9 @@ export const slurmCommand: Command = {
   usage: ['slurm follow|cancel|status [JOBID] [--db PATH]', '    follow Slurm sweeps to their end and merge them, cancel them (scancel), or look once'],
   run(argv) {
     const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
-    const [action, job] = positionals
+    const [action, job, ...rest] = positionals
     if (!['follow', 'cancel', 'status'].includes(action ?? '')) throw new UsageError('slurm takes follow, cancel or status')
+    if (rest.length) throw new UsageError(`slurm ${action} takes one JOBID, got '${rest[0]}' too`)
     return cmdSlurm(action, job, values.db)
   },
 }

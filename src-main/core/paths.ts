@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -65,4 +65,20 @@ export function rendererDir(): string {
 
 export function packageVersion(): string {
   return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version
+}
+
+/**
+ * `mkdir -p` one level at a time. Node's recursive mkdir spins at full CPU for ever where a
+ * parent exists but the kernel answers ENOENT for its child (under /proc: `--db /proc/x/p4lab.db`);
+ * here that is an ENOENT error like any other.
+ */
+export function makeDirs(dir: string, mode?: number): void {
+  const missing: string[] = []
+  for (let d = resolve(dir); lstatSync(d, { throwIfNoEntry: false }) === undefined; d = dirname(d)) {
+    missing.unshift(d)
+    if (dirname(d) === d) break
+  }
+  for (const d of missing) mkdirSync(d, { mode })
+  // As mkdir -p: a file (or a link to nothing) where the folder goes is an error, EEXIST.
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`EEXIST: ${dir} exists and is not a folder`), { code: 'EEXIST' })
 }

@@ -1,12 +1,13 @@
 // The p4lab command as a user runs it: the built bin, real files, real SQLite.
-import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
 import { ROOT } from '../helpers/start'
-import { TINY_YAML, p4lab } from '../helpers/cli'
+import { TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
 
 const QUICKSTART = join(ROOT, 'resources', 'experiments', 'quickstart.yaml')
 
@@ -41,10 +42,162 @@ describe('p4lab run: bad input', () => {
     })
   }
 
+  it('refuses a device that never ends (/dev/zero) at the size budget, and a folder, naming them', () => {
+    const zero = p4lab(['run', '/dev/zero', '--db', join(dir, 'z.db')], dir, { timeoutMs: 60_000 })
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toBe('/dev/zero:1:1: document: it is not a regular file and gave more than 1,048,576 bytes without ending (a device or a pipe?); an experiment file may be at most 1,048,576 bytes\n')
+    const v = p4lab(['validate', '/dev/zero'], dir, { timeoutMs: 60_000 })
+    expect(v.code).toBe(1)
+    expect(v.stderr).toMatch(/^p4lab: \/dev\/zero: it is not a regular file and gave more than 1,048,576 bytes/)
+    const folder = p4lab(['run', dir, '--db', join(dir, 'z.db')], dir)
+    expect([folder.code, folder.stderr]).toEqual([2, `p4lab: cannot read experiment file ${dir}: it is a folder; give a file\n`])
+    expect(existsSync(join(dir, 'z.db'))).toBe(false)
+  })
+
   it('refuses a file that does not exist', () => {
     const r = p4lab(['run', 'missing.yaml', '--db', join(dir, 'x.db')], dir)
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/cannot read experiment file missing\.yaml/)
+  })
+})
+
+describe('a --db that cannot be a database', () => {
+  let dir: string
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-db-'))
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+  })
+
+  it('names the file and why for a file that is not SQLite, and leaves it as it was', () => {
+    const junk = join(dir, 'notes.txt')
+    writeFileSync(junk, 'my notes, not a database\n')
+    for (const args of [['list'], ['show', '1'], ['run', 'tiny.yaml'], ['validate', 'tiny.yaml'], ['topology', 'export', 'tiny.yaml', '--format', 'clab'], ['testbed', 'list'], ['p4', 'build', 'x.p4', '--target', 'bmv2']]) {
+      const r = p4lab([...args, '--db', junk], dir)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr, args.join(' ')).toContain(`p4lab: cannot open the database ${junk} (--db): it is not a p4lab database (not SQLite)`)
+      expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at /)
+    }
+    expect(readFileSync(junk, 'utf8')).toBe('my notes, not a database\n')
+  })
+
+  it('is not created by a command that reads or changes what is stored: the missing file is named', () => {
+    const db = join(dir, 'typo', 'p4lab.db')
+    for (const args of [['show', '1'], ['compare', 'tiny'], ['rename', 'tiny', 'other'], ['tag', 'run', '1', 'x'], ['note', 'run', '1', 'x'], ['rm', 'run', '1', '--yes'], ['export', 'tiny', '-o', 'x.tar.gz']]) {
+      const r = p4lab([...args, '--db', db], dir)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr, args.join(' ')).toBe(`p4lab: no database at ${db} (--db): nothing was run or imported there (p4lab run or p4lab import creates it)\n`)
+    }
+    expect(p4lab(['list', '--db', db], dir).stdout).toBe(`no experiments yet: no database at ${db} (--db)\n`)
+    expect(JSON.parse(p4lab(['list', '--db', db, '--json'], dir).stdout)).toEqual([])
+    expect(existsSync(join(dir, 'typo'))).toBe(false)
+  })
+
+  it('ends with an error, not a spin at full CPU, for a --db or --out under /proc (a folder there cannot be made)', () => {
+    const r = p4lab(['run', 'tiny.yaml', '--db', '/proc/p4lab-no-such/x.db'], dir, { timeoutMs: 60_000 })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe("p4lab: cannot open the database /proc/p4lab-no-such/x.db (--db): ENOENT: no such file or directory, mkdir '/proc/p4lab-no-such'\n")
+    const out = p4lab(['p4', 'render', '--topology', 'tiny.yaml', '--scheme', 'ecmp', '--target', 'bmv2', '--out', '/proc/p4lab-no-such/o'], dir, { timeoutMs: 60_000 })
+    expect(out.code).toBe(1)
+    expect(out.stderr).toMatch(/^p4lab: --out \/proc\/p4lab-no-such\/o: cannot create that folder: ENOENT/)
+  })
+
+  it('names the folder given where a database file belongs', () => {
+    for (const args of [['list'], ['run', 'tiny.yaml']]) {
+      const r = p4lab([...args, '--db', dir], dir)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr, args.join(' ')).toContain(`p4lab: cannot open the database ${dir} (--db): it is a folder`)
+    }
+  })
+})
+
+describe('--json on an error', () => {
+  it('prints the error as a JSON object on stdout (and as text on stderr), with the exit code of the error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-json-'))
+    writeFileSync(join(dir, 'load.yaml'), TINY.replace('load: [0.3]', 'load: [1.5]'))
+    writeFileSync(join(dir, 'junk.db'), 'not a database\n')
+    const db = join(dir, 'j.db')
+    expect(p4lab(['testbed', 'list', '--db', db], dir).code).toBe(0)
+    const cases: Array<[string[], number, RegExp]> = [
+      [['run', 'load.yaml', '--db', db], 2, /^load\.yaml:7:\d+: workload\.load\[0\]: .*got 1\.5$/],
+      [['run', 'missing.yaml', '--db', db], 2, /^cannot read experiment file missing\.yaml/],
+      [['run', 'load.yaml', '--parallel', 'x', '--db', db], 2, /^--parallel must be a positive integer, got 'x'$/],
+      [['show', '999', '--db', db], 1, /^run 999 does not exist in /],
+      [['list', '--db', join(dir, 'junk.db')], 1, /^cannot open the database .*junk\.db \(--db\): it is not a p4lab database/],
+      [['compare', 'nope', '--db', db], 1, /^no experiment named 'nope'/],
+      [['testbed', 'check', 'nope', '--db', db], 2, /^testbed 'nope' does not exist$/],
+    ]
+    for (const [args, code, error] of cases) {
+      const r = p4lab([...args, '--json'], dir)
+      expect(r.code, args.join(' ')).toBe(code)
+      const out = JSON.parse(r.stdout) as { error: string }
+      expect(out.error, args.join(' ')).toMatch(error)
+      expect(out.error, args.join(' ')).not.toContain('usage:')
+      expect(r.stderr, args.join(' ')).toContain(out.error.split('\n')[0])
+    }
+  })
+})
+
+describe('p4lab testbed: mistakes', () => {
+  it('names the subcommands when an option comes first or a subcommand is unknown', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-tb-'))
+    const first = p4lab(['testbed', '--db', 'x.db', 'list'], dir)
+    expect(first.code).toBe(2)
+    expect(first.stderr.split('\n')[0]).toBe("p4lab: testbed needs a subcommand before its options (add, host-add, host-remove, list, check, trust, clean, map or remove), got '--db'")
+    expect(p4lab(['testbed', 'lst'], dir).stderr.split('\n')[0]).toBe("p4lab: unknown testbed subcommand 'lst'; expected add, host-add, host-remove, list, check, trust, clean, map or remove")
+  })
+
+  it('testbed map --file names the file whose YAML or mapping is wrong', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-tb-'))
+    const db = join(dir, 't.db')
+    expect(p4lab(['testbed', 'add', 'lab', '--kind', 'bmv2', '--host', 'sw1.example', '--db', db], dir).code).toBe(0)
+    writeFileSync(join(dir, 'broken.yaml'), 'switches: [a\n  b: : c\n')
+    const r = p4lab(['testbed', 'map', 'lab', '--file', 'broken.yaml', '--db', db], dir)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^p4lab: --file broken\.yaml: mapping YAML, line \d+: /)
+  })
+})
+
+describe('ids as typed', () => {
+  it('show takes a run id in digits only; compare names an id too large as it was typed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-ids-'))
+    const db = join(dir, 'i.db')
+    expect(p4lab(['testbed', 'list', '--db', db], dir).code).toBe(0)
+    for (const id of ['0x10', '1e0', '99999999999999999999']) {
+      const r = p4lab(['show', id, '--db', db], dir)
+      expect(r.code, id).toBe(2)
+      expect(r.stderr.split('\n')[0], id).toBe(`p4lab: RUN must be a run id (a positive integer), got '${id}'`)
+    }
+    const big = p4lab(['compare', '99999999999999999999', '--db', db], dir)
+    expect([big.code, big.stderr]).toEqual([1, `p4lab: experiment 99999999999999999999 does not exist in ${db}\n`])
+  })
+})
+
+describe('p4lab cluster add --local', () => {
+  it('saves a relative --work as the absolute folder it names here, so later commands elsewhere use the same one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-cl-'))
+    const db = join(dir, 'c.db')
+    const r = p4lab(['cluster', 'add', 'here', '--local', '--work', 'shared/slurm', '--db', db], dir)
+    expect(r.code, r.stderr).toBe(0)
+    const listed = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], tmpdir()).stdout) as Array<{ name: string; workDir: string }>
+    expect(listed.map((c) => [c.name, c.workDir])).toEqual([['here', join(dir, 'shared', 'slurm')]])
+    expect(p4lab(['cluster', 'add', 'home', '--local', '--work', '~/p4lab-slurm', '--db', db], dir).code).toBe(0)
+    const again = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], dir).stdout) as Array<{ name: string; workDir: string }>
+    expect(again.find((c) => c.name === 'home')?.workDir).toBe('~/p4lab-slurm')
+  })
+})
+
+describe('p4lab serve on a port in use', () => {
+  it('names the port and what to do, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-serve-'))
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as AddressInfo).port
+    try {
+      const r = await p4labAsync(['serve', '--port', String(port), '--db', join(dir, 's.db')], dir, { timeoutMs: 60_000 })
+      expect([r.code, r.stderr]).toEqual([1, `p4lab: --port ${port}: 127.0.0.1:${port} is in use by another program; choose another --port, or 0 for a free one\n`])
+    } finally {
+      taken.close()
+    }
   })
 })
 

@@ -34,6 +34,8 @@ describe('p4lab tag and note', () => {
   it('tags runs and experiments, keeps the YAML tags the text’s, and keeps notes', () => {
     expect(cli('tag', 'run', '1', 'fast', 'baseline').stdout).toBe('run 1: fast, baseline\n')
     expect(cli('tag', 'run', '1', '--remove', 'baseline').stdout).toBe('run 1: fast\n')
+    const typo = cli('tag', 'run', '1', '--remove', 'fsat')
+    expect([typo.code, typo.stdout, typo.stderr]).toEqual([0, 'run 1: fast\n', "p4lab: run 1 has no tag 'fsat': nothing to remove\n"])
     expect(cli('tag', 'experiment', 'cli-mng', 'mine').stdout).toBe('experiment 1: paper (YAML), mine\n')
     const fixed = cli('tag', 'experiment', 'cli-mng', '--remove', 'paper')
     expect(fixed.code).toBe(1)
@@ -56,6 +58,46 @@ describe('p4lab tag and note', () => {
     const none = cli('list', '--where', 'scheme = rsp')
     expect(none.code).toBe(1)
     expect(none.stderr).toContain("--where: no scheme 'rsp'; schemes in the runs compared: ecmp, rps")
+  })
+})
+
+describe('control characters in a new name, tag or note', () => {
+  it('are refused with exit 2, naming the character and where it is, and nothing changes', () => {
+    const before = cli('list', '--json').stdout
+    const cases: Array<[string[], RegExp]> = [
+      [['rename', 'cli-mng', 'evil\u001b[2Jname'], /NEW 'evil\\u001b\[2Jname' holds the control character ESC \(U\+001B\) at position 5/],
+      [['rename', 'cli-mng', 'a\u202eb'], /holds the control character U\+202E at position 2/],
+      [['tag', 'run', '1', 'ding\u0007'], /a tag holds the control character U\+0007 at position 5/],
+      [['note', 'run', '1', 'red\u001b[31m'], /TEXT holds the control character ESC \(U\+001B\) at position 4 .*line feeds and tabs are kept/],
+    ]
+    for (const [args, message] of cases) {
+      const r = cli(...args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr.split('\n')[0], args.join(' ')).toMatch(message)
+    }
+    expect(cli('list', '--json').stdout).toBe(before)
+    expect(cli('note', 'run', '1').stdout).not.toContain('red')
+  })
+
+  it('keeps line feeds and tabs in a note', () => {
+    expect(cli('note', 'run', '2', 'line one\n\tline two').code).toBe(0)
+    expect(cli('note', 'run', '2').stdout).toBe('line one\n\tline two\n')
+  })
+})
+
+describe('a word too many', () => {
+  it('is refused with exit 2 and named, not dropped (list, cluster list, slurm status)', () => {
+    const cases: Array<[string[], string]> = [
+      [['list', 'cli-mng'], "p4lab: list takes no arguments, got 'cli-mng' (to choose runs: --where QUERY"],
+      [['cluster', 'list', 'mine'], "p4lab: cluster list: unexpected 'mine'"],
+      [['slurm', 'status', '12', '13'], "p4lab: slurm status takes one JOBID, got '13' too"],
+    ]
+    for (const [args, message] of cases) {
+      const r = cli(...args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stdout, args.join(' ')).toBe('')
+      expect(r.stderr, args.join(' ')).toContain(message)
+    }
   })
 })
 

@@ -79,6 +79,17 @@ describe('p4lab topology import and export', { timeout: 120_000 }, () => {
     expect(bad.stderr).toMatch(/bad-bridge\.clab\.yml: topology\.nodes\.br1: kind bridge is not a switch or host/)
   })
 
+  it('names an --out that cannot be written: a missing folder, a folder given for a file, a file given for a folder', () => {
+    writeFileSync(join(dir, 'out.yaml'), CUSTOM)
+    const missing = p4lab(['topology', 'export', 'out.yaml', '--format', 'clab', '--out', 'nowhere/x.clab.yml'], dir)
+    expect([missing.code, missing.stderr]).toEqual([1, `p4lab: --out nowhere/x.clab.yml: the folder ${join(dir, 'nowhere')} does not exist; create it first\n`])
+    const render = (out: string) => p4lab(['p4', 'render', '--topology', 'out.yaml', '--scheme', 'ecmp', '--target', 'bmv2', '--out', out], dir)
+    expect(render('out.yaml').stderr).toBe('p4lab: --out out.yaml: that is a file; --out takes a folder\n')
+    expect(render('out.yaml/sub').stderr).toBe('p4lab: --out out.yaml/sub: a part of that path is a file; --out takes a folder\n')
+    expect(render('out.yaml').code).toBe(1)
+    expect(readFileSync(join(dir, 'out.yaml'), 'utf8')).toBe(CUSTOM)
+  })
+
   it('exports an experiment as a .clab.yml that imports back to the same fabric', () => {
     writeFileSync(join(dir, 'two.yaml'), CUSTOM)
     const r = p4lab(['topology', 'export', 'two.yaml', '--format', 'clab'], dir)

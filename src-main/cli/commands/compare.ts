@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util'
 import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompareTable, isMetric, loadRecords, METRICS, parseQuery, unmatchedHints } from '../../core/compare'
 import type { Store } from '../../core/store'
-import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openExistingCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 /** An experiment named on the command line: its id, or its name (names are unique). */
 export function resolveExperiment(store: Store, text: string): number {
   if (/^\d+$/.test(text)) {
     const id = Number(text)
-    if (store.getExperiment(id)) return id
-    fail(`experiment ${id} does not exist in ${store.file}`, 1)
+    if (Number.isSafeInteger(id) && store.getExperiment(id)) return id
+    fail(`experiment ${text} does not exist in ${store.file}`, 1)
   }
   const found = store.findExperimentByName(text)
   if (!found) fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
@@ -20,7 +20,7 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
   if (!isMetric(metric)) throw new UsageError(`--metric: unknown metric '${metric}'; expected one of ${METRICS.join(', ')}`)
   if (v.band !== undefined && v.band !== 'minmax' && v.band !== 'ci95') throw new UsageError(`--band: expected minmax or ci95, got '${v.band}'`)
   if (v.cdf !== undefined && v.cdf !== 'fct' && v.cdf !== 'queue' && v.cdf !== 'slowdown') throw new UsageError(`--cdf: expected fct, queue or slowdown, got '${v.cdf}'`)
-  const core = openCore(v.db)
+  const core = openExistingCore(v.db)
   const store = core.opts.store
   try {
     const experimentIds = names.map((n) => resolveExperiment(store, n))

@@ -2,11 +2,11 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ArchiveTargetError, exportExperiment } from '../../core/archive'
 import { packageRoot } from '../../core/paths'
-import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { openExistingCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { resolveExperiment } from './compare'
 
 async function cmdExport(name: string, out: string, db: string | undefined, json: boolean, force: boolean): Promise<number> {
-  const core = openCore(db)
+  const core = openExistingCore(db)
   const store = core.opts.store
   try {
     const experimentId = resolveExperiment(store, name)

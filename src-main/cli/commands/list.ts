@@ -1,10 +1,19 @@
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { defaultDbPath } from '../../core/paths'
 import { QueryError, searchRuns } from '../../core/compare'
 import { toRun } from '../../core/services'
 import type { ExperimentSummaryRow, Shown } from '../../core/store'
 import { openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
 function cmdList(db: string | undefined, json: boolean, shown: Shown, where: string | undefined): number {
+  // Listing creates nothing: a database not there yet (a first start, or a mistyped --db) is said so.
+  const file = resolve(db ?? defaultDbPath())
+  if (!existsSync(file)) {
+    process.stdout.write(json ? '[]\n' : `no experiments yet: no database at ${file}${db === undefined ? '' : ' (--db)'}\n`)
+    return where === undefined ? 0 : 1
+  }
   const core = openCore(db)
   const store = core.opts.store
   try {
@@ -86,11 +95,13 @@ export const listCommand: Command = {
     "    'experiment ~ fig', 'tag:paper', 'scheme = hula and load >= 0.5', 'p99 < 2e6' (ns)); --archived and --trash list what is set aside",
   ],
   run(argv) {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
       options: { ...COMMON_OPTIONS, where: { type: 'string' }, archived: { type: 'boolean', default: false }, trash: { type: 'boolean', default: false } },
     })
+    // A word after list is a filter the user meant, not one to drop: listing everything would look like an answer.
+    if (positionals.length > 0) throw new UsageError(`list takes no arguments, got '${positionals[0]}' (to choose runs: --where QUERY, e.g. --where 'experiment ~ ${positionals[0]}')`)
     if (values.archived && values.trash) throw new UsageError('list takes --archived or --trash, not both')
     if ((values.archived || values.trash) && values.where !== undefined) throw new UsageError('--where searches the active experiments; it does not go with --archived or --trash')
     return cmdList(values.db, values.json, values.archived ? 'archived' : values.trash ? 'deleted' : 'active', values.where)

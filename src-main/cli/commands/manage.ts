@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import type { Core } from '../../core'
 import { ManageError, type ManagedKind, type SetAside, type Store } from '../../core/store'
-import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openExistingCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { resolveExperiment } from './compare'
 
 const KINDS: Record<string, ManagedKind> = { run: 'runs', runs: 'runs', experiment: 'experiments', experiments: 'experiments' }
@@ -60,7 +60,7 @@ async function agreed(verb: string, labels: string[], yes: boolean): Promise<boo
 }
 
 async function withStore(db: string | undefined, fn: (core: Core, store: Store) => Promise<number>): Promise<number> {
-  const core = openCore(db)
+  const core = openExistingCore(db)
   try {
     return await fn(core, core.opts.store)
   } catch (err) {

@@ -1,6 +1,6 @@
 // p4lab p4 render | build: the control-plane files of a topology, and a local P4 build through
 // the artifact cache (src-main/core/p4build).
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
@@ -15,7 +15,7 @@ import {
   type P4Target,
 } from '../../core/p4build'
 import { openStore } from '../../core/store'
-import { fail, UsageError, type Command } from '../common'
+import { fail, openingDb, outFolder, UsageError, type Command } from '../common'
 import { p4SchemeNames, p4SchemesHelp } from '../schemes'
 import type { P4Diagnostic } from '../../core/p4/diagnostics'
 
@@ -60,8 +60,7 @@ function cmdRender(argv: string[]): number {
     }
     fail(`${values.topology}: ${(e as Error).message}`)
   }
-  const out = resolve(values.out)
-  mkdirSync(out, { recursive: true })
+  const out = outFolder(values.out)
   const written: string[] = []
   const write = (name: string, body: string) => {
     writeFileSync(join(out, name), body)
@@ -97,7 +96,7 @@ async function cmdBuild(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('p4 build takes one P4 file')
   const t = target(values.target)
   const file = resolve(positionals[0])
-  const store = openStore(resolve(values.db ?? defaultDbPath()))
+  const store = openingDb(values.db, () => openStore(resolve(values.db ?? defaultDbPath())))
   const builder = new P4Builder({ store, artifactsDir: join(dirname(store.file), 'artifacts') })
   const show = (root: string, list: P4Diagnostic[]) => {
     for (const d of list) {
@@ -110,8 +109,7 @@ async function cmdBuild(argv: string[]): Promise<number> {
     if (!values.json) show(r.root, r.diagnostics)
     let files = r.files
     if (values.out) {
-      const out = resolve(values.out)
-      mkdirSync(out, { recursive: true })
+      const out = outFolder(values.out)
       files = {}
       for (const [name, rel] of Object.entries(r.artifact.outputs.files)) {
         if (name === 'conf' || name === 'bfrt') continue // inside the tofino directory

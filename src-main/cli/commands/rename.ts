@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util'
 import { NameTakenError } from '../../core/store'
-import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openExistingCore, printableInput, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { resolveExperiment } from './compare'
 
 function cmdRename(from: string, to: string, db: string | undefined, json: boolean): number {
   const name = to.trim()
   if (name === '') throw new UsageError('NEW must be a non-empty name')
-  const core = openCore(db)
+  printableInput(`NEW '${name}'`, name)
+  const core = openExistingCore(db)
   const store = core.opts.store
   try {
     const id = resolveExperiment(store, from)

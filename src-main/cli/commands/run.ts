@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
 import { sweepService } from '../../core/handlers/sweeps'
-import { parseExperiment, yamlBytesProblem } from '../../core/spec'
+import { parseExperiment, SPEC_LIMITS, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames, withTestbed } from '../../core/testbeds'
-import { fail, openCore, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
+import { fail, openCore, openingDb, readCapped, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
 import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmFlagsAlone, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
 
@@ -48,19 +48,19 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   const path = resolve(file)
   let yaml: string
   try {
-    // Sized before it is read: a file far over the budget is never loaded.
-    const tooBig = yamlBytesProblem(statSync(path).size)
-    if (tooBig) {
-      process.stderr.write(`${file}:1:1: document: ${tooBig}\n`)
+    // Read up to the budget: a file far over it is never loaded, nor a device that never ends.
+    const read = readCapped(path, SPEC_LIMITS.yamlBytes, (bytes) => yamlBytesProblem(bytes)!)
+    if (read.over !== undefined) {
+      process.stderr.write(`${file}:1:1: document: ${read.over}\n`)
       return 2
     }
-    yaml = readFileSync(path, 'utf8')
+    yaml = read.text
   } catch (err) {
     fail(`cannot read experiment file ${file}: ${(err as Error).message}`)
   }
   // Validate before the database is even opened: bad input writes nothing. The testbed
   // names come from the database when it exists (without creating it).
-  const testbeds = storedTestbedNames(resolve(db ?? defaultDbPath()))
+  const testbeds = openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath())))
   if (testbed !== undefined) {
     if (!testbeds.includes(testbed)) fail(`--testbed: unknown testbed '${testbed}'; known testbeds: ${testbeds.join(', ')}`)
     // The stored experiment says where it ran: only its testbed value changes.

@@ -1,11 +1,16 @@
 import { parseArgs } from 'node:util'
 import { packageVersion, rendererDir } from '../../core/paths'
 import { startServer } from '../../server/server'
-import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 async function cmdServe(port: number, db: string | undefined): Promise<number> {
   const core = openCore(db)
-  const server = await startServer(core, { port, rendererDir: rendererDir() })
+  const server = await startServer(core, { port, rendererDir: rendererDir() }).catch((err: NodeJS.ErrnoException) => {
+    core.opts.store.close()
+    if (err.code === 'EADDRINUSE') fail(`--port ${port}: 127.0.0.1:${port} is in use by another program; choose another --port, or 0 for a free one`, 1)
+    if (err.code === 'EACCES') fail(`--port ${port}: this user may not listen on port ${port}; choose a port above 1023, or 0 for a free one`, 1)
+    throw err
+  })
   core.watchInterrupted()
   const stopSlurm = core.followSlurm()
   process.stdout.write(`p4lab ${packageVersion()} is serving the app (database ${core.opts.store.file})\n`)

@@ -5,7 +5,7 @@ import { ranWith } from '../../core/run-view'
 import { toRun } from '../../core/services'
 import { eventText, formatCounter, formatNsShort } from '../../plots/format'
 import { formatSlowdown } from '../../plots/format'
-import { fail, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
+import { fail, openExistingCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
 /** One line per event: the wall clock, the simulated time when it has one, the kind and what happened. */
 function eventLines(events: Array<{ at: string; tNs: number | null; kind: string; detail: unknown }>): string[] {
@@ -17,9 +17,10 @@ function eventLines(events: Array<{ at: string; tNs: number | null; kind: string
 }
 
 function cmdShow(idText: string, db: string | undefined, json: boolean): number {
-  const id = Number(idText)
-  if (!Number.isInteger(id) || id <= 0) throw new UsageError(`RUN must be a run id (a positive integer), got '${idText}'`)
-  const core = openCore(db)
+  // Digits only: '0x10' or '1e0' read by Number would show another run than the one typed.
+  const id = /^\d+$/.test(idText) ? Number(idText) : NaN
+  if (!Number.isSafeInteger(id) || id <= 0) throw new UsageError(`RUN must be a run id (a positive integer), got '${idText}'`)
+  const core = openExistingCore(db)
   const store = core.opts.store
   const row = store.getRun(id)
   if (!row) fail(`run ${id} does not exist in ${store.file}`, 1)

@@ -3,11 +3,11 @@
 import { parseArgs } from 'node:util'
 import { Tag } from '../../contract'
 import { ManageError, type Store } from '../../core/store'
-import { fail, openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openExistingCore, printableInput, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { targets } from './manage'
 
 function withStore(db: string | undefined, fn: (store: Store) => number): number {
-  const core = openCore(db)
+  const core = openExistingCore(db)
   try {
     return fn(core.opts.store)
   } catch (err) {
@@ -19,7 +19,7 @@ function withStore(db: string | undefined, fn: (store: Store) => number): number
 }
 
 function checkTag(t: string): string {
-  const r = Tag.safeParse(t)
+  const r = Tag.safeParse(printableInput('a tag', t))
   if (!r.success) throw new UsageError(`tag '${t}': ${r.error.issues[0].message}`)
   return r.data
 }
@@ -47,6 +47,9 @@ export const tagCommand: Command = {
         const fixed = remove.filter((x) => fileTags.includes(x))
         if (fixed.length > 0) fail(`tag ${fixed.join(', ')} of experiment ${id} comes from its YAML (tags:); edit the text to remove it`, 1)
       }
+      // Taking off a tag that is not there changes nothing: said, so a typo is not taken for done.
+      const absent = remove.filter((x) => !own.includes(x))
+      if (absent.length > 0) process.stderr.write(`p4lab: ${t.kind === 'runs' ? 'run' : 'experiment'} ${id} has no tag ${absent.map((x) => `'${x}'`).join(', ')}: nothing to remove\n`)
       if (add.length > 0 || remove.length > 0) {
         own = [...own, ...add].filter((x) => !remove.includes(x))
         if (t.kind === 'runs') store.setRunTags(id, own)
@@ -67,10 +70,11 @@ export const noteCommand: Command = {
   run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
     if (positionals.length > 3) throw new UsageError("note takes one TEXT: quote it ('like this')")
+    const text = positionals.length === 3 ? printableInput('TEXT', positionals[2], { multiLine: true }) : undefined
     return withStore(values.db, (store) => {
       const t = targets(store, 'note', positionals.slice(0, 2))
       const id = t.ids[0]
-      if (positionals.length === 3) store.setNotes(t.kind, id, positionals[2])
+      if (text !== undefined) store.setNotes(t.kind, id, text)
       const notes = t.kind === 'runs' ? store.getRun(id)!.notes : store.getExperiment(id)!.notes
       if (values.json) process.stdout.write(JSON.stringify({ kind: t.kind, id, notes }, null, 2) + '\n')
       else process.stdout.write(notes === '' ? `${t.kind === 'runs' ? 'run' : 'experiment'} ${id} has no notes\n` : `${notes}\n`)

@@ -47,6 +47,8 @@ async function withCore<T>(db: string | undefined, fn: (core: ReturnType<typeof 
   }
 }
 
+const SUBCOMMANDS = 'add, host-add, host-remove, list, check, trust, clean, map or remove'
+
 async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv
   switch (sub) {
@@ -170,7 +172,12 @@ async function run(argv: string[]): Promise<number> {
       if (v.file && v.clear) throw new UsageError('testbed map: --file or --clear, not both')
       const text = v.file ? await readFile(v.file, 'utf8').catch((e: Error) => Promise.reject(new UsageError(`--file ${v.file}: ${e.message}`))) : undefined
       return withCore(v.db, async (core) => {
-        const t = v.clear ? await core.testbeds.setMapping(positionals[0], { mapping: null }) : text !== undefined ? await core.testbeds.setMapping(positionals[0], { yaml: text }) : await core.testbeds.get(positionals[0])
+        // A mapping the file gets wrong is named with the file, as a YAML error elsewhere is.
+        const fromFile = (yaml: string) =>
+          core.testbeds.setMapping(positionals[0], { yaml }).catch((e: unknown) => {
+            throw e instanceof CoreError && e.code === 'invalid-request' ? new CoreError('invalid-request', `--file ${v.file}: ${e.message}`) : e
+          })
+        const t = v.clear ? await core.testbeds.setMapping(positionals[0], { mapping: null }) : text !== undefined ? await fromFile(text) : await core.testbeds.get(positionals[0])
         if (v.json) process.stdout.write(JSON.stringify(t.mapping, null, 2) + '\n')
         else process.stdout.write(t.mappingYaml ?? `testbed ${t.name} has no mapping yet: write one (see docs/TESTBEDS.md, "Mapping a fabric onto the hosts") and set it with p4lab testbed map ${t.name} --file FILE\n`)
         return 0
@@ -186,9 +193,9 @@ async function run(argv: string[]): Promise<number> {
       }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
     case undefined:
-      throw new UsageError('testbed needs a subcommand: add, host-add, host-remove, list, check, trust, clean, map or remove')
+      throw new UsageError(`testbed needs a subcommand: ${SUBCOMMANDS}`)
     default:
-      throw new UsageError(`unknown testbed subcommand '${sub}'`)
+      throw new UsageError(sub.startsWith('-') ? `testbed needs a subcommand before its options (${SUBCOMMANDS}), got '${sub}'` : `unknown testbed subcommand '${sub}'; expected ${SUBCOMMANDS}`)
   }
 }
 

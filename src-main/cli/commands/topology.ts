@@ -6,7 +6,7 @@ import { parseExperiment } from '../../core/spec'
 import { storedTestbedNames } from '../../core/testbeds'
 import { exportClab, ImportError, importTopology, TOPOLOGY_FORMATS, type TopologyFormat } from '../../core/topology-io'
 import { buildFabric } from '../../model/topology'
-import { fail, UsageError, type Command } from '../common'
+import { fail, openingDb, outFileProblem, UsageError, type Command } from '../common'
 import { formatValidateError } from './validate'
 
 function readText(file: string): string {
@@ -24,7 +24,11 @@ function emit(text: string, out: string | undefined, what: string): number {
     return 0
   }
   if (existsSync(out)) fail(`${out} exists; p4lab does not overwrite it (choose another --out or remove it)`, 1)
-  writeFileSync(out, text)
+  try {
+    writeFileSync(out, text, { flag: 'wx' })
+  } catch (err) {
+    fail(outFileProblem(out, err), 1)
+  }
   process.stderr.write(`${what} written to ${out}\n`)
   return 0
 }
@@ -45,7 +49,7 @@ function cmdImport(file: string, format: string | undefined, out: string | undef
 function cmdExport(file: string, format: string | undefined, out: string | undefined, db: string | undefined): number {
   if (format !== 'clab') throw new UsageError(`--format: export writes clab (a containerlab .clab.yml), got '${format ?? ''}'`)
   const path = resolve(file)
-  const parsed = parseExperiment(readText(file), { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds: storedTestbedNames(resolve(db ?? defaultDbPath())) })
+  const parsed = parseExperiment(readText(file), { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds: openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath()))) })
   if (!parsed.ok) {
     for (const e of parsed.errors) process.stderr.write(`${formatValidateError(e)}\n`)
     return 1

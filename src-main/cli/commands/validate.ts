@@ -1,12 +1,11 @@
-import { readFileSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { SpecError } from '../../contract/schemas'
 import { defaultDbPath, workloadsDir } from '../../core/paths'
-import { expandRuns, formatSpecError, parseExperiment, yamlBytesProblem } from '../../core/spec'
+import { expandRuns, formatSpecError, parseExperiment, SPEC_LIMITS, yamlBytesProblem } from '../../core/spec'
 import { storedTestbedNames } from '../../core/testbeds'
 import { buildFabric } from '../../model/topology'
-import { fail, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openingDb, readCapped, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 /** "file:line:col: field: message (node tor0)": what the graph would mark, after the message. */
 export function formatValidateError(e: SpecError): string {
@@ -18,14 +17,14 @@ function cmdValidate(file: string, db: string | undefined, json: boolean): numbe
   const path = resolve(file)
   let text: string
   try {
-    const tooBig = yamlBytesProblem(statSync(path).size)
-    if (tooBig) fail(`${file}: ${tooBig}`, 1)
-    text = readFileSync(path, 'utf8')
+    const read = readCapped(path, SPEC_LIMITS.yamlBytes, (bytes) => yamlBytesProblem(bytes)!)
+    if (read.over !== undefined) fail(`${file}: ${read.over}`, 1)
+    text = read.text
   } catch (err) {
     fail(`cannot read experiment file ${file}: ${(err as Error).message}`, 1)
   }
   // Testbed names come from the database when it exists; it is never created here.
-  const testbeds = storedTestbedNames(resolve(db ?? defaultDbPath()))
+  const testbeds = openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath())))
   const parsed = parseExperiment(text, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds })
   if (!parsed.ok) {
     if (json) process.stdout.write(JSON.stringify({ valid: false, errors: parsed.errors }, null, 2) + '\n')

@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs'
+import { closeSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
+import { makeDirs } from '../paths'
 import type { FctStats, RunCompletion, RunStatus } from '../../contract/schemas'
 import * as artifacts from './artifacts'
 import * as clusters from './clusters'
@@ -53,7 +54,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
  * -wal and -shm files the mode of the database file. An existing file keeps its mode.
  */
 function createPrivate(file: string): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  makeDirs(dirname(file), 0o700)
   try {
     closeSync(openSync(file, 'wx', 0o600))
   } catch (e) {
