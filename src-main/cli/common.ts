@@ -4,9 +4,9 @@ import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath, makeDirs } from '../core/paths'
+import { CoreError, printableOrRefuse } from '../core/errors'
 import { formatNs, table } from './format'
 import { formatSlowdown } from '../plots/format'
-import { describeControl, findControl, printable } from '../model/printable'
 
 /** Bad arguments: main prints the message and the usage, and exits 2. */
 export class UsageError extends Error {}
@@ -33,15 +33,15 @@ export function jsonError(): void {
 }
 
 /**
- * `text` as given, refused (exit 2) when it holds a control character, as the experiment file
- * refuses them: names, tags and notes are printed to terminals. Notes may hold line feeds and tabs.
+ * `text` as given, refused (exit 2) when it holds a control character, as the app and the
+ * experiment file refuse them (core/errors.ts printableOrRefuse). Notes may hold line feeds and tabs.
  */
 export function printableInput(what: string, text: string, o: { multiLine?: boolean } = {}): string {
-  const found = findControl(o.multiLine ? text.replace(/[\n\t]/g, ' ') : text)
-  if (found) {
-    throw new UsageError(`${what} holds the control character ${describeControl(found.char)} at position ${found.index + 1} ('${printable(text)}'); control characters are refused${o.multiLine ? ' (line feeds and tabs are kept)' : ''}`)
+  try {
+    return printableOrRefuse(what, text, o)
+  } catch (err) {
+    throw err instanceof CoreError ? new UsageError(err.message) : err
   }
-  return text
 }
 
 /** The folder --out names, created if missing; a file there, or a folder that cannot be made, is named (exit 1). */

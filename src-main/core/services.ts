@@ -15,7 +15,7 @@ import { testbedHandlers } from './handlers/testbeds'
 import { topologyHandlers } from './handlers/topology'
 import { slurmHandlers } from './handlers/slurm'
 import { ClusterService, SlurmFollower } from './slurm'
-import { CoreError, notFound } from './errors'
+import { CoreError, notFound, printableOrRefuse } from './errors'
 import { Orchestrator } from './orchestrator'
 import { packageRoot, packageVersion, userDataDir } from './paths'
 import { FileSecretStore, defaultSecretsPath, type SecretStore } from './secrets'
@@ -281,7 +281,7 @@ export class Core {
       },
       'experiments.rename': async ({ id, name }) => {
         if (!store.getExperiment(id)) throw notFound('experiment', id)
-        return this.experiment(conflicts(() => store.renameExperiment(id, name)))
+        return this.experiment(conflicts(() => store.renameExperiment(id, printableOrRefuse('the name', name))))
       },
       'experiments.saveAs': async ({ yaml, name, file: picked, from }) => {
         const file = this.fileOf(from, picked)

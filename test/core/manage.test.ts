@@ -82,6 +82,23 @@ describe('managing runs and experiments through the contract', () => {
     expect((await refused('runs.setNotes', { id: 99_999, notes: 'x' })).code).toBe('not-found')
   })
 
+  it('refuses control characters in names, tags and notes, naming the character; notes keep line feeds and tabs', async () => {
+    // They reach terminals (p4lab list, show) and the YAML a rename rewrites, which refuses them.
+    const esc = await refused('experiments.rename', { id: a, name: 'red\u001b[31mname' })
+    expect(esc.code).toBe('invalid-request')
+    expect(esc.message).toContain('ESC (U+001B) at position 4')
+    expect(esc.message).not.toContain('\u001b')
+    const bidi = await refused('runs.setTags', { id: runsA[0], tags: ['ok', 'evil\u202e'] })
+    expect(bidi).toMatchObject({ code: 'invalid-request' })
+    expect(bidi.message).toContain('U+202E')
+    expect((await refused('experiments.setTags', { id: a, tags: ['bell\u0007'] })).message).toContain('U+0007')
+    expect((await refused('experiments.setNotes', { id: a, notes: 'a\rforged line' })).message).toContain('CR (U+000D)')
+    expect((await call('runs.setNotes', { id: runsA[0], notes: 'line one\n\tindented' })).notes).toBe('line one\n\tindented')
+    // Nothing refused was stored.
+    expect(await call('experiments.get', { id: a })).toMatchObject({ name: 'mng-a', notes: 'the baseline sweep' })
+    expect((await call('runs.get', { id: runsA[0] })).tags).toEqual([])
+  })
+
   it('searches across experiments by name, tag, scheme, parameter and metric, in the --where language', async () => {
     const ids = async (query: string) => (await call('search.runs', { query })).experiments.map((e: { id: number; runIds: number[] }) => [e.id, e.runIds])
     expect(await ids('experiment ~ mng-b')).toEqual([[b, runsB]])

@@ -1,7 +1,7 @@
 // The contract's tags, notes, archive, trash and search (store/manage.ts, compare/search.ts).
 import type { Experiment, ExperimentSummary, Handlers } from '../../contract'
 import { QueryError, searchRuns } from '../compare'
-import { CoreError } from '../errors'
+import { CoreError, printableOrRefuse } from '../errors'
 import { toRun } from '../run-view'
 import { ManageError, type ExperimentSummaryRow, type Store } from '../store'
 
@@ -35,21 +35,21 @@ export function manageHandlers(d: { store: Store; experiment: (id: number) => Ex
   const run = (id: number) => toRun(store.getRun(id)!)
   return {
     'experiments.setTags': async ({ id, tags }) => {
-      managed(() => store.setExperimentTags(id, tags))
+      managed(() => store.setExperimentTags(id, tags.map((t) => printableOrRefuse('a tag', t))))
       return d.experiment(id)
     },
     'experiments.setNotes': async ({ id, notes }) => {
-      managed(() => store.setNotes('experiments', id, notes))
+      managed(() => store.setNotes('experiments', id, printableOrRefuse('the notes', notes, { multiLine: true })))
       return d.experiment(id)
     },
     'experiments.setAside': async ({ ids, how }) => ({ ids: managed(() => store.setAside('experiments', ids, how)) }),
     'experiments.restore': async ({ ids }) => ({ ids: managed(() => store.restore('experiments', ids)) }),
     'runs.setTags': async ({ id, tags }) => {
-      managed(() => store.setRunTags(id, tags))
+      managed(() => store.setRunTags(id, tags.map((t) => printableOrRefuse('a tag', t))))
       return run(id)
     },
     'runs.setNotes': async ({ id, notes }) => {
-      managed(() => store.setNotes('runs', id, notes))
+      managed(() => store.setNotes('runs', id, printableOrRefuse('the notes', notes, { multiLine: true })))
       return run(id)
     },
     'runs.setAside': async ({ ids, how }) => ({ ids: managed(() => store.setAside('runs', ids, how)) }),
