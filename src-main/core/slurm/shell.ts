@@ -4,8 +4,9 @@
 // and upload a folder skipping files whose sha256 already matches.
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs'
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
+import { makeDirs } from '../paths'
 import { SshPool, uploadDir, type SshHost, type KnownHosts } from '../ssh'
 import type { SecretStore } from '../secrets'
 import type { SlurmClusterRef } from '../store'
@@ -59,7 +60,7 @@ export class LocalShell implements ClusterShell {
   async upload(localDir: string, remoteDir: string): Promise<{ uploaded: number; skipped: number }> {
     let uploaded = 0
     let skipped = 0
-    mkdirSync(remoteDir, { recursive: true })
+    makeDirs(remoteDir) // the cluster's work folder, as the user named it: no spin under /proc
     for (const e of readdirSync(localDir, { withFileTypes: true })) {
       const from = join(localDir, e.name)
       const to = join(remoteDir, e.name)
