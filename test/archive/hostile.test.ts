@@ -1,7 +1,7 @@
 // Hostile archives are refused, with a non-zero exit and a reason naming the entry, before
 // anything is written outside the private extraction directory, and before the database
 // is even opened. Each case is its own test.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -137,6 +137,15 @@ describe('p4lab import refuses hostile archives', () => {
     const r = p4lab(['import', file, '--db', join(dir, 'plain.db')], dir)
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/not a gzip file/)
+  })
+
+  it('names a folder given as the archive, rather than a bare EISDIR', () => {
+    const folder = join(dir, 'not-an-archive')
+    mkdirSync(folder, { recursive: true })
+    const r = p4lab(['import', folder, '--db', join(dir, 'folder.db')], dir)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`${folder} is a folder, not an archive (a .tar.gz written by p4lab export)`)
+    expect(r.stderr).not.toMatch(/EISDIR/)
   })
 
   it('writes nothing to the target database when the core API refuses', async () => {

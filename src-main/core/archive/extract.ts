@@ -7,7 +7,7 @@
 // so nothing can be written outside `dest`. A `vet` hook sees each file before a byte of
 // it is written and its sha256 after (import checks both against manifest.json).
 import { createHash } from 'node:crypto'
-import { closeSync, createReadStream, mkdirSync, openSync, writeSync } from 'node:fs'
+import { closeSync, createReadStream, mkdirSync, openSync, statSync, writeSync } from 'node:fs'
 import { join, resolve, sep } from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
@@ -96,6 +96,8 @@ export async function extractSafely(file: string, dest: string, limits: ExtractL
       }
     },
   })
+  // A folder opens for reading and fails only at the first read, as a bare EISDIR.
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new ArchiveRefusedError(null, `${file} is a folder, not an archive (a .tar.gz written by p4lab export)`)
   const input = createReadStream(file)
   const gunzip = createGunzip()
   try {
