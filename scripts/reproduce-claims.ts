@@ -25,8 +25,8 @@ export interface Claim {
 }
 
 const atLeast = (x: number) => (v: number) => v >= x
-/** A qualitative "better": at least 5 % better, so noise between seeds does not count. */
-const VISIBLY_BETTER = 1.05
+/** A qualitative "better", and a step in an order of schemes: at least 5 % better, so noise between seeds does not count. */
+export const VISIBLY_BETTER = 1.05
 /** "A is k× better than B" on a lower-is-better statistic: B's figure over A's. */
 const better = (a: string, b: string, load: number | undefined, stat: 'meanNs' | 'p99Ns' | 'smallMeanNs' | 'largeMeanNs', claimed: number): Measure => ({
   unit: 'x',

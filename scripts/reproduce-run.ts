@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { parseDocument } from 'yaml'
 import type { Core } from '../src-main/core'
-import type { Claim } from './reproduce-claims'
+import { VISIBLY_BETTER, type Claim } from './reproduce-claims'
 import { figurePlot, figureSvg } from './reproduce-figures'
 import { Results } from './reproduce-results'
 import type { TemplateSettings } from './reproduce-settings'
@@ -148,14 +148,14 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
     let check: ReturnType<typeof orderCheck> | undefined
     let err = ''
     try {
-      check = orderCheck(ord.schemes, (s) => ord.value(results, s))
+      check = orderCheck(ord.schemes, (s) => ord.value(results, s), VISIBLY_BETTER)
     } catch (e) {
       err = (e as Error).message
     }
     const paperText = ord.schemes.join(' < ')
-    const oursText = check ? check.ours.join(' < ') : `error: ${err}`
+    const oursText = check ? check.text : `error: ${err}`
     const ok = check?.matches ? 'yes' : 'no'
-    lines.push(`Order of schemes by ${ord.what}, best first: the paper's ${paperText}; ours ${oursText}. Matches: **${ok}**.`, '')
+    lines.push(`Order of schemes by ${ord.what}, best first (a step counts when it is at least 5 % better; ≈ marks one that is not): the paper's ${paperText}; ours ${oursText}. Matches: **${ok}**.`, '')
     summary.push(`| ${name} | order of schemes (${esc(ord.what)}) | ${paperText} | ${esc(oursText)} | — | — | ${ok} |`)
   }
 

@@ -46,11 +46,20 @@ export function missed(paper: number | undefined, ours: number, holds: boolean):
 export interface OrderCheck {
   /** The schemes ranked by our values, best (lowest) first; NaN values last. */
   ours: string[]
+  /** `ours` for the page: "<" between two schemes at least the margin apart, "≈" between two closer than that (or unknown). */
+  text: string
   matches: boolean
 }
 
-/** Our ranking of `paperOrder`'s schemes (lower is better) and whether it is the paper's; a tie does not match. */
-export function orderCheck(paperOrder: readonly string[], value: (scheme: string) => number): OrderCheck {
+/** a is better than b by at least the margin (lower is better; 0 beats anything above it). */
+const clearlyBelow = (a: number, b: number, margin: number): boolean => Number.isFinite(a) && Number.isFinite(b) && a >= 0 && (a === 0 ? b > 0 : b / a >= margin)
+
+/**
+ * Our ranking of `paperOrder`'s schemes (lower is better) and whether it is the paper's: each
+ * scheme must be better than the next by the factor `margin` (the page uses a qualitative
+ * "better"'s 1.05), so a difference within the noise between seeds is a tie, and a tie does not match.
+ */
+export function orderCheck(paperOrder: readonly string[], value: (scheme: string) => number, margin: number): OrderCheck {
   const vals = new Map(paperOrder.map((s) => [s, value(s)]))
   const ours = [...paperOrder].sort((a, b) => {
     const va = vals.get(a)!
@@ -59,11 +68,12 @@ export function orderCheck(paperOrder: readonly string[], value: (scheme: string
     if (Number.isNaN(vb)) return -1
     return va - vb
   })
+  const text = ours.map((s, i) => (i === 0 ? s : `${clearlyBelow(vals.get(ours[i - 1])!, vals.get(s)!, margin) ? '<' : '≈'} ${s}`)).join(' ')
   let matches = true
   for (let i = 1; i < paperOrder.length; i++) {
-    if (!(vals.get(paperOrder[i - 1])! < vals.get(paperOrder[i])!)) matches = false
+    if (!clearlyBelow(vals.get(paperOrder[i - 1])!, vals.get(paperOrder[i])!, margin)) matches = false
   }
-  return { ours, matches }
+  return { ours, text, matches }
 }
 
 /** A value in the claim's unit, for the page. */

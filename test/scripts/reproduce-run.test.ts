@@ -97,6 +97,10 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
     const order = rows.find((c) => c[0] === 'tiny-sweep' && c[1].startsWith('order of schemes'))!
     expect(order[2]).toBe('rps < ecmp')
     expect(['yes', 'no']).toContain(order[6])
+    // Ours: "<" for a step of at least 5 %, "≈" for a smaller one, which does not match.
+    expect(order[3]).toMatch(/^(rps|ecmp) (<|≈) (ecmp|rps)$/)
+    expect(order[6]).toBe(order[3] === 'rps < ecmp' ? 'yes' : 'no')
+    expect(section(page, 'tiny-sweep')).toContain('Order of schemes by mean FCT at 50 % load, best first (a step counts when it is at least 5 % better; ≈ marks one that is not): ')
     expect(page).toContain("## Closing note\n\n1 of 3 numeric claims are within ±30 % of the paper's: tiny-sweep: known 1.25 against 1.")
   })
 

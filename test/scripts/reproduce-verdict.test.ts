@@ -63,16 +63,25 @@ describe('verdict', () => {
 })
 
 describe('orderCheck', () => {
-  it('ranks by the lower value and matches only the paper\'s strict order', () => {
-    const v: Record<string, number> = { hula: 1, 'conga-prime': 2, ecmp: 3 }
-    expect(orderCheck(['hula', 'conga-prime', 'ecmp'], (s) => v[s])).toEqual({ ours: ['hula', 'conga-prime', 'ecmp'], matches: true })
-    const w: Record<string, number> = { hula: 2, 'conga-prime': 1, ecmp: 3 }
-    expect(orderCheck(['hula', 'conga-prime', 'ecmp'], (s) => w[s])).toEqual({ ours: ['conga-prime', 'hula', 'ecmp'], matches: false })
+  const order = (paper: string[], v: Record<string, number>) => orderCheck(paper, (s) => v[s], 1.05)
+  it('ranks by the lower value and matches only the paper\'s order, each step at least the margin', () => {
+    expect(order(['hula', 'conga-prime', 'ecmp'], { hula: 1, 'conga-prime': 2, ecmp: 3 })).toEqual({ ours: ['hula', 'conga-prime', 'ecmp'], text: 'hula < conga-prime < ecmp', matches: true })
+    expect(order(['hula', 'conga-prime', 'ecmp'], { hula: 2, 'conga-prime': 1, ecmp: 3 })).toEqual({ ours: ['conga-prime', 'hula', 'ecmp'], text: 'conga-prime < hula < ecmp', matches: false })
   })
-  it('does not count a tie or a missing value as the paper\'s order', () => {
-    expect(orderCheck(['hula', 'ecmp'], () => 5).matches).toBe(false)
-    const v: Record<string, number> = { hula: NaN, ecmp: 3 }
-    expect(orderCheck(['hula', 'ecmp'], (s) => v[s])).toEqual({ ours: ['ecmp', 'hula'], matches: false })
+  it('calls a step within the margin a tie (≈), which does not match, as a 1 % difference between seeds would not', () => {
+    // HULA Fig. 6's shape: HULA 6 % ahead of ECMP, CONGA′ 4 %: HULA and CONGA′ 2 % apart.
+    const fig6 = order(['hula', 'conga-prime', 'ecmp'], { hula: 100, 'conga-prime': 102, ecmp: 106 })
+    expect(fig6).toEqual({ ours: ['hula', 'conga-prime', 'ecmp'], text: 'hula ≈ conga-prime ≈ ecmp', matches: false })
+    // Fig. 5a's under random server choice: all within 1 %, in no meaningful order.
+    expect(order(['hula', 'conga-prime', 'ecmp'], { hula: 199.5, 'conga-prime': 198.4, ecmp: 199.0 })).toMatchObject({ text: 'conga-prime ≈ ecmp ≈ hula', matches: false })
+    expect(order(['hula', 'ecmp'], { hula: 100, ecmp: 105 }).matches).toBe(true)
+    expect(order(['hula', 'ecmp'], { hula: 100, ecmp: 104.9 }).matches).toBe(false)
+  })
+  it('does not count a tie or a missing value as the paper\'s order; an empty queue is below any other', () => {
+    expect(order(['hula', 'ecmp'], { hula: 5, ecmp: 5 }).matches).toBe(false)
+    expect(order(['hula', 'ecmp'], { hula: NaN, ecmp: 3 })).toEqual({ ours: ['ecmp', 'hula'], text: 'ecmp ≈ hula', matches: false })
+    expect(order(['hula', 'ecmp'], { hula: 0, ecmp: 3 })).toMatchObject({ text: 'hula < ecmp', matches: true })
+    expect(order(['hula', 'ecmp'], { hula: 0, ecmp: 0 }).matches).toBe(false)
   })
 })
 
