@@ -22,7 +22,8 @@ export const REPRODUCE_SLURM_USAGE = [
   '  Where: --cluster NAME (saved with p4lab cluster add), --login USER@HOST[:PORT] [--key FILE] [--trust-host-key SHA256:...],',
   '  or neither (this machine is the login node); --work DIR (shared folder), --partition, --account, --time,',
   '  --cpus-per-task N, --max-parallel M, --node PATH; --time must cover the longest run (a full HULA Fig. 5b run takes',
-  '  about 13 CPU-minutes). Ctrl-C cancels the jobs (scancel) and keeps the runs that finished; jobs a killed invocation',
+  '  about 5 CPU-minutes on a 2-core reference machine; allow for slower nodes). Ctrl-C cancels the jobs (scancel) and',
+  '  keeps the runs that finished; jobs a killed invocation',
   '  left on the cluster are followed by the next one with the same cluster, not submitted again.',
 ]
 
