@@ -5,6 +5,8 @@ import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath, makeDirs } from '../core/paths'
 import { CoreError, printableOrRefuse } from '../core/errors'
+import { SPEC_LIMITS, yamlBytesProblem } from '../core/spec'
+import { storedTestbedNames } from '../core/testbeds'
 import { formatNs, table } from './format'
 import { formatSlowdown } from '../plots/format'
 
@@ -85,6 +87,21 @@ export function readCapped(path: string, max: number, problem: (bytes: number) =
   }
 }
 
+/** An experiment file, read up to the spec's byte budget (readCapped). */
+export function readSpecFile(path: string): ReturnType<typeof readCapped> {
+  return readCapped(path, SPEC_LIMITS.yamlBytes, (bytes) => yamlBytesProblem(bytes)!)
+}
+
+/** The database file --db names, else the default one. */
+export function dbFile(db: string | undefined): string {
+  return resolve(db ?? defaultDbPath())
+}
+
+/** The testbeds saved in the database, to check an experiment's testbed against; one that cannot be opened is named. */
+export function savedTestbeds(db: string | undefined): string[] {
+  return openingDb(db, () => storedTestbedNames(dbFile(db)))
+}
+
 /** A command of the p4lab CLI: one file each under commands/. */
 export interface Command {
   name: string
@@ -157,7 +174,7 @@ function runResult(r: Run) {
 }
 
 export function openCore(db: string | undefined, parallelRuns?: number): Core {
-  const file = resolve(db ?? defaultDbPath())
+  const file = dbFile(db)
   const core = openingDb(db, () => createNodeCore({ dbPath: file, parallelRuns }))
   const interrupted = core.start()
   if (interrupted.length > 0) {
@@ -166,13 +183,12 @@ export function openCore(db: string | undefined, parallelRuns?: number): Core {
   return core
 }
 
-
 /**
  * openCore for a command that reads or changes what is stored: a database that does not exist
  * is named, not created empty (a mistyped --db would leave a new file and answer "not found").
  */
 export function openExistingCore(db: string | undefined): Core {
-  const file = resolve(db ?? defaultDbPath())
+  const file = dbFile(db)
   if (!existsSync(file)) fail(`no database at ${file}${db === undefined ? '' : ' (--db)'}: nothing was run or imported there (p4lab run or p4lab import creates it)`, 1)
   return openCore(db)
 }
@@ -182,7 +198,7 @@ export function openingDb<T>(db: string | undefined, fn: () => T): T {
   try {
     return fn()
   } catch (err) {
-    const file = resolve(db ?? defaultDbPath())
+    const file = dbFile(db)
     fail(`cannot open the database ${file}${db === undefined ? '' : ' (--db)'}: ${whyNotOpened(file, err)}`, 1)
   }
 }

@@ -1,15 +1,13 @@
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { defaultDbPath } from '../../core/paths'
 import { QueryError, searchRuns } from '../../core/compare'
 import { toRun } from '../../core/services'
 import type { ExperimentSummaryRow, Shown } from '../../core/store'
-import { openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
+import { dbFile, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
 function cmdList(db: string | undefined, json: boolean, shown: Shown, where: string | undefined): number {
   // Listing creates nothing: a database not there yet (a first start, or a mistyped --db) is said so.
-  const file = resolve(db ?? defaultDbPath())
+  const file = dbFile(db)
   if (!existsSync(file)) {
     process.stdout.write(json ? '[]\n' : `no experiments yet: no database at ${file}${db === undefined ? '' : ' (--db)'}\n`)
     return where === undefined ? 0 : 1

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util'
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { defaultDbPath, workloadsDir } from '../../core/paths'
+import { workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
 import { sweepService } from '../../core/handlers/sweeps'
-import { parseExperiment, SPEC_LIMITS, yamlBytesProblem } from '../../core/spec'
-import { storedTestbedNames, withTestbed } from '../../core/testbeds'
-import { fail, openCore, openingDb, readCapped, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
+import { parseExperiment } from '../../core/spec'
+import { withTestbed } from '../../core/testbeds'
+import { dbFile, fail, openCore, readSpecFile, savedTestbeds, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
 import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmFlagsAlone, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
 
@@ -49,7 +49,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   let yaml: string
   try {
     // Read up to the budget: a file far over it is never loaded, nor a device that never ends.
-    const read = readCapped(path, SPEC_LIMITS.yamlBytes, (bytes) => yamlBytesProblem(bytes)!)
+    const read = readSpecFile(path)
     if (read.over !== undefined) {
       process.stderr.write(`${file}:1:1: document: ${read.over}\n`)
       return 2
@@ -60,7 +60,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   }
   // Validate before the database is even opened: bad input writes nothing. The testbed
   // names come from the database when it exists (without creating it).
-  const testbeds = openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath())))
+  const testbeds = savedTestbeds(db)
   if (testbed !== undefined) {
     if (!testbeds.includes(testbed)) fail(`--testbed: unknown testbed '${testbed}'; known testbeds: ${testbeds.join(', ')}`)
     // The stored experiment says where it ran: only its testbed value changes.
@@ -77,7 +77,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   if (onSlurm && mode === 'rerun-failed') throw new UsageError('--rerun-failed runs locally; on Slurm use --resume')
   // A cluster named where no database exists yet: refused before the database is created.
   const named = onSlurm ? namedCluster(slurmValues, parsed.spec.runner) : undefined
-  if (named !== undefined && !existsSync(resolve(db ?? defaultDbPath()))) throw unknownCluster(slurmValues, named, [])
+  if (named !== undefined && !existsSync(dbFile(db))) throw unknownCluster(slurmValues, named, [])
   const core = openCore(db, parallel)
   let slurm: ReturnType<typeof slurmTarget> | undefined
   try {

@@ -1,12 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { defaultDbPath, workloadsDir } from '../../core/paths'
+import { workloadsDir } from '../../core/paths'
 import { parseExperiment } from '../../core/spec'
-import { storedTestbedNames } from '../../core/testbeds'
 import { exportClab, ImportError, importTopology, TOPOLOGY_FORMATS, type TopologyFormat } from '../../core/topology-io'
 import { buildFabric } from '../../model/topology'
-import { fail, openingDb, outFileProblem, UsageError, type Command } from '../common'
+import { fail, outFileProblem, savedTestbeds, UsageError, type Command } from '../common'
 import { formatValidateError } from './validate'
 
 function readText(file: string): string {
@@ -49,7 +48,7 @@ function cmdImport(file: string, format: string | undefined, out: string | undef
 function cmdExport(file: string, format: string | undefined, out: string | undefined, db: string | undefined): number {
   if (format !== 'clab') throw new UsageError(`--format: export writes clab (a containerlab .clab.yml), got '${format ?? ''}'`)
   const path = resolve(file)
-  const parsed = parseExperiment(readText(file), { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds: openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath()))) })
+  const parsed = parseExperiment(readText(file), { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds: savedTestbeds(db) })
   if (!parsed.ok) {
     for (const e of parsed.errors) process.stderr.write(`${formatValidateError(e)}\n`)
     return 1

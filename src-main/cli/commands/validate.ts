@@ -1,11 +1,10 @@
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { SpecError } from '../../contract/schemas'
-import { defaultDbPath, workloadsDir } from '../../core/paths'
-import { expandRuns, formatSpecError, parseExperiment, SPEC_LIMITS, yamlBytesProblem } from '../../core/spec'
-import { storedTestbedNames } from '../../core/testbeds'
+import { workloadsDir } from '../../core/paths'
+import { expandRuns, formatSpecError, parseExperiment } from '../../core/spec'
 import { buildFabric } from '../../model/topology'
-import { fail, openingDb, readCapped, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, readSpecFile, savedTestbeds, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 /** "file:line:col: field: message (node tor0)": what the graph would mark, after the message. */
 export function formatValidateError(e: SpecError): string {
@@ -17,14 +16,14 @@ function cmdValidate(file: string, db: string | undefined, json: boolean): numbe
   const path = resolve(file)
   let text: string
   try {
-    const read = readCapped(path, SPEC_LIMITS.yamlBytes, (bytes) => yamlBytesProblem(bytes)!)
+    const read = readSpecFile(path)
     if (read.over !== undefined) fail(`${file}: ${read.over}`, 1)
     text = read.text
   } catch (err) {
     fail(`cannot read experiment file ${file}: ${(err as Error).message}`, 1)
   }
   // Testbed names come from the database when it exists; it is never created here.
-  const testbeds = openingDb(db, () => storedTestbedNames(resolve(db ?? defaultDbPath())))
+  const testbeds = savedTestbeds(db)
   const parsed = parseExperiment(text, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds })
   if (!parsed.ok) {
     if (json) process.stdout.write(JSON.stringify({ valid: false, errors: parsed.errors }, null, 2) + '\n')
