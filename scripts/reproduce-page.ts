@@ -123,10 +123,13 @@ function mergeOne(outFile: string, section: Section, timeText: string, fingerpri
   }
   const lines = text.split('\n')
   const rowsAt = lines.findIndex((l) => l.startsWith(`| ${name} | `))
-  if (rowsAt < 0) throw new Error(`${basename(outFile)} has no rows for ${name}: run npm run reproduce without --only`)
-  const kept = lines.filter((l) => !l.startsWith(`| ${name} | `))
-  kept.splice(rowsAt, 0, ...section.summary)
-  text = kept.join('\n')
+  // A template without claims (a baseline another one reads) has no rows, on the page or here.
+  if (section.summary.length > 0) {
+    if (rowsAt < 0) throw new Error(`${basename(outFile)} has no rows for ${name}: run npm run reproduce without --only`)
+    const kept = lines.filter((l) => !l.startsWith(`| ${name} | `))
+    kept.splice(rowsAt, 0, ...section.summary)
+    text = kept.join('\n')
+  }
   const start = text.indexOf(`\n## ${name}\n`)
   if (start < 0) throw new Error(`${basename(outFile)} has no section for ${name}: run npm run reproduce without --only`)
   const next = text.indexOf('\n## ', start + 1)

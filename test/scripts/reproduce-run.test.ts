@@ -64,7 +64,7 @@ const dir = mkdtempSync(join(tmpdir(), 'p4lab-reproduce-test-'))
 writeFileSync(join(dir, 'tiny-sweep.yaml'), SWEEP_YAML)
 writeFileSync(join(dir, 'tiny-cdf.yaml'), CDF_YAML)
 const outFile = join(dir, 'docs', 'results.md')
-const run = (only?: string, o: { skip?: string[]; outFile?: string; fingerprint?: string } = {}) =>
+const run = (only?: string, o: { skip?: string[]; outFile?: string; fingerprint?: string; claims?: Record<string, Claim[]> } = {}) =>
   reproduce({ core, templatesDir: dir, claims: CLAIMS, settings: SETTINGS, quick: false, only, outFile, parallelRuns: 2, log: () => {}, ledger, fingerprint: 'test', ...o })
 
 /** The markdown table that starts with `head`, as rows of cells. */
@@ -209,5 +209,16 @@ describe('npm run reproduce --skip', { timeout: 600_000 }, () => {
     await expect(run('tiny-cdf,tiny-sweep', { outFile: skipOut })).rejects.toThrow(/--only takes one template.*run it once per template/)
     await expect(run('tiny-cdf', { skip: ['tiny-sweep'], outFile: skipOut })).rejects.toThrow(/--only and --skip together/)
     await expect(run(undefined, { skip: ['tiny-sweep', 'tiny-cdf'], outFile: skipOut })).rejects.toThrow(/--skip leaves no template to run/)
+  })
+
+  it('--only on a template without claims of its own (a baseline another template reads) rewrites its section, with no rows to replace', async () => {
+    const baseOut = join(dir, 'docs', 'baseline.md')
+    const claims = { ...CLAIMS, 'tiny-cdf': [] }
+    await run(undefined, { outFile: baseOut, claims })
+    expect(rowsOf(readFileSync(baseOut, 'utf8'), 'tiny-cdf')).toEqual([])
+    await run('tiny-cdf', { outFile: baseOut, claims })
+    const after = readFileSync(baseOut, 'utf8')
+    expect(section(after, 'tiny-cdf')).toContain('rewritten alone with --only')
+    expect(rowsOf(after, 'tiny-sweep').length).toBeGreaterThan(0)
   })
 })
