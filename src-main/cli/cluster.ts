@@ -94,7 +94,7 @@ async function check(core: Core, name: string, v: Values): Promise<number> {
 }
 
 async function cmdCluster(action: string, name: string | undefined, v: Values): Promise<number> {
-  const core = openCore(v.db)
+  const core = openCore(v.db, { forReading: action === 'list' })
   try {
     if (action === 'list') {
       const all = await core.clusters.list()

@@ -20,7 +20,7 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
   if (!isMetric(metric)) throw new UsageError(`--metric: unknown metric '${metric}'; expected one of ${METRICS.join(', ')}`)
   if (v.band !== undefined && v.band !== 'minmax' && v.band !== 'ci95') throw new UsageError(`--band: expected minmax or ci95, got '${v.band}'`)
   if (v.cdf !== undefined && v.cdf !== 'fct' && v.cdf !== 'queue' && v.cdf !== 'slowdown') throw new UsageError(`--cdf: expected fct, queue or slowdown, got '${v.cdf}'`)
-  const core = openExistingCore(v.db)
+  const core = openExistingCore(v.db, { forReading: true })
   const store = core.opts.store
   try {
     const experimentIds = names.map((n) => resolveExperiment(store, n))

@@ -6,7 +6,7 @@ import { openExistingCore, COMMON_OPTIONS, UsageError, type Command } from '../c
 import { resolveExperiment } from './compare'
 
 async function cmdExport(name: string, out: string, db: string | undefined, json: boolean, force: boolean): Promise<number> {
-  const core = openExistingCore(db)
+  const core = openExistingCore(db, { forReading: true })
   const store = core.opts.store
   try {
     const experimentId = resolveExperiment(store, name)

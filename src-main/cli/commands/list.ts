@@ -12,7 +12,7 @@ function cmdList(db: string | undefined, json: boolean, shown: Shown, where: str
     process.stdout.write(json ? '[]\n' : `no experiments yet: no database at ${file}${db === undefined ? '' : ' (--db)'}\n`)
     return where === undefined ? 0 : 1
   }
-  const core = openCore(db)
+  const core = openCore(db, { forReading: true })
   const store = core.opts.store
   try {
     const row = (e: ExperimentSummaryRow, runs: Shown) => ({

@@ -78,7 +78,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   // A cluster named where no database exists yet: refused before the database is created.
   const named = onSlurm ? namedCluster(slurmValues, parsed.spec.runner) : undefined
   if (named !== undefined && !existsSync(dbFile(db))) throw unknownCluster(slurmValues, named, [])
-  const core = openCore(db, parallel)
+  const core = openCore(db, { parallelRuns: parallel })
   let slurm: ReturnType<typeof slurmTarget> | undefined
   try {
     slurm = onSlurm ? slurmTarget(core, slurmValues, parsed.spec.runner) : undefined
