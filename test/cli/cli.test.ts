@@ -1,5 +1,5 @@
 // The p4lab command as a user runs it: the built bin, real files, real SQLite.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -176,13 +176,35 @@ describe('p4lab cluster add --local', () => {
   it('saves a relative --work as the absolute folder it names here, so later commands elsewhere use the same one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-cl-'))
     const db = join(dir, 'c.db')
+    mkdirSync(join(dir, 'shared'))
     const r = p4lab(['cluster', 'add', 'here', '--local', '--work', 'shared/slurm', '--db', db], dir)
     expect(r.code, r.stderr).toBe(0)
     const listed = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], tmpdir()).stdout) as Array<{ name: string; workDir: string }>
     expect(listed.map((c) => [c.name, c.workDir])).toEqual([['here', join(dir, 'shared', 'slurm')]])
-    expect(p4lab(['cluster', 'add', 'home', '--local', '--work', '~/p4lab-slurm', '--db', db], dir).code).toBe(0)
+    const home = p4lab(['cluster', 'add', 'home', '--local', '--work', '~/p4lab-slurm', '--db', db], dir, { env: { HOME: dir } })
+    expect(home.code, home.stderr).toBe(0)
+    expect(existsSync(join(dir, 'p4lab-slurm'))).toBe(true)
     const again = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], dir).stdout) as Array<{ name: string; workDir: string }>
     expect(again.find((c) => c.name === 'home')?.workDir).toBe('~/p4lab-slurm')
+  })
+
+  it('makes a missing work folder whose parent exists, and refuses one under a missing parent or a file, naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-cl-'))
+    const db = join(dir, 'c.db')
+    const made = p4lab(['cluster', 'add', 'made', '--local', '--work', join(dir, 'work'), '--db', db], dir)
+    expect(made.code, made.stderr).toBe(0)
+    expect(made.stdout.split('\n')[0]).toBe(`saved Slurm cluster made: this machine, work folder ${join(dir, 'work')} (created)`)
+    expect(existsSync(join(dir, 'work'))).toBe(true)
+    const missing = join(dir, 'no-such', 'work')
+    const r = p4lab(['cluster', 'add', 'typo', '--local', '--work', missing, '--db', db], dir)
+    expect(r.code).toBe(2)
+    expect(r.stderr.split('\n')[0]).toBe(`p4lab: work folder ${missing}: its parent ${join(dir, 'no-such')} does not exist; on a local cluster the work folder is on this machine: create the parent first, or give another folder`)
+    expect(existsSync(join(dir, 'no-such'))).toBe(false)
+    writeFileSync(join(dir, 'notes.txt'), 'x\n')
+    const file = p4lab(['cluster', 'add', 'file', '--local', '--work', join(dir, 'notes.txt'), '--db', db], dir)
+    expect([file.code, file.stderr.split('\n')[0]]).toEqual([2, `p4lab: work folder ${join(dir, 'notes.txt')}: that is a file, not a folder`])
+    const listed = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], dir).stdout) as Array<{ name: string }>
+    expect(listed.map((c) => c.name)).toEqual(['made'])
   })
 })
 
