@@ -16,7 +16,7 @@ export class UsageError extends Error {}
 
 /** More lines (the usage) go to stderr only, after the message. */
 export function fail(message: string, code = 2, more = ''): never {
-  process.stderr.write(`p4lab: ${message}\n`)
+  problem(`p4lab: ${message}`)
   jsonError()
   if (more) process.stderr.write(more)
   process.exit(code)
@@ -24,14 +24,21 @@ export function fail(message: string, code = 2, more = ''): never {
 
 /**
  * What a failing command said, kept when the command line has --json: a script reading stdout
- * gets `{"error": ...}` instead of nothing. Main records stdout and stderr as they are written.
+ * gets `{"error": ...}` instead of nothing. Main records whether stdout was written; `problems`
+ * are the lines the command failed with (problem, fail), not its notices and progress on stderr.
  */
-export const printed = { json: false, stdout: false, stderr: [] as string[] }
+export const printed = { json: false, stdout: false, problems: [] as string[] }
 
-/** Under --json, with nothing yet on stdout: the messages written to stderr, as one JSON object. */
+/** Lines of what the command fails with: to stderr as given, and kept for jsonError. */
+export function problem(text: string): void {
+  process.stderr.write(`${text}\n`)
+  printed.problems.push(text)
+}
+
+/** Under --json, with nothing yet on stdout: what the command failed with, as one JSON object. */
 export function jsonError(): void {
   if (!printed.json || printed.stdout) return
-  const error = printed.stderr.join('').trim().split('\n').map((l) => l.replace(/^p4lab: /, '')).join('\n')
+  const error = printed.problems.join('\n').trim().split('\n').map((l) => l.replace(/^p4lab: /, '')).join('\n')
   process.stdout.write(JSON.stringify({ error: error || 'failed' }, null, 2) + '\n')
 }
 

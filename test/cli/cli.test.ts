@@ -1,11 +1,12 @@
 // The p4lab command as a user runs it: the built bin, real files, real SQLite.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
+import { openStore } from '../../src-main/core/store'
 import { ROOT } from '../helpers/start'
 import { TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
 
@@ -133,6 +134,35 @@ describe('--json on an error', () => {
       expect(out.error, args.join(' ')).toMatch(error)
       expect(out.error, args.join(' ')).not.toContain('usage:')
       expect(r.stderr, args.join(' ')).toContain(out.error.split('\n')[0])
+    }
+  })
+
+  it('is what the command failed with, without the notices written to stderr before it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-json-'))
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+    const db = join(dir, 'n.db')
+    expect(p4lab(['run', 'tiny.yaml', '--db', db], dir).code).toBe(0)
+    // A run whose process is gone (another boot): the next command marks it, with a notice on stderr.
+    const cutOff = () => {
+      const s = openStore(db)
+      try {
+        return s.createRuns(1, 'sim', `${hostname()}:1:not-this-boot:1`, [{ scheme: 'ecmp', load: 0.3, seed: 9, params: {} }])[0].id
+      } finally {
+        s.close()
+      }
+    }
+    const cases: Array<[string[], number, string | RegExp]> = [
+      [['compare', 'nope'], 1, `no experiment named 'nope' in ${db} (give a name or an id; 'p4lab list' shows them)`],
+      [['list', '--where', 'schme = ecmp'], 2, /^--where: column 1: unknown field 'schme'; known fields: [^\n]+\nschme = ecmp\n\^$/],
+    ]
+    for (const [args, code, error] of cases) {
+      const id = cutOff()
+      const r = p4lab([...args, '--db', db, '--json'], dir)
+      expect(r.code, args.join(' ')).toBe(code)
+      expect(r.stderr, args.join(' ')).toContain(`p4lab: marked 1 run(s) cut off earlier as interrupted: ${id}\n`)
+      const out = (JSON.parse(r.stdout) as { error: string }).error
+      if (typeof error === 'string') expect(out, args.join(' ')).toBe(error)
+      else expect(out, args.join(' ')).toMatch(error)
     }
   })
 })

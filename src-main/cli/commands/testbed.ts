@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { readFile } from 'node:fs/promises'
 import { DEFAULT_RECONNECT_WINDOW_S } from '../../contract'
 import { CoreError } from '../../core/errors'
-import { COMMON_OPTIONS, openCore, UsageError, type Command } from '../common'
+import { COMMON_OPTIONS, openCore, problem, UsageError, type Command } from '../common'
 import { HOST_OPTIONS, hostsFromFlags, keep, settingsFromFlags } from './testbed-input'
 import { describeHost, describeSettings, printCheck, printTestbed, table } from './testbed-print'
 import { trustHosts } from './testbed-trust'
@@ -38,7 +38,7 @@ async function withCore<T>(db: string | undefined, fn: (core: ReturnType<typeof 
     return await fn(core)
   } catch (e) {
     if (e instanceof CoreError) {
-      process.stderr.write(`p4lab: ${e.message}\n`)
+      problem(`p4lab: ${e.message}`)
       process.exitCode = e.code === 'invalid-request' || e.code === 'not-found' || e.code === 'conflict' ? 2 : 1
       return undefined as T
     }
