@@ -167,6 +167,28 @@ describe('--json on an error', () => {
   })
 })
 
+describe('p4lab run: Ctrl-C during start-up', () => {
+  it('right after the runs are stored cancels them: none is left open for the next p4lab to mark interrupted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-int-'))
+    writeFileSync(join(dir, 'two.yaml'), TINY.replace('name: tiny', 'name: ctrlc').replace('schemes: [ecmp]', 'schemes: [ecmp, rps]').replace('flows: 40', 'flows: 4000'))
+    const db = join(dir, 'c.db')
+    // The hook sends SIGINT at that point of the program, not after a delay.
+    const hook = join(ROOT, 'test', 'fixtures', 'cli', 'sigint-after-runs.mjs')
+    const r = p4lab(['run', 'two.yaml', '--db', db, '--parallel', '1', '--json'], dir, { env: { NODE_OPTIONS: `--import ${hook}` } })
+    expect(r.code, r.stderr).toBe(130)
+    expect(r.stderr).toContain('p4lab: cancelling...')
+    const d = new Database(db, { readonly: true })
+    try {
+      expect(d.prepare('SELECT scheme, status FROM runs ORDER BY id').all()).toEqual([
+        { scheme: 'ecmp', status: 'cancelled' },
+        { scheme: 'rps', status: 'cancelled' },
+      ])
+    } finally {
+      d.close()
+    }
+  })
+})
+
 describe('p4lab testbed: mistakes', () => {
   it('names the subcommands when an option comes first or a subcommand is unknown', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-tb-'))

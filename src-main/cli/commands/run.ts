@@ -109,12 +109,16 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
       store.close()
     }
   }
-  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
-  const ids = runs.map((r) => r.id)
+  // Ctrl-C is caught before the runs are stored, not after: until a handler is set it ends the
+  // process at once, and runs stored by then would stay open until another p4lab marked them
+  // interrupted. Set here, a Ctrl-C during the (synchronous) start is handled at the first
+  // await, with the runs there to cancel; one before this line finds no run of this command.
   process.on('SIGINT', () => {
     process.stderr.write('\np4lab: cancelling...\n')
     core.orchestrator.cancelAll()
   })
+  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
+  const ids = runs.map((r) => r.id)
   core.bus.subscribe((event, payload) => {
     if (event !== 'run.status') return
     const p = payload as { runId: number; status: string; error: string | null }
