@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { parseDocument } from 'yaml'
 import type { Core } from '../src-main/core'
+import { UsageError } from '../src-main/cli/common'
 import { VISIBLY_BETTER, type Claim } from './reproduce-claims'
 import { figurePlot, figureSvg } from './reproduce-figures'
 import { Results } from './reproduce-results'
@@ -292,14 +293,16 @@ function planText(runner: Runner, planned: readonly Planned[]): string[] {
 }
 
 export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number; page: string }> {
-  if (o.only && !(o.only in o.claims)) throw new Error(`--only ${o.only}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
+  // Bad flags are usage errors: the command prints the message alone and exits 2, not a stack trace.
+  if (o.only?.includes(',')) throw new UsageError(`--only ${o.only}: --only takes one template (it replaces that template's rows and section in the page); run it once per template`)
+  if (o.only && !(o.only in o.claims)) throw new UsageError(`--only ${o.only}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
   const skip = o.skip ?? []
   for (const n of skip) {
-    if (!(n in o.claims)) throw new Error(`--skip ${n}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
+    if (!(n in o.claims)) throw new UsageError(`--skip ${n}: no such template; the templates are ${Object.keys(o.claims).join(', ')}`)
   }
-  if (o.only && skip.length) throw new Error('--only and --skip together: --only already runs one template alone')
+  if (o.only && skip.length) throw new UsageError('--only and --skip together: --only already runs one template alone')
   const names = Object.keys(o.claims).filter((n) => (!o.only || o.only === n) && !skip.includes(n))
-  if (!names.length) throw new Error('--skip leaves no template to run')
+  if (!names.length) throw new UsageError('--skip leaves no template to run')
   const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0, cpuMs: 0 } : o.ledger.startInvocation(o.args ?? '')
   const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal, ...(o.slurm ? { slurm: o.slurm } : {}) })
   try {

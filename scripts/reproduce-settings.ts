@@ -84,12 +84,25 @@ const DESTINATIONS = (def: string, reason: string, values: string[]): OpenSettin
   reason,
   variants: values.map(ms),
 })
-/** The HULA paper's server choice ("each client chooses a server at random"). */
+/**
+ * How the HULA paper's clients choose servers. Its words fit three traffic models, all swept:
+ * one server per client drawn on its own (as written), one per client with no server chosen
+ * twice, or every server of the destination set with its own connections (each flow's server
+ * then random, as in the public ns-2 harness with connections per client-server pair).
+ */
 const SERVER_CHOICE: OpenSetting = {
-  path: 'workload.connections.choice',
-  default: 'random: each client draws its server on its own, so a server may have several clients',
-  reason: 'the HULA paper (§6): "each client chooses a server at random and initiates three persistent TCP connections to the server"; it does not say whether two clients may choose one server',
-  variants: [ms('random'), ms('permutation')],
+  path: 'workload.connections',
+  default: 'one random server per client, three connections to it (choice: random); a server may have several clients',
+  reason:
+    'the HULA paper (§6): "each client chooses a server at random and initiates three persistent TCP connections to the server", read as written: ' +
+    'a client keeps one server. It says neither whether two clients may choose one server nor whether a client keeps its server for the whole run; ' +
+    'the public ns-2 harness of the load-balancing simulations of its time (connections_per_pair) gives every client-server pair its own ' +
+    'persistent connections and Poisson arrivals, so that each flow\'s server is random',
+  variants: [
+    { label: 'one random server per client (choice: random)', value: { perServer: 3, choice: 'random' } },
+    { label: 'one server per client, no server chosen twice (choice: permutation)', value: { perServer: 3, choice: 'permutation' } },
+    { label: 'every server of the other pod, three connections each (servers: 16)', value: { perServer: 3, servers: 16 } },
+  ],
 }
 
 const HULA_PAPER = 'HULA: Scalable Load Balancing Using Programmable Data Planes (ACM SOSR 2016)'
@@ -106,6 +119,15 @@ const HULA_DESTINATIONS = DESTINATIONS(
 )
 const HULA_MIN_RTO = MIN_RTO('1ms', 'not given by the paper; ns-2 and Linux default to 200 ms, datacenter studies lower it to 1 ms or less, as the sub-millisecond RTTs of this fabric call for')
 const HULA_OPEN = [HULA_MIN_RTO, PACKETS(250), SHARING, HULA_DESTINATIONS, TRANSPORT('newreno'), SERVER_CHOICE]
+/** Fig. 9a and 9c keep one new connection per flow: their page must not claim the §6 model for them. */
+const PER_FLOW_CONNECTIONS: OpenSetting = {
+  path: 'workload.connections',
+  default: 'none: a new connection, so a new 5-tuple and window, per flow',
+  reason: 'the paper\'s §6 model applies to these figures too; these templates time the fabric\'s reaction (a failure, the probe period) and were written with one connection per flow, which spares ECMP the collisions of persistent connections',
+  variants: [],
+  note: 'not swept: `connections: { perServer: 3, choice: random }` under `workload:` runs a copy of the file with the §6 model',
+}
+const HULA_OPEN_PER_FLOW = [HULA_MIN_RTO, PACKETS(250), SHARING, HULA_DESTINATIONS, TRANSPORT('newreno'), PER_FLOW_CONNECTIONS]
 const hulaOrder = (what: string, schemes: string[], load: number | undefined): PaperOrder => ({ what, schemes, value: (r, s) => r.fct(s, load, 'meanNs') })
 
 const DHLB_PAPER = 'DHLB: a distributed hop-by-hop load balancing architecture based on in-band network telemetry'
@@ -157,7 +179,7 @@ export const SETTINGS: Record<string, TemplateSettings> = {
   'hula-fig9-failure': {
     paper: HULA_PAPER,
     given: [...HULA_GIVEN, 'a link fails mid-run and comes back'],
-    open: HULA_OPEN,
+    open: HULA_OPEN_PER_FLOW,
     order: hulaOrder('mean FCT over the run', ['hula', 'ecmp'], undefined),
     figure: { kind: 'fct-cdf', paperFigure: 'HULA Fig. 9', note: 'the paper plots the failure over time; here the FCT CDF of the run' },
   },
@@ -171,12 +193,12 @@ export const SETTINGS: Record<string, TemplateSettings> = {
   'hula-fig9c-probes-ideal': {
     paper: HULA_PAPER,
     given: [...HULA_GIVEN, 'the Fig. 6 setting (S2–A4 disabled), web-search', 'the ideal probe period (the baseline of the ×10 runs)'],
-    open: HULA_OPEN,
+    open: HULA_OPEN_PER_FLOW,
   },
   'hula-fig9c-probes-10x': {
     paper: HULA_PAPER,
     given: [...HULA_GIVEN, 'the Fig. 6 setting (S2–A4 disabled), web-search', 'probes 10× more often than the ideal period'],
-    open: HULA_OPEN,
+    open: HULA_OPEN_PER_FLOW,
   },
   'dhlb-fig4-probe-overhead': {
     paper: DHLB_PAPER,

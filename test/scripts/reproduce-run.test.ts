@@ -14,6 +14,7 @@ import type { Results } from '../../scripts/reproduce-results'
 import { reproduce } from '../../scripts/reproduce-run'
 import type { TemplateSettings } from '../../scripts/reproduce-settings'
 import { launchChromium } from '../helpers/browser'
+import { UsageError } from '../../src-main/cli/common'
 import { tempCore } from '../helpers/core'
 
 const TOPO = 'topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }'
@@ -201,8 +202,11 @@ describe('npm run reproduce --skip', { timeout: 600_000 }, () => {
     expect(page).toMatch(/\n[01] of 1 figures rank their schemes as the paper does\.\n/)
   })
 
-  it('refuses a template it does not know, --skip with --only, and a --skip of everything', async () => {
+  it('refuses a template it does not know, --only with two templates, --skip with --only, and a --skip of everything, as usage errors', async () => {
     await expect(run(undefined, { skip: ['no-such'], outFile: skipOut })).rejects.toThrow(/--skip no-such: no such template; the templates are tiny-sweep, tiny-cdf/)
+    // a usage error prints its message alone (exit 2), not a stack trace
+    await expect(run('no-such', { outFile: skipOut })).rejects.toBeInstanceOf(UsageError)
+    await expect(run('tiny-cdf,tiny-sweep', { outFile: skipOut })).rejects.toThrow(/--only takes one template.*run it once per template/)
     await expect(run('tiny-cdf', { skip: ['tiny-sweep'], outFile: skipOut })).rejects.toThrow(/--only and --skip together/)
     await expect(run(undefined, { skip: ['tiny-sweep', 'tiny-cdf'], outFile: skipOut })).rejects.toThrow(/--skip leaves no template to run/)
   })

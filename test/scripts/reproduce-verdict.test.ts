@@ -1,6 +1,8 @@
 // The pure rules of docs/results.md: the paper's number of a claim, the ±30 % verdict, which
 // claims get a sweep, the order-of-schemes check, the overrides a sweep writes into an
 // experiment file, and the closing note's count.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import type { Measure } from '../../scripts/reproduce-claims'
@@ -124,6 +126,18 @@ describe('overrides and the sweep\'s scale', () => {
       for (const o of s.open) {
         expect(o.reason.length, `${name} ${o.path}`).toBeGreaterThan(10)
         for (const v of o.variants) expect(() => applyOverrides(TEMPLATE, { [o.path]: v.value }), `${name} ${o.path}`).not.toThrow()
+      }
+    }
+  })
+  it('states each open setting as the template file has it: a variant equal to the file\'s value, its value in the text, or a default when the file has none', () => {
+    for (const [name, s] of Object.entries(SETTINGS)) {
+      const doc = parseDocument(readFileSync(join('resources', 'experiments', `${name}.yaml`), 'utf8')).toJS()
+      for (const o of s.open) {
+        const own = o.path.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], doc) ?? null
+        const said =
+          o.variants.some((v) => JSON.stringify(v.value) === JSON.stringify(own)) ||
+          (typeof own === 'string' || typeof own === 'number' ? o.default.startsWith(String(own)) : own === null && /default|^none/.test(o.default))
+        expect(said, `${name} ${o.path}: the file has ${JSON.stringify(own)}, the page would say "${o.default}"`).toBe(true)
       }
     }
   })
