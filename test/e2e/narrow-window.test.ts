@@ -1,0 +1,90 @@
+// The app on a 1024 px window, the narrowest the layout is made for, and on a 1440 px one: the
+// sidebar's section buttons in one row or an even grid with every label whole. Screenshots in
+// test-artifacts/e2e/narrow-*.png.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
+import { startApp, type Started } from '../helpers/start'
+
+const YAML = `name: narrow-ui
+testbed: sim
+topology: { kind: leaf-spine, leaves: 4, spines: 2, hostsPerLeaf: 4, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp, rps]
+workload: { kind: web-search, load: 0.3, flows: 20 }
+seeds: [1]
+`
+const WIDTHS = [
+  { width: 1024, height: 768 },
+  { width: 1440, height: 900 },
+]
+
+interface Box {
+  label: string
+  left: number
+  top: number
+  width: number
+  cut: boolean
+}
+
+/** Every box of `selector`: where it is and whether its text is cut off. */
+async function boxes(page: Page, selector: string): Promise<Box[]> {
+  return page.locator(selector).evaluateAll((els) =>
+    els.map((el) => {
+      const r = el.getBoundingClientRect()
+      return { label: el.textContent!.trim(), left: r.left, top: r.top, width: r.width, cut: el.scrollWidth > el.clientWidth }
+    }),
+  )
+}
+
+/** Rows of boxes, by top, top to bottom. */
+function rowsOf(bs: Box[]): Box[][] {
+  const rows = new Map<number, Box[]>()
+  for (const b of bs) rows.set(Math.round(b.top), [...(rows.get(Math.round(b.top)) ?? []), b])
+  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r.sort((a, b) => a.left - b.left))
+}
+
+describe('the app on a narrow window in Chromium', () => {
+  let app: Started
+  let browser: Browser
+  let page: Page
+  let experimentId: number
+  const errors: string[] = []
+
+  beforeAll(async () => {
+    const home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-narrow-'))
+    app = await startApp([], { P4LAB_HOME: home })
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: WIDTHS[0] })
+    page.on('pageerror', (err) => errors.push(String(err)))
+    experimentId = (await contract(app.url, 'experiments.create', { yaml: YAML })).id
+    await contract(app.url, 'experiments.run', { id: experimentId })
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await app?.stop()
+  })
+
+  it('lays the sidebar sections out in one row or an even grid, every label whole', async () => {
+    await page.goto(app.url)
+    for (const size of WIDTHS) {
+      await page.setViewportSize(size)
+      const bs = await boxes(page, '[data-testid^="nav-"]')
+      expect(bs.map((b) => b.label)).toEqual(['Experiments', 'Compare', 'Pipelines', 'Testbeds', 'Clusters'])
+      expect(bs.filter((b) => b.cut).map((b) => b.label), `labels cut at ${size.width} px`).toEqual([])
+      const rows = rowsOf(bs)
+      if (rows.length > 1) {
+        // A grid: every button as wide as the others, each row's buttons in the first row's columns.
+        const widths = bs.map((b) => Math.round(b.width))
+        expect(Math.max(...widths) - Math.min(...widths), `button widths at ${size.width} px: ${widths.join(', ')}`).toBeLessThanOrEqual(1)
+        const columns = rows[0].map((b) => Math.round(b.left))
+        for (const row of rows.slice(1)) expect(row.map((b) => Math.round(b.left)), `columns at ${size.width} px`).toEqual(columns.slice(0, row.length))
+      }
+      await page.screenshot({ path: join(ARTIFACTS, `narrow-sidebar-${size.width}.png`), clip: { x: 0, y: 0, width: 300, height: 200 } })
+    }
+    expect(errors).toEqual([])
+  })
+})
