@@ -1,5 +1,7 @@
 // The app on a 1024 px window, the narrowest the layout is made for, and on a 1440 px one: the
-// sidebar's section buttons in one row or an even grid with every label whole. Screenshots in
+// sidebar's section buttons in one row or an even grid with every label whole; the runs table
+// within its panel with the columns it starts with (every other column one click away in the
+// Columns menu, and the table alone scrolls sideways once they are added). Screenshots in
 // test-artifacts/e2e/narrow-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,6 +39,14 @@ async function boxes(page: Page, selector: string): Promise<Box[]> {
       return { label: el.textContent!.trim(), left: r.left, top: r.top, width: r.width, cut: el.scrollWidth > el.clientWidth }
     }),
   )
+}
+
+/** Every column the runs table offered by default before it had to fit a 1024 px window. */
+const ALL_DEFAULTS = ['id', 'scheme', 'load', 'seed', 'status', 'progress', 'flows', 'finished', 'mean', 'p50', 'p99', 'slowdown.mean', 'slowdown.p99', 'small.mean', 'large.mean', 'drops', 'retransmits', 'wall']
+
+/** How wide the runs table is against its scroller, and the page against the window. */
+async function widths(page: Page): Promise<{ table: number; room: number; page: number; window: number }> {
+  return page.getByTestId('runs-table').evaluate((t) => ({ table: t.scrollWidth, room: t.parentElement!.clientWidth, page: t.ownerDocument.documentElement.scrollWidth, window: t.ownerDocument.documentElement.clientWidth }))
 }
 
 /** Rows of boxes, by top, top to bottom. */
@@ -85,6 +95,49 @@ describe('the app on a narrow window in Chromium', () => {
       }
       await page.screenshot({ path: join(ARTIFACTS, `narrow-sidebar-${size.width}.png`), clip: { x: 0, y: 0, width: 300, height: 200 } })
     }
+    expect(errors).toEqual([])
+  })
+
+  it('fits the runs table in its panel, every column still in the Columns menu', { timeout: 180_000 }, async () => {
+    await expect
+      .poll(async () => (await contract(app.url, 'runs.list', { experimentId })).every((r: { status: string }) => r.status === 'done'), { timeout: 120_000, interval: 500 })
+      .toBe(true)
+    await page.goto(app.url)
+    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${experimentId}"]`).click()
+    const rows = page.getByTestId('run-row')
+    await expect.poll(() => rows.evaluateAll((els) => els.map((e) => /\d/.test(e.querySelector('[data-col="meanFct"]')?.textContent ?? ''))), { timeout: 20_000 }).toEqual([true, true])
+    for (const size of WIDTHS) {
+      await page.setViewportSize(size)
+      const w = await widths(page)
+      expect(w.table, `runs table ${w.table} px in ${w.room} px at ${size.width} px`).toBeLessThanOrEqual(w.room)
+      // A cell cut short says what it holds when hovered.
+      const cut = await page.locator('[data-testid="runs-table"] td *').evaluateAll((els) => els.filter((e) => e.scrollWidth > e.clientWidth && !e.closest('[title]')).map((e) => e.textContent))
+      expect(cut, 'cut cells without a title').toEqual([])
+      await page.getByTestId('runs-panel').scrollIntoViewIfNeeded()
+      await page.screenshot({ path: join(ARTIFACTS, `narrow-runs-${size.width}.png`) })
+    }
+
+    // Grouped, with each group's mean and its min–max band: no wider.
+    await page.setViewportSize(WIDTHS[0])
+    await page.getByTestId('runs-group-by').selectOption('scheme')
+    await expect.poll(() => page.getByTestId('group-mean').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    const grouped = await widths(page)
+    expect(grouped.table, `grouped runs table ${grouped.table} px in ${grouped.room} px`).toBeLessThanOrEqual(grouped.room)
+    await page.getByTestId('runs-group-by').selectOption('')
+
+    // The columns left out at first are in the Columns menu; added, the table scrolls on its own, not the page.
+    await page.getByTestId('runs-columns').click()
+    const keys = (testid: string) => page.getByTestId(testid).evaluateAll((els) => els.map((e) => e.getAttribute('data-key')!))
+    const shown = await keys('column-shown')
+    const offered = await keys('column-add')
+    expect(ALL_DEFAULTS.filter((k) => !shown.includes(k) && !offered.includes(k)), 'columns neither shown nor offered').toEqual([])
+    for (const k of ALL_DEFAULTS.filter((k) => !shown.includes(k))) await page.locator(`[data-testid="column-add"][data-key="${k}"]`).click()
+    await page.keyboard.press('Escape')
+    await expect.poll(async () => (await page.getByTestId('runs-table').getAttribute('data-columns'))!.split(',').sort(), { timeout: 10_000 }).toEqual([...ALL_DEFAULTS].sort())
+    const w = await widths(page)
+    expect(w.page, 'the page does not scroll sideways').toBeLessThanOrEqual(w.window)
+    await page.getByTestId('runs-panel').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(ARTIFACTS, 'narrow-runs-1024-all-columns.png') })
     expect(errors).toEqual([])
   })
 })
