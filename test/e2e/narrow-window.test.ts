@@ -1,7 +1,9 @@
 // The app on a 1024 px window, the narrowest the layout is made for, and on a 1440 px one: the
 // sidebar's section buttons in one row or an even grid with every label whole; the runs table
 // within its panel with the columns it starts with (every other column one click away in the
-// Columns menu, and the table alone scrolls sideways once they are added). Screenshots in
+// Columns menu, and the table alone scrolls sideways once they are added); a fitted fabric
+// centred in its panel, which a switch's long port table beside it does not stretch, and the
+// topology editor's graph centred again when the window widens. Screenshots in
 // test-artifacts/e2e/narrow-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +20,8 @@ schemes: [ecmp, rps]
 workload: { kind: web-search, load: 0.3, flows: 20 }
 seeds: [1]
 `
+// 32 hosts a leaf: a leaf's port table is longer than the graph's panel is high.
+const WIDE = YAML.replace('name: narrow-ui', 'name: narrow-wide-leaf').replace('leaves: 4, spines: 2, hostsPerLeaf: 4', 'leaves: 2, spines: 2, hostsPerLeaf: 32').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]')
 const WIDTHS = [
   { width: 1024, height: 768 },
   { width: 1440, height: 900 },
@@ -49,6 +53,20 @@ async function widths(page: Page): Promise<{ table: number; room: number; page: 
   return page.getByTestId('runs-table').evaluate((t) => ({ table: t.scrollWidth, room: t.parentElement!.clientWidth, page: t.ownerDocument.documentElement.scrollWidth, window: t.ownerDocument.documentElement.clientWidth }))
 }
 
+/** A graph's drawing on its canvas (data-box: x1, y1, x2, y2, width, height), null before it is drawn. */
+async function drawing(page: Page, testid: string): Promise<number[] | null> {
+  return JSON.parse((await page.getByTestId(testid).getAttribute('data-box')) ?? 'null') as number[] | null
+}
+
+/** How far the drawing's middle is from the canvas's, across and down (0, 0 when centred). */
+function offCentre(box: number[] | null): [number, number] {
+  if (!box) return [Infinity, Infinity]
+  const [x1, y1, x2, y2, w, h] = box
+  return [Math.abs((x1 + x2) / 2 - w / 2), Math.abs((y1 + y2) / 2 - h / 2)]
+}
+/** Centred within 2 px either way. */
+const centred = (box: number[] | null) => offCentre(box).every((d) => d <= 2)
+
 /** Rows of boxes, by top, top to bottom. */
 function rowsOf(bs: Box[]): Box[][] {
   const rows = new Map<number, Box[]>()
@@ -61,6 +79,7 @@ describe('the app on a narrow window in Chromium', () => {
   let browser: Browser
   let page: Page
   let experimentId: number
+  let wideId: number
   const errors: string[] = []
 
   beforeAll(async () => {
@@ -71,6 +90,8 @@ describe('the app on a narrow window in Chromium', () => {
     page.on('pageerror', (err) => errors.push(String(err)))
     experimentId = (await contract(app.url, 'experiments.create', { yaml: YAML })).id
     await contract(app.url, 'experiments.run', { id: experimentId })
+    wideId = (await contract(app.url, 'experiments.create', { yaml: WIDE })).id
+    await contract(app.url, 'experiments.run', { id: wideId })
   }, 120_000)
 
   afterAll(async () => {
@@ -138,6 +159,47 @@ describe('the app on a narrow window in Chromium', () => {
     expect(w.page, 'the page does not scroll sideways').toBeLessThanOrEqual(w.window)
     await page.getByTestId('runs-panel').scrollIntoViewIfNeeded()
     await page.screenshot({ path: join(ARTIFACTS, 'narrow-runs-1024-all-columns.png') })
+    expect(errors).toEqual([])
+  })
+
+  it('keeps a fitted fabric centred in its panel when a switch with a long port table is picked', { timeout: 180_000 }, async () => {
+    await expect
+      .poll(async () => (await contract(app.url, 'runs.list', { experimentId: wideId })).every((r: { status: string }) => r.status === 'done'), { timeout: 120_000, interval: 500 })
+      .toBe(true)
+    await page.setViewportSize(WIDTHS[0])
+    await page.goto(app.url)
+    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${wideId}"]`).click()
+    await page.getByTestId('tab-fabric').click()
+    const graph = page.getByTestId('fabric-graph')
+    await expect.poll(async () => centred(await drawing(page, 'fabric-graph')), { timeout: 20_000 }).toBe(true)
+    const height = await graph.evaluate((el) => el.clientHeight)
+    const nodes = await graph.getAttribute('data-nodes')
+    await page.screenshot({ path: join(ARTIFACTS, 'narrow-fabric-1024.png') })
+
+    // The switch's 34 ports scroll beside the graph: its panel keeps its height, and the drawing stays where it was.
+    await page.getByTestId('fabric-switch-select').selectOption('leaf0')
+    await expect.poll(() => page.locator('[data-testid="port-table"] tbody tr').count(), { timeout: 20_000 }).toBe(34)
+    expect(await graph.evaluate((el) => el.clientHeight), 'the graph panel after picking leaf0').toBe(height)
+    await expect.poll(async () => centred(await drawing(page, 'fabric-graph')), { timeout: 10_000 }).toBe(true)
+    expect(await graph.getAttribute('data-nodes')).toBe(nodes)
+    await page.screenshot({ path: join(ARTIFACTS, 'narrow-fabric-1024-switch.png') })
+    expect(errors).toEqual([])
+  })
+
+  it('centres the topology editor graph again when its panel changes size', { timeout: 60_000 }, async () => {
+    await page.setViewportSize(WIDTHS[0])
+    await page.goto(app.url)
+    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${experimentId}"]`).click()
+    await page.getByTestId('tab-topology').click()
+    await expect.poll(async () => centred(await drawing(page, 'topo-canvas')), { timeout: 20_000 }).toBe(true)
+    const narrow = (await drawing(page, 'topo-canvas'))!
+    // A wider window: a wider panel, the drawing at the same zoom in its middle.
+    await page.setViewportSize(WIDTHS[1])
+    const wide = await page.getByTestId('topo-canvas').evaluate((el) => el.clientWidth)
+    expect(wide).toBeGreaterThan(narrow[4])
+    await expect.poll(async () => (await drawing(page, 'topo-canvas'))![4], { timeout: 10_000 }).toBe(wide)
+    await expect.poll(async () => offCentre(await drawing(page, 'topo-canvas')).map((d) => d <= 2), { timeout: 10_000 }).toEqual([true, true])
+    await page.screenshot({ path: join(ARTIFACTS, 'narrow-topology-1440.png') })
     expect(errors).toEqual([])
   })
 })
