@@ -1,10 +1,12 @@
 // `p4lab cluster add|list|check|rm`: Slurm clusters saved like testbeds, for `p4lab run FILE
 // --on slurm --cluster NAME`, `runner: { kind: slurm, cluster: NAME }` and the app.
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { ClusterCheck, SlurmClusterInput } from '../contract'
 import type { Core } from '../core'
 import { CoreError } from '../core/errors'
+import { localWorkDir } from '../core/slurm'
 import { openCore, COMMON_OPTIONS, UsageError, type Command } from './common'
 import { table } from './format'
 import { parseLogin } from './slurm'
@@ -59,8 +61,10 @@ async function add(core: Core, name: string, v: Values): Promise<number> {
   }
   const exists = core.opts.store.getCluster(name) !== undefined
   if (exists && !v.replace) throw new UsageError(`a Slurm cluster named '${name}' is saved already: --replace to change it, or p4lab cluster rm ${name}`)
+  // A local work folder is made by the save when only its last part is missing (ClusterService.save).
+  const made = ref.kind === 'local' && !existsSync(localWorkDir(input.workDir))
   const c = await userInput(() => core.clusters.save(input, exists ? name : undefined))
-  process.stdout.write(`${exists ? 'replaced' : 'saved'} Slurm cluster ${c.name}: ${c.label}, work folder ${c.workDir}${c.hasPassphrase ? ', key passphrase in the secret store' : ''}\n`)
+  process.stdout.write(`${exists ? 'replaced' : 'saved'} Slurm cluster ${c.name}: ${c.label}, work folder ${c.workDir}${made ? ' (created)' : ''}${c.hasPassphrase ? ', key passphrase in the secret store' : ''}\n`)
   process.stdout.write(`next: p4lab cluster check ${c.name}\n`)
   return 0
 }
@@ -94,7 +98,7 @@ async function check(core: Core, name: string, v: Values): Promise<number> {
 }
 
 async function cmdCluster(action: string, name: string | undefined, v: Values): Promise<number> {
-  const core = openCore(v.db)
+  const core = openCore(v.db, { forReading: action === 'list' })
   try {
     if (action === 'list') {
       const all = await core.clusters.list()

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath, makeDirs } from '../core/paths'
+import { notWritable } from '../core/store'
 import { CoreError, printableOrRefuse } from '../core/errors'
 import { SPEC_LIMITS, yamlBytesProblem } from '../core/spec'
 import { storedTestbedNames } from '../core/testbeds'
@@ -15,7 +16,7 @@ export class UsageError extends Error {}
 
 /** More lines (the usage) go to stderr only, after the message. */
 export function fail(message: string, code = 2, more = ''): never {
-  process.stderr.write(`p4lab: ${message}\n`)
+  problem(`p4lab: ${message}`)
   jsonError()
   if (more) process.stderr.write(more)
   process.exit(code)
@@ -23,14 +24,21 @@ export function fail(message: string, code = 2, more = ''): never {
 
 /**
  * What a failing command said, kept when the command line has --json: a script reading stdout
- * gets `{"error": ...}` instead of nothing. Main records stdout and stderr as they are written.
+ * gets `{"error": ...}` instead of nothing. Main records whether stdout was written; `problems`
+ * are the lines the command failed with (problem, fail), not its notices and progress on stderr.
  */
-export const printed = { json: false, stdout: false, stderr: [] as string[] }
+export const printed = { json: false, stdout: false, problems: [] as string[] }
 
-/** Under --json, with nothing yet on stdout: the messages written to stderr, as one JSON object. */
+/** Lines of what the command fails with: to stderr as given, and kept for jsonError. */
+export function problem(text: string): void {
+  process.stderr.write(`${text}\n`)
+  printed.problems.push(text)
+}
+
+/** Under --json, with nothing yet on stdout: what the command failed with, as one JSON object. */
 export function jsonError(): void {
   if (!printed.json || printed.stdout) return
-  const error = printed.stderr.join('').trim().split('\n').map((l) => l.replace(/^p4lab: /, '')).join('\n')
+  const error = printed.problems.join('\n').trim().split('\n').map((l) => l.replace(/^p4lab: /, '')).join('\n')
   process.stdout.write(JSON.stringify({ error: error || 'failed' }, null, 2) + '\n')
 }
 
@@ -173,9 +181,13 @@ function runResult(r: Run) {
   }
 }
 
-export function openCore(db: string | undefined, parallelRuns?: number): Core {
+/**
+ * The core on the database `db` names. o.forReading: the command only reads, so a database
+ * this user cannot write (read-only media, no permission) is opened read-only instead of refused.
+ */
+export function openCore(db: string | undefined, o: { parallelRuns?: number; forReading?: boolean } = {}): Core {
   const file = dbFile(db)
-  const core = openingDb(db, () => createNodeCore({ dbPath: file, parallelRuns }))
+  const core = openingDb(db, () => createNodeCore({ dbPath: file, ...o }))
   const interrupted = core.start()
   if (interrupted.length > 0) {
     process.stderr.write(`p4lab: marked ${interrupted.length} run(s) cut off earlier as interrupted: ${interrupted.join(', ')}\n`)
@@ -187,10 +199,10 @@ export function openCore(db: string | undefined, parallelRuns?: number): Core {
  * openCore for a command that reads or changes what is stored: a database that does not exist
  * is named, not created empty (a mistyped --db would leave a new file and answer "not found").
  */
-export function openExistingCore(db: string | undefined): Core {
+export function openExistingCore(db: string | undefined, o: { forReading?: boolean } = {}): Core {
   const file = dbFile(db)
   if (!existsSync(file)) fail(`no database at ${file}${db === undefined ? '' : ' (--db)'}: nothing was run or imported there (p4lab run or p4lab import creates it)`, 1)
-  return openCore(db)
+  return openCore(db, o)
 }
 
 /** fn, which opens the database `db` names: a failure to open it names the file and why, with exit 1. */
@@ -215,7 +227,11 @@ function whyNotOpened(file: string, err: unknown): string {
   })()
   if (isDir || code === 'EISDIR') return 'it is a folder; give the path of a database file (it is created if missing)'
   if (code === 'SQLITE_NOTADB') return 'it is not a p4lab database (not SQLite); it was left as it is'
-  if (code?.startsWith('SQLITE_READONLY') || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return `it cannot be written here (${(err as Error).message}); p4lab needs to write the file and its folder`
+  if (code?.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    // The file became read-only after the store looked (the store names the common cases itself).
+    const why = existsSync(file) ? notWritable(file) : null
+    if (why !== null || code !== 'SQLITE_CANTOPEN') return `it cannot be written here (${why ?? (err as Error).message}); p4lab needs to write the file and its folder`
+  }
   const message = err instanceof Error ? err.message : String(err)
   return message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message
 }

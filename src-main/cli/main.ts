@@ -53,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
  * were checked, or from a remote host's output) holding ESC, CR or a bidi override is printed
  * as an escape instead of acting on the terminal. Escapes are JSON's, so --json output stays valid.
  */
-function guardTerminal(stream: NodeJS.WriteStream, seen: (text: string) => void): void {
+function guardTerminal(stream: NodeJS.WriteStream, seen: (text: string) => void = () => undefined): void {
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean
   stream.write = ((chunk: unknown, ...rest: unknown[]) => {
     if (typeof chunk === 'string') seen(chunk)
@@ -61,7 +61,7 @@ function guardTerminal(stream: NodeJS.WriteStream, seen: (text: string) => void)
   }) as typeof stream.write
 }
 guardTerminal(process.stdout, () => (printed.stdout = true))
-guardTerminal(process.stderr, (text) => printed.json && printed.stderr.push(text))
+guardTerminal(process.stderr)
 
 /**
  * A reader that went away (`p4lab list | head`) is not an error: the rest of the output is

@@ -32,11 +32,13 @@ export interface NodeCoreOptions {
   keyFileDialog?: () => Promise<string | null>
   /** How often open Slurm sweeps are looked at; default 3 s. */
   slurmIntervalMs?: number
+  /** The caller only reads: a database it cannot write is opened read-only (OpenStoreOptions.forReading). */
+  forReading?: boolean
 }
 
 export function createNodeCore(opts: NodeCoreOptions): Core {
   const memoryMb = opts.runMemoryMb ?? runMemoryMb()
-  const store = openStore(opts.dbPath, opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : undefined)
+  const store = openStore(opts.dbPath, { ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}), ...(opts.forReading ? { forReading: true } : {}) })
   const knownHosts = p4labKnownHosts(opts.dataDir ?? userDataDir())
   const secrets = new FileSecretStore(defaultSecretsPath(opts.dataDir ?? userDataDir()))
   // The SSH targets: a stored testbed's kind picks its driver (orchestrator.driverFor).

@@ -140,6 +140,8 @@ export class Core {
 
   /** Call once at start-up: runs a dead process left behind become 'interrupted'. */
   start(): number[] {
+    // A store opened read-only shows runs as they were stored: marking them is a write.
+    if (this.opts.store.readOnly) return []
     return this.orchestrator.recoverInterrupted()
   }
 

@@ -1,11 +1,12 @@
 // The p4lab command as a user runs it: the built bin, real files, real SQLite.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
+import { openStore } from '../../src-main/core/store'
 import { ROOT } from '../helpers/start'
 import { TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
 
@@ -135,6 +136,57 @@ describe('--json on an error', () => {
       expect(r.stderr, args.join(' ')).toContain(out.error.split('\n')[0])
     }
   })
+
+  it('is what the command failed with, without the notices written to stderr before it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-json-'))
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+    const db = join(dir, 'n.db')
+    expect(p4lab(['run', 'tiny.yaml', '--db', db], dir).code).toBe(0)
+    // A run whose process is gone (another boot): the next command marks it, with a notice on stderr.
+    const cutOff = () => {
+      const s = openStore(db)
+      try {
+        return s.createRuns(1, 'sim', `${hostname()}:1:not-this-boot:1`, [{ scheme: 'ecmp', load: 0.3, seed: 9, params: {} }])[0].id
+      } finally {
+        s.close()
+      }
+    }
+    const cases: Array<[string[], number, string | RegExp]> = [
+      [['compare', 'nope'], 1, `no experiment named 'nope' in ${db} (give a name or an id; 'p4lab list' shows them)`],
+      [['list', '--where', 'schme = ecmp'], 2, /^--where: column 1: unknown field 'schme'; known fields: [^\n]+\nschme = ecmp\n\^$/],
+    ]
+    for (const [args, code, error] of cases) {
+      const id = cutOff()
+      const r = p4lab([...args, '--db', db, '--json'], dir)
+      expect(r.code, args.join(' ')).toBe(code)
+      expect(r.stderr, args.join(' ')).toContain(`p4lab: marked 1 run(s) cut off earlier as interrupted: ${id}\n`)
+      const out = (JSON.parse(r.stdout) as { error: string }).error
+      if (typeof error === 'string') expect(out, args.join(' ')).toBe(error)
+      else expect(out, args.join(' ')).toMatch(error)
+    }
+  })
+})
+
+describe('p4lab run: Ctrl-C during start-up', () => {
+  it('right after the runs are stored cancels them: none is left open for the next p4lab to mark interrupted', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-int-'))
+    writeFileSync(join(dir, 'two.yaml'), TINY.replace('name: tiny', 'name: ctrlc').replace('schemes: [ecmp]', 'schemes: [ecmp, rps]').replace('flows: 40', 'flows: 4000'))
+    const db = join(dir, 'c.db')
+    // The hook sends SIGINT at that point of the program, not after a delay.
+    const hook = join(ROOT, 'test', 'fixtures', 'cli', 'sigint-after-runs.mjs')
+    const r = p4lab(['run', 'two.yaml', '--db', db, '--parallel', '1', '--json'], dir, { env: { NODE_OPTIONS: `--import ${hook}` } })
+    expect(r.code, r.stderr).toBe(130)
+    expect(r.stderr).toContain('p4lab: cancelling...')
+    const d = new Database(db, { readonly: true })
+    try {
+      expect(d.prepare('SELECT scheme, status FROM runs ORDER BY id').all()).toEqual([
+        { scheme: 'ecmp', status: 'cancelled' },
+        { scheme: 'rps', status: 'cancelled' },
+      ])
+    } finally {
+      d.close()
+    }
+  })
 })
 
 describe('p4lab testbed: mistakes', () => {
@@ -176,13 +228,35 @@ describe('p4lab cluster add --local', () => {
   it('saves a relative --work as the absolute folder it names here, so later commands elsewhere use the same one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-cl-'))
     const db = join(dir, 'c.db')
+    mkdirSync(join(dir, 'shared'))
     const r = p4lab(['cluster', 'add', 'here', '--local', '--work', 'shared/slurm', '--db', db], dir)
     expect(r.code, r.stderr).toBe(0)
     const listed = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], tmpdir()).stdout) as Array<{ name: string; workDir: string }>
     expect(listed.map((c) => [c.name, c.workDir])).toEqual([['here', join(dir, 'shared', 'slurm')]])
-    expect(p4lab(['cluster', 'add', 'home', '--local', '--work', '~/p4lab-slurm', '--db', db], dir).code).toBe(0)
+    const home = p4lab(['cluster', 'add', 'home', '--local', '--work', '~/p4lab-slurm', '--db', db], dir, { env: { HOME: dir } })
+    expect(home.code, home.stderr).toBe(0)
+    expect(existsSync(join(dir, 'p4lab-slurm'))).toBe(true)
     const again = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], dir).stdout) as Array<{ name: string; workDir: string }>
     expect(again.find((c) => c.name === 'home')?.workDir).toBe('~/p4lab-slurm')
+  })
+
+  it('makes a missing work folder whose parent exists, and refuses one under a missing parent or a file, naming it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-cl-'))
+    const db = join(dir, 'c.db')
+    const made = p4lab(['cluster', 'add', 'made', '--local', '--work', join(dir, 'work'), '--db', db], dir)
+    expect(made.code, made.stderr).toBe(0)
+    expect(made.stdout.split('\n')[0]).toBe(`saved Slurm cluster made: this machine, work folder ${join(dir, 'work')} (created)`)
+    expect(existsSync(join(dir, 'work'))).toBe(true)
+    const missing = join(dir, 'no-such', 'work')
+    const r = p4lab(['cluster', 'add', 'typo', '--local', '--work', missing, '--db', db], dir)
+    expect(r.code).toBe(2)
+    expect(r.stderr.split('\n')[0]).toBe(`p4lab: work folder ${missing}: its parent ${join(dir, 'no-such')} does not exist; on a local cluster the work folder is on this machine: create the parent first, or give another folder`)
+    expect(existsSync(join(dir, 'no-such'))).toBe(false)
+    writeFileSync(join(dir, 'notes.txt'), 'x\n')
+    const file = p4lab(['cluster', 'add', 'file', '--local', '--work', join(dir, 'notes.txt'), '--db', db], dir)
+    expect([file.code, file.stderr.split('\n')[0]]).toEqual([2, `p4lab: work folder ${join(dir, 'notes.txt')}: that is a file, not a folder`])
+    const listed = JSON.parse(p4lab(['cluster', 'list', '--db', db, '--json'], dir).stdout) as Array<{ name: string }>
+    expect(listed.map((c) => c.name)).toEqual(['made'])
   })
 })
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompareTable, isMetric, loadRecords, METRICS, parseQuery, unmatchedHints } from '../../core/compare'
 import type { Store } from '../../core/store'
-import { fail, openExistingCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openExistingCore, problem, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 /** An experiment named on the command line: its id, or its name (names are unique). */
 export function resolveExperiment(store: Store, text: string): number {
@@ -20,7 +20,7 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
   if (!isMetric(metric)) throw new UsageError(`--metric: unknown metric '${metric}'; expected one of ${METRICS.join(', ')}`)
   if (v.band !== undefined && v.band !== 'minmax' && v.band !== 'ci95') throw new UsageError(`--band: expected minmax or ci95, got '${v.band}'`)
   if (v.cdf !== undefined && v.cdf !== 'fct' && v.cdf !== 'queue' && v.cdf !== 'slowdown') throw new UsageError(`--cdf: expected fct, queue or slowdown, got '${v.cdf}'`)
-  const core = openExistingCore(v.db)
+  const core = openExistingCore(v.db, { forReading: true })
   const store = core.opts.store
   try {
     const experimentIds = names.map((n) => resolveExperiment(store, n))
@@ -44,11 +44,11 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
     return 1
   } catch (err) {
     if (err instanceof QueryError) {
-      process.stderr.write(`p4lab: --where: ${err.message}\n${err.pointer()}\n`)
+      problem(`p4lab: --where: ${err.message}\n${err.pointer()}`)
       return 2
     }
     if (err instanceof CompareError) {
-      process.stderr.write(`p4lab: ${err.message}\n`)
+      problem(`p4lab: ${err.message}`)
       return 2
     }
     throw err

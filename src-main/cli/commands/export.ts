@@ -2,11 +2,11 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ArchiveTargetError, exportExperiment } from '../../core/archive'
 import { packageRoot } from '../../core/paths'
-import { openExistingCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { openExistingCore, problem, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { resolveExperiment } from './compare'
 
 async function cmdExport(name: string, out: string, db: string | undefined, json: boolean, force: boolean): Promise<number> {
-  const core = openExistingCore(db)
+  const core = openExistingCore(db, { forReading: true })
   const store = core.opts.store
   try {
     const experimentId = resolveExperiment(store, name)
@@ -15,7 +15,7 @@ async function cmdExport(name: string, out: string, db: string | undefined, json
       r = await exportExperiment({ store, experimentId, out: resolve(out), dataDir: core.dataDir(), p4Dir: join(packageRoot(), 'p4'), overwrite: force })
     } catch (err) {
       if (!(err instanceof ArchiveTargetError)) throw err
-      process.stderr.write(`p4lab: export: ${err.message}\n`)
+      problem(`p4lab: export: ${err.message}`)
       return 1
     }
     if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n')

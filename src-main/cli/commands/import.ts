@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ArchiveRefusedError, commitImport, prepareImport, type PreparedImport } from '../../core/archive'
-import { openCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { openCore, problem, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 async function cmdImport(file: string, db: string | undefined, json: boolean, copy: boolean): Promise<number> {
   // Everything is checked before the database is even opened: a refused archive writes nothing.
@@ -10,7 +10,7 @@ async function cmdImport(file: string, db: string | undefined, json: boolean, co
     prepared = await prepareImport(resolve(file))
   } catch (err) {
     if (err instanceof ArchiveRefusedError) {
-      process.stderr.write(`p4lab: ${file}: ${err.message}\n`)
+      problem(`p4lab: ${file}: ${err.message}`)
       return 1
     }
     throw err

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import { QueryError, searchRuns } from '../../core/compare'
 import { toRun } from '../../core/services'
 import type { ExperimentSummaryRow, Shown } from '../../core/store'
-import { dbFile, openCore, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
+import { dbFile, openCore, problem, COMMON_OPTIONS, runsTable, UsageError, type Command } from '../common'
 
 function cmdList(db: string | undefined, json: boolean, shown: Shown, where: string | undefined): number {
   // Listing creates nothing: a database not there yet (a first start, or a mistyped --db) is said so.
@@ -12,7 +12,7 @@ function cmdList(db: string | undefined, json: boolean, shown: Shown, where: str
     process.stdout.write(json ? '[]\n' : `no experiments yet: no database at ${file}${db === undefined ? '' : ' (--db)'}\n`)
     return where === undefined ? 0 : 1
   }
-  const core = openCore(db)
+  const core = openCore(db, { forReading: true })
   const store = core.opts.store
   try {
     const row = (e: ExperimentSummaryRow, runs: Shown) => ({
@@ -36,7 +36,7 @@ function cmdList(db: string | undefined, json: boolean, shown: Shown, where: str
         found = searchRuns(store, where)
       } catch (err) {
         if (!(err instanceof QueryError)) throw err
-        process.stderr.write(`p4lab: --where: ${err.message}\n${err.pointer()}\n`)
+        problem(`p4lab: --where: ${err.message}\n${err.pointer()}`)
         return 2
       }
       const hits = new Map(found.hits.map((h) => [h.experimentId, new Set(h.runs.map((r) => r.run.id))]))

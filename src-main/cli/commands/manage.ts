@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
 import type { Core } from '../../core'
 import { ManageError, type ManagedKind, type SetAside, type Store } from '../../core/store'
-import { fail, openExistingCore, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, openExistingCore, problem, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { resolveExperiment } from './compare'
 
 const KINDS: Record<string, ManagedKind> = { run: 'runs', runs: 'runs', experiment: 'experiments', experiments: 'experiments' }
@@ -52,7 +52,7 @@ async function confirm(question: string): Promise<boolean> {
 async function agreed(verb: string, labels: string[], yes: boolean): Promise<boolean> {
   if (yes) return true
   if (!process.stdin.isTTY) {
-    process.stderr.write(`p4lab: nothing done: there is no terminal to confirm on (stdin is not a TTY); to ${verb} ${labels.join(', ')}, run again with --yes\n`)
+    problem(`p4lab: nothing done: there is no terminal to confirm on (stdin is not a TTY); to ${verb} ${labels.join(', ')}, run again with --yes`)
     return false
   }
   process.stdout.write(`${labels.map((l) => `  ${l}`).join('\n')}\n`)

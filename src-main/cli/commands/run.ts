@@ -6,7 +6,7 @@ import { toRun } from '../../core/services'
 import { sweepService } from '../../core/handlers/sweeps'
 import { parseExperiment } from '../../core/spec'
 import { withTestbed } from '../../core/testbeds'
-import { dbFile, fail, openCore, readSpecFile, savedTestbeds, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
+import { dbFile, fail, openCore, problem, readSpecFile, savedTestbeds, COMMON_OPTIONS, runResult, runsTable, UsageError, type Command } from '../common'
 import { paramsHelp, schemesHelp } from '../schemes'
 import { SLURM_RUN_OPTIONS, SLURM_RUN_USAGE, namedCluster, runOnSlurm, slurmFlagsAlone, slurmTarget, unknownCluster, type SlurmRunValues } from '../slurm'
 
@@ -51,7 +51,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     // Read up to the budget: a file far over it is never loaded, nor a device that never ends.
     const read = readSpecFile(path)
     if (read.over !== undefined) {
-      process.stderr.write(`${file}:1:1: document: ${read.over}\n`)
+      problem(`${file}:1:1: document: ${read.over}`)
       return 2
     }
     yaml = read.text
@@ -68,7 +68,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   }
   const parsed = parseExperiment(yaml, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds })
   if (!parsed.ok) {
-    for (const e of parsed.errors) process.stderr.write(`${e.file}:${e.line}:${e.column}: ${e.path}: ${e.message}\n`)
+    for (const e of parsed.errors) problem(`${e.file}:${e.line}:${e.column}: ${e.path}: ${e.message}`)
     return 2
   }
   // --on slurm, or the file's runner: (unless --on local); the flags override the file.
@@ -78,7 +78,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   // A cluster named where no database exists yet: refused before the database is created.
   const named = onSlurm ? namedCluster(slurmValues, parsed.spec.runner) : undefined
   if (named !== undefined && !existsSync(dbFile(db))) throw unknownCluster(slurmValues, named, [])
-  const core = openCore(db, parallel)
+  const core = openCore(db, { parallelRuns: parallel })
   let slurm: ReturnType<typeof slurmTarget> | undefined
   try {
     slurm = onSlurm ? slurmTarget(core, slurmValues, parsed.spec.runner) : undefined
@@ -89,7 +89,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   const refused = core.opts.drivers[parsed.spec.testbed] ? null : core.testbeds.notRunnable(parsed.spec.testbed)
   if (refused) {
     core.opts.store.close()
-    process.stderr.write(`p4lab: ${refused}\n`)
+    problem(`p4lab: ${refused}`)
     return 1
   }
   const store = core.opts.store
@@ -109,12 +109,16 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
       store.close()
     }
   }
-  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
-  const ids = runs.map((r) => r.id)
+  // Ctrl-C is caught before the runs are stored, not after: until a handler is set it ends the
+  // process at once, and runs stored by then would stay open until another p4lab marked them
+  // interrupted. Set here, a Ctrl-C during the (synchronous) start is handled at the first
+  // await, with the runs there to cancel; one before this line finds no run of this command.
   process.on('SIGINT', () => {
     process.stderr.write('\np4lab: cancelling...\n')
     core.orchestrator.cancelAll()
   })
+  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
+  const ids = runs.map((r) => r.id)
   core.bus.subscribe((event, payload) => {
     if (event !== 'run.status') return
     const p = payload as { runId: number; status: string; error: string | null }

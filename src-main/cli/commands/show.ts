@@ -20,7 +20,7 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
   // Digits only: '0x10' or '1e0' read by Number would show another run than the one typed.
   const id = /^\d+$/.test(idText) ? Number(idText) : NaN
   if (!Number.isSafeInteger(id) || id <= 0) throw new UsageError(`RUN must be a run id (a positive integer), got '${idText}'`)
-  const core = openExistingCore(db)
+  const core = openExistingCore(db, { forReading: true })
   const store = core.opts.store
   const row = store.getRun(id)
   if (!row) fail(`run ${id} does not exist in ${store.file}`, 1)

@@ -1,7 +1,7 @@
 // `p4lab testbed trust`: show each host's key fingerprint and pin it once the user confirms.
 import { createInterface } from 'node:readline/promises'
 import { CoreError } from '../../core/errors'
-import type { openCore } from '../common'
+import { problem, type openCore } from '../common'
 import { describeHost } from './testbed-print'
 
 /** y/N on the terminal; false without one. */
@@ -24,7 +24,7 @@ export async function trustHosts(core: ReturnType<typeof openCore>, name: string
   for (const name of hosts) {
     const scan = await core.testbeds.scanHostKey(t.name, name).catch((e: Error) => {
       if (e instanceof CoreError) throw e
-      process.stderr.write(`p4lab: ${name}: ${e.message}\n`)
+      problem(`p4lab: ${name}: ${e.message}`)
       return null
     })
     if (!scan) {
@@ -39,7 +39,7 @@ export async function trustHosts(core: ReturnType<typeof openCore>, name: string
     }
     if (scan.status !== 'unknown') {
       // changed or revoked: the service refuses, with the layer's message.
-      await core.testbeds.trust(t.name, name, scan.fingerprint).catch((e: Error) => process.stderr.write(`p4lab: ${e.message}\n`))
+      await core.testbeds.trust(t.name, name, scan.fingerprint).catch((e: Error) => problem(`p4lab: ${e.message}`))
       code = 1
       continue
     }
@@ -47,10 +47,7 @@ export async function trustHosts(core: ReturnType<typeof openCore>, name: string
     let ok = v.yes
     if (!ok) {
       if (!process.stdin.isTTY) {
-        process.stderr.write(
-          `p4lab: not pinned: there is no terminal to confirm on; compare the fingerprint with the host's own ` +
-            `(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub there) and run again with --yes\n`,
-        )
+        problem(`p4lab: not pinned: there is no terminal to confirm on; compare the fingerprint with the host's own (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub there) and run again with --yes`)
         code = 1
         continue
       }

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { readFile } from 'node:fs/promises'
 import { DEFAULT_RECONNECT_WINDOW_S } from '../../contract'
 import { CoreError } from '../../core/errors'
-import { COMMON_OPTIONS, openCore, UsageError, type Command } from '../common'
+import { COMMON_OPTIONS, openCore, problem, UsageError, type Command } from '../common'
 import { HOST_OPTIONS, hostsFromFlags, keep, settingsFromFlags } from './testbed-input'
 import { describeHost, describeSettings, printCheck, printTestbed, table } from './testbed-print'
 import { trustHosts } from './testbed-trust'
@@ -31,13 +31,14 @@ const USAGE = [
   'testbed remove NAME',
 ]
 
-async function withCore<T>(db: string | undefined, fn: (core: ReturnType<typeof openCore>) => Promise<T>): Promise<T> {
-  const core = openCore(db)
+/** o.forReading: the subcommand only reads (openCore). */
+async function withCore<T>(db: string | undefined, fn: (core: ReturnType<typeof openCore>) => Promise<T>, o: { forReading?: boolean } = {}): Promise<T> {
+  const core = openCore(db, o)
   try {
     return await fn(core)
   } catch (e) {
     if (e instanceof CoreError) {
-      process.stderr.write(`p4lab: ${e.message}\n`)
+      problem(`p4lab: ${e.message}`)
       process.exitCode = e.code === 'invalid-request' || e.code === 'not-found' || e.code === 'conflict' ? 2 : 1
       return undefined as T
     }
@@ -125,7 +126,7 @@ async function run(argv: string[]): Promise<number> {
           ) + '\n',
         )
         return 0
-      }).then((c) => c ?? Number(process.exitCode ?? 1))
+      }, { forReading: true }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
     case 'check': {
       const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS, host: { type: 'string' } } })
@@ -181,7 +182,7 @@ async function run(argv: string[]): Promise<number> {
         if (v.json) process.stdout.write(JSON.stringify(t.mapping, null, 2) + '\n')
         else process.stdout.write(t.mappingYaml ?? `testbed ${t.name} has no mapping yet: write one (see docs/TESTBEDS.md, "Mapping a fabric onto the hosts") and set it with p4lab testbed map ${t.name} --file FILE\n`)
         return 0
-      }).then((c) => c ?? Number(process.exitCode ?? 1))
+      }, { forReading: !v.clear && text === undefined }).then((c) => c ?? Number(process.exitCode ?? 1))
     }
     case 'remove': {
       const { values: v, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS } })

@@ -5,7 +5,7 @@ import { workloadsDir } from '../../core/paths'
 import { parseExperiment } from '../../core/spec'
 import { exportClab, ImportError, importTopology, TOPOLOGY_FORMATS, type TopologyFormat } from '../../core/topology-io'
 import { buildFabric } from '../../model/topology'
-import { fail, outFileProblem, savedTestbeds, UsageError, type Command } from '../common'
+import { fail, outFileProblem, problem, savedTestbeds, UsageError, type Command } from '../common'
 import { formatValidateError } from './validate'
 
 function readText(file: string): string {
@@ -50,7 +50,7 @@ function cmdExport(file: string, format: string | undefined, out: string | undef
   const path = resolve(file)
   const parsed = parseExperiment(readText(file), { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds: savedTestbeds(db) })
   if (!parsed.ok) {
-    for (const e of parsed.errors) process.stderr.write(`${formatValidateError(e)}\n`)
+    for (const e of parsed.errors) problem(formatValidateError(e))
     return 1
   }
   return emit(exportClab(buildFabric(parsed.spec.topology), parsed.spec.name), out, 'the containerlab topology')

@@ -4,7 +4,7 @@ import type { SpecError } from '../../contract/schemas'
 import { workloadsDir } from '../../core/paths'
 import { expandRuns, formatSpecError, parseExperiment } from '../../core/spec'
 import { buildFabric } from '../../model/topology'
-import { fail, readSpecFile, savedTestbeds, COMMON_OPTIONS, UsageError, type Command } from '../common'
+import { fail, problem, readSpecFile, savedTestbeds, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
 /** "file:line:col: field: message (node tor0)": what the graph would mark, after the message. */
 export function formatValidateError(e: SpecError): string {
@@ -27,7 +27,7 @@ function cmdValidate(file: string, db: string | undefined, json: boolean): numbe
   const parsed = parseExperiment(text, { file, baseDir: dirname(path), workloadsDir: workloadsDir(), testbeds })
   if (!parsed.ok) {
     if (json) process.stdout.write(JSON.stringify({ valid: false, errors: parsed.errors }, null, 2) + '\n')
-    else for (const e of parsed.errors) process.stderr.write(`${formatValidateError(e)}\n`)
+    else for (const e of parsed.errors) problem(formatValidateError(e))
     return 1
   }
   const f = buildFabric(parsed.spec.topology)

@@ -193,7 +193,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     // The data: SQLite subset, CSV and per-run logs.
     mkdirSync(join(stage, 'data'))
     const subset = join(stage, 'data', 'p4lab.sqlite')
-    writeSubset(store.file, subset, { experimentId: exp.id, artifactKeys: [...artifactKeys] })
+    writeSubset(store.connectName, subset, { experimentId: exp.id, artifactKeys: [...artifactKeys] })
     writeCsvTables(subset, join(stage, 'data'))
     for (const [runId, text] of runLogs(subset)) put(stage, `logs/run-${runId}.log`, text)
     // What each run ran with, from its own record, and every text the experiment has had: a run
@@ -263,8 +263,9 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     } finally {
       rmSync(partial, { force: true })
     }
-    // Importing this archive here again is then recognised as already present.
-    store.recordArchiveHash(exp.id, archiveContentHash(manifest), 'exported')
+    // Importing this archive here again is then recognised as already present (a database
+    // opened read-only takes no import either).
+    if (!store.readOnly) store.recordArchiveHash(exp.id, archiveContentHash(manifest), 'exported')
     return { file: o.out, bytes: statSync(o.out).size, files: files.length + 1, runs: runs.length }
   } finally {
     rmSync(stage, { recursive: true, force: true })

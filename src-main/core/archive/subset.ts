@@ -37,13 +37,13 @@ export interface SubsetSelection {
   artifactKeys: string[]
 }
 
-/** Writes the subset of `sourceFile` into a new SQLite file `out`. Returns the run ids it holds. */
-export function writeSubset(sourceFile: string, out: string, sel: SubsetSelection): number[] {
+/** Writes the subset of `source` (a Store's connectName) into a new SQLite file `out`. Returns the run ids it holds. */
+export function writeSubset(source: string, out: string, sel: SubsetSelection): number[] {
   const db = new Database(out)
   try {
     db.pragma('journal_mode = DELETE')
     migrate(db, out)
-    return withAttached(db, sourceFile, () =>
+    return withAttached(db, source, () =>
       db.transaction(() => {
         // The migrations add the built-in sim testbed; the archive's testbeds are described in testbed/.
         db.exec('DELETE FROM main.testbeds')

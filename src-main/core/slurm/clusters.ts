@@ -1,8 +1,9 @@
 // Saved Slurm clusters: stored like testbeds, reached with the same SSH layer (known_hosts
 // pinning shared with testbeds, a key's passphrase in the SecretStore), and checked for what
 // a sweep needs there: sbatch, squeue, sacct, scancel, Node 20 or newer, a writable shared folder.
+import { mkdirSync, rmdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { ClusterCheck, SlurmClusterInput, type ClusterCheckItem, type SlurmCluster } from '../../contract'
 import { CoreError } from '../errors'
 import { formatIssues } from '../testbeds/service'
@@ -18,6 +19,45 @@ export function clusterPassphraseId(clusterId: number): string {
 
 export function loginLabel(ref: SlurmClusterRef): string {
   return ref.kind === 'local' ? 'this machine' : `${ref.user}@${ref.host}:${ref.port}`
+}
+
+/** A local cluster's work folder as a path on this machine (`~/x` in the home folder). */
+export function localWorkDir(workDir: string): string {
+  return resolve(workDir === '~' || workDir.startsWith('~/') ? join(homedir(), workDir.slice(2)) : workDir)
+}
+
+/**
+ * A local cluster's work folder is on this machine, so saving one looks at it: made when only
+ * its last part is missing (a sweep would make it anyway), refused when it is not a folder or
+ * its parent is missing (a mistyped path would otherwise become a tree of folders at the first
+ * sweep). Returns whether it was made.
+ */
+function localWorkFolder(workDir: string): boolean {
+  const dir = localWorkDir(workDir)
+  const kind = (path: string) => {
+    try {
+      return statSync(path).isDirectory() ? 'folder' : 'file'
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') return 'missing'
+      if (code === 'ENOTDIR') return 'under a file'
+      throw new CoreError('invalid-request', `work folder ${dir}: ${(err as Error).message}`)
+    }
+  }
+  const here = kind(dir)
+  if (here === 'folder') return false
+  if (here === 'file') throw new CoreError('invalid-request', `work folder ${dir}: that is a file, not a folder`)
+  const parent = kind(dirname(dir))
+  if (parent !== 'folder') {
+    const what = parent === 'file' || parent === 'under a file' ? 'is not a folder' : 'does not exist'
+    throw new CoreError('invalid-request', `work folder ${dir}: its parent ${dirname(dir)} ${what}; on a local cluster the work folder is on this machine: create the parent first, or give another folder`)
+  }
+  try {
+    mkdirSync(dir)
+  } catch (err) {
+    throw new CoreError('invalid-request', `work folder ${dir}: cannot create it: ${(err as Error).message}`)
+  }
+  return true
 }
 
 /** The Node a cell runner needs on the nodes. */
@@ -60,10 +100,13 @@ export class ClusterService {
     if (!parsed.success) throw new CoreError('invalid-request', `invalid cluster: ${formatIssues(parsed.error.issues)}`)
     const c = parsed.data
     if (replacing !== undefined) this.row(replacing)
+    const made = c.login.kind === 'local' && localWorkFolder(c.workDir)
     let row: ClusterRow
     try {
       row = this.o.store.saveCluster({ name: c.name, login: c.login, workDir: c.workDir, partition: c.partition ?? null, account: c.account ?? null, time: c.time ?? null }, replacing)
     } catch (err) {
+      // Nothing saved: the folder made for it goes too (it is empty).
+      if (made) rmdirSync(localWorkDir(c.workDir))
       throw new CoreError('conflict', (err as Error).message)
     }
     const secret = clusterPassphraseId(row.id)
@@ -82,7 +125,8 @@ export class ClusterService {
   /** The work folder as the cluster's commands take it: `~/x` relative to the login home. */
   workDir(row: ClusterRow): string {
     const w = row.workDir
-    if (w === '~' || w.startsWith('~/')) return row.login.kind === 'local' ? join(homedir(), w.slice(2)) : w.slice(2) || '.'
+    if (row.login.kind === 'local' && (w === '~' || w.startsWith('~/'))) return localWorkDir(w)
+    if (w === '~' || w.startsWith('~/')) return w.slice(2) || '.'
     return w
   }
 

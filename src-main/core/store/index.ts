@@ -1,4 +1,4 @@
-export { openStore, Store, type OpenStoreOptions } from './store'
+export { notWritable, openStore, ReadOnlyStoreError, Store, type OpenStoreOptions } from './store'
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations'
 export type { FlowColumns } from './flows'
 export type { EventRow, ExperimentRow, ExperimentSummaryRow, FlowRow, RunRow, SeriesRow, Shown } from './rows'

@@ -15,7 +15,7 @@ export function withTestbed(yaml: string, name: string): string {
 /** The testbed names in a database file, without creating one: ['sim'] when it does not exist. */
 export function storedTestbedNames(dbPath: string): string[] {
   if (!existsSync(dbPath)) return ['sim']
-  const store = openStore(dbPath)
+  const store = openStore(dbPath, { forReading: true })
   try {
     return store.testbedNames()
   } finally {

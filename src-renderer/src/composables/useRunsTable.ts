@@ -109,7 +109,8 @@ export function useRunsTable(props: { readonly experimentId: number; readonly ru
       sortDir.value = 1
     }
   }
-  const arrow = (key: string) => (sortKey.value === key ? (sortDir.value === 1 ? ' ▲' : ' ▼') : '')
+  // A no-break space: a header that wraps keeps its arrow beside the label.
+  const arrow = (key: string) => (sortKey.value === key ? (sortDir.value === 1 ? '\u00a0▲' : '\u00a0▼') : '')
 
   function togglePin(id: number): void {
     pins.value = pins.value.includes(id) ? pins.value.filter((p) => p !== id) : [...pins.value, id]

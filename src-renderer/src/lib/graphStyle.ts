@@ -96,3 +96,9 @@ export function baseRules(look: GraphLook): GraphRule[] {
 export function failureLabel(c: ThemeColours, fontSize: number): Css {
   return { label: 'data(fail)', 'font-size': fontSize, color: c.danger, 'text-background-color': c.bgPanel, 'text-background-opacity': 1, 'text-background-padding': '1px' }
 }
+
+/** Where the drawing sits on its canvas, for the tests: [x1, y1, x2, y2] of every element as drawn (labels included), then the canvas's width and height. */
+export function drawnBox(cy: cytoscape.Core): number[] {
+  const b = cy.elements().renderedBoundingBox()
+  return [b.x1, b.y1, b.x2, b.y2, cy.width(), cy.height()].map((v) => Math.round(v))
+}

@@ -1,0 +1,140 @@
+// A database this user cannot write: on a read-only mount (a bind remounted read-only in a
+// mount namespace of its own, which root cannot write through either), and a file of mode 444
+// in a folder of mode 555 read by an unprivileged user. Reading commands open it read-only and
+// leave it as it was; commands that write, and a schema that needs migrating, name the file
+// and say it is read-only. The built bin on a real SQLite store.
+import { spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { BIN, p4lab, TINY_YAML } from '../helpers/cli'
+
+const OLD_FIXTURE = join(__dirname, '..', 'fixtures', 'store', 'schema4-release.sqlite')
+/** mount --bind FOLDER FOLDER, remounted read-only, then the command: in a mount namespace only it sees. */
+const READ_ONLY_MOUNT = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && exec "$@"'
+const NOBODY = 65534
+
+let dir: string
+let ro: string
+let db: string
+
+function onReadOnlyMount(folder: string, argv: string[]) {
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', READ_ONLY_MOUNT, folder, ...argv], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, P4LAB_HOME: join(dir, 'home') },
+    timeout: 120_000,
+  })
+  return { code: r.status, stdout: r.stdout, stderr: `${r.stderr}${r.error ? String(r.error) : ''}` }
+}
+const readOnly = (...args: string[]) => onReadOnlyMount(ro, [process.execPath, BIN, ...args, '--db', db])
+
+/** Can this machine make a read-only bind mount in a namespace of its own (root, or CAP_SYS_ADMIN)? */
+function probe(): string | null {
+  const probeDir = mkdtempSync(join(tmpdir(), 'p4lab-ro-probe-'))
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `${READ_ONLY_MOUNT}`, probeDir, 'sh', '-c', 'touch "$0/x" 2>/dev/null && echo writable || echo read-only', probeDir], { encoding: 'utf8' })
+  return r.status === 0 && r.stdout.trim() === 'read-only' ? null : `cannot make a read-only bind mount here (not root?): ${r.stderr || r.stdout || String(r.error)}`
+}
+const why = probe()
+if (why) console.warn(`[readonly] skipping the read-only mount tests: ${why}`)
+
+/** Every file of the folder with its bytes: what a read-only open must leave as it was. */
+function snapshot(folder: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(folder).map((f) => [f, readFileSync(join(folder, f)).toString('base64')]))
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'p4lab-readonly-'))
+  ro = join(dir, 'ro')
+  db = join(ro, 'p.db')
+  writeFileSync(join(dir, 'tiny.yaml'), TINY_YAML)
+  const r = p4lab(['run', 'tiny.yaml', '--db', db], dir)
+  expect(r.code, r.stderr).toBe(0)
+  mkdirSync(join(dir, 'old'))
+  copyFileSync(OLD_FIXTURE, join(dir, 'old', 'o.db'))
+}, 120_000)
+
+describe.skipIf(why !== null)('a database on a read-only mount', () => {
+  it('is read by list, show, compare, export and validate, and left as it was', () => {
+    const before = snapshot(ro)
+    expect(Object.keys(before)).toEqual(['p.db'])
+    const list = readOnly('list', '--json')
+    expect(list.code, list.stderr).toBe(0)
+    expect(JSON.parse(list.stdout).map((e: { name: string; runs: Array<{ status: string }> }) => [e.name, e.runs.map((x) => x.status)])).toEqual([['tiny', ['done']]])
+    const show = readOnly('show', '1')
+    expect(show.code, show.stderr).toBe(0)
+    expect(show.stdout).toMatch(/^run 1: tiny, ecmp, load 0.3, seed 1 on sim\nstatus {4}done\n/)
+    const compare = readOnly('compare', 'tiny', '--json')
+    expect(compare.code, compare.stderr).toBe(0)
+    const archive = join(dir, 'tiny.tar.gz')
+    const exported = readOnly('export', 'tiny', '-o', archive)
+    expect(exported.code, exported.stderr).toBe(0)
+    expect(existsSync(archive)).toBe(true)
+    const valid = readOnly('validate', join(dir, 'tiny.yaml'))
+    expect(valid.code, valid.stderr).toBe(0)
+    for (const r of [list, show, compare, exported, valid]) expect(r.stderr).toBe('')
+    expect(snapshot(ro)).toEqual(before)
+  })
+
+  it('is refused by commands that write, naming the file and saying it is read-only', () => {
+    for (const args of [['run', join(dir, 'tiny.yaml')], ['rename', 'tiny', 'tiny2'], ['tag', 'run', '1', 'x'], ['rm', 'run', '1']]) {
+      const r = readOnly(...args)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr, args.join(' ')).toBe(`p4lab: cannot open the database ${db} (--db): it is read-only here (a read-only file system), and this writes to it: make it writable, or copy it where it can be written and use the copy\n`)
+    }
+  })
+
+  it('that needs migrating is named as read-only and needing a writable open, in --json too', () => {
+    const old = join(dir, 'old', 'o.db')
+    const r = onReadOnlyMount(join(dir, 'old'), [process.execPath, BIN, 'list', '--json', '--db', old])
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout)).toEqual({
+      error: `cannot open the database ${old} (--db): it is read-only here (a read-only file system) and needs migrating (schema version 4, this p4lab reads 11), which writes to it: open it once with a p4lab command where it can be written, then read it here`,
+    })
+    expect(readdirSync(join(dir, 'old'))).toEqual(['o.db'])
+  })
+})
+
+/** Whether the unprivileged user can run the bin from here (the tree readable by others). */
+function nobodyProbe(): string | null {
+  if (process.getuid?.() !== 0) return 'not root: cannot switch to another user'
+  const r = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, BIN, '--version'], { encoding: 'utf8' })
+  return r.status === 0 ? null : `the user nobody cannot run ${BIN}: ${r.stderr || String(r.error)}`
+}
+const nobodyWhy = why ?? nobodyProbe()
+if (nobodyWhy) console.warn(`[readonly] skipping the unprivileged-user test: ${nobodyWhy}`)
+
+describe.skipIf(nobodyWhy !== null)('a database file of mode 444 in a folder of mode 555, read by another user', () => {
+  it('is read by list and show, and refused by a command that writes', () => {
+    const shared = join(dir, 'shared')
+    mkdirSync(shared)
+    copyFileSync(db, join(shared, 'p.db'))
+    chmodSync(join(shared, 'p.db'), 0o444)
+    chmodSync(shared, 0o555)
+    chmodSync(dir, 0o755)
+    const home = join(dir, 'nobody')
+    mkdirSync(home)
+    chownSync(home, NOBODY, NOBODY)
+    const file = join(shared, 'p.db')
+    const asNobody = (...args: string[]) => {
+      const r = spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, BIN, ...args, '--db', file], {
+        cwd: home,
+        encoding: 'utf8',
+        env: { ...process.env, HOME: home, P4LAB_HOME: home },
+        timeout: 120_000,
+      })
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+    }
+    const list = asNobody('list', '--json')
+    expect(list.code, list.stderr).toBe(0)
+    expect(JSON.parse(list.stdout).map((e: { name: string }) => e.name)).toEqual(['tiny'])
+    const show = asNobody('show', '1')
+    expect(show.code, show.stderr).toBe(0)
+    expect(show.stdout).toMatch(/^run 1: tiny/)
+    const tag = asNobody('tag', 'run', '1', 'x')
+    expect(tag.code).toBe(1)
+    expect(tag.stderr).toBe(`p4lab: cannot open the database ${file} (--db): it is read-only here (no write permission on the file), and this writes to it: make it writable, or copy it where it can be written and use the copy\n`)
+    expect(readdirSync(shared)).toEqual(['p.db'])
+  })
+})
