@@ -77,6 +77,14 @@ describe.skipIf(why !== null)('a database on a read-only mount', () => {
     expect(snapshot(ro)).toEqual(before)
   })
 
+  it('export into the read-only folder names the folder and why, and leaves it as it was', () => {
+    const before = snapshot(ro)
+    const r = readOnly('export', 'tiny', '-o', join(ro, 'tiny.tar.gz'))
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`p4lab: export: cannot write in the folder ${ro} (a read-only file system); choose a folder you can write\n`)
+    expect(snapshot(ro)).toEqual(before)
+  })
+
   it('is refused by commands that write, naming the file and saying it is read-only', () => {
     for (const args of [['run', join(dir, 'tiny.yaml')], ['rename', 'tiny', 'tiny2'], ['tag', 'run', '1', 'x'], ['rm', 'run', '1']]) {
       const r = readOnly(...args)
