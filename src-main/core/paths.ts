@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -81,4 +81,18 @@ export function makeDirs(dir: string, mode?: number): void {
   for (const d of missing) mkdirSync(d, { mode })
   // As mkdir -p: a file (or a link to nothing) where the folder goes is an error, EEXIST.
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(`EEXIST: ${dir} exists and is not a folder`), { code: 'EEXIST' })
+}
+
+/**
+ * Why this process cannot write at path, or null when it can. Asked of the kernel (access),
+ * so a read-only mount refuses root too.
+ */
+export function writeDenied(path: string): string | null {
+  try {
+    accessSync(path, constants.W_OK)
+    return null
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    return code === 'EROFS' ? 'a read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'no write permission' : (e as Error).message
+  }
 }

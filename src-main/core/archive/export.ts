@@ -2,7 +2,7 @@
 // Files are staged in a private temporary directory, hashed into manifest.json, packed, and
 // the archive is renamed into place only when complete. Secrets are never read: testbeds
 // are described from their rows (no key file paths), and the SecretStore is not touched.
-import { accessSync, constants, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { constants, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { arch, platform, release, tmpdir } from 'node:os'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import Database from 'better-sqlite3'
@@ -12,7 +12,7 @@ import { compareRuns, formatCompareJson, formatCompareTable } from '../compare'
 import { collectSources } from '../p4build/sources'
 import { programPath, readVariant } from '../p4build/programs'
 import { renderPipeline } from '../p4build/render'
-import { packageVersion } from '../paths'
+import { packageVersion, writeDenied } from '../paths'
 import { ranWith } from '../run-view'
 import type { ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
@@ -100,14 +100,9 @@ function checkTarget(out: string, overwrite: boolean): void {
   const d = statOrNull(dir)
   if (!d) throw new ArchiveTargetError(`the folder ${dir} does not exist; create it first (p4lab creates no folders)`)
   if (!d.isDirectory()) throw new ArchiveTargetError(`${dir} is not a folder`)
-  // Asked of the kernel, so a read-only mount refuses root too; the archive is packed beside its name.
-  try {
-    accessSync(dir, constants.W_OK)
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    const why = code === 'EROFS' ? 'a read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'no write permission' : (err as Error).message
-    throw new ArchiveTargetError(`cannot write in the folder ${dir} (${why}); choose a folder you can write`)
-  }
+  // The archive is packed beside its name.
+  const denied = writeDenied(dir)
+  if (denied !== null) throw new ArchiveTargetError(`cannot write in the folder ${dir} (${denied}); choose a folder you can write`)
   const f = statOrNull(out)
   if (f?.isDirectory()) throw new ArchiveTargetError(`${out} is a folder; give a file name, e.g. ${join(out, 'experiment.tar.gz')}`)
   if (f && !overwrite) throw new ArchiveTargetError(`${out} already exists; choose another name, or pass --force to replace it`)

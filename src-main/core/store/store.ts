@@ -1,7 +1,5 @@
-import { accessSync, closeSync, constants, existsSync, openSync, statSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import Database from 'better-sqlite3'
 import { makeDirs } from '../paths'
 import type { FctStats, RunCompletion, RunStatus } from '../../contract/schemas'
 import * as artifacts from './artifacts'
@@ -10,7 +8,8 @@ import * as experiments from './experiments'
 import * as flows from './flows'
 import * as layouts from './layouts'
 import * as manage from './manage'
-import { migrate, SCHEMA_VERSION } from './migrations'
+import { migrate } from './migrations'
+import { newDatabase, notWritable, openReadOnly, ReadOnlyStoreError } from './readonly'
 import { StoreContext, type Shown, type EventRow, type ExperimentRow, type ExperimentSummaryRow, type FlowRow, type RunRow, type SeriesRow } from './rows'
 import * as rollups from './rollups'
 import * as revisions from './revisions'
@@ -19,6 +18,8 @@ import * as samples from './samples'
 import * as slurm from './slurm'
 import * as telemetry from './telemetry'
 import * as testbeds from './testbeds'
+
+export { notWritable, ReadOnlyStoreError }
 
 export interface OpenStoreOptions {
   /** Path to better_sqlite3.node when it is not where the package expects it (packaged app). */
@@ -33,9 +34,6 @@ export interface OpenStoreOptions {
   forReading?: boolean
 }
 
-/** A database this process cannot write, opened by a caller that writes (or that needs it migrated). */
-export class ReadOnlyStoreError extends Error {}
-
 /**
  * Opens (creating if needed) the SQLite database at file and brings its schema up to
  * date. Throws if the file was written by a newer p4lab, and ReadOnlyStoreError if it
@@ -44,7 +42,10 @@ export class ReadOnlyStoreError extends Error {}
 export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   const readOnly = file !== ':memory:' && existsSync(file) ? notWritable(file) : null
   if (readOnly !== null) {
-    if (opts.forReading) return openReadOnly(file, readOnly, opts)
+    if (opts.forReading) {
+      const { db, name } = openReadOnly(file, readOnly, opts.nativeBinding)
+      return new Store(file, new StoreContext(db, opts.now ?? (() => new Date())), true, name)
+    }
     throw new ReadOnlyStoreError(`${file}: it is read-only here (${readOnly}), and this writes to it: make it writable, or copy it where it can be written and use the copy`)
   }
   if (file !== ':memory:') createPrivate(file)
@@ -62,90 +63,6 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     throw e
   }
   return new Store(file, new StoreContext(db, opts.now ?? (() => new Date())), false)
-}
-
-/**
- * Why this process cannot write the database, or null when it can: SQLite writes the file and
- * keeps its -wal and -shm beside it, so the folder must take new files unless both exist and
- * are writable. Asked of the kernel (access), so root on a read-only mount is read-only too.
- */
-export function notWritable(file: string): string | null {
-  const denied = (path: string): string | null => {
-    try {
-      accessSync(path, constants.W_OK)
-      return null
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code
-      return code === 'EROFS' ? 'a read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'no write permission' : (e as Error).message
-    }
-  }
-  const own = denied(file)
-  if (own !== null) return own === 'a read-only file system' ? own : `${own} on the file`
-  const folder = denied(dirname(file))
-  if (folder === null || [`${file}-wal`, `${file}-shm`].every((f) => existsSync(f) && denied(f) === null)) return null
-  return `${folder} on its folder ${dirname(file)}, where SQLite keeps ${file}-wal and -shm`
-}
-
-/**
- * A database this process cannot write, opened read-only. A write-ahead log left beside it
- * (another process writing it, or one that ended without its last checkpoint) is read through
- * its -shm; without a log the file alone is the whole database, read as SQLite reads one on
- * read-only media (immutable), since it cannot create the -shm a WAL database otherwise needs.
- */
-function openReadOnly(file: string, why: string, opts: OpenStoreOptions): Store {
-  const binding = opts.nativeBinding ? { nativeBinding: opts.nativeBinding } : {}
-  const wal = `${file}-wal`
-  const hasLog = existsSync(wal) && statSync(wal).size > 0
-  let db: Database.Database | undefined
-  let name = file
-  try {
-    db = newDatabase(file, { ...binding, readonly: true, fileMustExist: true })
-    db.pragma('user_version')
-  } catch (e) {
-    db?.close()
-    // Cannot open or cannot make the -shm (SQLITE_READONLY_DIRECTORY, _CANTINIT): the folder takes no new file.
-    const code = (e as { code?: string }).code
-    if (code !== 'SQLITE_CANTOPEN' && !code?.startsWith('SQLITE_READONLY')) throw e
-    if (hasLog) throw new ReadOnlyStoreError(`${file}: it is read-only here (${why}) and has a write-ahead log (${wal}) that cannot be read without creating ${file}-shm: open it once where it can be written, which folds the log into the file`)
-    name = `${pathToFileURL(file).href}?immutable=1`
-    try {
-      db = newDatabase(name, { ...binding, readonly: true, fileMustExist: true })
-    } catch (e2) {
-      // Unreadable too, or URI names off (better-sqlite3 was loaded before the first openStore).
-      throw new ReadOnlyStoreError(`${file}: it is read-only here (${why}) and cannot be read either: ${(e2 as Error).message}`)
-    }
-  }
-  try {
-    db.pragma('busy_timeout = 10000')
-    const version = db.pragma('user_version', { simple: true }) as number
-    if (version > SCHEMA_VERSION) migrate(db, file) // refuses it, with the newer-p4lab message; writes nothing
-    if (version < SCHEMA_VERSION) {
-      throw new ReadOnlyStoreError(
-        `${file}: it is read-only here (${why}) and needs migrating (schema version ${version}, this p4lab reads ${SCHEMA_VERSION}), which writes to it: ` +
-          'open it once with a p4lab command where it can be written, then read it here',
-      )
-    }
-  } catch (e) {
-    db.close()
-    throw e
-  }
-  return new Store(file, new StoreContext(db, opts.now ?? (() => new Date())), true, name)
-}
-
-/**
- * better-sqlite3 reads SQLITE_USE_URI once, when its addon loads with the first database: set
- * then, a `file:...?immutable=1` name opens a database on read-only media (openReadOnly). A
- * path is read as a URI only when it starts with 'file:', which an absolute one never does.
- */
-function newDatabase(name: string, options: Database.Options): Database.Database {
-  const before = process.env.SQLITE_USE_URI
-  process.env.SQLITE_USE_URI = '1'
-  try {
-    return new Database(name, options)
-  } finally {
-    if (before === undefined) delete process.env.SQLITE_USE_URI
-    else process.env.SQLITE_USE_URI = before
-  }
 }
 
 /**
