@@ -57,6 +57,8 @@ describe('small formatters', () => {
     expect(formatPercent(0.4567)).toBe('45.7%')
     expect(plural(1, 'run')).toBe('1 run')
     expect(plural(4, 'run')).toBe('4 runs')
+    expect(plural(0, 'problem')).toBe('0 problems')
+    expect(plural(1_200, 'flow')).toBe('1\u2009200 flows')
   })
   it('formats queue depths in packets: whole counts as they are, means with 3 digits', () => {
     expect(formatPackets(33)).toBe('33 pkt')

@@ -1,6 +1,7 @@
 // The runs table's non-visual state (column model, query, sort, pins, grouping, diff only), kept out of RunsTable.vue so the component is mostly template.
 import { computed, ref, watch } from 'vue'
 import type { CompareMetric, Run } from '@contract/index'
+import { plural } from '../lib/format'
 import {
   addColumn,
   availableColumns,
@@ -145,7 +146,7 @@ export function useRunsTable(props: { readonly experimentId: number; readonly ru
     }
     return out
   })
-  const countText = computed(() => (matched.value === null ? `${rows.value.length}` : `${rows.value.length} of ${props.runs.length}`))
+  const countText = computed(() => (matched.value === null ? plural(rows.value.length, 'run') : `${rows.value.length} of ${plural(props.runs.length, 'run')}`))
 
   return {
     pins,

@@ -1,5 +1,6 @@
 // The fabric view's model: where each node sits, which series colour each edge and node,
 // and the colour scales. Pure (no DOM, no Cytoscape), tested in node.
+import { plural } from './format'
 import type { SeriesDefLike } from './series'
 import { maxStatOf, statOf, windowRange, type StatMode } from './window'
 
@@ -124,7 +125,7 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
     const p = pos.get(tor)
     if (!p) continue
     const id = `${tor}:hosts`
-    nodes.push({ id, label: `${g.count} host${g.count === 1 ? '' : 's'}`, role: 'hosts', x: p.x, y: p.y + Y_GAP * 0.75, queueCols: [] })
+    nodes.push({ id, label: plural(g.count, 'host'), role: 'hosts', x: p.x, y: p.y + Y_GAP * 0.75, queueCols: [] })
     // Only the ToR's side is measured: hosts are not switches, their NIC queues have no series.
     edges.push({ id: `${id}:down`, link: id, source: tor, target: id, dir: 'down', utilCols: g.cols, ports: g.ports, bps: g.bps })
   }

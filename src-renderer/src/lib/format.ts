@@ -72,9 +72,9 @@ export function describeCounters(counters: Record<string, number> | null | undef
     .join('\n')
 }
 
-/** "3 runs", "1 run". */
+/** "3 runs", "1 run", "1\u2009200 flows": every label built from a count says it this way. */
 export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`
+  return `${formatCount(n)} ${n === 1 ? one : many}`
 }
 
 /** Bytes in decimal units, 3 significant digits: 1460 → "1.46 KB"; negative (unbounded) → "∞". */
