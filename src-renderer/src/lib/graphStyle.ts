@@ -97,6 +97,21 @@ export function failureLabel(c: ThemeColours, fontSize: number): Css {
   return { label: 'data(fail)', 'font-size': fontSize, color: c.danger, 'text-background-color': c.bgPanel, 'text-background-opacity': 1, 'text-background-padding': '1px' }
 }
 
+/**
+ * Fits every element in the canvas, `padding` px a side. Cytoscape's fit stops at the minimum
+ * zoom, which cut a wide fabric off (64 hosts in a row need about 0.1 on a 1024 px window): the
+ * minimum is lowered to what the fit takes when that is below `floor`, and goes back to `floor`
+ * for a graph that fits above it, so the user can always zoom out to the whole graph.
+ */
+export function fitWhole(cy: cytoscape.Core, padding: number, floor: number): void {
+  const bb = cy.elements().boundingBox()
+  const [w, h] = [cy.width() - 2 * padding, cy.height() - 2 * padding]
+  // The zoom Cytoscape's fit computes, so that it is not clamped.
+  const needed = bb.w > 0 && bb.h > 0 && w > 0 && h > 0 ? Math.min(w / bb.w, h / bb.h) : floor
+  cy.minZoom(Math.min(floor, needed))
+  cy.fit(undefined, padding)
+}
+
 /** Where the drawing sits on its canvas, for the tests: [x1, y1, x2, y2] of every element as drawn (labels included), then the canvas's width and height. */
 export function drawnBox(cy: cytoscape.Core): number[] {
   const b = cy.elements().renderedBoundingBox()
