@@ -3,8 +3,9 @@
 // within its panel with the columns it starts with (every other column one click away in the
 // Columns menu, and the table alone scrolls sideways once they are added); a fitted fabric
 // centred in its panel, which a switch's long port table beside it does not stretch, and the
-// topology editor's graph centred again when the window widens. Screenshots in
-// test-artifacts/e2e/narrow-*.png.
+// topology editor's graph centred again when the window widens, its save bar inside its panel
+// with every count in the singular or plural it needs, and a 64-host fabric seen whole in the
+// editor and the Fabric tab. Screenshots in test-artifacts/e2e/narrow-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
+import { canvas, nodeAt, nodes as topoNodes, selected } from '../helpers/topo-canvas'
 
 const YAML = `name: narrow-ui
 testbed: sim
@@ -22,6 +24,18 @@ seeds: [1]
 `
 // 32 hosts a leaf: a leaf's port table is longer than the graph's panel is high.
 const WIDE = YAML.replace('name: narrow-ui', 'name: narrow-wide-leaf').replace('leaves: 4, spines: 2, hostsPerLeaf: 4', 'leaves: 2, spines: 2, hostsPerLeaf: 32').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]')
+// Two problems in the text: a load above 1 and a failure of a link the fabric does not have.
+const TWO_PROBLEMS = YAML.replace('load: 0.3', 'load: 3') + 'failures:\n  - { link: leaf9-spine0, at: 5ms }\n'
+// 64 hosts in a row under their switches: wider than the editor's 0.15 zoom fits in its panel.
+const HOSTS_64 = [
+  {
+    name: 'narrow-three-tier-64',
+    topology: '{ kind: three-tier, pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLink: 10Gbps, fabricLink: 40Gbps, linkDelay: 1us, queuePackets: 100 }',
+    nodes: 64 + 8 + 4 + 2,
+  },
+  // 32 leaves: a row of switches wider than the Fabric tab's 0.2 zoom fits too.
+  { name: 'narrow-leaf-spine-64', topology: '{ kind: leaf-spine, leaves: 32, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }', nodes: 64 + 32 + 2 },
+]
 const WIDTHS = [
   { width: 1024, height: 768 },
   { width: 1440, height: 900 },
@@ -66,6 +80,43 @@ function offCentre(box: number[] | null): [number, number] {
 }
 /** Centred within 2 px either way. */
 const centred = (box: number[] | null) => offCentre(box).every((d) => d <= 2)
+
+/** What of a graph lies off its canvas: nodes whose centre does, and the drawing's edges (labels included) that do. */
+async function offCanvas(page: Page, testid: string): Promise<string[]> {
+  const el = page.getByTestId(testid)
+  const box = await drawing(page, testid)
+  if (!box) return ['nothing drawn']
+  const [x1, y1, x2, y2, w, h] = box
+  const nodes = JSON.parse((await el.getAttribute('data-nodes')) ?? '{}') as Record<string, [number, number]>
+  const off = Object.entries(nodes)
+    .filter(([, [x, y]]) => x < 0 || y < 0 || x > w || y > h)
+    .map(([n, p]) => `${n} at ${p.join(',')}`)
+  if (Object.keys(nodes).length === 0) off.push('no nodes')
+  if (x1 < 0 || y1 < 0 || x2 > w || y2 > h) off.push(`drawing ${x1},${y1}–${x2},${y2} on ${w}×${h}`)
+  return off
+}
+
+/** The save bar's parts that run past the topology editor's panel or over one another. */
+async function barOverflow(page: Page): Promise<string[]> {
+  return page.getByTestId('topo-graph-panel').evaluate((panel) => {
+    const p = panel.getBoundingClientRect()
+    const bar = panel.querySelector('[data-testid="topo-savebar"]')!
+    const parts = [...bar.querySelectorAll('span, button')].filter((e) => e.getBoundingClientRect().width > 0)
+    const out: string[] = []
+    const name = (e: typeof bar) => e.textContent!.trim() || e.className
+    for (const e of [bar, ...parts]) {
+      const r = e.getBoundingClientRect()
+      if (r.left < p.left || r.right > p.right || r.top < p.top || r.bottom > p.bottom) out.push(`${name(e)} at ${Math.round(r.left)}–${Math.round(r.right)} in ${Math.round(p.left)}–${Math.round(p.right)}`)
+    }
+    const leaves = parts.filter((e) => !parts.some((o) => o !== e && e.contains(o)))
+    for (const [i, a] of leaves.entries())
+      for (const b of leaves.slice(i + 1)) {
+        const [r, q] = [a.getBoundingClientRect(), b.getBoundingClientRect()]
+        if (r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom) out.push(`${name(a)} over ${name(b)}`)
+      }
+    return out
+  })
+}
 
 /** Rows of boxes, by top, top to bottom. */
 function rowsOf(bs: Box[]): Box[][] {
@@ -138,10 +189,22 @@ describe('the app on a narrow window in Chromium', () => {
       await page.screenshot({ path: join(ARTIFACTS, `narrow-runs-${size.width}.png`) })
     }
 
-    // Grouped, with each group's mean and its min–max band: no wider.
+    // Grouped, with each group's mean and its min–max band: no wider, and each run's progress
+    // cell as it reads ungrouped (a simulator run's "N ms simulated").
     await page.setViewportSize(WIDTHS[0])
+    const progressById = () => rows.evaluateAll((els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-run-id'), e.querySelector('[data-col="progress"]')!.textContent!.trim()])))
+    const ungrouped = await progressById()
+    expect(Object.values(ungrouped)).toEqual([expect.stringMatching(/\d [nµm]?s simulated$/), expect.stringMatching(/\d [nµm]?s simulated$/)])
+    expect(await page.getByTestId('runs-count').innerText()).toBe('2 runs')
     await page.getByTestId('runs-group-by').selectOption('scheme')
     await expect.poll(() => page.getByTestId('group-mean').count(), { timeout: 10_000 }).toBeGreaterThan(0)
+    await page.getByTestId('runs-panel').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(ARTIFACTS, 'narrow-runs-1024-grouped.png') })
+    expect(await progressById()).toEqual(ungrouped)
+    await page.setViewportSize(WIDTHS[1])
+    await page.getByTestId('runs-panel').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: join(ARTIFACTS, 'narrow-runs-1440-grouped.png') })
+    await page.setViewportSize(WIDTHS[0])
     const grouped = await widths(page)
     expect(grouped.table, `grouped runs table ${grouped.table} px in ${grouped.room} px`).toBeLessThanOrEqual(grouped.room)
     await page.getByTestId('runs-group-by').selectOption('')
@@ -169,6 +232,7 @@ describe('the app on a narrow window in Chromium', () => {
     await page.setViewportSize(WIDTHS[0])
     await page.goto(app.url)
     await page.locator(`[data-testid="experiment-item"][data-experiment-id="${wideId}"]`).click()
+    await expect.poll(() => page.getByTestId('runs-count').innerText(), { timeout: 10_000 }).toBe('1 run')
     await page.getByTestId('tab-fabric').click()
     const graph = page.getByTestId('fabric-graph')
     await expect.poll(async () => centred(await drawing(page, 'fabric-graph')), { timeout: 20_000 }).toBe(true)
@@ -200,6 +264,79 @@ describe('the app on a narrow window in Chromium', () => {
     await expect.poll(async () => (await drawing(page, 'topo-canvas'))![4], { timeout: 10_000 }).toBe(wide)
     await expect.poll(async () => offCentre(await drawing(page, 'topo-canvas')).map((d) => d <= 2), { timeout: 10_000 }).toEqual([true, true])
     await page.screenshot({ path: join(ARTIFACTS, 'narrow-topology-1440.png') })
+    expect(errors).toEqual([])
+  })
+
+  it("keeps the topology editor's save bar inside its panel, its problems counted in the singular or plural", { timeout: 90_000 }, async () => {
+    const status = page.getByTestId('topo-status')
+    for (const size of WIDTHS) {
+      await page.setViewportSize(size)
+      await page.goto(app.url)
+      await page.locator(`[data-testid="experiment-item"][data-experiment-id="${experimentId}"]`).click()
+      // Its widest: unsaved, two problems, Revert shown.
+      await page.getByTestId('tab-overview').click()
+      await page.getByTestId('yaml-editor').fill(TWO_PROBLEMS)
+      await page.getByTestId('tab-topology').click()
+      await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('✕ 2 problems')
+      await page.getByTestId('topo-savebar').scrollIntoViewIfNeeded()
+      await page.screenshot({ path: join(ARTIFACTS, `narrow-topology-savebar-${size.width}.png`) })
+      expect(await barOverflow(page), `the save bar at ${size.width} px`).toEqual([])
+      // Back to the saved text, then one host with no link: one problem.
+      await page.getByTestId('topo-savebar').getByText('Revert').click()
+      await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('✓ valid')
+      expect(await barOverflow(page), `the save bar at ${size.width} px, saved`).toEqual([])
+      await canvas(page).focus()
+      await page.keyboard.press('h')
+      await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('✕ 1 problem')
+      expect(await barOverflow(page), `the save bar at ${size.width} px, one problem`).toEqual([])
+      const meta = page.getByTestId('topo-node-info').locator('.meta')
+      await expect.poll(() => meta.innerText()).toBe('host · 0 links')
+      // Linked to a leaf (click, Shift+click, L): the host has one link; the one problem is now the leaf's fifth host link.
+      const [host, leaf] = [await nodeAt(page, 'h16'), await nodeAt(page, 'leaf3')]
+      await page.mouse.click(host.x, host.y)
+      await page.keyboard.down('Shift')
+      await page.mouse.click(leaf.x, leaf.y)
+      await page.keyboard.up('Shift')
+      await expect.poll(async () => (await selected(page)).sort()).toEqual(['h16', 'leaf3'])
+      await page.keyboard.press('l')
+      await expect.poll(() => page.getByTestId('topo-problem').allInnerTexts(), { timeout: 15_000 }).toEqual([expect.stringMatching(/^leaf3 leaf3 is 1.25:1 oversubscribed/)])
+      expect(await status.innerText()).toBe('✕ 1 problem')
+      await page.getByTestId('topo-node-list').selectOption('h16')
+      await expect.poll(() => meta.innerText()).toBe('host · 1 link')
+      await page.getByTestId('topo-savebar').getByText('Revert').click()
+    }
+    expect(errors).toEqual([])
+  })
+
+  it('shows a 64-host fabric whole in the topology editor and the Fabric tab', { timeout: 120_000 }, async () => {
+    for (const f of HOSTS_64) {
+      const id = (await contract(app.url, 'experiments.create', { yaml: YAML.replace('name: narrow-ui', `name: ${f.name}`).replace(/^topology: .*$/m, `topology: ${f.topology}`) })).id
+      for (const size of WIDTHS) {
+        await page.setViewportSize(size)
+        await page.goto(app.url)
+        await page.locator(`[data-testid="experiment-item"][data-experiment-id="${id}"]`).click()
+        await page.getByTestId('tab-topology').click()
+        await expect.poll(async () => Object.keys(await topoNodes(page)).length, { timeout: 20_000 }).toBe(f.nodes)
+        await expect.poll(() => offCanvas(page, 'topo-canvas'), { timeout: 10_000 }).toEqual([])
+        // Dragged aside, Fit shows it whole again.
+        await canvas(page).scrollIntoViewIfNeeded()
+        const c = (await canvas(page).boundingBox())!
+        await page.mouse.move(c.x + 12, c.y + 12)
+        await page.mouse.down()
+        await page.mouse.move(c.x + c.width / 2, c.y + 12, { steps: 8 })
+        await page.mouse.up()
+        await expect.poll(async () => (await offCanvas(page, 'topo-canvas')).length, { timeout: 10_000 }).toBeGreaterThan(0)
+        await page.getByTestId('topo-fit').click()
+        await expect.poll(() => offCanvas(page, 'topo-canvas'), { timeout: 10_000 }).toEqual([])
+        await canvas(page).scrollIntoViewIfNeeded()
+        await page.screenshot({ path: join(ARTIFACTS, `narrow-topology-64-${f.name.split('-')[1]}-${size.width}.png`) })
+
+        await page.getByTestId('tab-fabric').click()
+        await expect.poll(async () => Object.keys(JSON.parse((await page.getByTestId('fabric-graph').getAttribute('data-nodes')) ?? '{}')).length, { timeout: 20_000 }).toBeGreaterThan(0)
+        await expect.poll(() => offCanvas(page, 'fabric-graph'), { timeout: 10_000 }).toEqual([])
+        await page.screenshot({ path: join(ARTIFACTS, `narrow-fabric-64-${f.name.split('-')[1]}-${size.width}.png`) })
+      }
+    }
     expect(errors).toEqual([])
   })
 })
