@@ -8,7 +8,8 @@ import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { BIN, p4lab, TINY_YAML } from '../helpers/cli'
+import Database from 'better-sqlite3'
+import { BIN, killWhen, p4lab, TINY_YAML, withDb } from '../helpers/cli'
 
 const OLD_FIXTURE = join(__dirname, '..', 'fixtures', 'store', 'schema4-release.sqlite')
 /** mount --bind FOLDER FOLDER, remounted read-only, then the command: in a mount namespace only it sees. */
@@ -102,6 +103,46 @@ describe.skipIf(why !== null)('a database on a read-only mount', () => {
     })
     expect(readdirSync(join(dir, 'old'))).toEqual(['o.db'])
   })
+})
+
+describe.skipIf(why !== null)('runs left in flight by a p4lab that was killed, on a read-only mount', () => {
+  it('are read as interrupted, saying it is not recorded, and the file is left as it was; a writable open then marks them', async () => {
+    const cut = join(dir, 'cut')
+    mkdirSync(cut)
+    const file = join(cut, 'k.db')
+    // Two runs one at a time: killed with the first running and the second queued.
+    writeFileSync(join(dir, 'long.yaml'), TINY_YAML.replace('name: tiny', 'name: long').replace('schemes: [ecmp]', 'schemes: [ecmp, rps]').replace('flows: 40', 'flows: 20000'))
+    await killWhen(['run', join(dir, 'long.yaml'), '--db', file, '--parallel', '1'], dir, file, (d) => d.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'").pluck().get() === 1)
+    // Fold the log the killed writer left into the file (a read-only open cannot read a log
+    // without creating its -shm); a plain SQLite open and close changes no row.
+    const fold = new Database(file)
+    fold.pragma('wal_checkpoint(TRUNCATE)')
+    fold.close()
+    expect(readdirSync(cut)).toEqual(['k.db'])
+    expect(withDb(file, (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['running', 'queued'])
+    const before = snapshot(cut)
+    const onMount = (...args: string[]) => onReadOnlyMount(cut, [process.execPath, BIN, ...args, '--db', file])
+
+    const list = onMount('list', '--json')
+    expect(list.code, list.stderr).toBe(0)
+    const runs = (JSON.parse(list.stdout) as Array<{ runs: Array<{ id: number; status: string; error: string }> }>)[0].runs
+    expect(runs.map((r) => [r.id, r.status])).toEqual([[1, 'interrupted'], [2, 'interrupted']])
+    for (const r of runs) expect(r.error).toMatch(/^the process that owned this run \(\S+\) is gone; it was last seen alive at \S+ \(not recorded: the database is read-only here\)$/)
+    expect(list.stderr).toBe('p4lab: 2 run(s) cut off earlier show as interrupted, not as stored: 1, 2 (the process that owned them is gone; not recorded: the database is read-only here)\n')
+    const text = onMount('list')
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).not.toMatch(/running|queued/)
+    expect(text.stdout.match(/ interrupted /g)).toHaveLength(2)
+    const show = onMount('show', '1')
+    expect(show.code, show.stderr).toBe(0)
+    expect(show.stdout).toMatch(/\nstatus {4}interrupted: the process that owned this run \(\S+\) is gone; .*\(not recorded: the database is read-only here\)\n/)
+    expect(snapshot(cut)).toEqual(before)
+
+    // Where it can be written, the next open records what the read-only one showed.
+    const marked = p4lab(['list', '--json', '--db', file], dir)
+    expect(marked.stderr).toBe('p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n')
+    expect((JSON.parse(marked.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((r) => r.status)).toEqual(['interrupted', 'interrupted'])
+  }, 300_000)
 })
 
 /** Whether the unprivileged user can run the bin from here (the tree readable by others). */
