@@ -4,7 +4,7 @@
 // leave it as it was; commands that write, and a schema that needs migrating, name the file
 // and say it is read-only. The built bin on a real SQLite store.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -143,6 +143,29 @@ describe.skipIf(why !== null)('runs left in flight by a p4lab that was killed, o
     expect(marked.stderr).toBe('p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n')
     expect((JSON.parse(marked.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((r) => r.status)).toEqual(['interrupted', 'interrupted'])
   }, 300_000)
+})
+
+describe.skipIf(why !== null)('a local Slurm cluster whose work folder is on a read-only mount', () => {
+  it('cluster check names the folder as one this user cannot write in, or cannot make the folder in, and makes nothing', () => {
+    const mnt = join(dir, 'ro-work')
+    const work = join(mnt, 'work')
+    mkdirSync(work, { recursive: true })
+    const cdb = join(dir, 'clusters.db')
+    for (const [name, folder] of [['ro', work], ['ro-missing', join(work, 'sub')]]) {
+      const added = p4lab(['cluster', 'add', name, '--local', '--work', folder, '--db', cdb], dir)
+      expect(added.code, added.stderr).toBe(0)
+    }
+    // Saving a local cluster made its folder; gone since, it is the sweep's to make.
+    rmdirSync(join(work, 'sub'))
+    const item = (name: string) => {
+      const r = onReadOnlyMount(mnt, [process.execPath, BIN, 'cluster', 'check', name, '--db', cdb, '--json'])
+      expect(r.code, r.stderr).toBe(1)
+      return (JSON.parse(r.stdout) as { items: Array<{ name: string; ok: boolean; detail: string }> }).items.find((i) => i.name === 'shared work folder')
+    }
+    expect(item('ro')).toMatchObject({ ok: false, detail: `${work}: this user cannot write in it (no write permission, or a read-only file system)` })
+    expect(item('ro-missing')).toMatchObject({ ok: false, detail: `${join(work, 'sub')}: does not exist, and this user cannot make it in ${work} (no write permission, or a read-only file system)` })
+    expect(readdirSync(work)).toEqual([])
+  })
 })
 
 /** Whether the unprivileged user can run the bin from here (the tree readable by others). */
