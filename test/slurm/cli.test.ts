@@ -56,7 +56,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
    * PATH. A script sends what a Ctrl-C in the terminal sends: SIGINT to that group, its
    * parent's (`kill -INT "-$PPID"`). A p4lab that hangs is ended with its group.
    */
-  async function ctrlC(name: string, commands: Record<string, string>) {
+  async function signalled(name: string, commands: Record<string, string>) {
     const bin = join(lab.dir, `${name}-bin`)
     mkdirSync(bin)
     for (const [command, script] of Object.entries(commands)) {
@@ -89,7 +89,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     // sbatch as on the cluster (held, so no task can finish first), then the Ctrl-C before its
     // answer reaches p4lab.
     const submitted = join(lab.dir, 'submitted')
-    const r = await ctrlC('ctrlc-sbatch', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -INT "-$PPID"\nprintf '%s\\n' "$out"\n` })
+    const r = await signalled('ctrlc-sbatch', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -INT "-$PPID"\nprintf '%s\\n' "$out"\n` })
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(jobId, r.stderr).toMatch(/^\d+$/)
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
@@ -102,11 +102,20 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
   })
 
   it('Ctrl-C while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 130', async () => {
-    const r = await ctrlC('ctrlc-early', { realpath: 'kill -INT "-$PPID"\nexec /usr/bin/realpath "$@"\n' })
+    const r = await signalled('ctrlc-early', { realpath: 'kill -INT "-$PPID"\nexec /usr/bin/realpath "$@"\n' })
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
     expect(lab.cluster.run(['squeue', '-h', '-n', 'p4lab-ctrlc-early', '-o', '%i'])).toBe('')
     expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
     expect([r.code, r.signal]).toEqual([130, null])
+  })
+
+  it('a p4lab killed while sbatch runs leaves its runs to be marked interrupted by the next p4lab, not queued for ever', async () => {
+    const r = await signalled('killed', { sbatch: 'kill -KILL "$PPID"\nexit 1\n' })
+    expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
+    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
+    const listed = await p4labAsync(['list', '--json', '--db', 'killed.db'], lab.dir)
+    expect(listed.stderr).toBe('p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n')
+    expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
   })
 
   it('refuses Slurm options without --on slurm', async () => {

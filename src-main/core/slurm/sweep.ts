@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { RunStatus } from '../../contract'
 import { buildFabric } from '../../model/topology'
 import { computeControlPlane, renderSimRoutes } from '../controlplane'
+import { processOwner } from '../owner'
 import { packageRoot, packageVersion } from '../paths'
 import type { ExperimentSpec } from '../spec'
 import { cmd } from '../ssh'
@@ -130,7 +131,9 @@ export class SlurmSweeps {
     const sweepDir = `${work}/sweeps/${exp.name.replace(/[^\w.-]/g, '_')}-${exp.id}-${new Date().toISOString().replace(/[:.]/g, '')}-${randomBytes(3).toString('hex')}`
     if (signal?.aborted) throw new SubmitCancelledError('cancelled before anything was stored or submitted')
 
-    const runs = store.createRuns(exp.id, spec.testbed, `${SLURM_OWNER_PREFIX}${shell.label}`, cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })), { spec })
+    // This process owns the runs until the job that carries them is recorded (addSlurmJob hands
+    // them to it): killed before that, it leaves them to be marked interrupted, not queued for ever.
+    const runs = store.createRuns(exp.id, spec.testbed, processOwner(), cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })), { spec })
     const stage = mkdtempSync(join(tmpdir(), 'p4lab-slurm-stage-'))
     try {
       // The same configuration the local sim driver builds for the cell (targets/sim).
@@ -168,7 +171,7 @@ export class SlurmSweeps {
       }
       const jobId = out.trim().split(';')[0]
       if (!/^\d+$/.test(jobId)) throw this.notSubmitted(runs, `sbatch on ${shell.label} printed '${out.trim()}', not a job id: whether it submitted anything is unknown (squeue there shows a job named p4lab-${exp.name})`)
-      const row = store.addSlurmJob({ experimentId: exp.id, jobId, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id) })
+      const row = store.addSlurmJob({ experimentId: exp.id, jobId, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id), owner: `${SLURM_OWNER_PREFIX}${shell.label}` })
       for (const r of runs) store.addLog(r.id, 'slurm', `submitted as task ${jobId}_${runs.indexOf(r)} on ${shell.label} (${sweepDir})`)
       return { job: row, runs, runnerUploaded: up.uploaded > 0 }
     } finally {
