@@ -291,8 +291,8 @@ export class SlurmSweeps {
   }
 
   /**
-   * Until sbatch has taken the array a failure leaves no job behind: the runs fail with it (they
-   * are owned by no process, so nothing else would ever end them). Returns the error to throw.
+   * A submission that did not go through, or whose answer cannot be read: its runs fail with why
+   * (they would otherwise stay queued while this process lives). Returns the error to throw.
    */
   private notSubmitted(runs: RunRow[], why: string, cause?: unknown): Error {
     for (const r of runs) this.announce(this.d.store.setRunStatus(r.id, 'failed', { error: why }))
