@@ -188,9 +188,12 @@ function runResult(r: Run) {
 export function openCore(db: string | undefined, o: { parallelRuns?: number; forReading?: boolean } = {}): Core {
   const file = dbFile(db)
   const core = openingDb(db, () => createNodeCore({ dbPath: file, ...o }))
-  const interrupted = core.start()
-  if (interrupted.length > 0) {
-    process.stderr.write(`p4lab: marked ${interrupted.length} run(s) cut off earlier as interrupted: ${interrupted.join(', ')}\n`)
+  const { marked, unrecorded } = core.start()
+  if (marked.length > 0) {
+    process.stderr.write(`p4lab: marked ${marked.length} run(s) cut off earlier as interrupted: ${marked.join(', ')}\n`)
+  }
+  if (unrecorded.length > 0) {
+    process.stderr.write(`p4lab: ${unrecorded.length} run(s) cut off earlier show as interrupted, not as stored: ${unrecorded.join(', ')} (the process that owned them is gone; not recorded: the database is read-only here)\n`)
   }
   return core
 }

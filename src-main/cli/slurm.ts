@@ -6,7 +6,7 @@ import type { Core } from '../core'
 import { cellsToResume, sweepMatrix } from '../core/sweeps'
 import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
 import { userDataDir } from '../core/paths'
-import { SlurmSweeps, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
+import { SlurmSweeps, SubmitCancelledError, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
 import type { ClusterService } from '../core/slurm'
 import type { ClusterRow, ExperimentRow, SlurmClusterRef, Store } from '../core/store'
 import type { ExperimentSpec, RunnerSpec } from '../core/spec'
@@ -148,16 +148,24 @@ function bar(p: SlurmProgress): string {
   return `[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${settled}/${n} settled: ${states}`
 }
 
-/** Follows a submitted job to its end, a progress line on stderr; Ctrl-C cancels it (scancel). */
-export async function followJob(sweeps: SlurmSweeps, slurmJob: number, intervalMs = 2000): Promise<SlurmProgress> {
+/**
+ * Follows a submitted job to its end, a progress line on stderr; Ctrl-C cancels it (scancel).
+ * `interrupt`: the caller's Ctrl-C instead of one caught here; aborted already, the job is cancelled at once.
+ */
+export async function followJob(sweeps: SlurmSweeps, slurmJob: number, o: { intervalMs?: number; interrupt?: AbortSignal } = {}): Promise<SlurmProgress> {
+  const intervalMs = o.intervalMs ?? 2000
   const abort = new AbortController()
   let cancelling: Promise<SlurmProgress> | null = null
   const onSigint = () => {
+    if (cancelling) return
     process.stderr.write('\np4lab: cancelling the Slurm job (scancel)...\n')
     abort.abort()
-    cancelling ??= sweeps.cancel(slurmJob)
+    cancelling = sweeps.cancel(slurmJob)
   }
-  process.on('SIGINT', onSigint)
+  const interrupt = o.interrupt
+  if (interrupt) interrupt.addEventListener('abort', onSigint, { once: true })
+  else process.on('SIGINT', onSigint)
+  if (interrupt?.aborted) onSigint()
   const tty = process.stderr.isTTY
   let last = ''
   try {
@@ -177,7 +185,8 @@ export async function followJob(sweeps: SlurmSweeps, slurmJob: number, intervalM
     if (tty) process.stderr.write('\n')
     return cancelling ? await cancelling : p
   } finally {
-    process.off('SIGINT', onSigint)
+    if (interrupt) interrupt.removeEventListener('abort', onSigint)
+    else process.off('SIGINT', onSigint)
   }
 }
 
@@ -201,18 +210,41 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   const cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
   if (resume) process.stderr.write(`p4lab: resuming on Slurm: ${m.cells.filter((c) => c.doneRunId !== null).length} of ${m.cells.length} cell(s) already done, ${cells.length} to submit\n`)
   if (cells.length === 0) return 0
-  const shell = await connectPinned(core, ref, v['trust-host-key'])
+  // Ctrl-C is this command's from here to the end: left to its default it ends the process at
+  // once, and one between sbatch and the job's record left a job on the cluster that nothing
+  // follows, its runs queued for ever. Before sbatch runs it stops the submission (the runs
+  // cancelled); after, the submission is recorded first and its job then cancelled.
+  const interrupt = new AbortController()
+  const onSigint = () => {
+    if (interrupt.signal.aborted) return
+    process.stderr.write('\np4lab: cancelling...\n')
+    interrupt.abort()
+  }
+  process.on('SIGINT', onSigint)
   try {
-    const sweeps = new SlurmSweeps({ store, shell })
-    const { job, runnerUploaded } = await sweeps.submit(exp, spec, cells, opts)
-    process.stderr.write(`p4lab: submitted ${cells.length} cell(s) as Slurm job ${job.jobId} on ${shell.label} (${job.sweepDir}); runner ${runnerUploaded ? 'uploaded' : 'already there'}\n`)
-    if (v.detach) {
-      process.stdout.write(`${job.jobId}\n`)
-      return 0
+    const shell = await connectPinned(core, ref, v['trust-host-key'])
+    try {
+      const sweeps = new SlurmSweeps({ store, shell })
+      let submitted
+      try {
+        submitted = await sweeps.submit(exp, spec, cells, opts, interrupt.signal)
+      } catch (err) {
+        if (!(err instanceof SubmitCancelledError)) throw err
+        process.stderr.write(`p4lab: ${err.message}\n`)
+        return 130
+      }
+      const { job, runnerUploaded } = submitted
+      process.stderr.write(`p4lab: submitted ${cells.length} cell(s) as Slurm job ${job.jobId} on ${shell.label} (${job.sweepDir}); runner ${runnerUploaded ? 'uploaded' : 'already there'}\n`)
+      if (v.detach && !interrupt.signal.aborted) {
+        process.stdout.write(`${job.jobId}\n`)
+        return 0
+      }
+      return outcome(core, await followJob(sweeps, job.id, { interrupt: interrupt.signal }))
+    } finally {
+      shell.close()
     }
-    return outcome(core, await followJob(sweeps, job.id))
   } finally {
-    shell.close()
+    process.off('SIGINT', onSigint)
   }
 }
 

@@ -16,7 +16,7 @@ import { topologyHandlers } from './handlers/topology'
 import { slurmHandlers } from './handlers/slurm'
 import { ClusterService, SlurmFollower } from './slurm'
 import { CoreError, notFound, printableOrRefuse } from './errors'
-import { Orchestrator } from './orchestrator'
+import { Orchestrator, ownerIsAlive } from './orchestrator'
 import { packageRoot, packageVersion, userDataDir } from './paths'
 import { FileSecretStore, defaultSecretsPath, type SecretStore } from './secrets'
 import { p4labKnownHosts, SshPool, type KnownHosts } from './ssh'
@@ -138,11 +138,13 @@ export class Core {
     }
   }
 
-  /** Call once at start-up: runs a dead process left behind become 'interrupted'. */
-  start(): number[] {
-    // A store opened read-only shows runs as they were stored: marking them is a write.
-    if (this.opts.store.readOnly) return []
-    return this.orchestrator.recoverInterrupted()
+  /**
+   * Call once at start-up: runs a dead process left behind become 'interrupted' (marked). A store
+   * opened read-only cannot write that, so it reads them as interrupted instead (unrecorded).
+   */
+  start(): { marked: number[]; unrecorded: number[] } {
+    if (this.opts.store.readOnly) return { marked: [], unrecorded: this.opts.store.readInterrupted(ownerIsAlive) }
+    return { marked: this.orchestrator.recoverInterrupted(), unrecorded: [] }
   }
 
   /**

@@ -4,11 +4,12 @@
 // leave it as it was; commands that write, and a schema that needs migrating, name the file
 // and say it is read-only. The built bin on a real SQLite store.
 import { spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { BIN, p4lab, TINY_YAML } from '../helpers/cli'
+import Database from 'better-sqlite3'
+import { BIN, killWhen, p4lab, TINY_YAML, withDb } from '../helpers/cli'
 
 const OLD_FIXTURE = join(__dirname, '..', 'fixtures', 'store', 'schema4-release.sqlite')
 /** mount --bind FOLDER FOLDER, remounted read-only, then the command: in a mount namespace only it sees. */
@@ -101,6 +102,69 @@ describe.skipIf(why !== null)('a database on a read-only mount', () => {
       error: `cannot open the database ${old} (--db): it is read-only here (a read-only file system) and needs migrating (schema version 4, this p4lab reads 11), which writes to it: open it once with a p4lab command where it can be written, then read it here`,
     })
     expect(readdirSync(join(dir, 'old'))).toEqual(['o.db'])
+  })
+})
+
+describe.skipIf(why !== null)('runs left in flight by a p4lab that was killed, on a read-only mount', () => {
+  it('are read as interrupted, saying it is not recorded, and the file is left as it was; a writable open then marks them', async () => {
+    const cut = join(dir, 'cut')
+    mkdirSync(cut)
+    const file = join(cut, 'k.db')
+    // Two runs one at a time: killed with the first running and the second queued.
+    writeFileSync(join(dir, 'long.yaml'), TINY_YAML.replace('name: tiny', 'name: long').replace('schemes: [ecmp]', 'schemes: [ecmp, rps]').replace('flows: 40', 'flows: 20000'))
+    await killWhen(['run', join(dir, 'long.yaml'), '--db', file, '--parallel', '1'], dir, file, (d) => d.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'").pluck().get() === 1)
+    // Fold the log the killed writer left into the file (a read-only open cannot read a log
+    // without creating its -shm); a plain SQLite open and close changes no row.
+    const fold = new Database(file)
+    fold.pragma('wal_checkpoint(TRUNCATE)')
+    fold.close()
+    expect(readdirSync(cut)).toEqual(['k.db'])
+    expect(withDb(file, (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['running', 'queued'])
+    const before = snapshot(cut)
+    const onMount = (...args: string[]) => onReadOnlyMount(cut, [process.execPath, BIN, ...args, '--db', file])
+
+    const list = onMount('list', '--json')
+    expect(list.code, list.stderr).toBe(0)
+    const runs = (JSON.parse(list.stdout) as Array<{ runs: Array<{ id: number; status: string; error: string }> }>)[0].runs
+    expect(runs.map((r) => [r.id, r.status])).toEqual([[1, 'interrupted'], [2, 'interrupted']])
+    for (const r of runs) expect(r.error).toMatch(/^the process that owned this run \(\S+\) is gone; it was last seen alive at \S+ \(not recorded: the database is read-only here\)$/)
+    expect(list.stderr).toBe('p4lab: 2 run(s) cut off earlier show as interrupted, not as stored: 1, 2 (the process that owned them is gone; not recorded: the database is read-only here)\n')
+    const text = onMount('list')
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).not.toMatch(/running|queued/)
+    expect(text.stdout.match(/ interrupted /g)).toHaveLength(2)
+    const show = onMount('show', '1')
+    expect(show.code, show.stderr).toBe(0)
+    expect(show.stdout).toMatch(/\nstatus {4}interrupted: the process that owned this run \(\S+\) is gone; .*\(not recorded: the database is read-only here\)\n/)
+    expect(snapshot(cut)).toEqual(before)
+
+    // Where it can be written, the next open records what the read-only one showed.
+    const marked = p4lab(['list', '--json', '--db', file], dir)
+    expect(marked.stderr).toBe('p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n')
+    expect((JSON.parse(marked.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((r) => r.status)).toEqual(['interrupted', 'interrupted'])
+  }, 300_000)
+})
+
+describe.skipIf(why !== null)('a local Slurm cluster whose work folder is on a read-only mount', () => {
+  it('cluster check names the folder as one this user cannot write in, or cannot make the folder in, and makes nothing', () => {
+    const mnt = join(dir, 'ro-work')
+    const work = join(mnt, 'work')
+    mkdirSync(work, { recursive: true })
+    const cdb = join(dir, 'clusters.db')
+    for (const [name, folder] of [['ro', work], ['ro-missing', join(work, 'sub')]]) {
+      const added = p4lab(['cluster', 'add', name, '--local', '--work', folder, '--db', cdb], dir)
+      expect(added.code, added.stderr).toBe(0)
+    }
+    // Saving a local cluster made its folder; gone since, it is the sweep's to make.
+    rmdirSync(join(work, 'sub'))
+    const item = (name: string) => {
+      const r = onReadOnlyMount(mnt, [process.execPath, BIN, 'cluster', 'check', name, '--db', cdb, '--json'])
+      expect(r.code, r.stderr).toBe(1)
+      return (JSON.parse(r.stdout) as { items: Array<{ name: string; ok: boolean; detail: string }> }).items.find((i) => i.name === 'shared work folder')
+    }
+    expect(item('ro')).toMatchObject({ ok: false, detail: `${work}: this user cannot write in it (no write permission, or a read-only file system)` })
+    expect(item('ro-missing')).toMatchObject({ ok: false, detail: `${join(work, 'sub')}: does not exist, and this user cannot make it in ${work} (no write permission, or a read-only file system)` })
+    expect(readdirSync(work)).toEqual([])
   })
 })
 

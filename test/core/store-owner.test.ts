@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { EventBus } from '../../src-main/core/bus'
 import { Orchestrator, ownerIsAlive, processOwner } from '../../src-main/core/orchestrator'
@@ -63,6 +64,38 @@ describe('run owners', () => {
       expect(r.finishedAt).toBe('2026-01-02T03:04:09.000Z')
       expect(r.error).toContain('last seen alive at 2026-01-02T03:04:09.000Z')
       expect(store.getRun(kept.id)!.status).toBe('queued')
+    } finally {
+      store.close()
+    }
+  })
+
+  it('readInterrupted (a store that cannot write) reads a gone owner\'s runs as interrupted everywhere, run counts too, and writes nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-owner-'))
+    const file = join(dir, 'r.db')
+    const store = openStore(file, { now: () => new Date('2026-01-02T03:04:05.000Z') })
+    try {
+      const exp = store.createExperiment({ name: 'r', yaml: 'name: r', spec: {}, file: null, tags: [] })
+      const gone = `${hostname()}:1:00000000-0000-0000-0000-000000000000:1`
+      const [running, queued] = store.createRuns(exp.id, 'sim', gone, [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }, { scheme: 'ecmp', load: 0.3, seed: 2, params: {} }])
+      store.setRunStatus(running.id, 'running')
+      const [alive] = store.createRuns(exp.id, 'sim', processOwner(), [{ scheme: 'ecmp', load: 0.3, seed: 3, params: {} }])
+      const stored = () => store.listRuns().map((r) => r.status)
+      expect(stored()).toEqual(['running', 'queued', 'queued'])
+
+      expect(store.readInterrupted(ownerIsAlive)).toEqual([running.id, queued.id])
+      expect(stored()).toEqual(['interrupted', 'interrupted', 'queued'])
+      const r = store.getRun(running.id)!
+      expect(r.error).toBe(`the process that owned this run (${gone}) is gone; it was last seen alive at 2026-01-02T03:04:05.000Z (not recorded: the database is read-only here)`)
+      expect(r.finishedAt).toBe('2026-01-02T03:04:05.000Z')
+      expect(store.getRun(alive.id)!.status).toBe('queued')
+      expect(store.listExperiments()[0].runCounts).toMatchObject({ running: 0, queued: 1, interrupted: 2 })
+      // The file still holds what was stored.
+      const raw = new Database(file, { readonly: true })
+      try {
+        expect(raw.prepare('SELECT status FROM runs ORDER BY id').pluck().all()).toEqual(['running', 'queued', 'queued'])
+      } finally {
+        raw.close()
+      }
     } finally {
       store.close()
     }

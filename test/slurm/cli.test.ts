@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { p4labAsync } from '../helpers/cli'
+import { BIN, p4labAsync, withDb } from '../helpers/cli'
 import { useSlurmLogin } from '../helpers/slurm'
 
 // `p4lab run FILE --on slurm` as a user runs it: the built CLI, a real cluster behind the test
@@ -47,6 +48,74 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(resumed.code).toBe(0)
     expect(resumed.stderr).toContain('2 of 2 cell(s) already done, 0 to submit')
     expect(lab.cluster.queued()).toEqual([])
+  })
+
+  /**
+   * `p4lab run --on slurm` with this machine as the login node, as the leader of a process
+   * group of its own (a terminal's foreground job), `commands` (name to sh script) first on its
+   * PATH. A script sends what a Ctrl-C in the terminal sends: SIGINT to that group, its
+   * parent's (`kill -INT "-$PPID"`). A p4lab that hangs is ended with its group.
+   */
+  async function signalled(name: string, commands: Record<string, string>) {
+    const bin = join(lab.dir, `${name}-bin`)
+    mkdirSync(bin)
+    for (const [command, script] of Object.entries(commands)) {
+      writeFileSync(join(bin, command), `#!/bin/sh\n${script}`)
+      chmodSync(join(bin, command), 0o755)
+    }
+    writeFileSync(join(lab.dir, `${name}.yaml`), YAML.replace('name: slurm-cli', `name: ${name}`))
+    const db = join(lab.dir, `${name}.db`)
+    const child = spawn(process.execPath, [BIN, 'run', `${name}.yaml`, '--db', db, '--on', 'slurm', '--work', join(lab.cluster.work, name), '--partition', lab.cluster.partition], {
+      cwd: lab.dir,
+      detached: true,
+      env: { ...process.env, P4LAB_HOME: join(lab.dir, 'home'), SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}` },
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
+    const hung = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 150_000)
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
+    clearTimeout(hung)
+    const stored = withDb(db, (d) => ({
+      jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
+      tasks: d.prepare('SELECT state, settled FROM slurm_tasks ORDER BY array_index').all(),
+      runs: d.prepare('SELECT status FROM runs ORDER BY id').pluck().all(),
+    }))
+    return { code, signal, stdout, stderr, stored }
+  }
+
+  it('Ctrl-C between sbatch submitting the array and p4lab recording it: the job is recorded, then cancelled, and its runs say so', async () => {
+    // sbatch as on the cluster (held, so no task can finish first), then the Ctrl-C before its
+    // answer reaches p4lab.
+    const submitted = join(lab.dir, 'submitted')
+    const r = await signalled('ctrlc-sbatch', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -INT "-$PPID"\nprintf '%s\\n' "$out"\n` })
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(jobId, r.stderr).toMatch(/^\d+$/)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    expect(r.stored, r.stderr).toEqual({ jobs: [jobId], tasks: [{ state: 'CANCELLED', settled: 1 }, { state: 'CANCELLED', settled: 1 }], runs: ['cancelled', 'cancelled'] })
+    expect(r.stderr).toContain(`submitted 2 cell(s) as Slurm job ${jobId}`)
+    expect(r.stderr).toContain('cancelling the Slurm job (scancel)')
+    expect(r.stdout).toMatch(/: cancelled \(Slurm CANCELLED/)
+    expect([r.code, r.signal]).toEqual([130, null])
+  })
+
+  it('Ctrl-C while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 130', async () => {
+    const r = await signalled('ctrlc-early', { realpath: 'kill -INT "-$PPID"\nexec /usr/bin/realpath "$@"\n' })
+    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
+    expect(lab.cluster.run(['squeue', '-h', '-n', 'p4lab-ctrlc-early', '-o', '%i'])).toBe('')
+    expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
+    expect([r.code, r.signal]).toEqual([130, null])
+  })
+
+  it('a p4lab killed while sbatch runs leaves its runs to be marked interrupted by the next p4lab, not queued for ever', async () => {
+    const r = await signalled('killed', { sbatch: 'kill -KILL "$PPID"\nexit 1\n' })
+    expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
+    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
+    const listed = await p4labAsync(['list', '--json', '--db', 'killed.db'], lab.dir)
+    expect(listed.stderr).toBe('p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n')
+    expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
   })
 
   it('refuses Slurm options without --on slurm', async () => {

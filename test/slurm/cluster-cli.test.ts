@@ -84,4 +84,33 @@ describe('p4lab cluster and runner:', { timeout: 240_000 }, () => {
     expect(JSON.parse((await p4lab(['cluster', 'list', '--db', 'x.db', '--json'])).stdout)).toEqual([])
     expect(readFileSync(join(lab.dir, 'home', 'secrets.json'), 'utf8')).not.toContain('slurm-cluster')
   })
+
+  it('check looks at the work folder without making it, and names what is wrong with it', async () => {
+    const login = `${lab.sshd.user}@127.0.0.1:${lab.sshd.port}`
+    const folderItem = async (name: string, work: string) => {
+      const added = await p4lab(['cluster', 'add', name, '--db', 'w.db', '--login', login, '--key', lab.sshd.plainKey, '--work', work])
+      expect(added.code, added.stderr).toBe(0)
+      let r = await p4lab(['cluster', 'check', name, '--db', 'w.db', '--json'])
+      const c = JSON.parse(r.stdout) as { status: string; hostKey: { fingerprint: string } | null }
+      if (c.status === 'unknown-key') r = await p4lab(['cluster', 'check', name, '--db', 'w.db', '--json', '--trust-host-key', c.hostKey!.fingerprint])
+      const checked = JSON.parse(r.stdout) as { ready: boolean; items: Array<{ name: string; ok: boolean; detail: string }> }
+      return { code: r.code, ready: checked.ready, item: checked.items.find((i) => i.name === 'shared work folder')! }
+    }
+    const work = lab.cluster.work
+    const there = await folderItem('there', work)
+    expect([there.code, there.ready, there.item.ok, there.item.detail]).toEqual([0, true, true, `${work} is writable`])
+
+    // Two levels missing: a sweep's mkdir -p makes them; the check only says so.
+    const deep = join(work, 'look', 'deep')
+    const missing = await folderItem('missing', deep)
+    expect([missing.code, missing.item.ok, missing.item.detail]).toEqual([0, true, `${deep}: does not exist yet; the first sweep makes it in ${work}, which is writable`])
+    expect(existsSync(join(work, 'look'))).toBe(false)
+
+    writeFileSync(join(work, 'notes.txt'), 'x\n')
+    const file = await folderItem('file', join(work, 'notes.txt'))
+    expect([file.code, file.ready, file.item.ok, file.item.detail]).toEqual([1, false, false, `${join(work, 'notes.txt')}: not a folder`])
+    const under = await folderItem('under', join(work, 'notes.txt', 'w'))
+    expect([under.code, under.item.ok, under.item.detail]).toEqual([1, false, `${join(work, 'notes.txt', 'w')}: does not exist, and cannot be made: ${join(work, 'notes.txt')} is not a folder`])
+    expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('x\n')
+  })
 })

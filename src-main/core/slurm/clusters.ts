@@ -60,6 +60,25 @@ function localWorkFolder(workDir: string): boolean {
   return true
 }
 
+/**
+ * `sh -c` with the work folder as $0: says whether it is a folder this user can write in, or
+ * where a submission's `mkdir -p` would make it (the nearest folder that exists, writable), and
+ * exits 1 naming the problem otherwise. It only looks (test -d, -w, -x): a check changes nothing.
+ */
+const WORK_FOLDER_LOOK = `d=$0
+case $d in /*) ;; *) d=$PWD/$d ;; esac
+cannot='no write permission, or a read-only file system'
+if [ -d "$d" ]; then
+  if [ -w "$d" ] && [ -x "$d" ]; then echo "$(cd -- "$d" && pwd -P) is writable"; exit 0; fi
+  echo "$d: this user cannot write in it ($cannot)" >&2; exit 1
+fi
+if [ -e "$d" ] || [ -L "$d" ]; then echo "$d: not a folder" >&2; exit 1; fi
+p=$(dirname -- "$d")
+while [ ! -e "$p" ] && [ ! -L "$p" ]; do p=$(dirname -- "$p"); done
+if [ ! -d "$p" ]; then echo "$d: does not exist, and cannot be made: $p is not a folder" >&2; exit 1; fi
+if [ ! -w "$p" ] || [ ! -x "$p" ]; then echo "$d: does not exist, and this user cannot make it in $p ($cannot)" >&2; exit 1; fi
+echo "$d: does not exist yet; the first sweep makes it in $(cd -- "$p" && pwd -P), which is writable"`
+
 /** The Node a cell runner needs on the nodes. */
 export const MIN_NODE_MAJOR = 20
 
@@ -181,7 +200,7 @@ export class ClusterService {
         return { ok: major >= MIN_NODE_MAJOR, detail: major >= MIN_NODE_MAJOR ? `Node ${out}` : `Node ${out}: older than ${MIN_NODE_MAJOR}; install Node ${MIN_NODE_MAJOR} or newer where the nodes find it` }
       })
       const work = this.workDir(row)
-      await probe('shared work folder', `holds the cell runner, each sweep's job file and the result bundles: it must be on a file system the login node and the nodes share`, ['sh', '-c', 'mkdir -p -- "$0" && cd -- "$0" && f=".p4lab-write-check.$$" && echo ok > "$f" && rm -f -- "$f" && pwd -P', work], (out) => ({ ok: true, detail: `${out} is writable` }))
+      await probe('shared work folder', `holds the cell runner, each sweep's job file and the result bundles: it must be on a file system the login node and the nodes share`, ['sh', '-c', WORK_FOLDER_LOOK, work], (out) => ({ ok: true, detail: out }))
       return { ...base, ready: items.every((i) => i.ok), status: 'ok', message: null, hostKey: null, items }
     } finally {
       shell.close()

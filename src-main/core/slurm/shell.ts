@@ -43,7 +43,10 @@ export class LocalShell implements ClusterShell {
 
   run(argv: readonly string[], o: { maxCapture?: number } = {}): Promise<ShellResult> {
     return new Promise((resolve, reject) => {
-      const c = spawn(argv[0], argv.slice(1), { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] })
+      // A process group of its own: a Ctrl-C in p4lab's terminal (SIGINT to the foreground
+      // group) must not kill sbatch halfway, leaving unknown whether the array was submitted;
+      // p4lab decides what a Ctrl-C does to a sweep (cli/slurm.ts).
+      const c = spawn(argv[0], argv.slice(1), { env: this.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
       const out: Buffer[] = []
       let err = ''
       let bytes = 0

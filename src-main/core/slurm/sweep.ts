@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { RunStatus } from '../../contract'
 import { buildFabric } from '../../model/topology'
 import { computeControlPlane, renderSimRoutes } from '../controlplane'
+import { processOwner } from '../owner'
 import { packageRoot, packageVersion } from '../paths'
 import type { ExperimentSpec } from '../spec'
 import { cmd } from '../ssh'
@@ -53,6 +54,9 @@ export interface SlurmProgress {
   /** Every task's outcome is in its run. */
   ended: boolean
 }
+
+/** A submission stopped by its signal before sbatch ran: nothing went to Slurm (its runs, if stored, are cancelled). */
+export class SubmitCancelledError extends Error {}
 
 /** Runs on a cluster are followed through their job, not a process: never marked interrupted. */
 export const SLURM_OWNER_PREFIX = 'slurm '
@@ -104,8 +108,18 @@ export class SlurmSweeps {
     },
   ) {}
 
-  /** Creates the runs of `cells` and submits them as one job array. */
-  async submit(exp: ExperimentRow, spec: ExperimentSpec, cells: Array<{ scheme: string; load: number; seed: number; params?: Record<string, unknown> }>, o: SlurmSubmitOptions): Promise<{ job: SlurmJobRow; runs: RunRow[]; runnerUploaded: boolean }> {
+  /**
+   * Creates the runs of `cells` and submits them as one job array. `signal` (a Ctrl-C) stops it
+   * before sbatch runs (SubmitCancelledError); once sbatch runs, only its answer tells whether the
+   * array exists, so the submission goes on to its record and the caller cancels the job.
+   */
+  async submit(
+    exp: ExperimentRow,
+    spec: ExperimentSpec,
+    cells: Array<{ scheme: string; load: number; seed: number; params?: Record<string, unknown> }>,
+    o: SlurmSubmitOptions,
+    signal?: AbortSignal,
+  ): Promise<{ job: SlurmJobRow; runs: RunRow[]; runnerUploaded: boolean }> {
     if (cells.length === 0) throw new Error('nothing to submit: no cells')
     if (spec.testbed !== 'sim') throw new Error(`experiment ${exp.name} runs on testbed '${spec.testbed}': only simulator experiments (testbed: sim) run on a Slurm cluster`)
     const { store, shell } = this.d
@@ -115,8 +129,11 @@ export class SlurmSweeps {
     const work = (await check(shell, ['realpath', o.workDir])).trim()
     const runnerName = `p4lab-cell-${hash.slice(0, 16)}.mjs`
     const sweepDir = `${work}/sweeps/${exp.name.replace(/[^\w.-]/g, '_')}-${exp.id}-${new Date().toISOString().replace(/[:.]/g, '')}-${randomBytes(3).toString('hex')}`
+    if (signal?.aborted) throw new SubmitCancelledError('cancelled before anything was stored or submitted')
 
-    const runs = store.createRuns(exp.id, spec.testbed, `${SLURM_OWNER_PREFIX}${shell.label}`, cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })), { spec })
+    // This process owns the runs until the job that carries them is recorded (addSlurmJob hands
+    // them to it): killed before that, it leaves them to be marked interrupted, not queued for ever.
+    const runs = store.createRuns(exp.id, spec.testbed, processOwner(), cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })), { spec })
     const stage = mkdtempSync(join(tmpdir(), 'p4lab-slurm-stage-'))
     try {
       // The same configuration the local sim driver builds for the cell (targets/sim).
@@ -134,22 +151,27 @@ export class SlurmSweeps {
       mkdirSync(join(stage, 'sweep', 'logs'), { recursive: true })
       mkdirSync(join(stage, 'sweep', 'results'))
       writeFileSync(join(stage, 'sweep', JOB_FILE), JSON.stringify(job))
-      // Until sbatch has taken the array, a failure leaves no job behind: the runs fail with it
-      // (they are owned by no process, so nothing else would ever end them).
       let up: { uploaded: number }
       let out: string
       try {
         up = await shell.upload(join(stage, 'bin'), `${work}/bin`)
         await shell.upload(join(stage, 'sweep'), sweepDir)
+      } catch (err) {
+        throw this.notSubmitted(runs, `could not submit the sweep to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`, err)
+      }
+      if (signal?.aborted) {
+        const why = 'cancelled before it was submitted to Slurm'
+        for (const r of runs) this.announce(store.setRunStatus(r.id, 'cancelled', { error: why }))
+        throw new SubmitCancelledError(`${why}: run(s) ${runs.map((r) => r.id).join(', ')} cancelled, nothing submitted`)
+      }
+      try {
         out = await check(shell, argvOf(o, runs.length, exp.name, sweepDir, `${work}/bin/${runnerName}`))
       } catch (err) {
-        const why = `could not submit the sweep to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`
-        for (const r of runs) this.announce(store.setRunStatus(r.id, 'failed', { error: why }))
-        throw new Error(why, { cause: err })
+        throw this.notSubmitted(runs, `could not submit the sweep to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`, err)
       }
       const jobId = out.trim().split(';')[0]
-      if (!/^\d+$/.test(jobId)) throw new Error(`sbatch printed '${out.trim()}', not a job id`)
-      const row = store.addSlurmJob({ experimentId: exp.id, jobId, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id) })
+      if (!/^\d+$/.test(jobId)) throw this.notSubmitted(runs, `sbatch on ${shell.label} printed '${out.trim()}', not a job id: whether it submitted anything is unknown (squeue there shows a job named p4lab-${exp.name})`)
+      const row = store.addSlurmJob({ experimentId: exp.id, jobId, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id), owner: `${SLURM_OWNER_PREFIX}${shell.label}` })
       for (const r of runs) store.addLog(r.id, 'slurm', `submitted as task ${jobId}_${runs.indexOf(r)} on ${shell.label} (${sweepDir})`)
       return { job: row, runs, runnerUploaded: up.uploaded > 0 }
     } finally {
@@ -204,8 +226,16 @@ export class SlurmSweeps {
       o.onProgress?.(p)
       if (p.ended || o.signal?.aborted) return p
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, o.intervalMs ?? 2000)
-        o.signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
+        // One listener per wait, removed when the wait ends: a long follow added one every look.
+        const stop = () => {
+          clearTimeout(t)
+          resolve()
+        }
+        const t = setTimeout(() => {
+          o.signal?.removeEventListener('abort', stop)
+          resolve()
+        }, o.intervalMs ?? 2000)
+        o.signal?.addEventListener('abort', stop, { once: true })
       })
     }
   }
@@ -258,6 +288,15 @@ export class SlurmSweeps {
     const out = new Set<number>()
     if (r.code === 0) for (const name of r.stdout.toString('utf8').split('\n')) if (/^\d+$/.test(name.trim())) out.add(Number(name.trim()))
     return out
+  }
+
+  /**
+   * A submission that did not go through, or whose answer cannot be read: its runs fail with why
+   * (they would otherwise stay queued while this process lives). Returns the error to throw.
+   */
+  private notSubmitted(runs: RunRow[], why: string, cause?: unknown): Error {
+    for (const r of runs) this.announce(this.d.store.setRunStatus(r.id, 'failed', { error: why }))
+    return new Error(why, cause === undefined ? {} : { cause })
   }
 
   private announce(run: RunRow): void {

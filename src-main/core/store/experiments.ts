@@ -1,4 +1,4 @@
-import { RunStatus } from '../../contract/schemas'
+import { RunStatus, TERMINAL_STATUSES } from '../../contract/schemas'
 import { fromJson, shownWhere, toJson, type ExperimentRow, type ExperimentSummaryRow, type Shown, type StoreContext } from './rows'
 import { insertRevision, renamed } from './revisions'
 
@@ -141,9 +141,13 @@ export function listExperiments(s: StoreContext, shown: Shown = 'active'): Exper
   const rows = s
     .stmt(`SELECT * FROM experiments e WHERE ${shownWhere('e', shown)} ORDER BY created_at DESC, id DESC`)
     .all() as ExperimentRecord[]
+  // Runs a read-only store reads as interrupted (runs.readInterrupted) count as such.
   const counts = s
-    .stmt('SELECT experiment_id AS id, status, COUNT(*) AS n FROM runs r WHERE r.archived_at IS NULL AND r.deleted_at IS NULL GROUP BY experiment_id, status')
-    .all() as Array<{ id: number; status: RunStatus; n: number }>
+    .stmt(
+      `SELECT experiment_id AS id, CASE WHEN r.id IN (SELECT value FROM json_each(?)) AND r.status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) THEN 'interrupted' ELSE r.status END AS status, COUNT(*) AS n
+       FROM runs r WHERE r.archived_at IS NULL AND r.deleted_at IS NULL GROUP BY 1, 2`,
+    )
+    .all(JSON.stringify([...s.unrecorded.keys()]), ...TERMINAL_STATUSES) as Array<{ id: number; status: RunStatus; n: number }>
   const byExperiment = new Map<number, Record<RunStatus, number>>()
   for (const r of rows) {
     byExperiment.set(r.id, Object.fromEntries(RunStatus.options.map((st) => [st, 0])) as Record<RunStatus, number>)

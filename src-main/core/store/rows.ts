@@ -104,9 +104,17 @@ export interface EventRow {
   detail: unknown
 }
 
+/** A run the store reads as interrupted without having recorded it (runs.readInterrupted). */
+export interface UnrecordedInterruption {
+  error: string
+  finishedAt: string | null
+}
+
 /** What the table modules share: the connection, a statement cache and the clock. */
 export class StoreContext {
   private readonly statements = new Map<string, Statement>()
+  /** By run id: set on a store opened read-only only, which cannot mark them (runs.readInterrupted). */
+  readonly unrecorded = new Map<number, UnrecordedInterruption>()
 
   constructor(
     readonly db: Database,

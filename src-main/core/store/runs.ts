@@ -42,7 +42,14 @@ const SELECT_RUN = `SELECT r.*, e.name AS experiment_name,
   LEFT JOIN experiment_revisions cur ON cur.experiment_id = e.id AND cur.rev = e.revision
   LEFT JOIN experiment_revisions rv ON rv.experiment_id = r.experiment_id AND rv.rev = r.revision`
 
-function toRow(r: RunRecord): RunRow {
+function toRow(s: StoreContext, r: RunRecord): RunRow {
+  const row = storedRow(r)
+  // A store that cannot write reads a run whose owner is gone as the next writable open marks it.
+  const cut = isTerminal(r.status) ? undefined : s.unrecorded.get(r.id)
+  return cut ? { ...row, status: 'interrupted', error: cut.error, finishedAt: cut.finishedAt } : row
+}
+
+function storedRow(r: RunRecord): RunRow {
   return {
     id: r.id,
     experimentId: r.experiment_id,
@@ -84,7 +91,7 @@ export function isTerminal(status: RunStatus): boolean {
 
 export function getRun(s: StoreContext, id: number): RunRow | undefined {
   const r = s.stmt(`${SELECT_RUN} WHERE r.id = ?`).get(id) as RunRecord | undefined
-  return r && toRow(r)
+  return r && toRow(s, r)
 }
 
 /**
@@ -97,7 +104,7 @@ export function listRuns(s: StoreContext, filter: { experimentId?: number; shown
     filter.experimentId === undefined
       ? s.stmt(`${SELECT_RUN} WHERE ${where} ORDER BY r.id`).all()
       : s.stmt(`${SELECT_RUN} WHERE r.experiment_id = ? AND ${where} ORDER BY r.id`).all(filter.experimentId)
-  return (rows as RunRecord[]).map(toRow)
+  return (rows as RunRecord[]).map((r) => toRow(s, r))
 }
 
 /**
@@ -210,23 +217,41 @@ export function markInterruptedRuns(s: StoreContext, isOwnerAlive: (owner: strin
   // Read and write under one write lock, so a run another process finishes meanwhile
   // is not touched.
   return s.write(() => {
-    const open = s
-      .stmt(
-        `SELECT r.id, r.owner, COALESCE(r.heartbeat_at, (SELECT MAX(e.at) FROM events e WHERE e.run_id = r.id)) AS seen
-         FROM runs r WHERE r.status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY r.id`,
-      )
-      .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string; seen: string | null }>
-    const alive = new Map<string, boolean>()
-    const dead = open.filter((r) => {
-      if (!alive.has(r.owner)) alive.set(r.owner, isOwnerAlive(r.owner))
-      return !alive.get(r.owner)
-    })
+    const dead = deadOwnerRuns(s, isOwnerAlive)
     for (const r of dead) {
       setRunStatus(s, r.id, 'interrupted', {
-        error: `the process that owned this run (${r.owner}) is gone${r.seen ? `; it was last seen alive at ${r.seen}` : ''}`,
+        error: ownerGone(r),
         ...(r.seen ? { finishedAt: r.seen, detail: { lastSeenAt: r.seen } } : {}),
       })
     }
     return dead.map((r) => r.id)
   })
 }
+
+/**
+ * For a store opened read-only, which cannot mark them: the runs markInterruptedRuns would mark
+ * read as interrupted from now on, with why and that it is not recorded; nothing is written.
+ * A status never says a run goes on when its process is gone. Returns their ids.
+ */
+export function readInterrupted(s: StoreContext, isOwnerAlive: (owner: string) => boolean): number[] {
+  const dead = deadOwnerRuns(s, isOwnerAlive)
+  for (const r of dead) s.unrecorded.set(r.id, { error: `${ownerGone(r)} (not recorded: the database is read-only here)`, finishedAt: r.seen })
+  return dead.map((r) => r.id)
+}
+
+/** The runs in flight whose owner is gone, with when it was last seen: its last heartbeat, else its last event. isOwnerAlive is asked once per owner. */
+function deadOwnerRuns(s: StoreContext, isOwnerAlive: (owner: string) => boolean): Array<{ id: number; owner: string; seen: string | null }> {
+  const open = s
+    .stmt(
+      `SELECT r.id, r.owner, COALESCE(r.heartbeat_at, (SELECT MAX(e.at) FROM events e WHERE e.run_id = r.id)) AS seen
+       FROM runs r WHERE r.status NOT IN (${TERMINAL_STATUSES.map(() => '?').join(', ')}) ORDER BY r.id`,
+    )
+    .all(...TERMINAL_STATUSES) as Array<{ id: number; owner: string; seen: string | null }>
+  const alive = new Map<string, boolean>()
+  return open.filter((r) => {
+    if (!alive.has(r.owner)) alive.set(r.owner, isOwnerAlive(r.owner))
+    return !alive.get(r.owner)
+  })
+}
+
+const ownerGone = (r: { owner: string; seen: string | null }) => `the process that owned this run (${r.owner}) is gone${r.seen ? `; it was last seen alive at ${r.seen}` : ''}`

@@ -72,14 +72,19 @@ const task = (r: TaskDb): SlurmTaskRow => ({
   updatedAt: r.updated_at,
 })
 
-export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobId: string; cluster: SlurmClusterRef; sweepDir: string; runIds: number[] }): SlurmJobRow {
+/** Records a submitted array with a task per run, and makes `owner` (the job) the runs' owner in the same transaction. */
+export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobId: string; cluster: SlurmClusterRef; sweepDir: string; runIds: number[]; owner: string }): SlurmJobRow {
   return s.write(() => {
     const at = s.isoNow()
     const id = Number(
       s.stmt('INSERT INTO slurm_jobs (experiment_id, job_id, cluster, sweep_dir, submitted_at) VALUES (?, ?, ?, ?, ?)').run(input.experimentId, input.jobId, toJson(input.cluster), input.sweepDir, at).lastInsertRowid,
     )
     const insert = s.stmt(`INSERT INTO slurm_tasks (run_id, slurm_job, array_index, state, updated_at) VALUES (?, ?, ?, 'SUBMITTED', ?)`)
-    input.runIds.forEach((runId, i) => insert.run(runId, id, i, at))
+    const own = s.stmt('UPDATE runs SET owner = ? WHERE id = ?')
+    input.runIds.forEach((runId, i) => {
+      insert.run(runId, id, i, at)
+      own.run(input.owner, runId)
+    })
     return getSlurmJob(s, id)!
   })
 }

@@ -247,6 +247,11 @@ export class Store {
     return runs.markInterruptedRuns(this.s, isOwnerAlive)
   }
 
+  /** Read-only stores: the runs markInterruptedRuns would mark read as interrupted from now on, unwritten; returns their ids. */
+  readInterrupted(isOwnerAlive: (owner: string) => boolean): number[] {
+    return runs.readInterrupted(this.s, isOwnerAlive)
+  }
+
   /** ids: each flow's index in the run (flows stored as they finish); else they follow the run's last. */
   insertFlows(runId: number, f: flows.FlowColumns, ids?: ArrayLike<number>): void {
     flows.insertFlows(this.s, runId, f, ids)
