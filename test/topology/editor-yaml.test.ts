@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { buildFabric } from '../../src-main/model/topology'
-import { layoutByTier, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
+import { layoutByTier, nodeInDirection, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
 import {
   addLink,
   addNode,
@@ -16,6 +16,7 @@ import {
   setFailure,
   setLinkSettings,
   type BuiltGraph,
+  type EdTopology,
 } from '../../src-renderer/src/lib/topoYaml'
 
 const TEXT = `# An experiment people wrote by hand.
@@ -28,6 +29,23 @@ workload: { kind: web-search, load: 0.3, flows: 40 }
 `
 
 const SLOW = new Set(['core0-agg0'])
+
+/** A generated fabric as the editor reads it, with `loose` hosts added that link to nothing yet (as H adds one). */
+function fabric(spec: Omit<Parameters<typeof buildFabric>[0], 'hostLinkBps' | 'fabricLinkBps' | 'linkDelayNs'>, loose = 0): EdTopology {
+  const f = buildFabric({ ...spec, hostLinkBps: 10e9, fabricLinkBps: 40e9, linkDelayNs: 1000 } as Parameters<typeof buildFabric>[0])
+  const hosts = f.nodes.filter((n) => n.role === 'host').length
+  return {
+    kind: spec.kind,
+    generated: true,
+    nodes: [...f.nodes.map((n) => ({ name: n.name, tier: n.role, pod: n.pod >= 0 ? n.pod : null })), ...Array.from({ length: loose }, (_, i) => ({ name: `h${hosts + i}`, tier: 'host' as const, pod: null }))],
+    links: f.links.map((l) => ({ name: l.name, a: f.nodes[l.a].name, b: f.nodes[l.b].name, aPort: null, bPort: null, speed: null, delay: null, loss: null })),
+    failures: [],
+  }
+}
+const SMALL = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 4 } as const
+const FAT_TREE = { kind: 'fat-tree', k: 4 } as const
+const HULA = { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
+const THREE_TIER_64 = { kind: 'three-tier', pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 
 function built(k = 4): BuiltGraph {
   const f = buildFabric({ kind: 'fat-tree', k, hostLinkBps: 10e9, fabricLinkBps: 10e9, linkDelayNs: 1000, rates: { 'core0-agg0': 1e9 } })
@@ -182,5 +200,39 @@ describe('arrow-key node selection', () => {
     expect(nodeInDirection(pos, 'a', 'down')).toBe('d')
     expect(nodeInDirection(pos, 'd', 'up')).toBe('a')
     expect(nodeInDirection(pos, 'c', 'right')).toBeNull()
+  })
+
+  it('goes up from any host to a switch of the tier above, across a wide row', () => {
+    for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1]] as const) {
+      const t = fabric(spec, loose)
+      const pos = layoutByTier(t)
+      const tier = new Map(t.nodes.map((n) => [n.name, n.tier]))
+      const hostY = Math.min(...t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!.y))
+      for (const h of t.nodes.filter((n) => n.tier === 'host').map((n) => n.name)) {
+        let at = h
+        while (tier.get(at) === 'host') {
+          const up = nodeInDirection(pos, at, 'up')
+          expect(up, `${spec.kind}: up from ${at}`).not.toBeNull()
+          if (pos.get(at)!.y === hostY) expect(tier.get(up!), `${spec.kind}: up from ${at} in the first row`).toBe('tor')
+          at = up!
+        }
+        expect(tier.get(at), `${spec.kind}: up from ${h} reaches ${at}`).toBe('tor')
+      }
+    }
+    // The host H adds at the end of a 16-host row: the leaf at the row's end, not a spine; on a
+    // fat-tree (where a host of no pod comes first), the edge switch at the row's start, not the
+    // aggregation switch beyond it that is nearer across.
+    expect(nodeInDirection(layoutByTier(fabric(SMALL, 1)), 'h16', 'up')).toBe('leaf3')
+    expect(nodeInDirection(layoutByTier(fabric(FAT_TREE, 1)), 'h16', 'up')).toBe('edge0')
+  })
+
+  it('goes up to the node right above before a row neighbour moved a little higher', () => {
+    const pos = new Map([
+      ['a', { x: 0, y: 100 }],
+      ['b', { x: 54, y: 97 }],
+      ['s', { x: 0, y: 0 }],
+    ])
+    expect(nodeInDirection(pos, 'a', 'up')).toBe('s')
+    expect(nodeInDirection(pos, 's', 'down')).toBe('a')
   })
 })

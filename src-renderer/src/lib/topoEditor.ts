@@ -282,9 +282,17 @@ export class TextHistory {
 
 export type Direction = 'left' | 'right' | 'up' | 'down'
 
+/** Nodes less than this apart up or down are in one row. */
+const SAME_ROW = 20
+
 /**
- * The node an arrow key moves to from `from`: the nearest one in that direction, within a 45°
- * cone of it (a row's neighbour before the row below); the top-left node when nothing is picked.
+ * The node an arrow key moves to from `from`; the top-left node when nothing is picked. Left and
+ * right: the nearest within a 45° cone, a step aside counting twice a step ahead (a row's
+ * neighbour, and nothing past the row's end). Up and down: the nearest row that way, then the
+ * node in it nearest across, however far aside: a tier's row can be far wider than the one above
+ * it, so the ToR over a host at the row's end (where H adds one) lies well aside, and the next
+ * tier must come before the one beyond it. A node in the same row, only a little higher or lower,
+ * counts there only when it is within the cone.
  */
 export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: string | null, dir: Direction): string | null {
   const start = from === null ? undefined : positions.get(from)
@@ -293,20 +301,20 @@ export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: str
     for (const e of positions) if (!best || e[1].y < best[1].y || (e[1].y === best[1].y && e[1].x < best[1].x)) best = e
     return best?.[0] ?? null
   }
-  let best: string | null = null
-  let bestScore = Infinity
+  const sideways = dir === 'left' || dir === 'right'
+  const ahead: Array<{ name: string; along: number; across: number }> = []
   for (const [name, p] of positions) {
     if (name === from) continue
     const dx = p.x - start.x
     const dy = p.y - start.y
     const along = dir === 'right' ? dx : dir === 'left' ? -dx : dir === 'down' ? dy : -dy
-    const across = dir === 'left' || dir === 'right' ? Math.abs(dy) : Math.abs(dx)
-    if (along <= 0 || across > along) continue
-    const score = along + 2 * across
-    if (score < bestScore) {
-      bestScore = score
-      best = name
-    }
+    const across = sideways ? Math.abs(dy) : Math.abs(dx)
+    if (along > 0 && (across <= along || (!sideways && along >= SAME_ROW))) ahead.push({ name, along, across })
   }
-  return best
+  if (ahead.length === 0) return null
+  const nearest = Math.min(...ahead.map((c) => c.along))
+  const [score, candidates] = sideways
+    ? [(c: (typeof ahead)[number]) => c.along + 2 * c.across, ahead]
+    : [(c: (typeof ahead)[number]) => c.across + c.along / 1e6, ahead.filter((c) => c.along < nearest + SAME_ROW)]
+  return candidates.reduce((a, b) => (score(b) < score(a) ? b : a)).name
 }
