@@ -26,7 +26,8 @@ seeds: [1]
 const WIDE = YAML.replace('name: narrow-ui', 'name: narrow-wide-leaf').replace('leaves: 4, spines: 2, hostsPerLeaf: 4', 'leaves: 2, spines: 2, hostsPerLeaf: 32').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]')
 // Two problems in the text: a load above 1 and a failure of a link the fabric does not have.
 const TWO_PROBLEMS = YAML.replace('load: 0.3', 'load: 3') + 'failures:\n  - { link: leaf9-spine0, at: 5ms }\n'
-// 64 hosts in a row under their switches: wider than the editor's 0.15 zoom fits in its panel.
+// 64 hosts: the three-tier's in a block under each ToR, the leaf-spine's (32 leaves of 2) in a row
+// wider than the editor's 0.15 zoom fits in its panel.
 const HOSTS_64 = [
   {
     name: 'narrow-three-tier-64',

@@ -46,6 +46,7 @@ const SMALL = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 4 } as c
 const FAT_TREE = { kind: 'fat-tree', k: 4 } as const
 const HULA = { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 const THREE_TIER_64 = { kind: 'three-tier', pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
+const LEAF_SPINE_64 = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 16 } as const
 
 function built(k = 4): BuiltGraph {
   const f = buildFabric({ kind: 'fat-tree', k, hostLinkBps: 10e9, fabricLinkBps: 10e9, linkDelayNs: 1000, rates: { 'core0-agg0': 1e9 } })
@@ -154,6 +155,54 @@ describe('topology editor model', () => {
     expect(pos.has('gone')).toBe(false)
   })
 
+  it('keeps the hosts of a small fabric, or of many leaves with 2 hosts each, in one row, 54 apart, centred', () => {
+    // 32 leaves' blocks of 2 columns would be wider than the row, and blocks of one column hide links.
+    for (const spec of [SMALL, FAT_TREE, { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 2 } as const]) {
+      const t = fabric(spec)
+      const pos = layoutByTier(t)
+      const hosts = t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!)
+      expect(new Set(hosts.map((p) => p.y)).size).toBe(1)
+      expect(hosts.map((p) => p.x)).toEqual(hosts.map((_, i) => (i - (hosts.length - 1) / 2) * 54))
+    }
+  })
+
+  it("lays a large fabric's hosts out in a block under each ToR, no wider than 1100 across", () => {
+    for (const spec of [HULA, THREE_TIER_64, LEAF_SPINE_64]) {
+      const t = fabric(spec)
+      const pos = layoutByTier(t)
+      const tors = t.nodes.filter((n) => n.tier === 'tor').map((n) => n.name)
+      const hosts = t.nodes.filter((n) => n.tier === 'host').map((n) => n.name)
+      const own = new Map(t.links.filter((l) => tors.includes(l.a)).map((l) => [l.b, l.a]))
+      const x = (n: string) => pos.get(n)!.x
+      const y = (n: string) => pos.get(n)!.y
+      for (const h of hosts) {
+        const nearest = tors.reduce((a, b) => (Math.abs(x(b) - x(h)) < Math.abs(x(a) - x(h)) ? b : a))
+        expect([nearest, y(h) > y(own.get(h)!)], `${spec.kind} ${h}`).toEqual([own.get(h), true])
+      }
+      const xs = hosts.map(x)
+      expect(Math.max(...xs) - Math.min(...xs), spec.kind).toBeLessThanOrEqual(1100)
+      // Several rows, each block's full ones the same length.
+      const rows = new Set(hosts.map(y))
+      expect(rows.size, spec.kind).toBeGreaterThan(1)
+      expect(hosts.length % rows.size, `${spec.kind}: ${hosts.length} hosts in ${rows.size} rows`).toBe(0)
+    }
+    // HULA's 3-tier (32 hosts): 4 ToRs of 8 hosts in 2 rows of 4.
+    const hula = layoutByTier(fabric(HULA))
+    expect(['h0', 'h1', 'h2', 'h3', 'h4'].map((h) => hula.get(h)!.y)).toEqual([330, 330, 330, 330, 370])
+    // A saved position still wins.
+    expect(layoutByTier(fabric(THREE_TIER_64), { h5: { x: 1, y: 2 } }).get('h5')).toEqual({ x: 1, y: 2 })
+  })
+
+  it('puts a host linked to no ToR after the blocks, in their first row', () => {
+    const t = fabric(THREE_TIER_64, 2)
+    const pos = layoutByTier(t)
+    const blocks = t.nodes.filter((n) => n.tier === 'host' && n.name !== 'h64' && n.name !== 'h65').map((n) => pos.get(n.name)!)
+    const right = Math.max(...blocks.map((p) => p.x))
+    expect(pos.get('h64')!.y).toBe(pos.get('h0')!.y)
+    expect(pos.get('h64')!.x).toBeGreaterThan(right)
+    expect(pos.get('h65')!.x - pos.get('h64')!.x).toBe(54)
+  })
+
   it('puts problems on the node or link at fault', () => {
     const text = convertToCustom(setFailure(TEXT, 'core0-agg0', { at: '5ms' }), built(), SLOW)
     const t = readTopology(text, null)!
@@ -202,13 +251,14 @@ describe('arrow-key node selection', () => {
     expect(nodeInDirection(pos, 'c', 'right')).toBeNull()
   })
 
-  it('goes up from any host to a switch of the tier above, across a wide row', () => {
-    for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1]] as const) {
+  it('goes up from any host to a switch of the tier above, across a wide row or a block of hosts', () => {
+    for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1], [LEAF_SPINE_64, 1], [THREE_TIER_64, 0]] as const) {
       const t = fabric(spec, loose)
       const pos = layoutByTier(t)
       const tier = new Map(t.nodes.map((n) => [n.name, n.tier]))
       const hostY = Math.min(...t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!.y))
       for (const h of t.nodes.filter((n) => n.tier === 'host').map((n) => n.name)) {
+        // A host in a lower row of its block goes up through the hosts above it.
         let at = h
         while (tier.get(at) === 'host') {
           const up = nodeInDirection(pos, at, 'up')

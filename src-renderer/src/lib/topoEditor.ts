@@ -184,24 +184,90 @@ export interface Point {
 
 const X_GAP = 90
 const Y_GAP = 110
+/** Hosts sit closer than switches: a host is drawn narrower (36 px to a switch's 58). */
+const HOST_GAP = X_GAP * 0.6
+/** Between the rows of a ToR's block of hosts: a host is drawn 18 px high. */
+const HOST_ROW_GAP = 40
+/** Between the nearest hosts of two ToRs' blocks, more than within a block so that each reads as one. */
+const BLOCK_GAP = 72
+/**
+ * The widest a row of hosts is drawn, centre to centre: the editor on a 1024 px window is about
+ * 340 px across inside its padding, and a wider row fits there only below a zoom of 0.3, where a
+ * host's label can no longer be read.
+ */
+const ROW_MAX = 1100
 const byName = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 
 /**
  * Positions by tier, spines on top, hosts at the bottom; in a tier, nodes in pod then name order,
- * centred. A saved position wins over the computed one.
+ * centred. Hosts that would make a row wider than ROW_MAX go in a block of a few columns under
+ * their ToR instead, the ToRs spread to make room (a host linked to no ToR, such as one just
+ * added, follows the blocks in their first row). A saved position wins over the computed one.
  */
 export function layoutByTier(topo: EdTopology, saved: Readonly<Record<string, Point>> = {}): Map<string, Point> {
   const tiers = new Map<Tier, EdTopology['nodes']>()
   for (const n of topo.nodes) tiers.set(n.tier, [...(tiers.get(n.tier) ?? []), n])
   const out = new Map<string, Point>()
   const present = (['spine', 'agg', 'tor', 'host'] as Tier[]).filter((t) => tiers.has(t))
-  present.forEach((tier, row) => {
-    const list = [...tiers.get(tier)!].sort((a, b) => (a.pod ?? -1) - (b.pod ?? -1) || byName(a.name, b.name))
-    const gap = tier === 'host' ? X_GAP * 0.6 : X_GAP
-    list.forEach((n, i) => out.set(n.name, { x: (i - (list.length - 1) / 2) * gap, y: row * Y_GAP }))
-  })
+  const sorted = (tier: Tier) => [...tiers.get(tier)!].sort((a, b) => (a.pod ?? -1) - (b.pod ?? -1) || byName(a.name, b.name))
+  const row = (tier: Tier, gap: number) => {
+    const list = sorted(tier)
+    list.forEach((n, i) => out.set(n.name, { x: (i - (list.length - 1) / 2) * gap, y: present.indexOf(tier) * Y_GAP }))
+  }
+  for (const tier of present) if (tier !== 'tor' && tier !== 'host') row(tier, X_GAP)
+  const hosts = tiers.has('host') ? sorted('host') : []
+  const tors = tiers.has('tor') ? sorted('tor') : []
+  const blocks = (hosts.length - 1) * HOST_GAP > ROW_MAX ? hostBlocks(topo, tors, hosts) : null
+  if (blocks) {
+    const hostY = present.indexOf('host') * Y_GAP
+    const { cols, pitch } = blocks
+    const span = (cols - 1) * HOST_GAP
+    tors.forEach((t, i) => {
+      const x = (i - (tors.length - 1) / 2) * pitch
+      out.set(t.name, { x, y: present.indexOf('tor') * Y_GAP })
+      blocks.of.get(t.name)?.forEach((h, j) => out.set(h, { x: x - span / 2 + (j % cols) * HOST_GAP, y: hostY + Math.floor(j / cols) * HOST_ROW_GAP }))
+    })
+    const after = ((tors.length - 1) / 2) * pitch + span / 2 + BLOCK_GAP
+    blocks.loose.forEach((h, i) => out.set(h, { x: after + i * HOST_GAP, y: hostY }))
+  } else {
+    if (tors.length > 0) row('tor', X_GAP)
+    if (hosts.length > 0) row('host', HOST_GAP)
+  }
   for (const [name, p] of Object.entries(saved)) if (out.has(name)) out.set(name, { x: p.x, y: p.y })
   return out
+}
+
+/**
+ * Each ToR's hosts (those whose first link to a ToR goes to it), in name order, and the hosts
+ * linked to none; the columns a block takes, as many as keep the row of blocks within ROW_MAX
+ * (but two at least) and then evened out over its rows (32 hosts in 10 columns would leave a row
+ * of 2: 8 columns of 4); and the distance between ToRs that leaves room for their blocks. Null
+ * when no host is under a ToR, or the blocks would be no narrower than the row.
+ */
+function hostBlocks(topo: EdTopology, tors: EdTopology['nodes'], hosts: EdTopology['nodes']): { of: Map<string, string[]>; loose: string[]; cols: number; pitch: number } | null {
+  const isTor = new Set(tors.map((t) => t.name))
+  const tor = new Map<string, string>()
+  for (const l of topo.links) {
+    if (isTor.has(l.a) && !tor.has(l.b)) tor.set(l.b, l.a)
+    else if (isTor.has(l.b) && !tor.has(l.a)) tor.set(l.a, l.b)
+  }
+  const of = new Map<string, string[]>()
+  const loose: string[] = []
+  for (const h of hosts) {
+    const t = tor.get(h.name)
+    if (t) of.set(t, [...(of.get(t) ?? []), h.name])
+    else loose.push(h.name)
+  }
+  if (of.size === 0) return null
+  const most = Math.max(...[...of.values()].map((b) => b.length))
+  const pitchOf = (cols: number) => Math.max(X_GAP, (cols - 1) * HOST_GAP + BLOCK_GAP)
+  const widthOf = (cols: number) => (tors.length - 1) * pitchOf(cols) + (cols - 1) * HOST_GAP
+  let cols = most
+  while (cols > 2 && widthOf(cols) > ROW_MAX) cols--
+  cols = Math.ceil(most / Math.ceil(most / cols))
+  // No block in one column: its hosts' links would run one behind another, hidden. And none
+  // wider than the row: 32 leaves of 2 hosts stay a row.
+  return widthOf(cols) < (hosts.length - 1) * HOST_GAP ? { of, loose, cols, pitch: pitchOf(cols) } : null
 }
 
 export interface ProblemLike {
@@ -282,8 +348,8 @@ export class TextHistory {
 
 export type Direction = 'left' | 'right' | 'up' | 'down'
 
-/** Nodes less than this apart up or down are in one row. */
-const SAME_ROW = 20
+/** Nodes less than this apart up or down are in one row (half the gap between a block's rows of hosts). */
+const SAME_ROW = HOST_ROW_GAP / 2
 
 /**
  * The node an arrow key moves to from `from`; the top-left node when nothing is picked. Left and
