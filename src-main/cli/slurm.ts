@@ -1,5 +1,5 @@
 // `p4lab run FILE --on slurm` and `p4lab slurm follow|cancel`: the CLI side of core/slurm.
-import { homedir } from 'node:os'
+import { constants, homedir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Core } from '../core'
@@ -201,6 +201,9 @@ function outcome(core: Core, p: SlurmProgress): number {
   return statuses.every((s) => s === 'done') ? 0 : 1
 }
 
+/** Besides SIGINT, the signals a submission catches (`kill`, a terminal closed) until its job is recorded. */
+const SUBMIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP']
+
 export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean, target: { ref: SlurmClusterRef; opts: SlurmSubmitOptions }, values: SlurmRunValues): Promise<number> {
   const v = values as Record<string, string | undefined> & { detach?: boolean }
   const { ref, opts } = target
@@ -210,17 +213,27 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   const cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
   if (resume) process.stderr.write(`p4lab: resuming on Slurm: ${m.cells.filter((c) => c.doneRunId !== null).length} of ${m.cells.length} cell(s) already done, ${cells.length} to submit\n`)
   if (cells.length === 0) return 0
-  // Ctrl-C is this command's from here to the end: left to its default it ends the process at
+  // Ctrl-C is this command's from here to the end, and so are `kill` (SIGTERM) and a terminal
+  // closed (SIGHUP) until the job is recorded: left to their default they end the process at
   // once, and one between sbatch and the job's record left a job on the cluster that nothing
-  // follows, its runs queued for ever. Before sbatch runs it stops the submission (the runs
-  // cancelled); after, the submission is recorded first and its job then cancelled.
+  // follows, its runs queued for ever. Before sbatch runs one stops the submission (the runs
+  // cancelled); after, the submission is recorded first and its job then cancelled. The exit
+  // status is 128 + the first signal's number. Once the job is recorded SIGTERM and SIGHUP take
+  // their default again: the job goes on, and the app or `p4lab slurm follow` follows it.
   const interrupt = new AbortController()
-  const onSigint = () => {
+  let caught: NodeJS.Signals = 'SIGINT'
+  const onSignal = (signal: NodeJS.Signals) => {
     if (interrupt.signal.aborted) return
-    process.stderr.write('\np4lab: cancelling...\n')
+    caught = signal
+    process.stderr.write(`\np4lab: ${signal === 'SIGINT' ? '' : `${signal}: `}cancelling...\n`)
     interrupt.abort()
   }
-  process.on('SIGINT', onSigint)
+  const interrupted = () => 128 + constants.signals[caught]
+  const uncatch = () => {
+    for (const s of SUBMIT_SIGNALS) process.off(s, onSignal)
+  }
+  process.on('SIGINT', onSignal)
+  for (const s of SUBMIT_SIGNALS) process.on(s, onSignal)
   try {
     const shell = await connectPinned(core, ref, v['trust-host-key'])
     try {
@@ -231,7 +244,9 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
       } catch (err) {
         if (!(err instanceof SubmitCancelledError)) throw err
         process.stderr.write(`p4lab: ${err.message}\n`)
-        return 130
+        return interrupted()
+      } finally {
+        uncatch()
       }
       const { job, runnerUploaded } = submitted
       process.stderr.write(`p4lab: submitted ${cells.length} cell(s) as Slurm job ${job.jobId} on ${shell.label} (${job.sweepDir}); runner ${runnerUploaded ? 'uploaded' : 'already there'}\n`)
@@ -239,12 +254,14 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
         process.stdout.write(`${job.jobId}\n`)
         return 0
       }
-      return outcome(core, await followJob(sweeps, job.id, { interrupt: interrupt.signal }))
+      const code = outcome(core, await followJob(sweeps, job.id, { interrupt: interrupt.signal }))
+      return code === 130 && interrupt.signal.aborted ? interrupted() : code
     } finally {
       shell.close()
     }
   } finally {
-    process.off('SIGINT', onSigint)
+    uncatch()
+    process.off('SIGINT', onSignal)
   }
 }
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BIN, p4labAsync, withDb } from '../helpers/cli'
@@ -13,6 +13,42 @@ topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 1
 schemes: [ecmp]
 workload: { kind: web-search, load: [0.3], flows: 30 }
 seeds: [1, 2]
+`
+
+// Runs argv (JSON) in a terminal of its own (a pty; the command leads its session, the
+// terminal its controlling one) and closes the terminal, which sends the command the kernel's
+// SIGHUP, once a line comes through the FIFO argv[2]; then writes to the FIFO argv[3] to let the
+// writer go on. Prints the command's exit status and what it wrote to the terminal, as JSON.
+const IN_TERMINAL = `
+import json, os, pty, select, signal, sys
+argv, hup, go = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(argv[0], argv)
+line = os.open(hup, os.O_RDWR)
+output = b''
+while fd is not None:
+    ready, _, _ = select.select([fd, line], [], [])
+    if line in ready:
+        os.read(line, 4096)
+        os.close(fd)
+        fd = None
+        with open(go, 'w') as f:
+            f.write('go\\n')
+        break
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        chunk = b''
+    if not chunk:
+        break
+    output += chunk
+_, status = os.waitpid(pid, 0)
+print(json.dumps({
+    'code': os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+    'signal': signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else None,
+    'output': output.decode('utf8', 'replace'),
+}))
 `
 
 describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
@@ -55,8 +91,11 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
    * group of its own (a terminal's foreground job), `commands` (name to sh script) first on its
    * PATH. A script sends what a Ctrl-C in the terminal sends: SIGINT to that group, its
    * parent's (`kill -INT "-$PPID"`). A p4lab that hangs is ended with its group.
+   * `terminal`: p4lab runs instead in a terminal of its own (IN_TERMINAL), closed when a
+   * script writes a line to the FIFO `terminal.hup`; the script goes on once it reads the FIFO
+   * `terminal.go`. What p4lab wrote there is `stderr`.
    */
-  async function signalled(name: string, commands: Record<string, string>) {
+  async function signalled(name: string, commands: Record<string, string>, terminal?: { hup: string; go: string }) {
     const bin = join(lab.dir, `${name}-bin`)
     mkdirSync(bin)
     for (const [command, script] of Object.entries(commands)) {
@@ -65,7 +104,9 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     }
     writeFileSync(join(lab.dir, `${name}.yaml`), YAML.replace('name: slurm-cli', `name: ${name}`))
     const db = join(lab.dir, `${name}.db`)
-    const child = spawn(process.execPath, [BIN, 'run', `${name}.yaml`, '--db', db, '--on', 'slurm', '--work', join(lab.cluster.work, name), '--partition', lab.cluster.partition], {
+    const argv = [BIN, 'run', `${name}.yaml`, '--db', db, '--on', 'slurm', '--work', join(lab.cluster.work, name), '--partition', lab.cluster.partition]
+    const [command, args] = terminal ? ['python3', ['-c', IN_TERMINAL, JSON.stringify([process.execPath, ...argv]), terminal.hup, terminal.go]] : [process.execPath, argv]
+    const child = spawn(command, args, {
       cwd: lab.dir,
       detached: true,
       env: { ...process.env, P4LAB_HOME: join(lab.dir, 'home'), SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}` },
@@ -75,8 +116,13 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
     const hung = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 150_000)
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
+    let [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(hung)
+    if (terminal) {
+      expect(code, stderr).toBe(0)
+      const t = JSON.parse(stdout) as { code: number | null; signal: string | null; output: string }
+      ;[code, signal, stdout, stderr] = [t.code, t.signal, '', t.output + stderr]
+    }
     const stored = withDb(db, (d) => ({
       jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
       tasks: d.prepare('SELECT state, settled FROM slurm_tasks ORDER BY array_index').all(),
@@ -99,6 +145,49 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(r.stderr).toContain('cancelling the Slurm job (scancel)')
     expect(r.stdout).toMatch(/: cancelled \(Slurm CANCELLED/)
     expect([r.code, r.signal]).toEqual([130, null])
+  })
+
+  // `kill` (SIGTERM to p4lab) and a terminal closed (SIGHUP to its foreground group) during the
+  // submission are handled as a Ctrl-C there, each with its own exit status, 128 + its number.
+  it.each([
+    ['SIGTERM', 'kill -TERM "$PPID"', 143],
+    ['SIGHUP', 'kill -HUP "-$PPID"', 129],
+  ])('%s between sbatch submitting the array and p4lab recording it: the job is recorded and cancelled, and a later list shows its runs cancelled', async (sig, send, code) => {
+    const name = `${sig.toLowerCase()}-sbatch`
+    const submitted = join(lab.dir, `${name}-submitted`)
+    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\n${send}\nprintf '%s\\n' "$out"\n` })
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(jobId, r.stderr).toMatch(/^\d+$/)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    expect(r.stored, r.stderr).toEqual({ jobs: [jobId], tasks: [{ state: 'CANCELLED', settled: 1 }, { state: 'CANCELLED', settled: 1 }], runs: ['cancelled', 'cancelled'] })
+    expect(r.stderr).toContain(`p4lab: ${sig}: cancelling...`)
+    expect(r.stderr).toContain('cancelling the Slurm job (scancel)')
+    expect([r.code, r.signal]).toEqual([code, null])
+    const listed = await p4labAsync(['list', '--json', '--db', `${name}.db`], lab.dir)
+    expect(listed.stderr).toBe('')
+    expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string; slurm: { state: string } }> }>)[0].runs.map((x) => [x.status, x.slurm.state])).toEqual([['cancelled', 'CANCELLED'], ['cancelled', 'CANCELLED']])
+  })
+
+  it('the terminal closed between sbatch submitting the array and p4lab recording it: the job is recorded and cancelled, exit 129', async () => {
+    const [hup, go] = ['hup', 'go'].map((f) => join(lab.dir, `terminal-${f}.fifo`))
+    for (const f of [hup, go]) execFileSync('mkfifo', [f])
+    const submitted = join(lab.dir, 'terminal-submitted')
+    const r = await signalled('terminal', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\necho submitted > '${hup}'\nread x < '${go}'\nprintf '%s\\n' "$out"\n` }, { hup, go })
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(jobId, r.stderr).toMatch(/^\d+$/)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    expect(r.stored, r.stderr).toEqual({ jobs: [jobId], tasks: [{ state: 'CANCELLED', settled: 1 }, { state: 'CANCELLED', settled: 1 }], runs: ['cancelled', 'cancelled'] })
+    expect([r.code, r.signal], r.stderr).toEqual([129, null])
+  })
+
+  it('SIGTERM while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 143', async () => {
+    const r = await signalled('sigterm-early', { realpath: 'kill -TERM "$PPID"\nexec /usr/bin/realpath "$@"\n' })
+    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
+    expect(lab.cluster.run(['squeue', '-h', '-n', 'p4lab-sigterm-early', '-o', '%i'])).toBe('')
+    expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
+    expect([r.code, r.signal]).toEqual([143, null])
   })
 
   it('Ctrl-C while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 130', async () => {
