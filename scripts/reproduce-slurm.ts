@@ -126,6 +126,11 @@ export async function submitSpecs(core: Core, place: SlurmPlace, specs: readonly
   const jobs: number[] = []
   const runs: RunRow[][] = []
   try {
+    for (const line of await sweeps.cancelCutOff()) log(`reproduce: ${line}`)
+  } catch (err) {
+    log(`reproduce: could not look on ${place.name} for the jobs of submissions cut off before their record (the next invocation looks again): ${(err as Error).message}`)
+  }
+  try {
     for (const s of specs) {
       if (signal?.aborted) break
       const exp = core.findOrCreateExperiment(s.yaml, s.file)

@@ -6,8 +6,8 @@ import type { Core } from '../core'
 import { cellsToResume, sweepMatrix } from '../core/sweeps'
 import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
 import { userDataDir } from '../core/paths'
-import { SlurmSweeps, SubmitCancelledError, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
-import type { ClusterService } from '../core/slurm'
+import { SlurmSweeps, SubmitCancelledError, cutOffSubmissions, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
+import { loginLabel, type ClusterService } from '../core/slurm'
 import type { ClusterRow, ExperimentRow, SlurmClusterRef, Store } from '../core/store'
 import type { ExperimentSpec, RunnerSpec } from '../core/spec'
 import { printable } from '../model/printable'
@@ -238,6 +238,11 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
     const shell = await connectPinned(core, ref, v['trust-host-key'])
     try {
       const sweeps = new SlurmSweeps({ store, shell })
+      try {
+        for (const line of await sweeps.cancelCutOff()) process.stderr.write(`p4lab: ${line}\n`)
+      } catch (err) {
+        process.stderr.write(`p4lab: could not look on ${shell.label} for the jobs of submissions cut off before their record (p4lab slurm status looks again): ${err instanceof Error ? err.message : String(err)}\n`)
+      }
       let submitted
       try {
         submitted = await sweeps.submit(exp, spec, cells, opts, interrupt.signal)
@@ -265,10 +270,33 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   }
 }
 
+/**
+ * Cancels on each cluster the jobs of submissions cut off before their record (a p4lab killed
+ * while sbatch ran), saying what it found; a cluster it cannot reach is named and left for the
+ * next look.
+ */
+async function cancelCutOff(core: Core): Promise<void> {
+  const store = core.opts.store
+  const clusters = new Map(cutOffSubmissions(store).map((s) => [JSON.stringify(s.cluster), s.cluster]))
+  for (const ref of clusters.values()) {
+    try {
+      const shell = await clusterShell(core, ref)
+      try {
+        for (const line of await new SlurmSweeps({ store, shell }).cancelCutOff()) process.stdout.write(`${line}\n`)
+      } finally {
+        shell.close()
+      }
+    } catch (err) {
+      process.stderr.write(`p4lab: could not look on ${loginLabel(ref)} for the jobs of submissions cut off before their record (p4lab slurm status looks again): ${err instanceof Error ? err.message : String(err)}\n`)
+    }
+  }
+}
+
 async function cmdSlurm(action: string, jobArg: string | undefined, db: string | undefined): Promise<number> {
   const core = openCore(db)
   const store = core.opts.store
   try {
+    await cancelCutOff(core)
     const jobs = store.listSlurmJobs({ open: action !== 'status' }).filter((j) => jobArg === undefined || j.jobId === jobArg)
     if (jobArg !== undefined && jobs.length === 0) throw new UsageError(`no ${action === 'status' ? '' : 'open '}Slurm job ${jobArg} in ${store.file}`)
     let code = 0

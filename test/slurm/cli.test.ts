@@ -185,7 +185,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
   it('SIGTERM while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 143', async () => {
     const r = await signalled('sigterm-early', { realpath: 'kill -TERM "$PPID"\nexec /usr/bin/realpath "$@"\n' })
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
-    expect(lab.cluster.run(['squeue', '-h', '-n', 'p4lab-sigterm-early', '-o', '%i'])).toBe('')
+    expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(/^p4lab-sigterm-early-/m)
     expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
     expect([r.code, r.signal]).toEqual([143, null])
   })
@@ -193,7 +193,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
   it('Ctrl-C while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 130', async () => {
     const r = await signalled('ctrlc-early', { realpath: 'kill -INT "-$PPID"\nexec /usr/bin/realpath "$@"\n' })
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
-    expect(lab.cluster.run(['squeue', '-h', '-n', 'p4lab-ctrlc-early', '-o', '%i'])).toBe('')
+    expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(/^p4lab-ctrlc-early-/m)
     expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
     expect([r.code, r.signal]).toEqual([130, null])
   })
@@ -203,8 +203,40 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
     const listed = await p4labAsync(['list', '--json', '--db', 'killed.db'], lab.dir)
-    expect(listed.stderr).toBe('p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n')
+    expect(listed.stderr).toMatch(/^p4lab: marked 2 run\(s\) cut off earlier as interrupted: 1, 2\np4lab: 1 Slurm submission\(s\) cut off before their job was recorded/)
     expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
+    // Whether sbatch made the job p4lab cannot know: the next look finds none by its name.
+    const status = await p4labAsync(['slurm', 'status', '--db', 'killed.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf } })
+    expect(status.stdout).toMatch(/^a submission for run\(s\) 1, 2 to this machine was cut off before its job was recorded: no job named p4lab-killed-[0-9a-f]{8} is queued there, nothing to cancel\n/)
+    expect(status.code, status.stderr).toBe(0)
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it: the next open says so, and p4lab slurm status finds the job by its name and cancels it', async () => {
+    const submitted = join(lab.dir, 'killed-after-submitted')
+    const r = await signalled('killed-after', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
+    expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+
+    const listed = await p4labAsync(['list', '--json', '--db', 'killed-after.db'], lab.dir)
+    expect(listed.stderr).toBe(
+      'p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n' +
+        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and cancels it\n',
+    )
+    expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
+
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const status = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
+    expect(status.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-killed-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: cancelled \\(scancel\\)\nno Slurm jobs in `))
+    expect(status.code, status.stderr).toBe(0)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    // Looked for once: the next open and look say nothing of it.
+    const again = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
+    expect([again.stderr, again.stdout]).toEqual(['', `no Slurm jobs in ${join(lab.dir, 'killed-after.db')}\n`])
+    const logs = withDb(join(lab.dir, 'killed-after.db'), (d) => d.prepare("SELECT run_id, line FROM logs WHERE source = 'slurm' ORDER BY id").all())
+    expect(logs).toEqual([1, 2].map((run_id) => ({ run_id, line: status.stdout.split('\n')[0] })))
   })
 
   it('refuses Slurm options without --on slurm', async () => {
