@@ -18,13 +18,16 @@ seeds: [1, 2]
 // Runs argv (JSON) in a terminal of its own (a pty; the command leads its session, the
 // terminal its controlling one) and closes the terminal, which sends the command the kernel's
 // SIGHUP, once a line comes through the FIFO argv[2]; then writes to the FIFO argv[3] to let the
-// writer go on. Prints the command's exit status and what it wrote to the terminal, as JSON.
+// writer go on. Prints the command's pid on stderr first (it leads a process group of its own),
+// then its exit status and what it wrote to the terminal, as JSON.
 const IN_TERMINAL = `
 import json, os, pty, select, signal, sys
 argv, hup, go = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(argv[0], argv)
+sys.stderr.write('%d\\n' % pid)
+sys.stderr.flush()
 line = os.open(hup, os.O_RDWR)
 output = b''
 while fd is not None:
@@ -115,7 +118,12 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     let stderr = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
-    const hung = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 150_000)
+    const hung = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL')
+      // p4lab in a terminal of its own is outside that group.
+      const inTerminal = terminal && /^(\d+)\n/.exec(stderr)?.[1]
+      if (inTerminal) process.kill(-Number(inTerminal), 'SIGKILL')
+    }, 150_000)
     let [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(hung)
     if (terminal) {
