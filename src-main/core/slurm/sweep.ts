@@ -187,7 +187,7 @@ export class SlurmSweeps {
       if (answer.code !== 0) {
         // sbatch answered that it made nothing; killed by a signal, it may have.
         if (answer.code !== null) store.removeSlurmSubmission(submission)
-        throw this.notSubmitted(runs, `could not submit the sweep to ${shell.label}: ${shell.label}: sbatch exited ${answer.code ?? 'by a signal'}: ${answer.stderr.trim().split('\n').slice(-5).join('\n')}`)
+        throw this.notSubmitted(runs, `could not submit the sweep to ${shell.label}: sbatch exited ${answer.code ?? 'by a signal'}: ${answer.stderr.trim().split('\n').slice(-5).join('\n')}`)
       }
       const out = answer.stdout.toString('utf8')
       const jobId = out.trim().split(';')[0]
