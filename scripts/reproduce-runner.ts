@@ -302,8 +302,10 @@ export class Runner {
       place,
       list.map((g) => ({ key: g[0].p.key, yaml: g[0].p.yaml, file: g[0].p.file, spec: g[0].p.spec, cells: g.map((t) => ({ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed })) })),
       log,
+      this.o.signal,
     )
-    list.forEach((g, i) => g.forEach((t, k) => (record(t, runs[i][k]), byRun.set(runs[i][k].id, t))))
+    // Aborted, the specs after the last submitted were not: their cells have no run.
+    list.slice(0, runs.length).forEach((g, i) => g.forEach((t, k) => (record(t, runs[i][k]), byRun.set(runs[i][k].id, t))))
     await followJobs(core, place, [...followed, ...jobs], {
       log,
       signal: this.o.signal,

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import type { Core } from '../src-main/core'
 import { defaultDbPath, userDataDir } from '../src-main/core/paths'
 import { FileSecretStore, defaultSecretsPath } from '../src-main/core/secrets'
-import { ClusterService, SlurmSweeps, loginLabel, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../src-main/core/slurm'
+import { ClusterService, SlurmSweeps, SubmitCancelledError, loginLabel, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../src-main/core/slurm'
 import { p4labKnownHosts } from '../src-main/core/ssh'
 import { openStore, type RunRow, type Store } from '../src-main/core/store'
 import { SLURM_RUN_OPTIONS, connectPinned, namedCluster, slurmFlagsAlone, slurmTarget, unknownCluster, type ClusterHost, type SlurmRunValues } from '../src-main/cli/slurm'
@@ -114,18 +114,34 @@ const countText = (states: Record<string, number>) =>
 
 /**
  * Submits each spec's cells as one job array and returns their runs, in the cells' order. When a
- * submission fails, the arrays already submitted are cancelled and the error thrown.
+ * submission fails, the arrays already submitted are cancelled and the error thrown. On abort it
+ * submits nothing more: a submission under way stops before sbatch (its runs cancelled) or is
+ * recorded, and the specs left are not submitted, so `runs` is shorter than `specs`; the arrays
+ * submitted are returned for the caller to cancel (followJobs does on abort).
  */
-export async function submitSpecs(core: Core, place: SlurmPlace, specs: readonly SlurmSpecRuns[], log: (line: string) => void): Promise<{ jobs: number[]; runs: RunRow[][] }> {
+export async function submitSpecs(core: Core, place: SlurmPlace, specs: readonly SlurmSpecRuns[], log: (line: string) => void, signal?: AbortSignal): Promise<{ jobs: number[]; runs: RunRow[][] }> {
   const shell = await place.shell()
   const store = core.opts.store
   const sweeps = new SlurmSweeps({ store, shell })
   const jobs: number[] = []
   const runs: RunRow[][] = []
   try {
+    for (const line of await sweeps.cancelCutOff()) log(`reproduce: ${line}`)
+  } catch (err) {
+    log(`reproduce: could not look on ${place.name} for the jobs of submissions cut off before their record (the next invocation looks again): ${(err as Error).message}`)
+  }
+  try {
     for (const s of specs) {
+      if (signal?.aborted) break
       const exp = core.findOrCreateExperiment(s.yaml, s.file)
-      const sub = await sweeps.submit(exp, s.spec, s.cells, place.opts)
+      let sub
+      try {
+        sub = await sweeps.submit(exp, s.spec, s.cells, place.opts, signal)
+      } catch (err) {
+        if (!(err instanceof SubmitCancelledError)) throw err
+        log(`reproduce: ${s.key}: ${err.message}`)
+        break
+      }
       jobs.push(sub.job.id)
       runs.push(sub.runs)
       log(`reproduce: ${s.key}: ${s.cells.length} runs submitted as Slurm job ${sub.job.jobId} on ${place.name}`)
@@ -134,6 +150,8 @@ export async function submitSpecs(core: Core, place: SlurmPlace, specs: readonly
     for (const j of jobs) await sweeps.cancel(j).catch(() => undefined)
     throw err
   }
+  const left = specs.length - runs.length
+  if (left) log(`reproduce: stopped submitting: ${left} job array${left === 1 ? '' : 's'} not submitted`)
   return { jobs, runs }
 }
 

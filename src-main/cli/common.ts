@@ -5,6 +5,7 @@ import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath, makeDirs } from '../core/paths'
 import { notWritable } from '../core/store'
+import { cutOffSubmissions } from '../core/slurm'
 import { CoreError, printableOrRefuse } from '../core/errors'
 import { SPEC_LIMITS, yamlBytesProblem } from '../core/spec'
 import { storedTestbedNames } from '../core/testbeds'
@@ -194,6 +195,11 @@ export function openCore(db: string | undefined, o: { parallelRuns?: number; for
   }
   if (unrecorded.length > 0) {
     process.stderr.write(`p4lab: ${unrecorded.length} run(s) cut off earlier show as interrupted, not as stored: ${unrecorded.join(', ')} (the process that owned them is gone; not recorded: the database is read-only here)\n`)
+  }
+  const cut = cutOffSubmissions(core.opts.store)
+  if (cut.length > 0) {
+    const runs = cut.flatMap((s) => s.runIds).join(', ')
+    process.stderr.write(`p4lab: ${cut.length} Slurm submission(s) cut off before their job was recorded (for run(s) ${runs}): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and cancels it\n`)
   }
   return core
 }

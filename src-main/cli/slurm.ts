@@ -1,13 +1,12 @@
 // `p4lab run FILE --on slurm` and `p4lab slurm follow|cancel`: the CLI side of core/slurm.
-import { homedir } from 'node:os'
+import { constants, homedir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Core } from '../core'
 import { cellsToResume, sweepMatrix } from '../core/sweeps'
 import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
 import { userDataDir } from '../core/paths'
-import { SlurmSweeps, SubmitCancelledError, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
-import type { ClusterService } from '../core/slurm'
+import { SlurmSweeps, SubmitCancelledError, cutOffSubmissions, loginLabel, type ClusterService, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
 import type { ClusterRow, ExperimentRow, SlurmClusterRef, Store } from '../core/store'
 import type { ExperimentSpec, RunnerSpec } from '../core/spec'
 import { printable } from '../model/printable'
@@ -201,6 +200,9 @@ function outcome(core: Core, p: SlurmProgress): number {
   return statuses.every((s) => s === 'done') ? 0 : 1
 }
 
+/** Besides SIGINT, the signals a submission catches (`kill`, a terminal closed) until its job is recorded. */
+const SUBMIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP']
+
 export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean, target: { ref: SlurmClusterRef; opts: SlurmSubmitOptions }, values: SlurmRunValues): Promise<number> {
   const v = values as Record<string, string | undefined> & { detach?: boolean }
   const { ref, opts } = target
@@ -210,28 +212,45 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   const cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
   if (resume) process.stderr.write(`p4lab: resuming on Slurm: ${m.cells.filter((c) => c.doneRunId !== null).length} of ${m.cells.length} cell(s) already done, ${cells.length} to submit\n`)
   if (cells.length === 0) return 0
-  // Ctrl-C is this command's from here to the end: left to its default it ends the process at
+  // Ctrl-C is this command's from here to the end, and so are `kill` (SIGTERM) and a terminal
+  // closed (SIGHUP) until the job is recorded: left to their default they end the process at
   // once, and one between sbatch and the job's record left a job on the cluster that nothing
-  // follows, its runs queued for ever. Before sbatch runs it stops the submission (the runs
-  // cancelled); after, the submission is recorded first and its job then cancelled.
+  // follows, its runs queued for ever. Before sbatch runs one stops the submission (the runs
+  // cancelled); after, the submission is recorded first and its job then cancelled. The exit
+  // status is 128 + the first signal's number. Once the job is recorded SIGTERM and SIGHUP take
+  // their default again: the job goes on, and the app or `p4lab slurm follow` follows it.
   const interrupt = new AbortController()
-  const onSigint = () => {
+  let caught: NodeJS.Signals = 'SIGINT'
+  const onSignal = (signal: NodeJS.Signals) => {
     if (interrupt.signal.aborted) return
-    process.stderr.write('\np4lab: cancelling...\n')
+    caught = signal
+    process.stderr.write(`\np4lab: ${signal === 'SIGINT' ? '' : `${signal}: `}cancelling...\n`)
     interrupt.abort()
   }
-  process.on('SIGINT', onSigint)
+  const interrupted = () => 128 + constants.signals[caught]
+  const uncatch = () => {
+    for (const s of SUBMIT_SIGNALS) process.off(s, onSignal)
+  }
+  process.on('SIGINT', onSignal)
+  for (const s of SUBMIT_SIGNALS) process.on(s, onSignal)
   try {
     const shell = await connectPinned(core, ref, v['trust-host-key'])
     try {
       const sweeps = new SlurmSweeps({ store, shell })
+      try {
+        for (const line of await sweeps.cancelCutOff()) process.stderr.write(`p4lab: ${line}\n`)
+      } catch (err) {
+        process.stderr.write(`p4lab: could not look on ${shell.label} for the jobs of submissions cut off before their record (p4lab slurm status looks again): ${err instanceof Error ? err.message : String(err)}\n`)
+      }
       let submitted
       try {
         submitted = await sweeps.submit(exp, spec, cells, opts, interrupt.signal)
       } catch (err) {
         if (!(err instanceof SubmitCancelledError)) throw err
         process.stderr.write(`p4lab: ${err.message}\n`)
-        return 130
+        return interrupted()
+      } finally {
+        uncatch()
       }
       const { job, runnerUploaded } = submitted
       process.stderr.write(`p4lab: submitted ${cells.length} cell(s) as Slurm job ${job.jobId} on ${shell.label} (${job.sweepDir}); runner ${runnerUploaded ? 'uploaded' : 'already there'}\n`)
@@ -239,12 +258,36 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
         process.stdout.write(`${job.jobId}\n`)
         return 0
       }
-      return outcome(core, await followJob(sweeps, job.id, { interrupt: interrupt.signal }))
+      const code = outcome(core, await followJob(sweeps, job.id, { interrupt: interrupt.signal }))
+      return code === 130 && interrupt.signal.aborted ? interrupted() : code
     } finally {
       shell.close()
     }
   } finally {
-    process.off('SIGINT', onSigint)
+    uncatch()
+    process.off('SIGINT', onSignal)
+  }
+}
+
+/**
+ * Cancels on each cluster the jobs of submissions cut off before their record (a p4lab killed
+ * while sbatch ran), saying what it found; a cluster it cannot reach is named and left for the
+ * next look.
+ */
+async function cancelCutOff(core: Core): Promise<void> {
+  const store = core.opts.store
+  const clusters = new Map(cutOffSubmissions(store).map((s) => [JSON.stringify(s.cluster), s.cluster]))
+  for (const ref of clusters.values()) {
+    try {
+      const shell = await clusterShell(core, ref)
+      try {
+        for (const line of await new SlurmSweeps({ store, shell }).cancelCutOff()) process.stdout.write(`${line}\n`)
+      } finally {
+        shell.close()
+      }
+    } catch (err) {
+      process.stderr.write(`p4lab: could not look on ${loginLabel(ref)} for the jobs of submissions cut off before their record (p4lab slurm status looks again): ${err instanceof Error ? err.message : String(err)}\n`)
+    }
   }
 }
 
@@ -252,6 +295,7 @@ async function cmdSlurm(action: string, jobArg: string | undefined, db: string |
   const core = openCore(db)
   const store = core.opts.store
   try {
+    await cancelCutOff(core)
     const jobs = store.listSlurmJobs({ open: action !== 'status' }).filter((j) => jobArg === undefined || j.jobId === jobArg)
     if (jobArg !== undefined && jobs.length === 0) throw new UsageError(`no ${action === 'status' ? '' : 'open '}Slurm job ${jobArg} in ${store.file}`)
     let code = 0

@@ -108,10 +108,11 @@ export class Core {
 
   /**
    * For a long-lived process (serve, the app): follows the Slurm sweeps the store has open,
-   * submitted by an earlier session or another process. Returns the stop function.
+   * submitted by an earlier session or another process, and cancels the jobs of submissions cut
+   * off before their record. Returns the stop function.
    */
   followSlurm(): () => Promise<void> {
-    this.slurm.followOpen()
+    void this.slurm.followOpen()
     return () => this.slurm.stop()
   }
 

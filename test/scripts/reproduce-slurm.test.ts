@@ -139,6 +139,41 @@ describe('npm run reproduce -- --on slurm', { timeout: 300_000 }, () => {
     expect(cluster.queued()).toEqual([])
   })
 
+  it('Ctrl-C during the submissions stops them at once: the array submitted is cancelled, the one under way never reaches sbatch, the rest are not submitted', async () => {
+    const s = setup({ 'tiny-s1': yaml('tiny-s1', 30), 'tiny-s2': yaml('tiny-s2', 30), 'tiny-s3': yaml('tiny-s3', 30) })
+    // Each submission uploads twice (the runner, the sweep): the Ctrl-C comes during the second's.
+    const local = new LocalShell(cluster.env)
+    const abort = new AbortController()
+    let uploads = 0
+    const shell: ClusterShell = {
+      label: local.label,
+      ref: local.ref,
+      run: (argv, o) => local.run(argv, o),
+      close: () => local.close(),
+      upload: (from, to) => {
+        if (++uploads === 3) abort.abort()
+        return local.upload(from, to)
+      },
+    }
+    const place = new SlurmPlace('held', { workDir: join(cluster.work, 'stop'), partition: cluster.partition, hold: true }, async () => shell, 300)
+    await expect(s.run({ slurm: place, signal: abort.signal })).rejects.toBeInstanceOf(Interrupted)
+    place.close()
+    const jobs = s.core.opts.store.listSlurmJobs()
+    expect(jobs).toHaveLength(1)
+    expect(s.lines.filter((l) => /runs submitted as Slurm job/.test(l))).toEqual([`reproduce: tiny-s1: 2 runs submitted as Slurm job ${jobs[0].jobId} on held`])
+    expect(cluster.run(['scontrol', 'show', 'job', jobs[0].jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(cluster.queued()).toEqual([])
+    const runs = s.runs()
+    expect(runs.map((r) => [s.core.opts.store.getExperiment(r.experimentId)!.name, r.status, r.error])).toEqual([
+      ['tiny-s1', 'cancelled', expect.stringMatching(/^Slurm: task \d+_0 CANCELLED/)],
+      ['tiny-s1', 'cancelled', expect.stringMatching(/^Slurm: task \d+_1 CANCELLED/)],
+      ['tiny-s2', 'cancelled', 'cancelled before it was submitted to Slurm'],
+      ['tiny-s2', 'cancelled', 'cancelled before it was submitted to Slurm'],
+    ])
+    expect(s.lines).toContain(`reproduce: tiny-s2: cancelled before it was submitted to Slurm: run(s) ${runs[2].id}, ${runs[3].id} cancelled, nothing submitted`)
+    expect(s.lines).toContain('reproduce: stopped submitting: 2 job arrays not submitted')
+  })
+
   it('runs an earlier invocation left open on the cluster are followed by the next one, not submitted again', async () => {
     const s = setup({ 'tiny-o': yaml('tiny-o', 30) })
     // The login node is lost right after the submission: every look fails, and so does scancel.

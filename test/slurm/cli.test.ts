@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BIN, p4labAsync, withDb } from '../helpers/cli'
@@ -13,6 +13,45 @@ topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 1
 schemes: [ecmp]
 workload: { kind: web-search, load: [0.3], flows: 30 }
 seeds: [1, 2]
+`
+
+// Runs argv (JSON) in a terminal of its own (a pty; the command leads its session, the
+// terminal its controlling one) and closes the terminal, which sends the command the kernel's
+// SIGHUP, once a line comes through the FIFO argv[2]; then writes to the FIFO argv[3] to let the
+// writer go on. Prints the command's pid on stderr first (it leads a process group of its own),
+// then its exit status and what it wrote to the terminal, as JSON.
+const IN_TERMINAL = `
+import json, os, pty, select, signal, sys
+argv, hup, go = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(argv[0], argv)
+sys.stderr.write('%d\\n' % pid)
+sys.stderr.flush()
+line = os.open(hup, os.O_RDWR)
+output = b''
+while fd is not None:
+    ready, _, _ = select.select([fd, line], [], [])
+    if line in ready:
+        os.read(line, 4096)
+        os.close(fd)
+        fd = None
+        with open(go, 'w') as f:
+            f.write('go\\n')
+        break
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        chunk = b''
+    if not chunk:
+        break
+    output += chunk
+_, status = os.waitpid(pid, 0)
+print(json.dumps({
+    'code': os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+    'signal': signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else None,
+    'output': output.decode('utf8', 'replace'),
+}))
 `
 
 describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
@@ -55,8 +94,11 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
    * group of its own (a terminal's foreground job), `commands` (name to sh script) first on its
    * PATH. A script sends what a Ctrl-C in the terminal sends: SIGINT to that group, its
    * parent's (`kill -INT "-$PPID"`). A p4lab that hangs is ended with its group.
+   * `terminal`: p4lab runs instead in a terminal of its own (IN_TERMINAL), closed when a
+   * script writes a line to the FIFO `terminal.hup`; the script goes on once it reads the FIFO
+   * `terminal.go`. What p4lab wrote there is `stderr`.
    */
-  async function signalled(name: string, commands: Record<string, string>) {
+  async function signalled(name: string, commands: Record<string, string>, terminal?: { hup: string; go: string }) {
     const bin = join(lab.dir, `${name}-bin`)
     mkdirSync(bin)
     for (const [command, script] of Object.entries(commands)) {
@@ -65,7 +107,9 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     }
     writeFileSync(join(lab.dir, `${name}.yaml`), YAML.replace('name: slurm-cli', `name: ${name}`))
     const db = join(lab.dir, `${name}.db`)
-    const child = spawn(process.execPath, [BIN, 'run', `${name}.yaml`, '--db', db, '--on', 'slurm', '--work', join(lab.cluster.work, name), '--partition', lab.cluster.partition], {
+    const argv = [BIN, 'run', `${name}.yaml`, '--db', db, '--on', 'slurm', '--work', join(lab.cluster.work, name), '--partition', lab.cluster.partition]
+    const [command, args] = terminal ? ['python3', ['-c', IN_TERMINAL, JSON.stringify([process.execPath, ...argv]), terminal.hup, terminal.go]] : [process.execPath, argv]
+    const child = spawn(command, args, {
       cwd: lab.dir,
       detached: true,
       env: { ...process.env, P4LAB_HOME: join(lab.dir, 'home'), SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}` },
@@ -74,9 +118,19 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     let stderr = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
-    const hung = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 150_000)
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
+    const hung = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL')
+      // p4lab in a terminal of its own is outside that group.
+      const inTerminal = terminal && /^(\d+)\n/.exec(stderr)?.[1]
+      if (inTerminal) process.kill(-Number(inTerminal), 'SIGKILL')
+    }, 150_000)
+    let [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(hung)
+    if (terminal) {
+      expect(code, stderr).toBe(0)
+      const t = JSON.parse(stdout) as { code: number | null; signal: string | null; output: string }
+      ;[code, signal, stdout, stderr] = [t.code, t.signal, '', t.output + stderr]
+    }
     const stored = withDb(db, (d) => ({
       jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
       tasks: d.prepare('SELECT state, settled FROM slurm_tasks ORDER BY array_index').all(),
@@ -101,10 +155,53 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect([r.code, r.signal]).toEqual([130, null])
   })
 
+  // `kill` (SIGTERM to p4lab) and a terminal closed (SIGHUP to its foreground group) during the
+  // submission are handled as a Ctrl-C there, each with its own exit status, 128 + its number.
+  it.each([
+    ['SIGTERM', 'kill -TERM "$PPID"', 143],
+    ['SIGHUP', 'kill -HUP "-$PPID"', 129],
+  ])('%s between sbatch submitting the array and p4lab recording it: the job is recorded and cancelled, and a later list shows its runs cancelled', async (sig, send, code) => {
+    const name = `${sig.toLowerCase()}-sbatch`
+    const submitted = join(lab.dir, `${name}-submitted`)
+    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\n${send}\nprintf '%s\\n' "$out"\n` })
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(jobId, r.stderr).toMatch(/^\d+$/)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    expect(r.stored, r.stderr).toEqual({ jobs: [jobId], tasks: [{ state: 'CANCELLED', settled: 1 }, { state: 'CANCELLED', settled: 1 }], runs: ['cancelled', 'cancelled'] })
+    expect(r.stderr).toContain(`p4lab: ${sig}: cancelling...`)
+    expect(r.stderr).toContain('cancelling the Slurm job (scancel)')
+    expect([r.code, r.signal]).toEqual([code, null])
+    const listed = await p4labAsync(['list', '--json', '--db', `${name}.db`], lab.dir)
+    expect(listed.stderr).toBe('')
+    expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string; slurm: { state: string } }> }>)[0].runs.map((x) => [x.status, x.slurm.state])).toEqual([['cancelled', 'CANCELLED'], ['cancelled', 'CANCELLED']])
+  })
+
+  it('the terminal closed between sbatch submitting the array and p4lab recording it: the job is recorded and cancelled, exit 129', async () => {
+    const [hup, go] = ['hup', 'go'].map((f) => join(lab.dir, `terminal-${f}.fifo`))
+    for (const f of [hup, go]) execFileSync('mkfifo', [f])
+    const submitted = join(lab.dir, 'terminal-submitted')
+    const r = await signalled('terminal', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\necho submitted > '${hup}'\nread x < '${go}'\nprintf '%s\\n' "$out"\n` }, { hup, go })
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(jobId, r.stderr).toMatch(/^\d+$/)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    expect(r.stored, r.stderr).toEqual({ jobs: [jobId], tasks: [{ state: 'CANCELLED', settled: 1 }, { state: 'CANCELLED', settled: 1 }], runs: ['cancelled', 'cancelled'] })
+    expect([r.code, r.signal], r.stderr).toEqual([129, null])
+  })
+
+  it('SIGTERM while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 143', async () => {
+    const r = await signalled('sigterm-early', { realpath: 'kill -TERM "$PPID"\nexec /usr/bin/realpath "$@"\n' })
+    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
+    expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(/^p4lab-sigterm-early-/m)
+    expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
+    expect([r.code, r.signal]).toEqual([143, null])
+  })
+
   it('Ctrl-C while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 130', async () => {
     const r = await signalled('ctrlc-early', { realpath: 'kill -INT "-$PPID"\nexec /usr/bin/realpath "$@"\n' })
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
-    expect(lab.cluster.run(['squeue', '-h', '-n', 'p4lab-ctrlc-early', '-o', '%i'])).toBe('')
+    expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(/^p4lab-ctrlc-early-/m)
     expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
     expect([r.code, r.signal]).toEqual([130, null])
   })
@@ -114,8 +211,40 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
     const listed = await p4labAsync(['list', '--json', '--db', 'killed.db'], lab.dir)
-    expect(listed.stderr).toBe('p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n')
+    expect(listed.stderr).toMatch(/^p4lab: marked 2 run\(s\) cut off earlier as interrupted: 1, 2\np4lab: 1 Slurm submission\(s\) cut off before their job was recorded/)
     expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
+    // Whether sbatch made the job p4lab cannot know: the next look finds none by its name.
+    const status = await p4labAsync(['slurm', 'status', '--db', 'killed.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf } })
+    expect(status.stdout).toMatch(/^a submission for run\(s\) 1, 2 to this machine was cut off before its job was recorded: no job named p4lab-killed-[0-9a-f]{8} is queued there, nothing to cancel\n/)
+    expect(status.code, status.stderr).toBe(0)
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it: the next open says so, and p4lab slurm status finds the job by its name and cancels it', async () => {
+    const submitted = join(lab.dir, 'killed-after-submitted')
+    const r = await signalled('killed-after', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
+    expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+
+    const listed = await p4labAsync(['list', '--json', '--db', 'killed-after.db'], lab.dir)
+    expect(listed.stderr).toBe(
+      'p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n' +
+        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and cancels it\n',
+    )
+    expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
+
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const status = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
+    expect(status.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-killed-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: cancelled \\(scancel\\)\nno Slurm jobs in `))
+    expect(status.code, status.stderr).toBe(0)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    // Looked for once: the next open and look say nothing of it.
+    const again = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
+    expect([again.stderr, again.stdout]).toEqual(['', `no Slurm jobs in ${join(lab.dir, 'killed-after.db')}\n`])
+    const logs = withDb(join(lab.dir, 'killed-after.db'), (d) => d.prepare("SELECT run_id, line FROM logs WHERE source = 'slurm' ORDER BY id").all())
+    expect(logs).toEqual([1, 2].map((run_id) => ({ run_id, line: status.stdout.split('\n')[0] })))
   })
 
   it('refuses Slurm options without --on slurm', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { SlurmJobView } from '../../src-main/contract'
 import { createDispatch, createNodeCore, type Core } from '../../src-main/core'
@@ -98,6 +99,29 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
     const statuses = again.runIds.map((id: number) => app.core.opts.store.getRun(id)!.status)
     expect(statuses.every((s: string) => s === 'done' || s === 'cancelled')).toBe(true)
     expect(statuses).toContain('cancelled')
+    await close(app.core)
+  })
+
+  it('cancels on starting the job of a submission whose p4lab was killed before recording it (the cluster saved above)', async () => {
+    const app = open()
+    const store = app.core.opts.store
+    // What such a p4lab leaves (core/slurm/sweep.ts): its runs and its submission in the store,
+    // owned by a process that is gone (of another boot), and on the cluster a job of that name.
+    const gone = `${hostname()}:1:another-boot:1`
+    const exp = await app.call('experiments.create', { yaml: YAML.replace('name: slurm-app', 'name: slurm-cut') })
+    const [run] = store.createRuns(exp.id, 'sim', gone, [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }])
+    const jobName = 'p4lab-slurm-cut-0123abcd'
+    const login = store.getCluster('lab')!.login
+    store.addSlurmSubmission({ experimentId: exp.id, jobName, cluster: login, sweepDir: join(lab.cluster.work, 'app', 'cut'), runIds: [run.id], owner: gone })
+    const jobId = lab.cluster.run(['sbatch', '--parsable', '--hold', `--job-name=${jobName}`, `--partition=${lab.cluster.partition}`, '--wrap', 'true']).trim().split(';')[0]
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+
+    await app.core.slurm.followOpen()
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(store.listSlurmSubmissions()).toEqual([])
+    expect(store.listLogs(run.id).map((l) => [l.source, l.line])).toEqual([
+      ['slurm', expect.stringMatching(new RegExp(`^Slurm job ${jobId} \\(${jobName}\\) on ${lab.sshd.user}@\\S+:${lab.sshd.port}, submitted for run\\(s\\) ${run.id} by a p4lab that ended before recording it: cancelled \\(scancel\\)$`))],
+    ])
     await close(app.core)
   })
 })

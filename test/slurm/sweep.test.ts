@@ -169,6 +169,8 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     expect(runs.map((r) => r.status)).toEqual(['failed', 'failed'])
     expect(runs[0].error).toMatch(/invalid partition/i)
     expect(store.listSlurmJobs()).toEqual([])
+    // sbatch answered that it made nothing: no job for a later look to search for.
+    expect(store.listSlurmSubmissions()).toEqual([])
     sh.close()
     store.close()
   })

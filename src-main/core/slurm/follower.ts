@@ -9,7 +9,7 @@ import type { ExperimentSpec } from '../spec'
 import type { RunRow, Store } from '../store'
 import { cellsToResume, sweepMatrix } from '../sweeps'
 import { loginLabel, type ClusterService } from './clusters'
-import { SlurmSweeps, type SlurmSubmitOptions } from './sweep'
+import { SlurmSweeps, cutOffSubmissions, type SlurmSubmitOptions } from './sweep'
 
 export interface SlurmSubmitInput {
   experimentId: number
@@ -45,9 +45,35 @@ export class SlurmFollower {
     },
   ) {}
 
-  /** Follows every job array the store has open (the app started, or reopened mid-sweep). */
-  followOpen(): void {
+  /**
+   * Follows every job array the store has open (the app started, or reopened mid-sweep), and
+   * cancels the jobs of submissions cut off before their record; resolves once those are done.
+   */
+  followOpen(): Promise<void> {
     for (const j of this.d.store.listSlurmJobs({ open: true })) this.follow(j.id)
+    return this.cancelCutOff()
+  }
+
+  /**
+   * SlurmSweeps.cancelCutOff on each cluster a cut-off submission went to, what it finds written
+   * to the runs' logs. A cluster that cannot be reached now is looked at on the next start (or
+   * by p4lab slurm status).
+   */
+  private async cancelCutOff(): Promise<void> {
+    const { store } = this.d
+    const clusters = new Map(cutOffSubmissions(store).map((s) => [JSON.stringify(s.cluster), s.cluster]))
+    for (const ref of clusters.values()) {
+      if (this.stopped || !store.open) return
+      let shell
+      try {
+        shell = await this.d.clusters.shellFor(ref)
+        await new SlurmSweeps({ store, shell, announce: this.d.announce }).cancelCutOff()
+      } catch {
+        // Left for the next look: the submission stays in the store.
+      } finally {
+        shell?.close()
+      }
+    }
   }
 
   async submit(req: SlurmSubmitInput): Promise<{ job: SlurmJobView; runIds: number[] }> {

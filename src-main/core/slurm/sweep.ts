@@ -9,16 +9,16 @@ import { join } from 'node:path'
 import type { RunStatus } from '../../contract'
 import { buildFabric } from '../../model/topology'
 import { computeControlPlane, renderSimRoutes } from '../controlplane'
-import { processOwner } from '../owner'
+import { ownerIsAlive, processOwner } from '../owner'
 import { packageRoot, packageVersion } from '../paths'
 import type { ExperimentSpec } from '../spec'
 import { cmd } from '../ssh'
-import type { ExperimentRow, RunRow, SlurmJobRow, Store } from '../store'
+import type { ExperimentRow, RunRow, SlurmJobRow, SlurmSubmissionRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
 import { simConfigFor } from '../targets/sim/config'
 import { JOB_FILE, JOB_FORMAT, type JobFile } from './bundle'
 import { BundleRefusedError, mergeTask } from './merge'
-import { check, type ClusterShell } from './shell'
+import { check, type ClusterShell, type ShellResult } from './shell'
 import { ENDED, readTaskStates, type TaskState } from './states'
 
 export interface SlurmSubmitOptions {
@@ -61,6 +61,14 @@ export class SubmitCancelledError extends Error {}
 /** Runs on a cluster are followed through their job, not a process: never marked interrupted. */
 export const SLURM_OWNER_PREFIX = 'slurm '
 
+/**
+ * Submissions whose process ended before it recorded their job (or was unsure what sbatch did):
+ * on their cluster may be a job nothing records; SlurmSweeps.cancelCutOff looks for it.
+ */
+export function cutOffSubmissions(store: Store): SlurmSubmissionRow[] {
+  return store.listSlurmSubmissions().filter((s) => !ownerIsAlive(s.owner))
+}
+
 /** The cell runner, built by `npm run build` (vite.cell.config.mts). */
 export function cellRunnerPath(): string {
   const p = join(packageRoot(), 'out', 'cell', 'p4lab-cell.mjs')
@@ -79,12 +87,12 @@ export function cellRunnerPath(): string {
 
 const ACTIVE: ReadonlySet<string> = new Set(['RUNNING', 'COMPLETING', 'CONFIGURING', 'STAGE_OUT', 'SUSPENDED', 'RESIZING'])
 
-function argvOf(o: SlurmSubmitOptions, tasks: number, name: string, sweepDir: string, runner: string): string[] {
+function argvOf(o: SlurmSubmitOptions, tasks: number, jobName: string, sweepDir: string, runner: string): string[] {
   return [
     'sbatch',
     '--parsable',
     `--array=0-${tasks - 1}${o.maxParallel ? `%${o.maxParallel}` : ''}`,
-    `--job-name=p4lab-${name}`.slice(0, 64),
+    `--job-name=${jobName}`,
     `--chdir=${sweepDir}`,
     `--output=${sweepDir}/logs/%a.out`,
     ...(o.partition ? [`--partition=${o.partition}`] : []),
@@ -152,7 +160,6 @@ export class SlurmSweeps {
       mkdirSync(join(stage, 'sweep', 'results'))
       writeFileSync(join(stage, 'sweep', JOB_FILE), JSON.stringify(job))
       let up: { uploaded: number }
-      let out: string
       try {
         up = await shell.upload(join(stage, 'bin'), `${work}/bin`)
         await shell.upload(join(stage, 'sweep'), sweepDir)
@@ -164,14 +171,28 @@ export class SlurmSweeps {
         for (const r of runs) this.announce(store.setRunStatus(r.id, 'cancelled', { error: why }))
         throw new SubmitCancelledError(`${why}: run(s) ${runs.map((r) => r.id).join(', ')} cancelled, nothing submitted`)
       }
+      // Written before sbatch runs, with the job's unique name: a process killed before the job
+      // is recorded leaves it for a later look to find that job (cancelCutOff).
+      const jobName = `${`p4lab-${exp.name}`.slice(0, 55)}-${randomBytes(4).toString('hex')}`
+      const submission = store.addSlurmSubmission({ experimentId: exp.id, jobName, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id), owner: processOwner() })
+      const argv = argvOf(o, runs.length, jobName, sweepDir, `${work}/bin/${runnerName}`)
+      let answer: ShellResult
       try {
-        out = await check(shell, argvOf(o, runs.length, exp.name, sweepDir, `${work}/bin/${runnerName}`))
+        answer = await shell.run(argv)
       } catch (err) {
-        throw this.notSubmitted(runs, `could not submit the sweep to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`, err)
+        // The login node lost while sbatch ran: whether it made the job is unknown, so the
+        // submission stays, for a later look once this process has ended.
+        throw this.notSubmitted(runs, `could not submit the sweep to ${shell.label}: ${err instanceof Error ? err.message : String(err)}; whether sbatch made the job is unknown: once this p4lab has ended, p4lab slurm status looks for a job named ${jobName} and cancels it`, err)
       }
+      if (answer.code !== 0) {
+        // sbatch answered that it made nothing; killed by a signal, it may have.
+        if (answer.code !== null) store.removeSlurmSubmission(submission)
+        throw this.notSubmitted(runs, `could not submit the sweep to ${shell.label}: sbatch exited ${answer.code ?? 'by a signal'}: ${answer.stderr.trim().split('\n').slice(-5).join('\n')}`)
+      }
+      const out = answer.stdout.toString('utf8')
       const jobId = out.trim().split(';')[0]
-      if (!/^\d+$/.test(jobId)) throw this.notSubmitted(runs, `sbatch on ${shell.label} printed '${out.trim()}', not a job id: whether it submitted anything is unknown (squeue there shows a job named p4lab-${exp.name})`)
-      const row = store.addSlurmJob({ experimentId: exp.id, jobId, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id), owner: `${SLURM_OWNER_PREFIX}${shell.label}` })
+      if (!/^\d+$/.test(jobId)) throw this.notSubmitted(runs, `sbatch on ${shell.label} printed '${out.trim()}', not a job id: whether it submitted anything is unknown (squeue there shows a job named ${jobName}; once this p4lab has ended, p4lab slurm status cancels it)`)
+      const row = store.addSlurmJob({ experimentId: exp.id, jobId, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id), owner: `${SLURM_OWNER_PREFIX}${shell.label}`, submission })
       for (const r of runs) store.addLog(r.id, 'slurm', `submitted as task ${jobId}_${runs.indexOf(r)} on ${shell.label} (${sweepDir})`)
       return { job: row, runs, runnerUploaded: up.uploaded > 0 }
     } finally {
@@ -288,6 +309,30 @@ export class SlurmSweeps {
     const out = new Set<number>()
     if (r.code === 0) for (const name of r.stdout.toString('utf8').split('\n')) if (/^\d+$/.test(name.trim())) out.add(Number(name.trim()))
     return out
+  }
+
+  /**
+   * Submissions to this cluster whose process ended before it recorded their job (killed while
+   * sbatch ran, or unsure what sbatch did): the job each may have made is looked for by its name
+   * and cancelled (its runs, their process gone, are interrupted), and the submission forgotten.
+   * Returns what was found, a line each.
+   */
+  async cancelCutOff(): Promise<string[]> {
+    const { store, shell } = this.d
+    const lines: string[] = []
+    for (const sub of cutOffSubmissions(store)) {
+      if (JSON.stringify(sub.cluster) !== JSON.stringify(shell.ref)) continue
+      const ids = [...new Set((await check(shell, ['squeue', '-h', `--name=${sub.jobName}`, '-o', '%F'])).split('\n').map((l) => l.trim()).filter((l) => /^\d+$/.test(l)))]
+      if (ids.length) await check(shell, ['scancel', ...ids])
+      const runs = `run(s) ${sub.runIds.join(', ')}`
+      const line = ids.length
+        ? `Slurm job ${ids.join(', ')} (${sub.jobName}) on ${shell.label}, submitted for ${runs} by a p4lab that ended before recording it: cancelled (scancel)`
+        : `a submission for ${runs} to ${shell.label} was cut off before its job was recorded: no job named ${sub.jobName} is queued there, nothing to cancel`
+      store.removeSlurmSubmission(sub.id)
+      for (const id of sub.runIds) if (store.getRun(id)) store.addLog(id, 'slurm', line)
+      lines.push(line)
+    }
+    return lines
   }
 
   /**

@@ -6,7 +6,7 @@ export { ManageError, cleanTags, type ManagedKind, type SetAside } from './manag
 export { ROLLUP_WIDTHS_NS, pickRollupWidth, type RollupRead, type RollupRows } from './rollups'
 export type { ReadSamplesOptions, SamplesRead } from './telemetry'
 export { CHUNK_MAX, seriesReader, type SeriesSamples } from './samples'
-export type { SlurmClusterRef, SlurmJobRow, SlurmTaskRow } from './slurm'
+export type { SlurmClusterRef, SlurmJobRow, SlurmSubmissionRow, SlurmTaskRow } from './slurm'
 export type { ClusterRow, ClusterRowInput } from './clusters'
 export { NameTakenError } from './experiments'
 export { configKey, type RevisionRow, type RunRecordJson } from './revisions'

@@ -72,9 +72,64 @@ const task = (r: TaskDb): SlurmTaskRow => ({
   updatedAt: r.updated_at,
 })
 
-/** Records a submitted array with a task per run, and makes `owner` (the job) the runs' owner in the same transaction. */
-export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobId: string; cluster: SlurmClusterRef; sweepDir: string; runIds: number[]; owner: string }): SlurmJobRow {
+/** A submission under way, written before sbatch runs (migration "slurm submissions"). */
+export interface SlurmSubmissionRow {
+  id: number
+  experimentId: number
+  /** sbatch --job-name, unique: squeue --name finds the job it made. */
+  jobName: string
+  cluster: SlurmClusterRef
+  sweepDir: string
+  runIds: number[]
+  /** The submitting process (core/owner.ts). */
+  owner: string
+  startedAt: string
+}
+
+interface SubmissionDb {
+  id: number
+  experiment_id: number
+  job_name: string
+  cluster: string
+  sweep_dir: string
+  run_ids: string
+  owner: string
+  started_at: string
+}
+
+export function addSlurmSubmission(s: StoreContext, input: Omit<SlurmSubmissionRow, 'id' | 'startedAt'>): number {
+  return Number(
+    s
+      .stmt('INSERT INTO slurm_submissions (experiment_id, job_name, cluster, sweep_dir, run_ids, owner, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(input.experimentId, input.jobName, toJson(input.cluster), input.sweepDir, toJson(input.runIds), input.owner, s.isoNow()).lastInsertRowid,
+  )
+}
+
+/** Oldest first. */
+export function listSlurmSubmissions(s: StoreContext): SlurmSubmissionRow[] {
+  return (s.stmt('SELECT * FROM slurm_submissions ORDER BY id').all() as SubmissionDb[]).map((r) => ({
+    id: r.id,
+    experimentId: r.experiment_id,
+    jobName: r.job_name,
+    cluster: fromJson(r.cluster) as SlurmClusterRef,
+    sweepDir: r.sweep_dir,
+    runIds: fromJson(r.run_ids) as number[],
+    owner: r.owner,
+    startedAt: r.started_at,
+  }))
+}
+
+export function removeSlurmSubmission(s: StoreContext, id: number): void {
+  s.stmt('DELETE FROM slurm_submissions WHERE id = ?').run(id)
+}
+
+/**
+ * Records a submitted array with a task per run, and makes `owner` (the job) the runs' owner in
+ * the same transaction, which also removes the `submission` that led to it.
+ */
+export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobId: string; cluster: SlurmClusterRef; sweepDir: string; runIds: number[]; owner: string; submission?: number }): SlurmJobRow {
   return s.write(() => {
+    if (input.submission !== undefined) removeSlurmSubmission(s, input.submission)
     const at = s.isoNow()
     const id = Number(
       s.stmt('INSERT INTO slurm_jobs (experiment_id, job_id, cluster, sweep_dir, submitted_at) VALUES (?, ?, ?, ?, ?)').run(input.experimentId, input.jobId, toJson(input.cluster), input.sweepDir, at).lastInsertRowid,

@@ -375,6 +375,18 @@ export class Store {
     return slurm.addSlurmJob(this.s, input)
   }
 
+  addSlurmSubmission(input: Parameters<typeof slurm.addSlurmSubmission>[1]): number {
+    return slurm.addSlurmSubmission(this.s, input)
+  }
+
+  listSlurmSubmissions(): slurm.SlurmSubmissionRow[] {
+    return slurm.listSlurmSubmissions(this.s)
+  }
+
+  removeSlurmSubmission(id: number): void {
+    slurm.removeSlurmSubmission(this.s, id)
+  }
+
   getSlurmJob(id: number): slurm.SlurmJobRow | undefined {
     return slurm.getSlurmJob(this.s, id)
   }
