@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { BIN, killWhen, p4lab, TINY_YAML, withDb } from '../helpers/cli'
+import { SCHEMA_VERSION } from '../../src-main/core/store'
 
 const OLD_FIXTURE = join(__dirname, '..', 'fixtures', 'store', 'schema4-release.sqlite')
 /** mount --bind FOLDER FOLDER, remounted read-only, then the command: in a mount namespace only it sees. */
@@ -99,7 +100,7 @@ describe.skipIf(why !== null)('a database on a read-only mount', () => {
     const r = onReadOnlyMount(join(dir, 'old'), [process.execPath, BIN, 'list', '--json', '--db', old])
     expect(r.code).toBe(1)
     expect(JSON.parse(r.stdout)).toEqual({
-      error: `cannot open the database ${old} (--db): it is read-only here (a read-only file system) and needs migrating (schema version 4, this p4lab reads 11), which writes to it: open it once with a p4lab command where it can be written, then read it here`,
+      error: `cannot open the database ${old} (--db): it is read-only here (a read-only file system) and needs migrating (schema version 4, this p4lab reads ${SCHEMA_VERSION}), which writes to it: open it once with a p4lab command where it can be written, then read it here`,
     })
     expect(readdirSync(join(dir, 'old'))).toEqual(['o.db'])
   })
