@@ -92,13 +92,21 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
 
     // Everything again, one task at a time, cancelled at once: nothing left in squeue, the cells not done are cancelled.
     const again = await app.call('slurm.submit', { experimentId: exp.id, cluster: 'lab', maxParallel: 1 })
+    // Held at once, so the cancel meets tasks still pending however slow this machine is: without
+    // it a busy machine's cancel arrived after all eight had run. A task already started is not
+    // held (scontrol says so and exits non-zero); it may finish.
+    try {
+      lab.cluster.run(['/usr/bin/scontrol', 'hold', again.job.jobId])
+    } catch {
+      // the running task; the pending ones are held
+    }
     const cancelled = await app.call('slurm.cancel', { experimentId: exp.id })
     expect(cancelled).toHaveLength(1)
     expect(cancelled[0]).toMatchObject({ ended: true, settled: 8 })
     expect(lab.cluster.queued().filter((id) => id.startsWith(`${again.job.jobId}_`))).toEqual([])
     const statuses = again.runIds.map((id: number) => app.core.opts.store.getRun(id)!.status)
     expect(statuses.every((s: string) => s === 'done' || s === 'cancelled')).toBe(true)
-    expect(statuses).toContain('cancelled')
+    expect(statuses.filter((s: string) => s === 'cancelled').length).toBeGreaterThanOrEqual(7)
     await close(app.core)
   })
 
