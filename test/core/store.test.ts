@@ -46,7 +46,7 @@ describe('schema and migrations', () => {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map(
       (r) => r.name,
     )
-    expect(tables).toEqual(['archive_hashes', 'artifacts', 'events', 'experiment_revisions', 'experiments', 'flows', 'hosts', 'logs', 'rollups', 'runs', 'sample_chunks', 'series', 'slurm_clusters', 'slurm_jobs', 'slurm_tasks', 'testbed_mappings', 'testbeds', 'topology_layouts'])
+    expect(tables).toEqual(['archive_hashes', 'artifacts', 'events', 'experiment_revisions', 'experiments', 'flows', 'hosts', 'logs', 'rollups', 'runs', 'sample_chunks', 'series', 'slurm_clusters', 'slurm_jobs', 'slurm_submissions', 'slurm_tasks', 'testbed_mappings', 'testbeds', 'topology_layouts'])
     expect(db.prepare('SELECT name, kind FROM testbeds').all()).toEqual([{ name: 'sim', kind: 'sim' }])
     const hostColumns = (db.prepare('PRAGMA table_info(hosts)').all() as Array<{ name: string }>).map((c) => c.name)
     expect(hostColumns.some((c) => /pass|secret/.test(c))).toBe(false)
