@@ -11,15 +11,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
-import { nodes } from '../helpers/topo-canvas'
-
-const experiment = (name: string, topology: string) => `name: ${name}
-testbed: sim
-topology: ${topology}
-schemes: [ecmp]
-workload: { kind: web-search, load: 0.3, flows: 20 }
-seeds: [1]
-`
+import { experiment, nodes } from '../helpers/topo-canvas'
 
 const FAT_TREE = experiment('row-fat-tree', '{ kind: fat-tree, k: 4, hostLink: 25Gbps, fabricLink: 25Gbps, linkDelay: 1us }')
 const DHLB = experiment('row-dhlb', '{ kind: fat-tree, k: 4, hostsPerTor: 4, hostLink: 100Mbps, fabricLink: 200Mbps, linkDelay: 1us, queuePackets: 100 }')

@@ -11,15 +11,8 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
-import { canvas, links, nodes, normalise, selected, type Nodes } from '../helpers/topo-canvas'
+import { canvas, experiment, links, nodes, normalise, selected, type Nodes } from '../helpers/topo-canvas'
 
-const experiment = (name: string, topology: string) => `name: ${name}
-testbed: sim
-topology: ${topology}
-schemes: [ecmp]
-workload: { kind: web-search, load: 0.3, flows: 20 }
-seeds: [1]
-`
 const SMALL = experiment('layout-leaf-spine-16', '{ kind: leaf-spine, leaves: 4, spines: 2, hostsPerLeaf: 4, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }')
 const HOSTS_64 = [
   {

@@ -22,3 +22,12 @@ export async function nodeAt(page: Page, name: string): Promise<{ x: number; y: 
   const box = (await canvas(page).boundingBox())!
   return { x: box.x + x, y: box.y + y }
 }
+
+/** A one-scheme, 20-flow experiment on `topology` (a flow-style YAML map): enough for the editor to draw it. */
+export const experiment = (name: string, topology: string) => `name: ${name}
+testbed: sim
+topology: ${topology}
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 20 }
+seeds: [1]
+`

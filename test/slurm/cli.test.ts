@@ -190,20 +190,15 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect([r.code, r.signal], r.stderr).toEqual([129, null])
   })
 
-  it('SIGTERM while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 143', async () => {
-    const r = await signalled('sigterm-early', { realpath: 'kill -TERM "$PPID"\nexec /usr/bin/realpath "$@"\n' })
+  it.each([
+    ['SIGTERM', 'sigterm-early', 'kill -TERM "$PPID"', 143],
+    ['Ctrl-C', 'ctrlc-early', 'kill -INT "-$PPID"', 130],
+  ])('%s while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit %i', async (_sig, name, send, code) => {
+    const r = await signalled(name, { realpath: `${send}\nexec /usr/bin/realpath "$@"\n` })
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
-    expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(/^p4lab-sigterm-early-/m)
+    expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(new RegExp(`^p4lab-${name}-`, 'm'))
     expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
-    expect([r.code, r.signal]).toEqual([143, null])
-  })
-
-  it('Ctrl-C while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit 130', async () => {
-    const r = await signalled('ctrlc-early', { realpath: 'kill -INT "-$PPID"\nexec /usr/bin/realpath "$@"\n' })
-    expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
-    expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(/^p4lab-ctrlc-early-/m)
-    expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
-    expect([r.code, r.signal]).toEqual([130, null])
+    expect([r.code, r.signal]).toEqual([code, null])
   })
 
   it('a p4lab killed while sbatch runs leaves its runs to be marked interrupted by the next p4lab, not queued for ever', async () => {
