@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import Database from 'better-sqlite3'
+import { configKey, specTestbed } from '../src-main/core/store/revisions'
 
 /**
  * The simulator's fingerprint: a SHA-256 over the bundled worker every run executes
@@ -57,9 +58,22 @@ export function specHash(text: string, resolved: unknown): string {
   return createHash('sha256').update(text).update('\0').update(JSON.stringify(resolved)).digest('hex').slice(0, 16)
 }
 
+/**
+ * What a run computes, without how its text is written: the resolved spec's configKey (the store's
+ * test of a stale run: defaults filled, files read in; no comments, layout, description or tags),
+ * its name (the page's sections are assembled by experiment) and its testbed. A template whose
+ * comment is edited keeps its runs; any changed value, or a changed workload file, does not.
+ */
+export function computeKey(resolved: unknown): string {
+  const name = (resolved as { name?: unknown } | null)?.name
+  return createHash('sha256').update(configKey(resolved)).update('\0').update(String(name)).update('\0').update(specTestbed(resolved)).digest('hex').slice(0, 16)
+}
+
 export interface LedgerRun {
   runId: number
   specHash: string
+  /** computeKey of the spec it ran; null for a row from before the key whose record could not vouch for one. */
+  computeKey: string | null
   fingerprint: string
   scheme: string
   load: number
@@ -96,6 +110,30 @@ export class Ledger {
     // A ledger from before invocations recorded their process CPU time.
     const cols = (this.db.prepare('PRAGMA table_info(reproduce_invocation)').all() as Array<{ name: string }>).map((c) => c.name)
     if (!cols.includes('cpu_ms')) this.db.exec('ALTER TABLE reproduce_invocation ADD COLUMN cpu_ms INTEGER NOT NULL DEFAULT 0')
+    // A ledger from before runs were matched on what they compute (computeKey), not their text.
+    const runCols = (this.db.prepare('PRAGMA table_info(reproduce_run)').all() as Array<{ name: string }>).map((c) => c.name)
+    if (!runCols.includes('compute_key')) this.db.exec('ALTER TABLE reproduce_run ADD COLUMN compute_key TEXT')
+    this.db.exec('CREATE INDEX IF NOT EXISTS reproduce_run_compute ON reproduce_run (compute_key, fingerprint, scheme, load, seed)')
+  }
+
+  /**
+   * Gives rows made before computeKey their key, from what `recorded` returns for the run: the
+   * text and resolved spec its record kept. Only a record that hashes to the row's own specHash
+   * vouches for its spec; a row without one keeps matching on its text alone.
+   */
+  backfillComputeKeys(recorded: (runId: number) => { yaml: string; spec: unknown } | undefined): number {
+    const rows = this.db.prepare('SELECT run_id AS runId, spec_hash AS specHash FROM reproduce_run WHERE compute_key IS NULL').all() as Array<{ runId: number; specHash: string }>
+    const set = this.db.prepare('UPDATE reproduce_run SET compute_key = ? WHERE run_id = ?')
+    let n = 0
+    this.db.transaction(() => {
+      for (const r of rows) {
+        const rec = recorded(r.runId)
+        if (!rec || specHash(rec.yaml, rec.spec) !== r.specHash) continue
+        set.run(computeKey(rec.spec), r.runId)
+        n++
+      }
+    })()
+    return n
   }
 
   close(): void {
@@ -121,20 +159,20 @@ export class Ledger {
     return rows
   }
 
-  /** The runs made for this cell of this spec on this simulator, newest first. */
-  candidates(cell: { specHash: string; fingerprint: string; scheme: string; load: number; seed: number }): LedgerRun[] {
+  /** The runs made for this cell of this spec (the same text, or the same computeKey) on this simulator, newest first. */
+  candidates(cell: { specHash: string; computeKey: string; fingerprint: string; scheme: string; load: number; seed: number }): LedgerRun[] {
     return this.db
       .prepare(
-        `SELECT run_id AS runId, spec_hash AS specHash, fingerprint, scheme, load, seed, cost, invocation_id AS invocationId, cpu_ms AS cpuMs, wall_ms AS wallMs
-         FROM reproduce_run WHERE spec_hash = ? AND fingerprint = ? AND scheme = ? AND load = ? AND seed = ? ORDER BY run_id DESC`,
+        `SELECT run_id AS runId, spec_hash AS specHash, compute_key AS computeKey, fingerprint, scheme, load, seed, cost, invocation_id AS invocationId, cpu_ms AS cpuMs, wall_ms AS wallMs
+         FROM reproduce_run WHERE (spec_hash = ? OR compute_key = ?) AND fingerprint = ? AND scheme = ? AND load = ? AND seed = ? ORDER BY run_id DESC`,
       )
-      .all(cell.specHash, cell.fingerprint, cell.scheme, cell.load, cell.seed) as LedgerRun[]
+      .all(cell.specHash, cell.computeKey, cell.fingerprint, cell.scheme, cell.load, cell.seed) as LedgerRun[]
   }
 
   get(runId: number): LedgerRun | undefined {
     return this.db
       .prepare(
-        `SELECT run_id AS runId, spec_hash AS specHash, fingerprint, scheme, load, seed, cost, invocation_id AS invocationId, cpu_ms AS cpuMs, wall_ms AS wallMs
+        `SELECT run_id AS runId, spec_hash AS specHash, compute_key AS computeKey, fingerprint, scheme, load, seed, cost, invocation_id AS invocationId, cpu_ms AS cpuMs, wall_ms AS wallMs
          FROM reproduce_run WHERE run_id = ?`,
       )
       .get(runId) as LedgerRun | undefined
@@ -142,8 +180,8 @@ export class Ledger {
 
   record(r: Omit<LedgerRun, 'cpuMs' | 'wallMs'>): void {
     this.db
-      .prepare('INSERT OR REPLACE INTO reproduce_run (run_id, spec_hash, fingerprint, scheme, load, seed, cost, invocation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(r.runId, r.specHash, r.fingerprint, r.scheme, r.load, r.seed, r.cost, r.invocationId)
+      .prepare('INSERT OR REPLACE INTO reproduce_run (run_id, spec_hash, compute_key, fingerprint, scheme, load, seed, cost, invocation_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(r.runId, r.specHash, r.computeKey, r.fingerprint, r.scheme, r.load, r.seed, r.cost, r.invocationId)
   }
 
   setTimes(runId: number, cpuMs: number | null, wallMs: number | null): void {

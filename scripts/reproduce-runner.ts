@@ -1,6 +1,7 @@
 // The runs of `npm run reproduce`: for each resolved spec (a template after --quick, or a
 // sweep's variant), reuse every cell (scheme, load, seed) that a run in the database already
-// finished `done` for the identical spec on the identical simulator (reproduce-ledger.ts), and
+// finished `done` for the same spec (its text, or what it computes: a comment edited keeps the
+// runs) on the identical simulator (reproduce-ledger.ts), and
 // run the others, longest expected first across every spec, so that the cores stay busy at the
 // tail; one progress line per finished run, with an ETA; an abort (Ctrl-C) cancels the runs
 // under way and keeps those that finished.
@@ -10,7 +11,7 @@ import { expandRuns } from '../src-main/core/spec'
 import type { RunRow } from '../src-main/core/store'
 import { cdfMean } from '../src-main/sim/workload/cdf'
 import { RunCpu } from './reproduce-cpu'
-import { Ledger, specHash, type Invocation } from './reproduce-ledger'
+import { computeKey, Ledger, specHash, type Invocation } from './reproduce-ledger'
 import { followJobs, nodeTimes, submitSpecs, type SlurmPlace } from './reproduce-slurm'
 
 /**
@@ -56,6 +57,8 @@ export interface Cell {
 export interface Planned extends RunSpec {
   spec: ExperimentSpec
   hash: string
+  /** What its runs compute, however the text is written (reproduce-ledger.ts). */
+  computeKey: string
   cells: Cell[]
 }
 
@@ -171,14 +174,19 @@ export class Runner {
   /** Each spec's cells, with the run each reuses where there is one. */
   plan(specs: readonly RunSpec[]): Planned[] {
     const { core, ledger, fingerprint } = this.o
+    if (!this.o.fresh) ledger.backfillComputeKeys((id) => {
+      const rec = core.opts.store.getRunRecord(id)
+      return rec && !rec.reconstructed ? rec : undefined
+    })
     return specs.map((s) => {
       const spec = core.parseOrThrow(s.yaml, s.file)
       const hash = specHash(s.yaml, spec)
+      const keyOfRuns = computeKey(spec)
       const cost = runCost(spec)
       const cells = expandRuns(spec).map((c): Cell => {
         const cell: Cell = { key: s.key, ...c, cost }
         if (this.o.fresh) return cell
-        for (const l of ledger.candidates({ specHash: hash, fingerprint, ...c })) {
+        for (const l of ledger.candidates({ specHash: hash, computeKey: keyOfRuns, fingerprint, ...c })) {
           const run = core.opts.store.getRun(l.runId)
           if (run && !run.deletedAt && !cell.open && (run.status === 'queued' || run.status === 'running') && core.opts.store.slurmTaskOfRun(run.id)?.settled === false) cell.open = run
           if (run && run.status === 'done' && !run.deletedAt) {
@@ -191,7 +199,7 @@ export class Runner {
         }
         return cell
       })
-      return { ...s, spec, hash, cells }
+      return { ...s, spec, hash, computeKey: keyOfRuns, cells }
     })
   }
 
@@ -236,7 +244,7 @@ export class Runner {
       if (line) log(line)
     }
     const record = (t: Todo, run: RunRow) => {
-      ledger.record({ runId: run.id, specHash: t.p.hash, fingerprint: this.o.fingerprint, scheme: run.scheme, load: run.load, seed: run.seed, cost: t.cell.cost, invocationId: this.o.invocation.id })
+      ledger.record({ runId: run.id, specHash: t.p.hash, computeKey: t.p.computeKey, fingerprint: this.o.fingerprint, scheme: run.scheme, load: run.load, seed: run.seed, cost: t.cell.cost, invocationId: this.o.invocation.id })
       out.get(t.p.key)![t.i] = run
     }
     const open = todo.filter((t) => t.cell.open).length

@@ -1,10 +1,13 @@
 // `npm run reproduce` resumes (reproduce-runner.ts, reproduce-ledger.ts), on tiny templates with
 // the real simulator into real SQLite files: a second invocation reuses every done run; a changed
-// template reruns only its own runs; another simulator fingerprint, or --fresh, reruns all; a
+// template reruns only its own runs, and an edited comment or description reruns none (rows from
+// before that rule are keyed from the records that vouch for them); another simulator
+// fingerprint, or --fresh, reruns all; a
 // cancelled (Ctrl-C) or incomplete run is rerun; --plan runs nothing. Also: the fingerprint
 // changes with the simulator's sources.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Core } from '../../src-main/core'
@@ -46,7 +49,7 @@ function setup(parallelRuns: number, templates: Record<string, string>) {
     return reproduce({ core, templatesDir: tdir, claims, settings: {}, quick: false, outFile: join(dir, 'docs', 'results.md'), parallelRuns, log: (l) => lines.push(l), ledger, fingerprint: 'sim-a', ...more })
   }
   const runIds = () => new Set(core.opts.store.listRuns({ shown: 'all' }).map((r) => r.id))
-  return { core, run, write, lines, runIds }
+  return { core, run, write, lines, runIds, dbPath }
 }
 
 const progress = (lines: string[]) => lines.filter((l) => /^reproduce: \[\d+\/\d+\] /.test(l))
@@ -100,6 +103,35 @@ describe('npm run reproduce resumes', { timeout: 600_000 }, () => {
     const again = s.runIds()
     await s.run()
     expect(s.runIds()).toEqual(again)
+  })
+
+  it('keeps the runs of a template whose comments, layout and description changed, not of one whose value changed', async () => {
+    const before = s.runIds()
+    s.write('tiny-a', `# The same runs, written otherwise.\n${yaml('tiny-a', 32).replace('description: "tiny"', 'description: "tiny, described anew"').replace('seeds: [1]', 'seeds:\n  - 1 # one seed')}`)
+    await s.run()
+    expect(s.runIds()).toEqual(before)
+    expect(s.lines).toContain('reproduce: all 4 runs reused')
+    s.write('tiny-a', `# The same runs, written otherwise.\n${yaml('tiny-a', 32, 'transport: { minRto: 2ms }\n')}`)
+    await s.run()
+    expect(progress(s.lines)).toHaveLength(2)
+    expect(progress(s.lines).every((l) => l.includes(' tiny-a '))).toBe(true)
+  })
+
+  it('gives rows from before the compute key their key from the record of the run, when that record hashes to the row', async () => {
+    // As a ledger written before compute_key: every row without one. One row's spec hash is not
+    // its record's, so its record cannot vouch for what it computed.
+    const db = new Database(s.dbPath)
+    db.prepare('UPDATE reproduce_run SET compute_key = NULL').run()
+    const tinyB = s.core.opts.store.listRuns({ shown: 'all' }).filter((r) => r.experimentName === 'tiny-b' && r.status === 'done').map((r) => r.id)
+    const rows = db.prepare(`SELECT run_id AS id, scheme FROM reproduce_run WHERE fingerprint = 'sim-a' AND run_id IN (${tinyB.join(',')}) ORDER BY run_id DESC`).all() as Array<{ id: number; scheme: string }>
+    const unvouched = rows.find((r) => r.scheme === 'rps')!
+    db.prepare(`UPDATE reproduce_run SET spec_hash = 'not-its-record' WHERE run_id = ?`).run(unvouched.id)
+    db.close()
+    const before = s.runIds()
+    s.write('tiny-b', `# A comment only.\n${yaml('tiny-b', 31)}`)
+    await s.run()
+    const made = [...s.runIds()].filter((id) => !before.has(id)).map((id) => s.core.opts.store.getRun(id)!)
+    expect(made.map((r) => `${r.experimentName} ${r.scheme}`)).toEqual(['tiny-b rps'])
   })
 })
 
