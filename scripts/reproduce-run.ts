@@ -136,9 +136,7 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
 
   const out: string[] = []
   const failed = results.runs.filter((r) => r.status !== 'done').length
-  const total = results.runs.reduce((a, r) => a + (r.stats?.flows ?? 0), 0)
-  const unfinished = results.runs.reduce((a, r) => a + (r.stats ? r.stats.flows - r.stats.finished : 0), 0)
-  const unfinishedText = `${unfinished} of ${total} flows unfinished (${total > 0 ? ((100 * unfinished) / total).toFixed(2) : '0.00'} %), left out of the statistics`
+  const unfinishedText = flowsText(results.runs)
   const lines: string[] = []
   lines.push('| claim | paper | ours | ours/paper | within ±30 % | holds | reason |', '|---|---|---|---|---|---|---|', ...rows, '')
   if (whys.length) lines.push(...whys.map((w, i) => `${i + 1}. ${w}`), '')
@@ -332,4 +330,28 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
   }
 }
 
-
+/**
+ * The section's flows as the runs' completion counts them: those with a size that did not
+ * finish (a count and a share, never dropped without a word), and apart from them the flows
+ * without a size (long-running), which send until the run stops and are not meant to finish.
+ */
+export function flowsText(runs: readonly RunRow[]): string {
+  let flows = 0
+  let unfinished = 0
+  let unbounded = 0
+  for (const r of runs) {
+    if (r.completion) {
+      flows += r.completion.flows
+      unfinished += r.completion.unfinished
+      unbounded += r.completion.unbounded
+    } else if (r.stats) {
+      flows += r.stats.flows
+      unfinished += r.stats.flows - r.stats.finished
+    }
+  }
+  const sized = flows - unbounded
+  const long = `${unbounded} long-running flows without a size, each sending until the run stopped, as they are meant to`
+  if (sized === 0 && unbounded) return long
+  const text = `${unfinished} of ${sized} flows unfinished (${sized > 0 ? ((100 * unfinished) / sized).toFixed(2) : '0.00'} %), left out of the statistics`
+  return unbounded ? `${text}; ${long}` : text
+}

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { Claim, Measure } from '../../scripts/reproduce-claims'
 import { Ledger } from '../../scripts/reproduce-ledger'
 import type { Results } from '../../scripts/reproduce-results'
-import { reproduce } from '../../scripts/reproduce-run'
+import { flowsText, reproduce } from '../../scripts/reproduce-run'
 import type { TemplateSettings } from '../../scripts/reproduce-settings'
 import { launchChromium } from '../helpers/browser'
 import { UsageError } from '../../src-main/cli/common'
@@ -220,5 +220,27 @@ describe('npm run reproduce --skip', { timeout: 600_000 }, () => {
     const after = readFileSync(baseOut, 'utf8')
     expect(section(after, 'tiny-cdf')).toContain('rewritten alone with --only')
     expect(rowsOf(after, 'tiny-sweep').length).toBeGreaterThan(0)
+  })
+})
+
+describe("a section's count of unfinished flows", { timeout: 600_000 }, () => {
+  const runOf = async (yaml: string) => {
+    const exp = core.findOrCreateExperiment(yaml, null)
+    const runs = core.runExperiment(exp.id)
+    await core.orchestrator.wait(runs.map((r) => r.id))
+    return runs.map((r) => core.opts.store.getRun(r.id)!)
+  }
+
+  it('counts sized flows left unfinished, and tells long-running flows (no size, sent until the stop) apart from them', async () => {
+    const cut = await runOf(`name: tiny-cut\ntestbed: sim\n${TOPO}\nschemes: [ecmp]\nworkload: { kind: web-search, load: 0.5, flows: 40 }\nseeds: [1]\nstopAfter: 300us\n`)
+    const long = await runOf(`name: tiny-long\ntestbed: sim\n${TOPO}\nschemes: [ecmp]\nworkload: { kind: long-lived, pairs: [[0, 2], [1, 3]] }\nseeds: [1]\nstopAfter: 200us\n`)
+    const c = cut[0].completion!
+    expect(c.unfinished).toBeGreaterThan(0)
+    expect(long[0].completion).toMatchObject({ flows: 2, unbounded: 2, unfinished: 0 })
+    const share = ((100 * c.unfinished) / c.flows).toFixed(2)
+    expect(flowsText(cut)).toBe(`${c.unfinished} of ${c.flows} flows unfinished (${share} %), left out of the statistics`)
+    // A long-running flow is not an unfinished one: the page had read "2 of 2 flows unfinished (100.00 %)".
+    expect(flowsText(long)).toBe('2 long-running flows without a size, each sending until the run stopped, as they are meant to')
+    expect(flowsText([...cut, ...long])).toBe(`${c.unfinished} of ${c.flows} flows unfinished (${share} %), left out of the statistics; 2 long-running flows without a size, each sending until the run stopped, as they are meant to`)
   })
 })
