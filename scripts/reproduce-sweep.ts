@@ -84,8 +84,8 @@ export const rowKey = (name: string, i: number, row: Row) => `${name} sweep ${i}
 
 /**
  * The sweep's table in markdown: one row per variant (the template's own setting first), one
- * column per missed claim, each cell our value and ours over the paper's (or whether a
- * qualitative claim holds). A variant the spec refuses shows the refusal in its row. `runs`
+ * column per claim that misses or does not hold, each cell our value, ours over the paper's and
+ * whether it holds. A variant the spec refuses shows the refusal in its row. `runs`
  * holds each row's runs by rowKey (reproduce-runner.ts runs them).
  */
 export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], runs: ReadonlyMap<string, RunRow[]>): string[] {
@@ -108,7 +108,7 @@ export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], ru
       const p = paperValue(c)
       if (p === undefined) return `${fmtValue(c.measure, v)}, ${c.measure.holds(v) ? 'holds' : 'does not hold'}`
       const vd = verdict(p, v)
-      return `${fmtValue(c.measure, v)} (${fmtRatio(vd.ratio)} of the paper's${vd.within ? ', within ±30 %' : ''})`
+      return `${fmtValue(c.measure, v)} (${fmtRatio(vd.ratio)} of the paper's${vd.within ? ', within ±30 %' : ''}${c.measure.holds(v) ? '' : ', does not hold'})`
     })
     lines.push(`| ${row.setting} | ${row.value} | ${cells.join(' | ')} |`)
   })

@@ -2,7 +2,7 @@
 // runs every paper template on the embedded fabric through the same core as the app, then writes
 // docs/results.md (reproduce-run.ts): each claim with the paper's number, ours, ours over the
 // paper's and whether it lands within ±30 %; each figure's order of schemes against the paper's;
-// a sensitivity sweep over the settings the paper leaves open for every claim that misses; the
+// a sensitivity sweep over the settings the paper leaves open for every claim that misses or does not hold; the
 // figures as SVG in docs/figures/. --quick runs a quarter of the flows and one seed per
 // template (and smaller sweeps); --only NAME redoes one template and replaces its rows and
 // section in the existing page; --skip NAME,... leaves templates out (their rows say "not run" and
