@@ -1,7 +1,8 @@
 // Where the topology editor puts nodes, as a user meets it on a 1024 px and a 1440 px window: a
 // host added with H on a leaf-spine fabric is linked to its leaf with the keyboard alone (Shift+↑
 // reaches the leaf though the new host sits at the far end of the host row); a 64-host fabric
-// fits at a zoom its labels can be read at, each ToR's hosts in a block under it; a 16-host one
+// fits at a zoom its labels can be read at, each ToR's hosts in a block under it (Shift+↑ from a
+// host in the block's last row reaches the ToR); a 16-host one
 // keeps its hosts in one row; and positions a user saved are drawn as saved. Screenshots in
 // test-artifacts/e2e/topology-layout-*.png.
 import { mkdtempSync } from 'node:fs'
@@ -11,7 +12,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
-import { canvas, experiment, links, nodes, normalise, selected, type Nodes } from '../helpers/topo-canvas'
+import { canvas, experiment, links, nodeAt, nodes, normalise, selected, type Nodes } from '../helpers/topo-canvas'
 
 const SMALL = experiment('layout-leaf-spine-16', '{ kind: leaf-spine, leaves: 4, spines: 2, hostsPerLeaf: 4, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }')
 const HOSTS_64 = [
@@ -108,6 +109,15 @@ describe("the topology editor's layout in Chromium", () => {
           return nearest !== tor || at[host][1] <= at[tor][1]
         })
         expect(misplaced.map(([host, tor]) => `${host} (of ${tor})`), 'hosts not under their ToR').toEqual([])
+
+        // From a host in the last row of its block, Shift+↑ adds its ToR, not the host above it.
+        const block = [...own].filter(([, tor]) => tor === tors[0]).map(([host]) => host)
+        const last = block.reduce((a, b) => (at[b][1] > at[a][1] ? b : a))
+        const p = await nodeAt(page, last)
+        await page.mouse.click(p.x, p.y)
+        await expect.poll(() => selected(page)).toEqual([last])
+        await page.keyboard.press('Shift+ArrowUp')
+        await expect.poll(() => selected(page)).toEqual([last, tors[0]])
       }
       expect(errors).toEqual([])
     }, 90_000)

@@ -15,6 +15,7 @@ import {
   removeElements,
   setFailure,
   setLinkSettings,
+  TIER_LEVEL,
   type BuiltGraph,
   type EdTopology,
 } from '../../src-renderer/src/lib/topoYaml'
@@ -42,6 +43,8 @@ function fabric(spec: Omit<Parameters<typeof buildFabric>[0], 'hostLinkBps' | 'f
     failures: [],
   }
 }
+/** Each node's tier level, as the editor passes it to the arrow keys. */
+const levels = (t: EdTopology) => new Map(t.nodes.map((n) => [n.name, TIER_LEVEL[n.tier]]))
 const SMALL = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 4 } as const
 const FAT_TREE = { kind: 'fat-tree', k: 4 } as const
 const HULA = { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
@@ -251,29 +254,33 @@ describe('arrow-key node selection', () => {
     expect(nodeInDirection(pos, 'c', 'right')).toBeNull()
   })
 
-  it('goes up from any host to a switch of the tier above, across a wide row or a block of hosts', () => {
+  it('goes up from any host straight to its ToR, across a wide row or from any row of its block', () => {
     for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1], [LEAF_SPINE_64, 1], [THREE_TIER_64, 0]] as const) {
       const t = fabric(spec, loose)
       const pos = layoutByTier(t)
+      const level = levels(t)
       const tier = new Map(t.nodes.map((n) => [n.name, n.tier]))
-      const hostY = Math.min(...t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!.y))
+      const own = new Map(t.links.filter((l) => tier.get(l.a) === 'tor' && tier.get(l.b) === 'host').map((l) => [l.b, l.a]))
       for (const h of t.nodes.filter((n) => n.tier === 'host').map((n) => n.name)) {
-        // A host in a lower row of its block goes up through the hosts above it.
-        let at = h
-        while (tier.get(at) === 'host') {
-          const up = nodeInDirection(pos, at, 'up')
-          expect(up, `${spec.kind}: up from ${at}`).not.toBeNull()
-          if (pos.get(at)!.y === hostY) expect(tier.get(up!), `${spec.kind}: up from ${at} in the first row`).toBe('tor')
-          at = up!
-        }
-        expect(tier.get(at), `${spec.kind}: up from ${h} reaches ${at}`).toBe('tor')
+        const up = nodeInDirection(pos, h, 'up', level)
+        expect(tier.get(up!), `${spec.kind}: up from ${h}`).toBe('tor')
+        // Under blocks, a host's own ToR (a host H added, linked to none, gets the nearest).
+        if (own.has(h) && spec !== SMALL && spec !== FAT_TREE) expect(up, `${spec.kind}: up from ${h}`).toBe(own.get(h))
+        // And from the ToR up to the tier above it.
+        expect(['agg', 'spine'], `${spec.kind}: up from ${up}`).toContain(tier.get(nodeInDirection(pos, up, 'up', level)!))
       }
     }
+    // Down from a ToR reaches the first row of its block, and down again the rows below it, one by one.
+    const t = fabric(THREE_TIER_64)
+    const pos = layoutByTier(t)
+    const down: string[] = []
+    for (let at: string | null = 'tor0'; at; at = nodeInDirection(pos, at, 'down', levels(t))) down.push(at)
+    expect(down).toEqual(['tor0', 'h0', 'h2', 'h4', 'h6'])
     // The host H adds at the end of a 16-host row: the leaf at the row's end, not a spine; on a
     // fat-tree (where a host of no pod comes first), the edge switch at the row's start, not the
     // aggregation switch beyond it that is nearer across.
-    expect(nodeInDirection(layoutByTier(fabric(SMALL, 1)), 'h16', 'up')).toBe('leaf3')
-    expect(nodeInDirection(layoutByTier(fabric(FAT_TREE, 1)), 'h16', 'up')).toBe('edge0')
+    for (const level of [undefined, levels(fabric(SMALL, 1))]) expect(nodeInDirection(layoutByTier(fabric(SMALL, 1)), 'h16', 'up', level)).toBe('leaf3')
+    for (const level of [undefined, levels(fabric(FAT_TREE, 1))]) expect(nodeInDirection(layoutByTier(fabric(FAT_TREE, 1)), 'h16', 'up', level)).toBe('edge0')
   })
 
   it('goes up to the node right above before a row neighbour moved a little higher', () => {

@@ -358,9 +358,18 @@ const SAME_ROW = HOST_ROW_GAP / 2
  * node in it nearest across, however far aside: a tier's row can be far wider than the one above
  * it, so the ToR over a host at the row's end (where H adds one) lies well aside, and the next
  * tier must come before the one beyond it. A node in the same row, only a little higher or lower,
- * counts there only when it is within the cone.
+ * counts there only when it is within the cone. Given each node's tier `level`, up and down look
+ * first at the tiers that way (higher going up, lower going down), so that from a host in a lower
+ * row of its ToR's block Shift+↑ reaches the ToR, not the host above it, and from a ToR the tier
+ * above it, not the hosts of the ToRs drawn above; the rows of one tier are the way only when no
+ * other tier is.
  */
-export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: string | null, dir: Direction): string | null {
+export function nodeInDirection(
+  positions: ReadonlyMap<string, Point>,
+  from: string | null,
+  dir: Direction,
+  level?: ReadonlyMap<string, number>,
+): string | null {
   const start = from === null ? undefined : positions.get(from)
   if (!start) {
     let best: [string, Point] | null = null
@@ -368,7 +377,7 @@ export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: str
     return best?.[0] ?? null
   }
   const sideways = dir === 'left' || dir === 'right'
-  const ahead: Array<{ name: string; along: number; across: number }> = []
+  let ahead: Array<{ name: string; along: number; across: number }> = []
   for (const [name, p] of positions) {
     if (name === from) continue
     const dx = p.x - start.x
@@ -376,6 +385,14 @@ export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: str
     const along = dir === 'right' ? dx : dir === 'left' ? -dx : dir === 'down' ? dy : -dy
     const across = sideways ? Math.abs(dy) : Math.abs(dx)
     if (along > 0 && (across <= along || (!sideways && along >= SAME_ROW))) ahead.push({ name, along, across })
+  }
+  const own = level?.get(from!)
+  if (!sideways && own !== undefined) {
+    const tierWay = ahead.filter((c) => {
+      const l = level!.get(c.name)
+      return l !== undefined && (dir === 'up' ? l > own : l < own)
+    })
+    if (tierWay.length > 0) ahead = tierWay
   }
   if (ahead.length === 0) return null
   const nearest = Math.min(...ahead.map((c) => c.along))
