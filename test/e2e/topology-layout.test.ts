@@ -2,7 +2,7 @@
 // host added with H on a leaf-spine fabric is linked to its leaf with the keyboard alone (Shift+↑
 // reaches the leaf though the new host sits at the far end of the host row); a 64-host fabric
 // fits at a zoom its labels can be read at, each ToR's hosts in a block under it (Shift+↑ from a
-// host in the block's last row reaches the ToR); a 16-host one
+// host in the block's last row reaches the ToR), 32 leaves of 2 hosts in bands of leaves; a 16-host one
 // keeps its hosts in one row; and positions a user saved are drawn as saved. Screenshots in
 // test-artifacts/e2e/topology-layout-*.png.
 import { mkdtempSync } from 'node:fs'
@@ -26,6 +26,13 @@ const HOSTS_64 = [
     key: 'leaf-spine',
     yaml: experiment('layout-leaf-spine-64', '{ kind: leaf-spine, leaves: 8, spines: 4, hostsPerLeaf: 8, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }'),
     nodes: 64 + 8 + 4,
+    tor: /^leaf\d+$/,
+  },
+  {
+    // Flat and wide: was one row of 64 hosts, drawn at a zoom of 0.1.
+    key: '32-leaf',
+    yaml: experiment('layout-leaf-spine-32-leaves', '{ kind: leaf-spine, leaves: 32, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }'),
+    nodes: 64 + 32 + 2,
     tor: /^leaf\d+$/,
   },
 ]
@@ -105,8 +112,11 @@ describe("the topology editor's layout in Chromium", () => {
         }))
         expect(own.size).toBe(64)
         const misplaced = [...own].filter(([host, tor]) => {
-          const nearest = tors.reduce((a, b) => (Math.abs(at[b][0] - at[host][0]) < Math.abs(at[a][0] - at[host][0]) ? b : a))
-          return nearest !== tor || at[host][1] <= at[tor][1]
+          // The ToRs of the band above the host (a wide fabric's ToRs wrap into several).
+          const bandY = Math.max(...tors.map((t) => at[t][1]).filter((y) => y < at[host][1]))
+          const band = tors.filter((t) => at[t][1] === bandY)
+          const nearest = band.reduce((a, b) => (Math.abs(at[b][0] - at[host][0]) < Math.abs(at[a][0] - at[host][0]) ? b : a))
+          return nearest !== tor
         })
         expect(misplaced.map(([host, tor]) => `${host} (of ${tor})`), 'hosts not under their ToR').toEqual([])
 

@@ -50,6 +50,8 @@ const FAT_TREE = { kind: 'fat-tree', k: 4 } as const
 const HULA = { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 const THREE_TIER_64 = { kind: 'three-tier', pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 const LEAF_SPINE_64 = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 16 } as const
+/** Wrapped into bands of leaves. */
+const WIDE = { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 2 } as const
 
 function built(k = 4): BuiltGraph {
   const f = buildFabric({ kind: 'fat-tree', k, hostLinkBps: 10e9, fabricLinkBps: 10e9, linkDelayNs: 1000, rates: { 'core0-agg0': 1e9 } })
@@ -158,14 +160,50 @@ describe('topology editor model', () => {
     expect(pos.has('gone')).toBe(false)
   })
 
-  it('keeps the hosts of a small fabric, or of many leaves with 2 hosts each, in one row, 54 apart, centred', () => {
-    // 32 leaves' blocks of 2 columns would be wider than the row, and blocks of one column hide links.
-    for (const spec of [SMALL, FAT_TREE, { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 2 } as const]) {
+  it('keeps the hosts of a small fabric in one row, 54 apart, centred, up to 21 hosts or 13 ToRs', () => {
+    for (const spec of [SMALL, FAT_TREE, { kind: 'leaf-spine', leaves: 3, spines: 2, hostsPerLeaf: 7 } as const, { kind: 'leaf-spine', leaves: 13, spines: 2, hostsPerLeaf: 1 } as const]) {
       const t = fabric(spec)
       const pos = layoutByTier(t)
       const hosts = t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!)
       expect(new Set(hosts.map((p) => p.y)).size).toBe(1)
       expect(hosts.map((p) => p.x)).toEqual(hosts.map((_, i) => (i - (hosts.length - 1) / 2) * 54))
+      const tors = t.nodes.filter((n) => n.tier === 'tor').map((n) => pos.get(n.name)!)
+      expect(tors.map((p) => p.x)).toEqual(tors.map((_, i) => (i - (tors.length - 1) / 2) * 90))
+    }
+  })
+
+  it('wraps a wide flat fabric into bands of ToRs, each over its hosts, drawn at a zoom of 0.3 or more on the editor at 1024 px', () => {
+    // 32 leaves of 2 hosts were one row of 64 hosts, 3400 across: a zoom of 0.1.
+    for (const spec of [
+      WIDE,
+      { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 1 },
+      { kind: 'leaf-spine', leaves: 12, spines: 2, hostsPerLeaf: 2 },
+      { kind: 'leaf-spine', leaves: 16, spines: 4, hostsPerLeaf: 16 },
+    ] as const) {
+      const what = `${spec.leaves} leaves of ${spec.hostsPerLeaf}`
+      const t = fabric(spec)
+      const pos = layoutByTier(t)
+      const x = (n: string) => pos.get(n)!.x
+      const y = (n: string) => pos.get(n)!.y
+      // The drawing (a switch 58 × 22) fits the editor's 340 × 400 at 0.3.
+      const xs = [...pos.values()].map((p) => p.x)
+      const ys = [...pos.values()].map((p) => p.y)
+      expect([(Math.max(...xs) - Math.min(...xs) + 58) * 0.3 <= 340, (Math.max(...ys) - Math.min(...ys) + 22) * 0.3 <= 400], what).toEqual([true, true])
+      const tors = t.nodes.filter((n) => n.tier === 'tor').map((n) => n.name)
+      const bands = [...new Set(tors.map(y))]
+      expect(bands.length, what).toBeGreaterThan(1)
+      for (const band of bands) {
+        const row = tors.filter((n) => y(n) === band).map(x)
+        expect(Math.max(...row) - Math.min(...row), what).toBeLessThanOrEqual(1100)
+      }
+      // Each host below its own ToR, nearer it across than any other ToR of its band, and above the next band.
+      const own = new Map(t.links.filter((l) => tors.includes(l.a)).map((l) => [l.b, l.a]))
+      for (const [h, tor] of own) {
+        const band = tors.filter((n) => y(n) === y(tor))
+        const nearest = band.reduce((a, b) => (Math.abs(x(b) - x(h)) < Math.abs(x(a) - x(h)) ? b : a))
+        const next = Math.min(Infinity, ...tors.map(y).filter((v) => v > y(tor)))
+        expect([nearest, y(h) > y(tor), y(h) < next], `${what}: ${h}`).toEqual([tor, true, true])
+      }
     }
   })
 
@@ -255,7 +293,7 @@ describe('arrow-key node selection', () => {
   })
 
   it('goes up from any host straight to its ToR, across a wide row or from any row of its block', () => {
-    for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1], [LEAF_SPINE_64, 1], [THREE_TIER_64, 0]] as const) {
+    for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1], [LEAF_SPINE_64, 1], [THREE_TIER_64, 0], [WIDE, 1]] as const) {
       const t = fabric(spec, loose)
       const pos = layoutByTier(t)
       const level = levels(t)
