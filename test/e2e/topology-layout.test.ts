@@ -1,9 +1,10 @@
 // Where the topology editor puts nodes, as a user meets it on a 1024 px and a 1440 px window: a
 // host added with H on a leaf-spine fabric is linked to its leaf with the keyboard alone (Shift+↑
-// reaches the leaf though the new host sits at the far end of the host row); a 64-host fabric
-// fits at a zoom its labels can be read at, each ToR's hosts in a block under it (Shift+↑ from a
-// host in the block's last row reaches the ToR), 32 leaves of 2 hosts in bands of leaves; a 16-host one
-// keeps its hosts in one row; and positions a user saved are drawn as saved. Screenshots in
+// reaches the leaf though the new host sits at the far end of the host row); adding a 22nd host
+// and linking it moves no node already drawn; a 64-host fabric fits at a zoom its labels can be
+// read at, each ToR's hosts in a block under it (Shift+↑ from a host in the block's last row
+// reaches the ToR), 32 leaves of 2 hosts in bands of leaves; a 16-host one keeps its hosts in one
+// row; and positions a user saved are drawn as saved. Screenshots in
 // test-artifacts/e2e/topology-layout-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,6 +15,8 @@ import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
 import { canvas, experiment, links, nodeAt, nodes, normalise, selected, type Nodes } from '../helpers/topo-canvas'
 
+/** 21 hosts, the most a row holds: the 22nd used to lay every node out again, in blocks. */
+const HOSTS_21 = experiment('layout-leaf-spine-21', '{ kind: leaf-spine, leaves: 3, spines: 2, hostsPerLeaf: 7, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }')
 const SMALL = experiment('layout-leaf-spine-16', '{ kind: leaf-spine, leaves: 4, spines: 2, hostsPerLeaf: 4, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }')
 const HOSTS_64 = [
   {
@@ -43,6 +46,18 @@ const WIDTHS = [
 /** The zoom at which a host's 9.5 px label is still made out (about 3 px). */
 const READABLE = 0.3
 
+/**
+ * The nodes of `before` that `after` draws elsewhere, beyond one zoom and pan for all (the view
+ * fits the graph again when a node is added): 2 px allowed for the rounding of both.
+ */
+function movedFrom(before: Nodes, after: Nodes): string[] {
+  const names = Object.keys(before)
+  const [a, b] = [names.reduce((m, n) => (before[n][0] < before[m][0] ? n : m)), names.reduce((m, n) => (before[n][0] > before[m][0] ? n : m))]
+  const scale = (after[b][0] - after[a][0]) / (before[b][0] - before[a][0])
+  const [tx, ty] = [after[a][0] - scale * before[a][0], after[a][1] - scale * before[a][1]]
+  return names.filter((n) => !after[n] || Math.abs(after[n][0] - (scale * before[n][0] + tx)) > 2 || Math.abs(after[n][1] - (scale * before[n][1] + ty)) > 2)
+}
+
 describe("the topology editor's layout in Chromium", () => {
   let app: Started
   let browser: Browser
@@ -55,7 +70,7 @@ describe("the topology editor's layout in Chromium", () => {
     browser = await launchChromium()
     page = await browser.newPage({ viewport: WIDTHS[0] })
     page.on('pageerror', (err) => errors.push(String(err)))
-    for (const [key, yaml] of [['small', SMALL], ...HOSTS_64.map((f) => [f.key, f.yaml])]) ids[key] = (await contract(app.url, 'experiments.create', { yaml })).id
+    for (const [key, yaml] of [['small', SMALL], ['21', HOSTS_21], ...HOSTS_64.map((f) => [f.key, f.yaml])]) ids[key] = (await contract(app.url, 'experiments.create', { yaml })).id
   }, 60_000)
 
   afterAll(async () => {
@@ -88,6 +103,34 @@ describe("the topology editor's layout in Chromium", () => {
     await page.keyboard.press('l')
     await expect.poll(async () => Object.keys(await links(page))).toContain('leaf3-h16')
     await page.screenshot({ path: join(ARTIFACTS, 'topology-layout-keyboard-link-1024.png') })
+    expect(errors).toEqual([])
+  }, 60_000)
+
+  it('adds a host to a 21-host fabric and links it without moving any node already drawn', async () => {
+    await page.setViewportSize(WIDTHS[0])
+    await open('21', 21 + 3 + 2)
+    const before = await nodes(page)
+    await canvas(page).focus()
+    await page.keyboard.press('h')
+    await expect.poll(() => selected(page)).toEqual(['h21'])
+    await expect.poll(async () => Object.keys(await nodes(page)).length).toBe(27)
+    const added = await nodes(page)
+    // The view fits the graph again (one zoom and pan for all); no node moves on it.
+    expect(movedFrom(before, added), 'nodes moved by adding h21').toEqual([])
+    // The new host at the end of the host row.
+    const hosts = Object.keys(before).filter((n) => /^h\d+$/.test(n))
+    expect(added.h21[1]).toBe(added.h0[1])
+    expect(added.h21[0]).toBeGreaterThan(Math.max(...hosts.map((h) => added[h][0])))
+    await page.screenshot({ path: join(ARTIFACTS, 'topology-layout-21-add-host-1024.png') })
+    // Linked from the keyboard to the leaf above it: still nothing moves.
+    await page.keyboard.press('Shift+ArrowUp')
+    await expect.poll(async () => (await selected(page)).sort()).toEqual(['h21', 'leaf2'])
+    await page.keyboard.press('l')
+    await expect.poll(async () => Object.keys(await links(page))).toContain('leaf2-h21')
+    expect(movedFrom(added, await nodes(page)), 'nodes moved by linking h21').toEqual([])
+    // R lays the 22 hosts out by tier: in a block under each leaf.
+    await page.keyboard.press('r')
+    await expect.poll(async () => new Set(Object.entries(await nodes(page)).filter(([n]) => /^h\d+$/.test(n)).map(([, p]) => p[1])).size).toBeGreaterThan(1)
     expect(errors).toEqual([])
   }, 60_000)
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { buildFabric } from '../../src-main/model/topology'
-import { layoutByTier, nodeInDirection, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
+import { layoutByTier, nodeInDirection, placeNew, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
 import {
   addLink,
   addNode,
@@ -50,6 +50,8 @@ const FAT_TREE = { kind: 'fat-tree', k: 4 } as const
 const HULA = { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 const THREE_TIER_64 = { kind: 'three-tier', pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 const LEAF_SPINE_64 = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 16 } as const
+/** The most hosts one row holds. */
+const HOSTS_21 = { kind: 'leaf-spine', leaves: 3, spines: 2, hostsPerLeaf: 7 } as const
 /** Wrapped into bands of leaves. */
 const WIDE = { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 2 } as const
 
@@ -161,7 +163,7 @@ describe('topology editor model', () => {
   })
 
   it('keeps the hosts of a small fabric in one row, 54 apart, centred, up to 21 hosts or 13 ToRs', () => {
-    for (const spec of [SMALL, FAT_TREE, { kind: 'leaf-spine', leaves: 3, spines: 2, hostsPerLeaf: 7 } as const, { kind: 'leaf-spine', leaves: 13, spines: 2, hostsPerLeaf: 1 } as const]) {
+    for (const spec of [SMALL, FAT_TREE, HOSTS_21, { kind: 'leaf-spine', leaves: 13, spines: 2, hostsPerLeaf: 1 } as const]) {
       const t = fabric(spec)
       const pos = layoutByTier(t)
       const hosts = t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!)
@@ -232,6 +234,26 @@ describe('topology editor model', () => {
     expect(['h0', 'h1', 'h2', 'h3', 'h4'].map((h) => hula.get(h)!.y)).toEqual([330, 330, 330, 330, 370])
     // A saved position still wins.
     expect(layoutByTier(fabric(THREE_TIER_64), { h5: { x: 1, y: 2 } }).get('h5')).toEqual({ x: 1, y: 2 })
+  })
+
+  it('places a node added while the others keep their places after its tier\'s first row, or between the tiers around it', () => {
+    // 21 hosts in a row: the 22nd after them, 54 on (the layout by tier would put 22 in blocks).
+    const row = fabric(HOSTS_21)
+    const pos = layoutByTier(row)
+    expect(placeNew(row, pos, 'host')).toEqual({ x: pos.get('h20')!.x + 54, y: pos.get('h20')!.y })
+    expect(placeNew(row, pos, 'tor')).toEqual({ x: pos.get('leaf2')!.x + 90, y: pos.get('leaf2')!.y })
+    // No aggregation tier yet: halfway between the spines and the leaves.
+    expect(placeNew(row, pos, 'agg').y).toBe((pos.get('spine0')!.y + pos.get('leaf0')!.y) / 2)
+    // Blocks: after the last block's first row, as far as blocks are apart.
+    const blocks = fabric(THREE_TIER_64)
+    const bpos = layoutByTier(blocks)
+    const first = blocks.nodes.filter((n) => n.tier === 'host' && bpos.get(n.name)!.y === bpos.get('h0')!.y).map((n) => bpos.get(n.name)!.x)
+    expect(placeNew(blocks, bpos, 'host')).toEqual({ x: Math.max(...first) + 72, y: bpos.get('h0')!.y })
+    // Bands: a ToR after the first band's.
+    const wide = fabric(WIDE)
+    const wpos = layoutByTier(wide)
+    const band = wide.nodes.filter((n) => n.tier === 'tor' && wpos.get(n.name)!.y === wpos.get('leaf0')!.y).map((n) => wpos.get(n.name)!.x)
+    expect(placeNew(wide, wpos, 'tor')).toEqual({ x: Math.max(...band) + 90, y: wpos.get('leaf0')!.y })
   })
 
   it('puts a host linked to no ToR after the blocks, in their first row', () => {

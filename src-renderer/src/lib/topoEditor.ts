@@ -249,6 +249,32 @@ export function layoutByTier(topo: EdTopology, saved: Readonly<Record<string, Po
   return out
 }
 
+/**
+ * Where a node added to `tier` goes while every node already drawn keeps its place (the layout
+ * by tier would move them: the 22nd host turns the row of hosts into blocks): after the last
+ * node of its tier's first row, as far as that row's nodes are apart (a block's hosts: as far as
+ * blocks are); for a tier not drawn yet, halfway between the tiers above and below it.
+ */
+export function placeNew(topo: EdTopology, positions: ReadonlyMap<string, Point>, tier: Tier): Point {
+  const at = (t: (l: number) => boolean) => topo.nodes.filter((n) => t(TIER_LEVEL[n.tier]) && positions.has(n.name)).map((n) => positions.get(n.name)!)
+  const level = TIER_LEVEL[tier]
+  const same = at((l) => l === level)
+  if (same.length > 0) {
+    const top = Math.min(...same.map((p) => p.y))
+    const first = same.filter((p) => p.y - top < SAME_ROW)
+    const gap = tier !== 'host' ? X_GAP : same.length > first.length ? BLOCK_GAP : HOST_GAP
+    return { x: Math.max(...first.map((p) => p.x)) + gap, y: top }
+  }
+  const all = [...positions.values()]
+  const x = all.length > 0 ? (Math.min(...all.map((p) => p.x)) + Math.max(...all.map((p) => p.x))) / 2 : 0
+  const above = at((l) => l > level).map((p) => p.y)
+  const below = at((l) => l < level).map((p) => p.y)
+  if (above.length > 0 && below.length > 0) return { x, y: (Math.max(...above) + Math.min(...below)) / 2 }
+  if (above.length > 0) return { x, y: Math.max(...above) + Y_GAP }
+  if (below.length > 0) return { x, y: Math.min(...below) - Y_GAP }
+  return { x, y: 0 }
+}
+
 interface HostBlocks {
   of: Map<string, string[]>
   loose: string[]
