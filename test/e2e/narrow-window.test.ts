@@ -26,21 +26,23 @@ seeds: [1]
 const WIDE = YAML.replace('name: narrow-ui', 'name: narrow-wide-leaf').replace('leaves: 4, spines: 2, hostsPerLeaf: 4', 'leaves: 2, spines: 2, hostsPerLeaf: 32').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]')
 // Two problems in the text: a load above 1 and a failure of a link the fabric does not have.
 const TWO_PROBLEMS = YAML.replace('load: 0.3', 'load: 3') + 'failures:\n  - { link: leaf9-spine0, at: 5ms }\n'
-// 64 hosts: the three-tier's in a block under each ToR, the leaf-spine's (32 leaves of 2) in a row
-// wider than the editor's 0.15 zoom fits in its panel.
+// 64 hosts: the three-tier's in a block under each ToR, the leaf-spine's (32 leaves of 2) in bands
+// of leaves (a row of them needed a zoom of 0.1), both at a zoom labels can be read at.
 const HOSTS_64 = [
   {
     name: 'narrow-three-tier-64',
     topology: '{ kind: three-tier, pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLink: 10Gbps, fabricLink: 40Gbps, linkDelay: 1us, queuePackets: 100 }',
     nodes: 64 + 8 + 4 + 2,
   },
-  // 32 leaves: a row of switches wider than the Fabric tab's 0.2 zoom fits too.
+  // 32 leaves: in the Fabric tab too, in bands of leaves.
   { name: 'narrow-leaf-spine-64', topology: '{ kind: leaf-spine, leaves: 32, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }', nodes: 64 + 32 + 2 },
 ]
 const WIDTHS = [
   { width: 1024, height: 768 },
   { width: 1440, height: 900 },
 ]
+/** The zoom at which a host's 9.5 px label is still made out (about 3 px). */
+const READABLE = 0.3
 
 interface Box {
   label: string
@@ -329,12 +331,15 @@ describe('the app on a narrow window in Chromium', () => {
         await expect.poll(async () => (await offCanvas(page, 'topo-canvas')).length, { timeout: 10_000 }).toBeGreaterThan(0)
         await page.getByTestId('topo-fit').click()
         await expect.poll(() => offCanvas(page, 'topo-canvas'), { timeout: 10_000 }).toEqual([])
+        expect(Number(await canvas(page).getAttribute('data-zoom')), 'the editor\'s zoom').toBeGreaterThanOrEqual(READABLE)
         await canvas(page).scrollIntoViewIfNeeded()
         await page.screenshot({ path: join(ARTIFACTS, `narrow-topology-64-${f.name.split('-')[1]}-${size.width}.png`) })
 
         await page.getByTestId('tab-fabric').click()
         await expect.poll(async () => Object.keys(JSON.parse((await page.getByTestId('fabric-graph').getAttribute('data-nodes')) ?? '{}')).length, { timeout: 20_000 }).toBeGreaterThan(0)
         await expect.poll(() => offCanvas(page, 'fabric-graph'), { timeout: 10_000 }).toEqual([])
+        // Fitted (the graph fits itself to its panel) at a zoom a switch's label can be read at.
+        await expect.poll(async () => Number(await page.getByTestId('fabric-graph').getAttribute('data-zoom')), { timeout: 10_000 }).toBeGreaterThanOrEqual(READABLE)
         await page.screenshot({ path: join(ARTIFACTS, `narrow-fabric-64-${f.name.split('-')[1]}-${size.width}.png`) })
       }
     }

@@ -233,6 +233,55 @@ describe('fabric model', () => {
     expect(m.peers.get('leaf0:0')).toBe('h0')
   })
 
+  /** A leaf-spine fabric as the core describes it: `leaves` leaves of `per` hosts under two spines. */
+  function leafSpine(leaves: number, per: number) {
+    const leaf = Array.from({ length: leaves }, (_, i) => `leaf${i}`)
+    const host = (l: number, j: number) => `h${l * per + j}`
+    return {
+      kind: 'leaf-spine',
+      nodes: [
+        ...['spine0', 'spine1'].map((name) => ({ name, role: 'spine' as const, level: 2, pod: -1 })),
+        ...leaf.map((name) => ({ name, role: 'tor' as const, level: 1, pod: -1 })),
+        ...leaf.flatMap((_, l) => Array.from({ length: per }, (_, j) => ({ name: host(l, j), role: 'host' as const, level: 0, pod: -1 }))),
+      ],
+      links: [
+        ...leaf.flatMap((l, i) => [0, 1].map((s) => ({ name: `spine${s}-${l}`, a: `spine${s}`, aPort: i, b: l, bPort: per + s, bps: 40e9 }))),
+        ...leaf.flatMap((l, i) => Array.from({ length: per }, (_, j) => ({ name: `${l}-${host(i, j)}`, a: l, aPort: j, b: host(i, j), bPort: 0, bps: 10e9 }))),
+      ],
+      hosts: leaf.flatMap((_, l) => Array.from({ length: per }, (_, j) => host(l, j))),
+      queuePackets: 100,
+    }
+  }
+
+  it('wraps a wide tier of ToRs into bands, each ToR over its hosts, drawn at a zoom of 0.3 or more at 1024 px', () => {
+    // 32 leaves were one row 3400 across: a zoom of 0.09 on the graph at 1024 px (about 310 × 410).
+    const m = buildFabricModel(leafSpine(32, 2), [])
+    const at = Object.fromEntries(m.nodes.map((n) => [n.id, n]))
+    const xs = m.nodes.map((n) => n.x)
+    const ys = m.nodes.map((n) => n.y)
+    expect([(Math.max(...xs) - Math.min(...xs) + 58) * 0.3 <= 310, (Math.max(...ys) - Math.min(...ys) + 22) * 0.3 <= 410]).toEqual([true, true])
+    const leaves = m.nodes.filter((n) => n.role === 'tor')
+    const bands = [...new Set(leaves.map((n) => n.y))].sort((a, b) => a - b)
+    expect(bands.length).toBeGreaterThan(1)
+    expect(at.spine0.y).toBeLessThan(bands[0])
+    for (const [i, y] of bands.entries()) {
+      const row = leaves.filter((n) => n.y === y).map((n) => n.x)
+      expect(Math.max(...row) - Math.min(...row)).toBeLessThanOrEqual(1100)
+      // Each leaf's hosts right under it, above the next band.
+      for (const l of leaves.filter((n) => n.y === y)) {
+        const hosts = at[`${l.id}:hosts`]
+        expect([hosts.x, hosts.y > y, hosts.y < (bands[i + 1] ?? Infinity)]).toEqual([l.x, true, true])
+      }
+    }
+    // The bands' columns line up: the first band's x are every band's.
+    const first = new Set(leaves.filter((n) => n.y === bands[0]).map((n) => n.x))
+    expect(leaves.filter((n) => !first.has(n.x)).map((n) => n.id)).toEqual([])
+    // A fabric whose ToRs fit in a row keeps them in one, 110 apart.
+    const small = buildFabricModel(leafSpine(8, 2), []).nodes.filter((n) => n.role === 'tor')
+    expect(new Set(small.map((n) => n.y)).size).toBe(1)
+    expect(small.map((n) => n.x)).toEqual(small.map((_, i) => (i - 3.5) * 110))
+  })
+
   it('evaluates edges by their direction and nodes by their deepest queue', () => {
     const m = buildFabricModel(graph, defs)
     const x = Float64Array.from([1, 2])

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { buildFabric } from '../../src-main/model/topology'
-import { layoutByTier, nodeInDirection, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
+import { layoutByTier, nodeInDirection, placeNew, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
 import {
   addLink,
   addNode,
@@ -15,6 +15,7 @@ import {
   removeElements,
   setFailure,
   setLinkSettings,
+  TIER_LEVEL,
   type BuiltGraph,
   type EdTopology,
 } from '../../src-renderer/src/lib/topoYaml'
@@ -42,11 +43,17 @@ function fabric(spec: Omit<Parameters<typeof buildFabric>[0], 'hostLinkBps' | 'f
     failures: [],
   }
 }
+/** Each node's tier level, as the editor passes it to the arrow keys. */
+const levels = (t: EdTopology) => new Map(t.nodes.map((n) => [n.name, TIER_LEVEL[n.tier]]))
 const SMALL = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 4 } as const
 const FAT_TREE = { kind: 'fat-tree', k: 4 } as const
 const HULA = { kind: 'three-tier', pods: 2, torsPerPod: 2, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 const THREE_TIER_64 = { kind: 'three-tier', pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8 } as const
 const LEAF_SPINE_64 = { kind: 'leaf-spine', leaves: 4, spines: 2, hostsPerLeaf: 16 } as const
+/** The most hosts one row holds. */
+const HOSTS_21 = { kind: 'leaf-spine', leaves: 3, spines: 2, hostsPerLeaf: 7 } as const
+/** Wrapped into bands of leaves. */
+const WIDE = { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 2 } as const
 
 function built(k = 4): BuiltGraph {
   const f = buildFabric({ kind: 'fat-tree', k, hostLinkBps: 10e9, fabricLinkBps: 10e9, linkDelayNs: 1000, rates: { 'core0-agg0': 1e9 } })
@@ -155,14 +162,50 @@ describe('topology editor model', () => {
     expect(pos.has('gone')).toBe(false)
   })
 
-  it('keeps the hosts of a small fabric, or of many leaves with 2 hosts each, in one row, 54 apart, centred', () => {
-    // 32 leaves' blocks of 2 columns would be wider than the row, and blocks of one column hide links.
-    for (const spec of [SMALL, FAT_TREE, { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 2 } as const]) {
+  it('keeps the hosts of a small fabric in one row, 54 apart, centred, up to 21 hosts or 13 ToRs', () => {
+    for (const spec of [SMALL, FAT_TREE, HOSTS_21, { kind: 'leaf-spine', leaves: 13, spines: 2, hostsPerLeaf: 1 } as const]) {
       const t = fabric(spec)
       const pos = layoutByTier(t)
       const hosts = t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!)
       expect(new Set(hosts.map((p) => p.y)).size).toBe(1)
       expect(hosts.map((p) => p.x)).toEqual(hosts.map((_, i) => (i - (hosts.length - 1) / 2) * 54))
+      const tors = t.nodes.filter((n) => n.tier === 'tor').map((n) => pos.get(n.name)!)
+      expect(tors.map((p) => p.x)).toEqual(tors.map((_, i) => (i - (tors.length - 1) / 2) * 90))
+    }
+  })
+
+  it('wraps a wide flat fabric into bands of ToRs, each over its hosts, drawn at a zoom of 0.3 or more on the editor at 1024 px', () => {
+    // 32 leaves of 2 hosts were one row of 64 hosts, 3400 across: a zoom of 0.1.
+    for (const spec of [
+      WIDE,
+      { kind: 'leaf-spine', leaves: 32, spines: 2, hostsPerLeaf: 1 },
+      { kind: 'leaf-spine', leaves: 12, spines: 2, hostsPerLeaf: 2 },
+      { kind: 'leaf-spine', leaves: 16, spines: 4, hostsPerLeaf: 16 },
+    ] as const) {
+      const what = `${spec.leaves} leaves of ${spec.hostsPerLeaf}`
+      const t = fabric(spec)
+      const pos = layoutByTier(t)
+      const x = (n: string) => pos.get(n)!.x
+      const y = (n: string) => pos.get(n)!.y
+      // The drawing (a switch 58 × 22) fits the editor's 340 × 400 at 0.3.
+      const xs = [...pos.values()].map((p) => p.x)
+      const ys = [...pos.values()].map((p) => p.y)
+      expect([(Math.max(...xs) - Math.min(...xs) + 58) * 0.3 <= 340, (Math.max(...ys) - Math.min(...ys) + 22) * 0.3 <= 400], what).toEqual([true, true])
+      const tors = t.nodes.filter((n) => n.tier === 'tor').map((n) => n.name)
+      const bands = [...new Set(tors.map(y))]
+      expect(bands.length, what).toBeGreaterThan(1)
+      for (const band of bands) {
+        const row = tors.filter((n) => y(n) === band).map(x)
+        expect(Math.max(...row) - Math.min(...row), what).toBeLessThanOrEqual(1100)
+      }
+      // Each host below its own ToR, nearer it across than any other ToR of its band, and above the next band.
+      const own = new Map(t.links.filter((l) => tors.includes(l.a)).map((l) => [l.b, l.a]))
+      for (const [h, tor] of own) {
+        const band = tors.filter((n) => y(n) === y(tor))
+        const nearest = band.reduce((a, b) => (Math.abs(x(b) - x(h)) < Math.abs(x(a) - x(h)) ? b : a))
+        const next = Math.min(Infinity, ...tors.map(y).filter((v) => v > y(tor)))
+        expect([nearest, y(h) > y(tor), y(h) < next], `${what}: ${h}`).toEqual([tor, true, true])
+      }
     }
   })
 
@@ -191,6 +234,26 @@ describe('topology editor model', () => {
     expect(['h0', 'h1', 'h2', 'h3', 'h4'].map((h) => hula.get(h)!.y)).toEqual([330, 330, 330, 330, 370])
     // A saved position still wins.
     expect(layoutByTier(fabric(THREE_TIER_64), { h5: { x: 1, y: 2 } }).get('h5')).toEqual({ x: 1, y: 2 })
+  })
+
+  it('places a node added while the others keep their places after its tier\'s first row, or between the tiers around it', () => {
+    // 21 hosts in a row: the 22nd after them, 54 on (the layout by tier would put 22 in blocks).
+    const row = fabric(HOSTS_21)
+    const pos = layoutByTier(row)
+    expect(placeNew(row, pos, 'host')).toEqual({ x: pos.get('h20')!.x + 54, y: pos.get('h20')!.y })
+    expect(placeNew(row, pos, 'tor')).toEqual({ x: pos.get('leaf2')!.x + 90, y: pos.get('leaf2')!.y })
+    // No aggregation tier yet: halfway between the spines and the leaves.
+    expect(placeNew(row, pos, 'agg').y).toBe((pos.get('spine0')!.y + pos.get('leaf0')!.y) / 2)
+    // Blocks: after the last block's first row, as far as blocks are apart.
+    const blocks = fabric(THREE_TIER_64)
+    const bpos = layoutByTier(blocks)
+    const first = blocks.nodes.filter((n) => n.tier === 'host' && bpos.get(n.name)!.y === bpos.get('h0')!.y).map((n) => bpos.get(n.name)!.x)
+    expect(placeNew(blocks, bpos, 'host')).toEqual({ x: Math.max(...first) + 72, y: bpos.get('h0')!.y })
+    // Bands: a ToR after the first band's.
+    const wide = fabric(WIDE)
+    const wpos = layoutByTier(wide)
+    const band = wide.nodes.filter((n) => n.tier === 'tor' && wpos.get(n.name)!.y === wpos.get('leaf0')!.y).map((n) => wpos.get(n.name)!.x)
+    expect(placeNew(wide, wpos, 'tor')).toEqual({ x: Math.max(...band) + 90, y: wpos.get('leaf0')!.y })
   })
 
   it('puts a host linked to no ToR after the blocks, in their first row', () => {
@@ -251,29 +314,33 @@ describe('arrow-key node selection', () => {
     expect(nodeInDirection(pos, 'c', 'right')).toBeNull()
   })
 
-  it('goes up from any host to a switch of the tier above, across a wide row or a block of hosts', () => {
-    for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1], [LEAF_SPINE_64, 1], [THREE_TIER_64, 0]] as const) {
+  it('goes up from any host straight to its ToR, across a wide row or from any row of its block', () => {
+    for (const [spec, loose] of [[SMALL, 1], [FAT_TREE, 1], [HULA, 1], [THREE_TIER_64, 1], [LEAF_SPINE_64, 1], [THREE_TIER_64, 0], [WIDE, 1]] as const) {
       const t = fabric(spec, loose)
       const pos = layoutByTier(t)
+      const level = levels(t)
       const tier = new Map(t.nodes.map((n) => [n.name, n.tier]))
-      const hostY = Math.min(...t.nodes.filter((n) => n.tier === 'host').map((n) => pos.get(n.name)!.y))
+      const own = new Map(t.links.filter((l) => tier.get(l.a) === 'tor' && tier.get(l.b) === 'host').map((l) => [l.b, l.a]))
       for (const h of t.nodes.filter((n) => n.tier === 'host').map((n) => n.name)) {
-        // A host in a lower row of its block goes up through the hosts above it.
-        let at = h
-        while (tier.get(at) === 'host') {
-          const up = nodeInDirection(pos, at, 'up')
-          expect(up, `${spec.kind}: up from ${at}`).not.toBeNull()
-          if (pos.get(at)!.y === hostY) expect(tier.get(up!), `${spec.kind}: up from ${at} in the first row`).toBe('tor')
-          at = up!
-        }
-        expect(tier.get(at), `${spec.kind}: up from ${h} reaches ${at}`).toBe('tor')
+        const up = nodeInDirection(pos, h, 'up', level)
+        expect(tier.get(up!), `${spec.kind}: up from ${h}`).toBe('tor')
+        // Under blocks, a host's own ToR (a host H added, linked to none, gets the nearest).
+        if (own.has(h) && spec !== SMALL && spec !== FAT_TREE) expect(up, `${spec.kind}: up from ${h}`).toBe(own.get(h))
+        // And from the ToR up to the tier above it.
+        expect(['agg', 'spine'], `${spec.kind}: up from ${up}`).toContain(tier.get(nodeInDirection(pos, up, 'up', level)!))
       }
     }
+    // Down from a ToR reaches the first row of its block, and down again the rows below it, one by one.
+    const t = fabric(THREE_TIER_64)
+    const pos = layoutByTier(t)
+    const down: string[] = []
+    for (let at: string | null = 'tor0'; at; at = nodeInDirection(pos, at, 'down', levels(t))) down.push(at)
+    expect(down).toEqual(['tor0', 'h0', 'h2', 'h4', 'h6'])
     // The host H adds at the end of a 16-host row: the leaf at the row's end, not a spine; on a
     // fat-tree (where a host of no pod comes first), the edge switch at the row's start, not the
     // aggregation switch beyond it that is nearer across.
-    expect(nodeInDirection(layoutByTier(fabric(SMALL, 1)), 'h16', 'up')).toBe('leaf3')
-    expect(nodeInDirection(layoutByTier(fabric(FAT_TREE, 1)), 'h16', 'up')).toBe('edge0')
+    for (const level of [undefined, levels(fabric(SMALL, 1))]) expect(nodeInDirection(layoutByTier(fabric(SMALL, 1)), 'h16', 'up', level)).toBe('leaf3')
+    for (const level of [undefined, levels(fabric(FAT_TREE, 1))]) expect(nodeInDirection(layoutByTier(fabric(FAT_TREE, 1)), 'h16', 'up', level)).toBe('edge0')
   })
 
   it('goes up to the node right above before a row neighbour moved a little higher', () => {

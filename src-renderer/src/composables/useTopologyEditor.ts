@@ -1,7 +1,7 @@
 import { computed, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue'
 import type { Res } from '@contract/index'
 import { call, errorMessage } from '../client'
-import { fabricOrigin, layoutByTier, orderEnds, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES, type Point } from '../lib/topoEditor'
+import { fabricOrigin, layoutByTier, orderEnds, placeNew, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES, type Point } from '../lib/topoEditor'
 import {
   addLink,
   addNode,
@@ -31,7 +31,18 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
   // The text as of the last edit: a v-model's value only follows after the parent re-renders,
   // and an edit right after another must start from the first one's result.
   const text = ref(model.value)
-  watch(model, (v) => (text.value = v))
+  /**
+   * Where each node was drawn before the last edit made here: an edit moves no node already
+   * drawn (the layout by tier would: the 22nd host turned the row of hosts into blocks, a host
+   * linked to a ToR went into its block). Kept for this session only; the text changed elsewhere
+   * (the Spec tab, Revert), R, a template or another experiment lay the fabric out afresh.
+   */
+  const kept = ref<Record<string, Point>>({})
+  watch(model, (v) => {
+    if (v === text.value) return
+    text.value = v
+    kept.value = {}
+  })
   const setText = (v: string) => {
     text.value = v
     model.value = v
@@ -80,7 +91,7 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
   const topo = computed<EdTopology | null>(() => readTopology(text.value, built.value))
   /** The template the topology block comes from, if one makes it exactly (the generate row shows it). */
   const origin = computed(() => fabricOrigin(readTopologyBlock(text.value)))
-  const positions = computed(() => (topo.value ? layoutByTier(topo.value, saved.value) : new Map<string, Point>()))
+  const positions = computed(() => (topo.value ? layoutByTier(topo.value, { ...kept.value, ...saved.value }) : new Map<string, Point>()))
   const problems = computed(() => preview.value?.errors ?? [])
   const problemMap = computed(() =>
     topo.value && previewOf.value === text.value ? problemsByElement(problems.value, topo.value) : new Map<string, string[]>(),
@@ -91,7 +102,14 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
     const id = experimentId.value
     saved.value = id === null ? {} : (await call('experiments.layout', { id })).positions
   }
-  watch(experimentId, () => void loadLayout().catch((err) => (editError.value = errorMessage(err))), { immediate: true })
+  watch(
+    experimentId,
+    () => {
+      kept.value = {}
+      void loadLayout().catch((err) => (editError.value = errorMessage(err)))
+    },
+    { immediate: true },
+  )
 
   async function persistLayout(): Promise<void> {
     const id = experimentId.value
@@ -103,15 +121,23 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
     }
   }
 
+  /** Nodes placed by hand: saved with the places the others were kept at, so the picture the user arranged is the one saved. */
   function moved(points: Record<string, Point>): void {
-    saved.value = { ...saved.value, ...points }
+    const drawn = Object.fromEntries(Object.entries(kept.value).filter(([name]) => positions.value.has(name)))
+    saved.value = { ...drawn, ...saved.value, ...points }
     void persistLayout()
   }
 
-  /** Forgets the manual positions: every node goes back to its tier's row. */
+  /** Forgets the manual and kept positions: every node goes back to its tier's row. */
   function autoLayout(): void {
     saved.value = {}
+    kept.value = {}
     void persistLayout()
+  }
+
+  /** Every node drawn now stays where it is through the next edit. */
+  function keep(): void {
+    kept.value = { ...kept.value, ...Object.fromEntries([...positions.value].map(([n, p]) => [n, { x: p.x, y: p.y }])) }
   }
 
   function edit(fn: (t: string, topo: EdTopology | null) => string, opts: { structural?: boolean } = {}): boolean {
@@ -128,6 +154,7 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
       }
       next = fn(next, current)
       if (next === text.value) return false
+      keep()
       history.push(text.value)
       historyTick.value++
       setText(next)
@@ -148,12 +175,15 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
     if (!tpl) return
     if (edit((t) => applyGenerator(t, tpl.mapping(params)))) {
       saved.value = {}
+      kept.value = {}
       void persistLayout()
     }
   }
 
   function addSwitchOrHost(tier: Tier, at?: Point): string | null {
     let name: string | null = null
+    // Beside its tier's nodes as they are drawn now (they stay there).
+    const spot = at ?? (topo.value ? placeNew(topo.value, positions.value, tier) : null)
     const ok = edit(
       (t, cur) => {
         const c = need(cur)
@@ -165,6 +195,7 @@ export function useTopologyEditor(model: Ref<string>, experimentId: Ref<number |
     )
     if (ok && name) {
       if (at) moved({ [name]: at })
+      else if (spot) kept.value = { ...kept.value, [name]: spot }
       selNodes.value = [name]
       selLinks.value = []
     }

@@ -61,11 +61,49 @@ export function portColumns(defs: readonly SeriesDefLike[], kind: string): Map<s
 
 const X_GAP = 110
 const Y_GAP = 120
+/** Below a ToR, the node for its hosts. */
+const HOSTS_DY = Y_GAP * 0.75
+/**
+ * The widest a row of ToRs is drawn, centre to centre (11 ToRs): the graph on a 1024 px window
+ * is about 310 px across inside its padding, and a wider row fits there only below a zoom of
+ * 0.27, where a switch's label can no longer be read.
+ */
+const ROW_MAX = 1100
+/** The Fabric tab's graph on a 1024 px window inside its padding, about: what a wrapped tier of ToRs is shaped to fill. */
+const CANVAS = { w: 310, h: 410 }
+/** A switch node's size (FabricGraph.vue), for the drawing's extent. */
+const NODE = { w: 58, h: 22 }
+
+/**
+ * How many ToRs a band of a tier of `count` ToRs takes: all of them when the row fits in
+ * ROW_MAX, else the number that draws the fabric largest on the graph at 1024 px (each band
+ * within ROW_MAX, or one row), `above` being the widest tier over the ToRs and `top` how far
+ * down the ToRs start.
+ */
+function torsPerBand(count: number, above: number, top: number): number {
+  if ((count - 1) * X_GAP <= ROW_MAX) return count
+  const zoomOf = (perBand: number) => {
+    const width = Math.max((perBand - 1) * X_GAP, above) + NODE.w
+    const height = top + (Math.ceil(count / perBand) - 1) * (HOSTS_DY + Y_GAP) + HOSTS_DY + NODE.h
+    return Math.min(CANVAS.w / width, CANVAS.h / height)
+  }
+  // One row stays when bands would draw no larger (a fat-tree's aggregation row is as wide).
+  let best = { perBand: count, zoom: zoomOf(count) }
+  for (let bands = 2; bands <= count; bands++) {
+    const perBand = Math.ceil(count / bands)
+    if ((perBand - 1) * X_GAP > ROW_MAX) continue
+    const zoom = zoomOf(perBand)
+    if (zoom > best.zoom) best = { perBand, zoom }
+  }
+  return best.perBand
+}
 
 /**
  * The fabric, drawn by tier: spines on top, then aggregation switches, ToRs, and one node per
  * ToR for its hosts (collapsed: a fabric of 1000 servers stays readable). Nodes of a tier
- * are ordered by pod, then name, and centred over the widest tier.
+ * are ordered by pod, then name, and centred over the widest tier. ToRs that would make a row
+ * wider than ROW_MAX (32 leaves: 3400 across) wrap into bands one under another, each ToR over
+ * its hosts, the columns of every band lined up.
  */
 export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDefLike[]): FabricModel {
   const util = portColumns(defs, 'link.util')
@@ -79,23 +117,33 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
     tiers.set(n.level, list)
   }
   for (const list of tiers.values()) list.sort((a, b) => a.pod - b.pod || byName(a.name, b.name))
-  const widest = Math.max(...[...tiers.values()].map((l) => l.length))
+  // The ToRs' tier (the lowest), the one that wraps.
+  const torLevel = Math.min(...switches.filter((n) => n.role === 'tor').map((n) => n.level))
+  const others = [...tiers].filter(([level]) => level !== torLevel).map(([, l]) => l.length)
+  const perBand = tiers.has(torLevel) ? torsPerBand(tiers.get(torLevel)!.length, (Math.max(1, ...others) - 1) * X_GAP, (maxLevel - torLevel) * Y_GAP) : 0
+  const widest = Math.max(perBand, ...others)
   const width = (widest - 1) * X_GAP
   const nodes: FabricNodeModel[] = []
   const pos = new Map<string, { x: number; y: number }>()
-  for (const [level, list] of [...tiers].sort((a, b) => b[0] - a[0])) {
+  for (const [level, all] of [...tiers].sort((a, b) => b[0] - a[0])) {
+    const bands = level === torLevel ? Array.from({ length: Math.ceil(all.length / perBand) }, (_, b) => all.slice(b * perBand, (b + 1) * perBand)) : [all]
     // Pods get a small gap between them so they read as groups.
-    const podGaps = list.reduce((g, n, i) => g + (i > 0 && n.pod !== list[i - 1].pod ? 1 : 0), 0)
-    const gap = list.length > 1 ? Math.min(X_GAP * 2.2, Math.max(X_GAP * 0.8, width / (list.length - 1 + podGaps * 0.4))) : 0
-    const span = (list.length - 1 + podGaps * 0.4) * gap
-    let x = -span / 2
-    list.forEach((n, i) => {
-      if (i > 0) x += gap * (n.pod !== list[i - 1].pod ? 1.4 : 1)
-      const p = { x, y: (maxLevel - level) * Y_GAP }
-      pos.set(n.name, p)
-      const cols: number[] = []
-      for (const [k, c] of queue) if (k.startsWith(`${n.name}:`)) cols.push(c)
-      nodes.push({ id: n.name, label: n.name, role: n.role as 'tor' | 'agg' | 'spine', x: p.x, y: p.y, queueCols: cols })
+    const podGapsOf = (list: typeof all) => list.reduce((g, n, i) => g + (i > 0 && n.pod !== list[i - 1].pod ? 1 : 0), 0)
+    const first = bands[0]
+    const gap = first.length > 1 ? Math.min(X_GAP * 2.2, Math.max(X_GAP * 0.8, width / (first.length - 1 + podGapsOf(first) * 0.4))) : 0
+    const span = (first.length - 1 + podGapsOf(first) * 0.4) * gap
+    // The first band's columns; a shorter band after it takes the middle ones, so that the columns line up.
+    const columns: number[] = []
+    first.forEach((n, i) => columns.push(i === 0 ? -span / 2 : columns[i - 1] + gap * (n.pod !== first[i - 1].pod ? 1.4 : 1)))
+    bands.forEach((list, band) => {
+      const skip = Math.floor((first.length - list.length) / 2)
+      list.forEach((n, i) => {
+        const p = { x: columns[skip + i], y: (maxLevel - level) * Y_GAP + band * (HOSTS_DY + Y_GAP) }
+        pos.set(n.name, p)
+        const cols: number[] = []
+        for (const [k, c] of queue) if (k.startsWith(`${n.name}:`)) cols.push(c)
+        nodes.push({ id: n.name, label: n.name, role: n.role as 'tor' | 'agg' | 'spine', x: p.x, y: p.y, queueCols: cols })
+      })
     })
   }
   const hostSet = new Set(graph.hosts)
@@ -125,7 +173,7 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
     const p = pos.get(tor)
     if (!p) continue
     const id = `${tor}:hosts`
-    nodes.push({ id, label: plural(g.count, 'host'), role: 'hosts', x: p.x, y: p.y + Y_GAP * 0.75, queueCols: [] })
+    nodes.push({ id, label: plural(g.count, 'host'), role: 'hosts', x: p.x, y: p.y + HOSTS_DY, queueCols: [] })
     // Only the ToR's side is measured: hosts are not switches, their NIC queues have no series.
     edges.push({ id: `${id}:down`, link: id, source: tor, target: id, dir: 'down', utilCols: g.cols, ports: g.ports, bps: g.bps })
   }

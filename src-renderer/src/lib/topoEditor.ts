@@ -196,13 +196,18 @@ const BLOCK_GAP = 72
  * host's label can no longer be read.
  */
 const ROW_MAX = 1100
+/** The editor's graph on a 1024 px window inside its padding, about: what a wrapped fabric is shaped to fill. */
+const CANVAS = { w: 340, h: 400 }
 const byName = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 
 /**
  * Positions by tier, spines on top, hosts at the bottom; in a tier, nodes in pod then name order,
- * centred. Hosts that would make a row wider than ROW_MAX go in a block of a few columns under
- * their ToR instead, the ToRs spread to make room (a host linked to no ToR, such as one just
- * added, follows the blocks in their first row). A saved position wins over the computed one.
+ * centred. When the hosts' or the ToRs' row would be wider than ROW_MAX, each ToR's hosts go in
+ * a block of a few columns under it instead, the ToRs spread to make room (a host linked to no
+ * ToR, such as one just added, follows the blocks in their first row). When even that is wider
+ * than ROW_MAX (32 leaves of 2 hosts: a row of 64 hosts, or of 32 blocks), the ToRs with their
+ * blocks wrap into bands one under another, shaped to fill the editor's graph on a 1024 px
+ * window. A saved position wins over the computed one.
  */
 export function layoutByTier(topo: EdTopology, saved: Readonly<Record<string, Point>> = {}): Map<string, Point> {
   const tiers = new Map<Tier, EdTopology['nodes']>()
@@ -217,17 +222,24 @@ export function layoutByTier(topo: EdTopology, saved: Readonly<Record<string, Po
   for (const tier of present) if (tier !== 'tor' && tier !== 'host') row(tier, X_GAP)
   const hosts = tiers.has('host') ? sorted('host') : []
   const tors = tiers.has('tor') ? sorted('tor') : []
-  const blocks = (hosts.length - 1) * HOST_GAP > ROW_MAX ? hostBlocks(topo, tors, hosts) : null
+  const torY = present.indexOf('tor') * Y_GAP
+  const hostY = present.indexOf('host') * Y_GAP
+  const above = { width: Math.max(0, ...present.filter((t) => t !== 'tor' && t !== 'host').map((t) => (tiers.get(t)!.length - 1) * X_GAP)), height: torY }
+  const wide = Math.max((hosts.length - 1) * HOST_GAP, (tors.length - 1) * X_GAP) > ROW_MAX
+  const blocks = wide && hosts.length > 0 && tors.length > 0 ? hostBlocks(topo, tors, hosts, above) : null
   if (blocks) {
-    const hostY = present.indexOf('host') * Y_GAP
-    const { cols, pitch } = blocks
+    const { cols, pitch, perBand } = blocks
     const span = (cols - 1) * HOST_GAP
+    const bandH = hostY - torY + (blocks.rows - 1) * HOST_ROW_GAP + Y_GAP
     tors.forEach((t, i) => {
-      const x = (i - (tors.length - 1) / 2) * pitch
-      out.set(t.name, { x, y: present.indexOf('tor') * Y_GAP })
-      blocks.of.get(t.name)?.forEach((h, j) => out.set(h, { x: x - span / 2 + (j % cols) * HOST_GAP, y: hostY + Math.floor(j / cols) * HOST_ROW_GAP }))
+      const band = Math.floor(i / perBand)
+      // A shorter last band takes the middle columns of the bands above it.
+      const skip = Math.floor((perBand - Math.min(perBand, tors.length - band * perBand)) / 2)
+      const x = ((i % perBand) + skip - (perBand - 1) / 2) * pitch
+      out.set(t.name, { x, y: torY + band * bandH })
+      blocks.of.get(t.name)?.forEach((h, j) => out.set(h, { x: x - span / 2 + (j % cols) * HOST_GAP, y: hostY + band * bandH + Math.floor(j / cols) * HOST_ROW_GAP }))
     })
-    const after = ((tors.length - 1) / 2) * pitch + span / 2 + BLOCK_GAP
+    const after = ((Math.min(perBand, tors.length) - 1) / 2) * pitch + span / 2 + BLOCK_GAP
     blocks.loose.forEach((h, i) => out.set(h, { x: after + i * HOST_GAP, y: hostY }))
   } else {
     if (tors.length > 0) row('tor', X_GAP)
@@ -238,13 +250,53 @@ export function layoutByTier(topo: EdTopology, saved: Readonly<Record<string, Po
 }
 
 /**
+ * Where a node added to `tier` goes while every node already drawn keeps its place (the layout
+ * by tier would move them: the 22nd host turns the row of hosts into blocks): after the last
+ * node of its tier's first row, as far as that row's nodes are apart (a block's hosts: as far as
+ * blocks are); for a tier not drawn yet, halfway between the tiers above and below it.
+ */
+export function placeNew(topo: EdTopology, positions: ReadonlyMap<string, Point>, tier: Tier): Point {
+  const at = (t: (l: number) => boolean) => topo.nodes.filter((n) => t(TIER_LEVEL[n.tier]) && positions.has(n.name)).map((n) => positions.get(n.name)!)
+  const level = TIER_LEVEL[tier]
+  const same = at((l) => l === level)
+  if (same.length > 0) {
+    const top = Math.min(...same.map((p) => p.y))
+    const first = same.filter((p) => p.y - top < SAME_ROW)
+    const gap = tier !== 'host' ? X_GAP : same.length > first.length ? BLOCK_GAP : HOST_GAP
+    return { x: Math.max(...first.map((p) => p.x)) + gap, y: top }
+  }
+  const all = [...positions.values()]
+  const x = all.length > 0 ? (Math.min(...all.map((p) => p.x)) + Math.max(...all.map((p) => p.x))) / 2 : 0
+  const above = at((l) => l > level).map((p) => p.y)
+  const below = at((l) => l < level).map((p) => p.y)
+  if (above.length > 0 && below.length > 0) return { x, y: (Math.max(...above) + Math.min(...below)) / 2 }
+  if (above.length > 0) return { x, y: Math.max(...above) + Y_GAP }
+  if (below.length > 0) return { x, y: Math.min(...below) - Y_GAP }
+  return { x, y: 0 }
+}
+
+interface HostBlocks {
+  of: Map<string, string[]>
+  loose: string[]
+  cols: number
+  /** Rows of the tallest block. */
+  rows: number
+  /** Between ToRs in a band. */
+  pitch: number
+  /** ToRs in a band (all of them when the fabric fits in one). */
+  perBand: number
+}
+
+/**
  * Each ToR's hosts (those whose first link to a ToR goes to it), in name order, and the hosts
  * linked to none; the columns a block takes, as many as keep the row of blocks within ROW_MAX
  * (but two at least) and then evened out over its rows (32 hosts in 10 columns would leave a row
  * of 2: 8 columns of 4); and the distance between ToRs that leaves room for their blocks. Null
- * when no host is under a ToR, or the blocks would be no narrower than the row.
+ * when no host is under a ToR. When the blocks cannot fit in ROW_MAX, the ToRs wrap into bands:
+ * the columns and ToRs per band that draw the fabric largest on the editor's graph (`above`: the
+ * widest tier over the ToRs, and how far down the ToRs start).
  */
-function hostBlocks(topo: EdTopology, tors: EdTopology['nodes'], hosts: EdTopology['nodes']): { of: Map<string, string[]>; loose: string[]; cols: number; pitch: number } | null {
+function hostBlocks(topo: EdTopology, tors: EdTopology['nodes'], hosts: EdTopology['nodes'], above: { width: number; height: number }): HostBlocks | null {
   const isTor = new Set(tors.map((t) => t.name))
   const tor = new Map<string, string>()
   for (const l of topo.links) {
@@ -261,13 +313,25 @@ function hostBlocks(topo: EdTopology, tors: EdTopology['nodes'], hosts: EdTopolo
   if (of.size === 0) return null
   const most = Math.max(...[...of.values()].map((b) => b.length))
   const pitchOf = (cols: number) => Math.max(X_GAP, (cols - 1) * HOST_GAP + BLOCK_GAP)
-  const widthOf = (cols: number) => (tors.length - 1) * pitchOf(cols) + (cols - 1) * HOST_GAP
+  const widthOf = (cols: number, perBand = tors.length) => (perBand - 1) * pitchOf(cols) + (cols - 1) * HOST_GAP
+  const evened = (cols: number) => Math.ceil(most / Math.ceil(most / cols))
   let cols = most
   while (cols > 2 && widthOf(cols) > ROW_MAX) cols--
-  cols = Math.ceil(most / Math.ceil(most / cols))
-  // No block in one column: its hosts' links would run one behind another, hidden. And none
-  // wider than the row: 32 leaves of 2 hosts stay a row.
-  return widthOf(cols) < (hosts.length - 1) * HOST_GAP ? { of, loose, cols, pitch: pitchOf(cols) } : null
+  cols = evened(cols)
+  // No block in one column (its hosts' links would run one behind another, hidden), unless its ToR has one host.
+  if (widthOf(cols) <= ROW_MAX) return { of, loose, cols, rows: Math.ceil(most / cols), pitch: pitchOf(cols), perBand: tors.length }
+  let best: (HostBlocks & { zoom: number }) | null = null
+  for (let c0 = Math.min(2, most); c0 <= most; c0++) {
+    const c = evened(c0)
+    const fit = Math.floor((ROW_MAX - (c - 1) * HOST_GAP) / pitchOf(c)) + 1
+    const bands = Math.ceil(tors.length / Math.max(1, fit))
+    const perBand = Math.ceil(tors.length / bands)
+    const rows = Math.ceil(most / c)
+    const height = above.height + bands * (Y_GAP + (rows - 1) * HOST_ROW_GAP + Y_GAP) - Y_GAP
+    const zoom = Math.min(CANVAS.w / Math.max(widthOf(c, perBand), above.width), CANVAS.h / height)
+    if (!best || zoom > best.zoom) best = { of, loose, cols: c, rows, pitch: pitchOf(c), perBand, zoom }
+  }
+  return best
 }
 
 export interface ProblemLike {
@@ -358,9 +422,18 @@ const SAME_ROW = HOST_ROW_GAP / 2
  * node in it nearest across, however far aside: a tier's row can be far wider than the one above
  * it, so the ToR over a host at the row's end (where H adds one) lies well aside, and the next
  * tier must come before the one beyond it. A node in the same row, only a little higher or lower,
- * counts there only when it is within the cone.
+ * counts there only when it is within the cone. Given each node's tier `level`, up and down look
+ * first at the tiers that way (higher going up, lower going down), so that from a host in a lower
+ * row of its ToR's block Shift+↑ reaches the ToR, not the host above it, and from a ToR the tier
+ * above it, not the hosts of the ToRs drawn above; the rows of one tier are the way only when no
+ * other tier is.
  */
-export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: string | null, dir: Direction): string | null {
+export function nodeInDirection(
+  positions: ReadonlyMap<string, Point>,
+  from: string | null,
+  dir: Direction,
+  level?: ReadonlyMap<string, number>,
+): string | null {
   const start = from === null ? undefined : positions.get(from)
   if (!start) {
     let best: [string, Point] | null = null
@@ -368,7 +441,7 @@ export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: str
     return best?.[0] ?? null
   }
   const sideways = dir === 'left' || dir === 'right'
-  const ahead: Array<{ name: string; along: number; across: number }> = []
+  let ahead: Array<{ name: string; along: number; across: number }> = []
   for (const [name, p] of positions) {
     if (name === from) continue
     const dx = p.x - start.x
@@ -376,6 +449,14 @@ export function nodeInDirection(positions: ReadonlyMap<string, Point>, from: str
     const along = dir === 'right' ? dx : dir === 'left' ? -dx : dir === 'down' ? dy : -dy
     const across = sideways ? Math.abs(dy) : Math.abs(dx)
     if (along > 0 && (across <= along || (!sideways && along >= SAME_ROW))) ahead.push({ name, along, across })
+  }
+  const own = level?.get(from!)
+  if (!sideways && own !== undefined) {
+    const tierWay = ahead.filter((c) => {
+      const l = level!.get(c.name)
+      return l !== undefined && (dir === 'up' ? l > own : l < own)
+    })
+    if (tierWay.length > 0) ahead = tierWay
   }
   if (ahead.length === 0) return null
   const nearest = Math.min(...ahead.map((c) => c.along))
