@@ -218,19 +218,26 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   // follows, its runs queued for ever. Before sbatch runs one stops the submission (the runs
   // cancelled); after, the submission is recorded first and its job then cancelled. The exit
   // status is 128 + the first signal's number. Once the job is recorded SIGTERM and SIGHUP take
-  // their default again: the job goes on, and the app or `p4lab slurm follow` follows it.
+  // their default again: the job goes on, and the app or `p4lab slurm follow` follows it. The
+  // default is restored by the handler (it lets go and raises the signal again), not by removing
+  // it at the record: Node drops a signal caught but not yet handed to its listener when the
+  // last listener goes, so one sent while sbatch ran and handled just after its answer did nothing
+  // at all (the command then followed its job as if never signalled).
   const interrupt = new AbortController()
   let caught: NodeJS.Signals = 'SIGINT'
+  let recorded = false
   const onSignal = (signal: NodeJS.Signals) => {
+    if (recorded && signal !== 'SIGINT') {
+      for (const s of SUBMIT_SIGNALS) process.off(s, onSignal)
+      process.kill(process.pid, signal)
+      return
+    }
     if (interrupt.signal.aborted) return
     caught = signal
     process.stderr.write(`\np4lab: ${signal === 'SIGINT' ? '' : `${signal}: `}cancelling...\n`)
     interrupt.abort()
   }
   const interrupted = () => 128 + constants.signals[caught]
-  const uncatch = () => {
-    for (const s of SUBMIT_SIGNALS) process.off(s, onSignal)
-  }
   process.on('SIGINT', onSignal)
   for (const s of SUBMIT_SIGNALS) process.on(s, onSignal)
   try {
@@ -250,7 +257,7 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
         process.stderr.write(`p4lab: ${err.message}\n`)
         return interrupted()
       } finally {
-        uncatch()
+        recorded = true
       }
       const { job, runnerUploaded } = submitted
       process.stderr.write(`p4lab: submitted ${cells.length} cell(s) as Slurm job ${job.jobId} on ${shell.label} (${job.sweepDir}); runner ${runnerUploaded ? 'uploaded' : 'already there'}\n`)
@@ -264,8 +271,7 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
       shell.close()
     }
   } finally {
-    uncatch()
-    process.off('SIGINT', onSignal)
+    for (const s of ['SIGINT', ...SUBMIT_SIGNALS] as const) process.off(s, onSignal)
   }
 }
 

@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { BIN, p4labAsync, withDb } from '../helpers/cli'
 import { useSlurmLogin } from '../helpers/slurm'
+import { ROOT } from '../helpers/start'
 
 // `p4lab run FILE --on slurm` as a user runs it: the built CLI, a real cluster behind the test
 // sshd, the login node's key pinned only when the user names its fingerprint.
@@ -17,12 +19,31 @@ seeds: [1, 2]
 
 // Runs argv (JSON) in a terminal of its own (a pty; the command leads its session, the
 // terminal its controlling one) and closes the terminal, which sends the command the kernel's
-// SIGHUP, once a line comes through the FIFO argv[2]; then writes to the FIFO argv[3] to let the
-// writer go on. Prints the command's pid on stderr first (it leads a process group of its own),
-// then its exit status and what it wrote to the terminal, as JSON.
+// SIGHUP, once a line comes through the FIFO argv[2]; then, once the SIGHUP is no longer pending
+// (a thread of the command has taken it, so Node hears of it before of anything that follows),
+// writes to the FIFO argv[3] to let the writer go on. Prints the command's pid on stderr first
+// (it leads a process group of its own), then its exit status and what it wrote to the terminal,
+// as JSON.
 const IN_TERMINAL = `
-import json, os, pty, select, signal, sys
+import json, os, pty, re, select, signal, sys, time
 argv, hup, go = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+
+def hup_pending(pid):
+    # The process's pending set and each thread's: SIGHUP is bit 0.
+    try:
+        files = ['/proc/%d/status' % pid] + ['/proc/%d/task/%s/status' % (pid, t) for t in os.listdir('/proc/%d/task' % pid)]
+    except OSError:
+        return False
+    for f in files:
+        try:
+            text = open(f).read()
+        except OSError:
+            continue
+        for m in re.finditer(r'^(?:ShdPnd|SigPnd):\\s*([0-9a-f]+)$', text, re.M):
+            if int(m.group(1), 16) & 1:
+                return True
+    return False
+
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(argv[0], argv)
@@ -36,6 +57,8 @@ while fd is not None:
         os.read(line, 4096)
         os.close(fd)
         fd = None
+        while hup_pending(pid):
+            time.sleep(0.01)
         with open(go, 'w') as f:
             f.write('go\\n')
         break
@@ -97,8 +120,12 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
    * `terminal`: p4lab runs instead in a terminal of its own (IN_TERMINAL), closed when a
    * script writes a line to the FIFO `terminal.hup`; the script goes on once it reads the FIFO
    * `terminal.go`. What p4lab wrote there is `stderr`.
+   * `handled`: a FIFO a script reads after sending its signal (`read x < FIFO`), written once
+   * p4lab says on stderr that it handled the signal, so that what the script does next (sbatch
+   * answering, the work folder found) reaches p4lab after the signal, however busy the machine.
    */
-  async function signalled(name: string, commands: Record<string, string>, terminal?: { hup: string; go: string }) {
+  async function signalled(name: string, commands: Record<string, string>, o: { terminal?: { hup: string; go: string }; handled?: { fifo: string; said: string }; env?: NodeJS.ProcessEnv } = {}) {
+    const { terminal, handled } = o
     const bin = join(lab.dir, `${name}-bin`)
     mkdirSync(bin)
     for (const [command, script] of Object.entries(commands)) {
@@ -112,12 +139,17 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const child = spawn(command, args, {
       cwd: lab.dir,
       detached: true,
-      env: { ...process.env, P4LAB_HOME: join(lab.dir, 'home'), SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}` },
+      env: { ...process.env, P4LAB_HOME: join(lab.dir, 'home'), SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}`, ...o.env },
     })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
+    let released: Promise<void> | undefined
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString()
+      // The open waits (off the event loop) for the script to open its end.
+      if (handled && !released && stderr.includes(handled.said)) released = writeFile(handled.fifo, 'go\n')
+    })
     const hung = setTimeout(() => {
       process.kill(-child.pid!, 'SIGKILL')
       // p4lab in a terminal of its own is outside that group.
@@ -126,6 +158,17 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     }, 150_000)
     let [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(hung)
+    if (handled && !released) {
+      // A p4lab that never said it handled the signal leaves the script waiting: let it go (if it is there).
+      try {
+        const fd = openSync(handled.fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+        writeSync(fd, 'go\n')
+        closeSync(fd)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err
+      }
+    }
+    await released
     if (terminal) {
       expect(code, stderr).toBe(0)
       const t = JSON.parse(stdout) as { code: number | null; signal: string | null; output: string }
@@ -157,13 +200,16 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
 
   // `kill` (SIGTERM to p4lab) and a terminal closed (SIGHUP to its foreground group) during the
   // submission are handled as a Ctrl-C there, each with its own exit status, 128 + its number.
+  // sbatch answers once p4lab has said it is cancelling: the signal is handled before the answer.
   it.each([
     ['SIGTERM', 'kill -TERM "$PPID"', 143],
     ['SIGHUP', 'kill -HUP "-$PPID"', 129],
   ])('%s between sbatch submitting the array and p4lab recording it: the job is recorded and cancelled, and a later list shows its runs cancelled', async (sig, send, code) => {
     const name = `${sig.toLowerCase()}-sbatch`
     const submitted = join(lab.dir, `${name}-submitted`)
-    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\n${send}\nprintf '%s\\n' "$out"\n` })
+    const fifo = join(lab.dir, `${name}-handled.fifo`)
+    execFileSync('mkfifo', [fifo])
+    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\n${send}\nread x < '${fifo}'\nprintf '%s\\n' "$out"\n` }, { handled: { fifo, said: `p4lab: ${sig}: cancelling...` } })
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(jobId, r.stderr).toMatch(/^\d+$/)
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
@@ -181,7 +227,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const [hup, go] = ['hup', 'go'].map((f) => join(lab.dir, `terminal-${f}.fifo`))
     for (const f of [hup, go]) execFileSync('mkfifo', [f])
     const submitted = join(lab.dir, 'terminal-submitted')
-    const r = await signalled('terminal', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\necho submitted > '${hup}'\nread x < '${go}'\nprintf '%s\\n' "$out"\n` }, { hup, go })
+    const r = await signalled('terminal', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\necho submitted > '${hup}'\nread x < '${go}'\nprintf '%s\\n' "$out"\n` }, { terminal: { hup, go } })
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(jobId, r.stderr).toMatch(/^\d+$/)
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
@@ -190,11 +236,29 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect([r.code, r.signal], r.stderr).toEqual([129, null])
   })
 
+  // The work folder is found once p4lab has said it is cancelling: the signal comes first.
+  it('a SIGTERM heard only once the job is recorded takes its default: p4lab ends by it, the job goes on as recorded, and p4lab slurm cancel cancels it', async () => {
+    // The signal is sent as the job's record commits: Node hears of it after the record, where
+    // p4lab used to stop catching SIGTERM, which dropped it (p4lab then followed the held job for ever).
+    const hook = join(ROOT, 'test', 'fixtures', 'cli', 'signal-after-insert.mjs')
+    const r = await signalled('late-sigterm', { sbatch: 'exec /usr/bin/sbatch --hold "$@"\n' }, { env: { NODE_OPTIONS: `--import ${hook}`, P4LAB_TEST_SIGNAL: 'SIGTERM', P4LAB_TEST_TABLE: 'slurm_jobs' } })
+    expect([r.code, r.signal], r.stderr).toEqual([null, 'SIGTERM'])
+    expect(r.stored).toEqual({ jobs: [expect.stringMatching(/^\d+$/)], tasks: [{ state: 'SUBMITTED', settled: 0 }, { state: 'SUBMITTED', settled: 0 }], runs: ['queued', 'queued'] })
+    const jobId = r.stored.jobs[0] as string
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'late-sigterm.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf } })
+    expect(cancelled.code, cancelled.stderr).toBe(130)
+    expect(cancelled.stdout).toMatch(/: cancelled \(Slurm CANCELLED/)
+    expect(lab.cluster.queued()).toEqual([])
+  })
+
   it.each([
-    ['SIGTERM', 'sigterm-early', 'kill -TERM "$PPID"', 143],
-    ['Ctrl-C', 'ctrlc-early', 'kill -INT "-$PPID"', 130],
-  ])('%s while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit %i', async (_sig, name, send, code) => {
-    const r = await signalled(name, { realpath: `${send}\nexec /usr/bin/realpath "$@"\n` })
+    ['SIGTERM', 143, 'sigterm-early', 'kill -TERM "$PPID"', 'p4lab: SIGTERM: cancelling...'],
+    ['Ctrl-C', 130, 'ctrlc-early', 'kill -INT "-$PPID"', 'p4lab: cancelling...'],
+  ])('%s while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit %i', async (_sig, code, name, send, said) => {
+    const fifo = join(lab.dir, `${name}-handled.fifo`)
+    execFileSync('mkfifo', [fifo])
+    const r = await signalled(name, { realpath: `${send}\nread x < '${fifo}'\nexec /usr/bin/realpath "$@"\n` }, { handled: { fifo, said } })
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
     expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(new RegExp(`^p4lab-${name}-`, 'm'))
     expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
