@@ -209,7 +209,7 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   const store = core.opts.store
   const spec = exp.spec as ExperimentSpec
   const m = sweepMatrix(store, exp.id)
-  const cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
+  let cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
   if (resume) process.stderr.write(`p4lab: resuming on Slurm: ${m.cells.filter((c) => c.doneRunId !== null).length} of ${m.cells.length} cell(s) already done, ${cells.length} to submit\n`)
   if (cells.length === 0) return 0
   // Ctrl-C is this command's from here to the end, and so are `kill` (SIGTERM) and a terminal
@@ -245,7 +245,14 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
     try {
       const sweeps = new SlurmSweeps({ store, shell })
       try {
-        for (const line of await sweeps.cancelCutOff()) process.stderr.write(`p4lab: ${line}\n`)
+        const look = await sweeps.lookForCutOff({ adopt: true })
+        for (const line of look.lines) process.stderr.write(`p4lab: ${line}\n`)
+        // A cell a job adopted here carries is queued again: a resume leaves it to that job.
+        if (resume && look.adopted.some((j) => j.experimentId === exp.id)) {
+          cells = cellsToResume(sweepMatrix(store, exp.id))
+          process.stderr.write(`p4lab: ${cells.length} cell(s) left to submit beside the job adopted\n`)
+          if (cells.length === 0) return 0
+        }
       } catch (err) {
         process.stderr.write(`p4lab: could not look on ${shell.label} for the jobs of submissions cut off before their record (p4lab slurm status looks again): ${err instanceof Error ? err.message : String(err)}\n`)
       }
@@ -276,18 +283,19 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
 }
 
 /**
- * Cancels on each cluster the jobs of submissions cut off before their record (a p4lab killed
- * while sbatch ran), saying what it found; a cluster it cannot reach is named and left for the
- * next look.
+ * Looks on each cluster for the jobs of submissions cut off before their record (a p4lab killed
+ * while sbatch ran): each found is adopted (followed from then on as any recorded job) or, when its
+ * runs were run again, removed or ended otherwise, cancelled, and what was found is said. A cluster
+ * it cannot reach is named and left for the next look.
  */
-async function cancelCutOff(core: Core): Promise<void> {
+async function lookForCutOff(core: Core): Promise<void> {
   const store = core.opts.store
   const clusters = new Map(cutOffSubmissions(store).map((s) => [JSON.stringify(s.cluster), s.cluster]))
   for (const ref of clusters.values()) {
     try {
       const shell = await clusterShell(core, ref)
       try {
-        for (const line of await new SlurmSweeps({ store, shell }).cancelCutOff()) process.stdout.write(`${line}\n`)
+        for (const line of (await new SlurmSweeps({ store, shell }).lookForCutOff({ adopt: true })).lines) process.stdout.write(`${line}\n`)
       } finally {
         shell.close()
       }
@@ -301,7 +309,7 @@ async function cmdSlurm(action: string, jobArg: string | undefined, db: string |
   const core = openCore(db)
   const store = core.opts.store
   try {
-    await cancelCutOff(core)
+    await lookForCutOff(core)
     const jobs = store.listSlurmJobs({ open: action !== 'status' }).filter((j) => jobArg === undefined || j.jobId === jobArg)
     if (jobArg !== undefined && jobs.length === 0) throw new UsageError(`no ${action === 'status' ? '' : 'open '}Slurm job ${jobArg} in ${store.file}`)
     let code = 0

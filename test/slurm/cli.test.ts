@@ -278,32 +278,81 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(status.code, status.stderr).toBe(0)
   })
 
-  it('a p4lab killed after sbatch made the job, before recording it: the next open says so, and p4lab slurm status finds the job by its name and cancels it', async () => {
-    const submitted = join(lab.dir, 'killed-after-submitted')
-    const r = await signalled('killed-after', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
+  /** A p4lab `name` killed after sbatch made its (held) job, before recording it: the job's id. */
+  async function killedAfterSbatch(name: string): Promise<string> {
+    const submitted = join(lab.dir, `${name}-submitted`)
+    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
     expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    return jobId
+  }
 
+  it('a p4lab killed after sbatch made the job, before recording it: the next open says so, p4lab slurm status finds the job by its name and adopts it, and its runs are followed and merged as any', async () => {
+    const jobId = await killedAfterSbatch('killed-after')
     const listed = await p4labAsync(['list', '--json', '--db', 'killed-after.db'], lab.dir)
     expect(listed.stderr).toBe(
       'p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n' +
-        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and cancels it\n',
+        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and adopts it (its runs followed again) or, if they ran again since, cancels it\n',
     )
     expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
 
     const env = { SLURM_CONF: lab.cluster.conf }
     const status = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
-    expect(status.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-killed-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: cancelled \\(scancel\\)\nno Slurm jobs in `))
-    expect(status.code, status.stderr).toBe(0)
-    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    const lines = status.stdout.split('\n')
+    expect(lines[0]).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-killed-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, its runs queued again and followed as the job's \\(p4lab slurm follow merges them\\)$`))
+    expect(lines[1]).toMatch(new RegExp(`^Slurm job ${jobId} \\(experiment 1\\) on this machine: \\[\\.+\\] 0/2 settled: 2 PENDING$`))
+    expect(lines.slice(2, 4)).toEqual([expect.stringMatching(/^run 1 ecmp load=0\.3 seed=1: queued \(Slurm PENDING/), expect.stringMatching(/^run 2 ecmp load=0\.3 seed=2: queued \(Slurm PENDING/)])
+    // The open still says what it found; the look then adopts.
+    expect(status.stderr).toBe(listed.stderr.split('\n')[1] + '\n')
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    const logs = withDb(join(lab.dir, 'killed-after.db'), (d) => d.prepare("SELECT run_id, line FROM logs WHERE source = 'slurm' ORDER BY id").all())
+    expect(logs).toEqual([1, 2].map((run_id) => ({ run_id, line: lines[0] })))
+
+    // Released, the job runs; followed, its tasks merge into the runs it was submitted for.
+    lab.cluster.run(['scontrol', 'release', jobId])
+    const followed = await p4labAsync(['slurm', 'follow', '--db', 'killed-after.db'], lab.dir, { env })
+    expect(followed.code, followed.stderr).toBe(0)
+    expect(followed.stdout).toMatch(/^run 1 ecmp load=0\.3 seed=1: done \(Slurm COMPLETED\)$/m)
+    expect(followed.stdout).toMatch(/^run 2 ecmp load=0\.3 seed=2: done \(Slurm COMPLETED\)$/m)
     expect(lab.cluster.queued()).toEqual([])
     // Looked for once: the next open and look say nothing of it.
     const again = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
-    expect([again.stderr, again.stdout]).toEqual(['', `no Slurm jobs in ${join(lab.dir, 'killed-after.db')}\n`])
-    const logs = withDb(join(lab.dir, 'killed-after.db'), (d) => d.prepare("SELECT run_id, line FROM logs WHERE source = 'slurm' ORDER BY id").all())
-    expect(logs).toEqual([1, 2].map((run_id) => ({ run_id, line: status.stdout.split('\n')[0] })))
+    expect(again.stderr).toBe('')
+    expect(again.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(experiment 1\\) on this machine: \\[#+\\] 2/2 settled: 2 COMPLETED\n`))
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it, its cells run again since: p4lab slurm status cancels the job instead, saying why, and the runs stay interrupted', async () => {
+    const jobId = await killedAfterSbatch('rerun-after')
+    // A resume here marks the two runs interrupted and runs their cells again.
+    const resumed = await p4labAsync(['run', 'rerun-after.yaml', '--db', 'rerun-after.db', '--resume'], lab.dir)
+    expect(resumed.code, resumed.stderr).toBe(0)
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const status = await p4labAsync(['slurm', 'status', '--db', 'rerun-after.db'], lab.dir, { env })
+    expect(status.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-rerun-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: cancelled \\(scancel\\), not adopted: its cell ecmp load=0\\.3 seed=1 ran again since \\(run 3\\)\nno Slurm jobs in `))
+    expect(status.code, status.stderr).toBe(0)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    expect(withDb(join(lab.dir, 'rerun-after.db'), (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['interrupted', 'interrupted', 'done', 'done'])
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm --resume adopts the job and submits none of its cells again', async () => {
+    const jobId = await killedAfterSbatch('resume-after')
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const resumed = await p4labAsync(['run', 'resume-after.yaml', '--db', 'resume-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'resume-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(resumed.stderr).toContain('p4lab: resuming on Slurm: 0 of 2 cell(s) already done, 2 to submit\n')
+    expect(resumed.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-resume-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
+    expect(resumed.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    const stored = withDb(join(lab.dir, 'resume-after.db'), (d) => ({
+      jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
+      runs: d.prepare('SELECT status FROM runs ORDER BY id').pluck().all(),
+    }))
+    expect(stored).toEqual({ jobs: [jobId], runs: ['queued', 'queued'] })
+    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'resume-after.db'], lab.dir, { env })
+    expect(cancelled.code, cancelled.stderr).toBe(130)
+    expect(lab.cluster.queued()).toEqual([])
   })
 
   it('refuses Slurm options without --on slurm', async () => {
