@@ -126,7 +126,8 @@ export async function submitSpecs(core: Core, place: SlurmPlace, specs: readonly
   const jobs: number[] = []
   const runs: RunRow[][] = []
   try {
-    for (const line of await sweeps.cancelCutOff()) log(`reproduce: ${line}`)
+    // Not adopted: their runs were never in the ledger, and this invocation submits their cells again.
+    for (const line of (await sweeps.lookForCutOff({ adopt: false })).lines) log(`reproduce: ${line}`)
   } catch (err) {
     log(`reproduce: could not look on ${place.name} for the jobs of submissions cut off before their record (the next invocation looks again): ${(err as Error).message}`)
   }

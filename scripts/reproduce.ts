@@ -13,9 +13,10 @@
 // the identical resolved spec on the identical simulator is reused (reproduce-runner.ts,
 // reproduce-ledger.ts). --fresh ignores earlier runs; --plan prints what would run and what would
 // be reused, with an estimate, and runs nothing. Ctrl-C cancels the runs under way and keeps the
-// finished ones; the next invocation continues from there. --on slurm sends the runs to a
+// finished ones; the next invocation continues from there, and so do `kill` (SIGTERM) and a
+// terminal closed (SIGHUP), the exit status 128 + the first signal's number. --on slurm sends the runs to a
 // Slurm cluster instead, with `p4lab run --on slurm`'s flags (reproduce-slurm.ts).
-import { availableParallelism } from 'node:os'
+import { availableParallelism, constants } from 'node:os'
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -27,6 +28,7 @@ import { reproduce } from './reproduce-run'
 import { Interrupted } from './reproduce-runner'
 import { REPRODUCE_SLURM_OPTIONS, REPRODUCE_SLURM_USAGE, reproduceSlurm, type SlurmPlace } from './reproduce-slurm'
 import { UsageError } from '../src-main/cli/common'
+import { surviveClosedTerminal } from '../src-main/cli/terminal'
 import { SETTINGS } from './reproduce-settings'
 
 const { values } = parseArgs({
@@ -48,6 +50,13 @@ const dbPath = values.db ?? join(root, '.reproduce', 'reproduce.db')
 const parallelRuns = values.parallel ? Number(values.parallel) : availableParallelism()
 if (!Number.isInteger(parallelRuns) || parallelRuns < 1) throw new Error(`--parallel ${values.parallel}: give a whole number of runs at a time, 1 or more`)
 
+/** Ctrl-C, `kill`, a terminal closed: each cancels the runs under way and keeps the finished ones. */
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+/** The first signal caught: the exit status is 128 + its number. */
+let caught: NodeJS.Signals = 'SIGINT'
+// A closed terminal's SIGHUP is caught, and the writes after it fail (EIO): dropped, not thrown.
+surviveClosedTerminal()
+
 async function main(): Promise<void> {
   if (values.help) {
     process.stdout.write(`npm run reproduce [-- --quick] [--only NAME] [--db PATH] [--fresh] [--plan] [--parallel N] [--out FILE]\n${REPRODUCE_SLURM_USAGE.join('\n')}\n`)
@@ -65,17 +74,19 @@ async function main(): Promise<void> {
   core.start()
   const ledger = new Ledger(dbPath)
   const abort = new AbortController()
+  // Left to their default, SIGTERM and SIGHUP end the process at once, its runs left `running`
+  // (Slurm's queued for ever) until a later start marks them interrupted; caught, they cancel.
   const onSignal = (signal: NodeJS.Signals) => {
     if (abort.signal.aborted) {
       const left = slurm ? `the Slurm jobs not yet cancelled go on: p4lab slurm cancel --db ${dbPath} cancels them, p4lab slurm follow --db ${dbPath} merges them` : 'runs still under way are marked interrupted on the next start'
       process.stderr.write(`reproduce: second ${signal}, leaving now; ${left}\n`)
-      process.exit(130)
+      process.exit(128 + constants.signals[signal])
     }
+    caught = signal
     process.stderr.write(`reproduce: ${signal}: cancelling the runs under way${slurm ? ' (scancel)' : ''}, keeping the finished ones (Ctrl-C again to leave at once)\n`)
     abort.abort()
   }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
+  for (const s of SIGNALS) process.on(s, onSignal)
   try {
     const fingerprint = simulatorFingerprint(root)
     process.stderr.write(`reproduce: database ${dbPath}, simulator ${fingerprint}${values.fresh ? ', --fresh: earlier runs ignored' : ''}${slurm ? `, runs on Slurm (${slurm.name})` : ''}\n`)
@@ -99,8 +110,7 @@ async function main(): Promise<void> {
       ...(slurm ? { slurm } : {}),
     })
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    for (const s of SIGNALS) process.off(s, onSignal)
     slurm?.close()
     ledger.close()
     core.opts.store.close()
@@ -110,7 +120,7 @@ async function main(): Promise<void> {
 main().catch((err) => {
   if (err instanceof Interrupted) {
     process.stderr.write(`reproduce: ${err.message}\n`)
-    process.exitCode = 130
+    process.exitCode = 128 + constants.signals[caught]
     return
   }
   if (err instanceof UsageError) {

@@ -1,7 +1,5 @@
 // The p4lab command: headless access to the same core the app uses. Each command is
 // one file under commands/; this file only dispatches.
-import { closeSync } from 'node:fs'
-import { isatty } from 'node:tty'
 import { defaultDbPath, packageVersion } from '../core/paths'
 import { printableLines } from '../model/printable'
 import { fail, jsonError, printed, UsageError, type Command } from './common'
@@ -22,6 +20,7 @@ import { clusterCommand } from './cluster'
 import { testbedCommand } from './commands/testbed'
 import { topologyCommand } from './commands/topology'
 import { validateCommand } from './commands/validate'
+import { surviveClosedTerminal } from './terminal'
 
 const COMMANDS: Command[] = [runCommand, validateCommand, listCommand, showCommand, renameCommand, tagCommand, noteCommand, rmCommand, archiveCommand, restoreCommand, compareCommand, exportCommand, importCommand, serveCommand, p4Command, testbedCommand, topologyCommand, intCommand, slurmCommand, clusterCommand]
 
@@ -65,35 +64,8 @@ function guardTerminal(stream: NodeJS.WriteStream, seen: (text: string) => void 
 guardTerminal(process.stdout, () => (printed.stdout = true))
 guardTerminal(process.stderr)
 
-/**
- * A reader that went away (`p4lab list | head`, or a terminal closed: its writes then fail with
- * EIO) is not an error: the rest of the output is dropped and the command ends as it would have
- * (a run still finishes and is stored, a Slurm submission cut off by the SIGHUP is recorded and
- * cancelled), with its own exit code and no stack trace.
- */
-function quietWhenClosed(stream: NodeJS.WriteStream): void {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE' && err.code !== 'EIO' && err.code !== 'ERR_STREAM_DESTROYED') throw err
-    stream.write = (() => true) as typeof stream.write
-  })
-}
-quietWhenClosed(process.stdout)
-quietWhenClosed(process.stderr)
-
-// Node (20 among others) restores each terminal it started on as it exits and aborts (SIGABRT,
-// a core) when that fails, as it does once the terminal is closed: a p4lab that handled the
-// SIGHUP would end so, not with its own exit status. Node skips a closed descriptor.
-const terminals = [0, 1, 2].filter((fd) => isatty(fd))
-process.on('exit', () => {
-  for (const fd of terminals) {
-    if (isatty(fd)) continue
-    try {
-      closeSync(fd)
-    } catch {
-      // Already closed: nothing left to restore.
-    }
-  }
-})
+// A closed terminal (SIGHUP) or a reader gone ends a command as it would have ended.
+surviveClosedTerminal()
 
 const args = process.argv.slice(2)
 printed.json = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined).includes('--json')

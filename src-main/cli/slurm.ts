@@ -209,7 +209,7 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   const store = core.opts.store
   const spec = exp.spec as ExperimentSpec
   const m = sweepMatrix(store, exp.id)
-  const cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
+  let cells = resume ? cellsToResume(m) : m.cells.filter((c) => c.inSpec)
   if (resume) process.stderr.write(`p4lab: resuming on Slurm: ${m.cells.filter((c) => c.doneRunId !== null).length} of ${m.cells.length} cell(s) already done, ${cells.length} to submit\n`)
   if (cells.length === 0) return 0
   // Ctrl-C is this command's from here to the end, and so are `kill` (SIGTERM) and a terminal
@@ -218,19 +218,26 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
   // follows, its runs queued for ever. Before sbatch runs one stops the submission (the runs
   // cancelled); after, the submission is recorded first and its job then cancelled. The exit
   // status is 128 + the first signal's number. Once the job is recorded SIGTERM and SIGHUP take
-  // their default again: the job goes on, and the app or `p4lab slurm follow` follows it.
+  // their default again: the job goes on, and the app or `p4lab slurm follow` follows it. The
+  // default is restored by the handler (it lets go and raises the signal again), not by removing
+  // it at the record: Node drops a signal caught but not yet handed to its listener when the
+  // last listener goes, so one sent while sbatch ran and handled just after its answer did nothing
+  // at all (the command then followed its job as if never signalled).
   const interrupt = new AbortController()
   let caught: NodeJS.Signals = 'SIGINT'
+  let recorded = false
   const onSignal = (signal: NodeJS.Signals) => {
+    if (recorded && signal !== 'SIGINT') {
+      for (const s of SUBMIT_SIGNALS) process.off(s, onSignal)
+      process.kill(process.pid, signal)
+      return
+    }
     if (interrupt.signal.aborted) return
     caught = signal
     process.stderr.write(`\np4lab: ${signal === 'SIGINT' ? '' : `${signal}: `}cancelling...\n`)
     interrupt.abort()
   }
   const interrupted = () => 128 + constants.signals[caught]
-  const uncatch = () => {
-    for (const s of SUBMIT_SIGNALS) process.off(s, onSignal)
-  }
   process.on('SIGINT', onSignal)
   for (const s of SUBMIT_SIGNALS) process.on(s, onSignal)
   try {
@@ -238,7 +245,14 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
     try {
       const sweeps = new SlurmSweeps({ store, shell })
       try {
-        for (const line of await sweeps.cancelCutOff()) process.stderr.write(`p4lab: ${line}\n`)
+        const look = await sweeps.lookForCutOff({ adopt: true })
+        for (const line of look.lines) process.stderr.write(`p4lab: ${line}\n`)
+        // A cell a job adopted here carries is queued again: a resume leaves it to that job.
+        if (resume && look.adopted.some((j) => j.experimentId === exp.id)) {
+          cells = cellsToResume(sweepMatrix(store, exp.id))
+          process.stderr.write(`p4lab: ${cells.length} cell(s) left to submit beside the job adopted\n`)
+          if (cells.length === 0) return 0
+        }
       } catch (err) {
         process.stderr.write(`p4lab: could not look on ${shell.label} for the jobs of submissions cut off before their record (p4lab slurm status looks again): ${err instanceof Error ? err.message : String(err)}\n`)
       }
@@ -250,7 +264,7 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
         process.stderr.write(`p4lab: ${err.message}\n`)
         return interrupted()
       } finally {
-        uncatch()
+        recorded = true
       }
       const { job, runnerUploaded } = submitted
       process.stderr.write(`p4lab: submitted ${cells.length} cell(s) as Slurm job ${job.jobId} on ${shell.label} (${job.sweepDir}); runner ${runnerUploaded ? 'uploaded' : 'already there'}\n`)
@@ -264,24 +278,24 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
       shell.close()
     }
   } finally {
-    uncatch()
-    process.off('SIGINT', onSignal)
+    for (const s of ['SIGINT', ...SUBMIT_SIGNALS] as const) process.off(s, onSignal)
   }
 }
 
 /**
- * Cancels on each cluster the jobs of submissions cut off before their record (a p4lab killed
- * while sbatch ran), saying what it found; a cluster it cannot reach is named and left for the
- * next look.
+ * Looks on each cluster for the jobs of submissions cut off before their record (a p4lab killed
+ * while sbatch ran): each found is adopted (followed from then on as any recorded job) or, when its
+ * runs were run again, removed or ended otherwise, cancelled, and what was found is said. A cluster
+ * it cannot reach is named and left for the next look.
  */
-async function cancelCutOff(core: Core): Promise<void> {
+async function lookForCutOff(core: Core): Promise<void> {
   const store = core.opts.store
   const clusters = new Map(cutOffSubmissions(store).map((s) => [JSON.stringify(s.cluster), s.cluster]))
   for (const ref of clusters.values()) {
     try {
       const shell = await clusterShell(core, ref)
       try {
-        for (const line of await new SlurmSweeps({ store, shell }).cancelCutOff()) process.stdout.write(`${line}\n`)
+        for (const line of (await new SlurmSweeps({ store, shell }).lookForCutOff({ adopt: true })).lines) process.stdout.write(`${line}\n`)
       } finally {
         shell.close()
       }
@@ -295,7 +309,7 @@ async function cmdSlurm(action: string, jobArg: string | undefined, db: string |
   const core = openCore(db)
   const store = core.opts.store
   try {
-    await cancelCutOff(core)
+    await lookForCutOff(core)
     const jobs = store.listSlurmJobs({ open: action !== 'status' }).filter((j) => jobArg === undefined || j.jobId === jobArg)
     if (jobArg !== undefined && jobs.length === 0) throw new UsageError(`no ${action === 'status' ? '' : 'open '}Slurm job ${jobArg} in ${store.file}`)
     let code = 0

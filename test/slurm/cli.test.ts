@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { BIN, p4labAsync, withDb } from '../helpers/cli'
 import { useSlurmLogin } from '../helpers/slurm'
+import { ROOT } from '../helpers/start'
 
 // `p4lab run FILE --on slurm` as a user runs it: the built CLI, a real cluster behind the test
 // sshd, the login node's key pinned only when the user names its fingerprint.
@@ -17,12 +19,31 @@ seeds: [1, 2]
 
 // Runs argv (JSON) in a terminal of its own (a pty; the command leads its session, the
 // terminal its controlling one) and closes the terminal, which sends the command the kernel's
-// SIGHUP, once a line comes through the FIFO argv[2]; then writes to the FIFO argv[3] to let the
-// writer go on. Prints the command's pid on stderr first (it leads a process group of its own),
-// then its exit status and what it wrote to the terminal, as JSON.
+// SIGHUP, once a line comes through the FIFO argv[2]; then, once the SIGHUP is no longer pending
+// (a thread of the command has taken it, so Node hears of it before of anything that follows),
+// writes to the FIFO argv[3] to let the writer go on. Prints the command's pid on stderr first
+// (it leads a process group of its own), then its exit status and what it wrote to the terminal,
+// as JSON.
 const IN_TERMINAL = `
-import json, os, pty, select, signal, sys
+import json, os, pty, re, select, signal, sys, time
 argv, hup, go = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+
+def hup_pending(pid):
+    # The process's pending set and each thread's: SIGHUP is bit 0.
+    try:
+        files = ['/proc/%d/status' % pid] + ['/proc/%d/task/%s/status' % (pid, t) for t in os.listdir('/proc/%d/task' % pid)]
+    except OSError:
+        return False
+    for f in files:
+        try:
+            text = open(f).read()
+        except OSError:
+            continue
+        for m in re.finditer(r'^(?:ShdPnd|SigPnd):\\s*([0-9a-f]+)$', text, re.M):
+            if int(m.group(1), 16) & 1:
+                return True
+    return False
+
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(argv[0], argv)
@@ -36,6 +57,8 @@ while fd is not None:
         os.read(line, 4096)
         os.close(fd)
         fd = None
+        while hup_pending(pid):
+            time.sleep(0.01)
         with open(go, 'w') as f:
             f.write('go\\n')
         break
@@ -97,8 +120,12 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
    * `terminal`: p4lab runs instead in a terminal of its own (IN_TERMINAL), closed when a
    * script writes a line to the FIFO `terminal.hup`; the script goes on once it reads the FIFO
    * `terminal.go`. What p4lab wrote there is `stderr`.
+   * `handled`: a FIFO a script reads after sending its signal (`read x < FIFO`), written once
+   * p4lab says on stderr that it handled the signal, so that what the script does next (sbatch
+   * answering, the work folder found) reaches p4lab after the signal, however busy the machine.
    */
-  async function signalled(name: string, commands: Record<string, string>, terminal?: { hup: string; go: string }) {
+  async function signalled(name: string, commands: Record<string, string>, o: { terminal?: { hup: string; go: string }; handled?: { fifo: string; said: string }; env?: NodeJS.ProcessEnv } = {}) {
+    const { terminal, handled } = o
     const bin = join(lab.dir, `${name}-bin`)
     mkdirSync(bin)
     for (const [command, script] of Object.entries(commands)) {
@@ -112,12 +139,17 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const child = spawn(command, args, {
       cwd: lab.dir,
       detached: true,
-      env: { ...process.env, P4LAB_HOME: join(lab.dir, 'home'), SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}` },
+      env: { ...process.env, P4LAB_HOME: join(lab.dir, 'home'), SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}`, ...o.env },
     })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()))
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
+    let released: Promise<void> | undefined
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString()
+      // The open waits (off the event loop) for the script to open its end.
+      if (handled && !released && stderr.includes(handled.said)) released = writeFile(handled.fifo, 'go\n')
+    })
     const hung = setTimeout(() => {
       process.kill(-child.pid!, 'SIGKILL')
       // p4lab in a terminal of its own is outside that group.
@@ -126,6 +158,17 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     }, 150_000)
     let [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(hung)
+    if (handled && !released) {
+      // A p4lab that never said it handled the signal leaves the script waiting: let it go (if it is there).
+      try {
+        const fd = openSync(handled.fifo, constants.O_WRONLY | constants.O_NONBLOCK)
+        writeSync(fd, 'go\n')
+        closeSync(fd)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENXIO') throw err
+      }
+    }
+    await released
     if (terminal) {
       expect(code, stderr).toBe(0)
       const t = JSON.parse(stdout) as { code: number | null; signal: string | null; output: string }
@@ -157,13 +200,16 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
 
   // `kill` (SIGTERM to p4lab) and a terminal closed (SIGHUP to its foreground group) during the
   // submission are handled as a Ctrl-C there, each with its own exit status, 128 + its number.
+  // sbatch answers once p4lab has said it is cancelling: the signal is handled before the answer.
   it.each([
     ['SIGTERM', 'kill -TERM "$PPID"', 143],
     ['SIGHUP', 'kill -HUP "-$PPID"', 129],
   ])('%s between sbatch submitting the array and p4lab recording it: the job is recorded and cancelled, and a later list shows its runs cancelled', async (sig, send, code) => {
     const name = `${sig.toLowerCase()}-sbatch`
     const submitted = join(lab.dir, `${name}-submitted`)
-    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\n${send}\nprintf '%s\\n' "$out"\n` })
+    const fifo = join(lab.dir, `${name}-handled.fifo`)
+    execFileSync('mkfifo', [fifo])
+    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\n${send}\nread x < '${fifo}'\nprintf '%s\\n' "$out"\n` }, { handled: { fifo, said: `p4lab: ${sig}: cancelling...` } })
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(jobId, r.stderr).toMatch(/^\d+$/)
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
@@ -181,7 +227,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const [hup, go] = ['hup', 'go'].map((f) => join(lab.dir, `terminal-${f}.fifo`))
     for (const f of [hup, go]) execFileSync('mkfifo', [f])
     const submitted = join(lab.dir, 'terminal-submitted')
-    const r = await signalled('terminal', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\necho submitted > '${hup}'\nread x < '${go}'\nprintf '%s\\n' "$out"\n` }, { hup, go })
+    const r = await signalled('terminal', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\necho submitted > '${hup}'\nread x < '${go}'\nprintf '%s\\n' "$out"\n` }, { terminal: { hup, go } })
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(jobId, r.stderr).toMatch(/^\d+$/)
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
@@ -190,11 +236,29 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect([r.code, r.signal], r.stderr).toEqual([129, null])
   })
 
+  // The work folder is found once p4lab has said it is cancelling: the signal comes first.
+  it('a SIGTERM heard only once the job is recorded takes its default: p4lab ends by it, the job goes on as recorded, and p4lab slurm cancel cancels it', async () => {
+    // The signal is sent as the job's record commits: Node hears of it after the record, where
+    // p4lab used to stop catching SIGTERM, which dropped it (p4lab then followed the held job for ever).
+    const hook = join(ROOT, 'test', 'fixtures', 'cli', 'signal-after-insert.mjs')
+    const r = await signalled('late-sigterm', { sbatch: 'exec /usr/bin/sbatch --hold "$@"\n' }, { env: { NODE_OPTIONS: `--import ${hook}`, P4LAB_TEST_SIGNAL: 'SIGTERM', P4LAB_TEST_TABLE: 'slurm_jobs' } })
+    expect([r.code, r.signal], r.stderr).toEqual([null, 'SIGTERM'])
+    expect(r.stored).toEqual({ jobs: [expect.stringMatching(/^\d+$/)], tasks: [{ state: 'SUBMITTED', settled: 0 }, { state: 'SUBMITTED', settled: 0 }], runs: ['queued', 'queued'] })
+    const jobId = r.stored.jobs[0] as string
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'late-sigterm.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf } })
+    expect(cancelled.code, cancelled.stderr).toBe(130)
+    expect(cancelled.stdout).toMatch(/: cancelled \(Slurm CANCELLED/)
+    expect(lab.cluster.queued()).toEqual([])
+  })
+
   it.each([
-    ['SIGTERM', 'sigterm-early', 'kill -TERM "$PPID"', 143],
-    ['Ctrl-C', 'ctrlc-early', 'kill -INT "-$PPID"', 130],
-  ])('%s while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit %i', async (_sig, name, send, code) => {
-    const r = await signalled(name, { realpath: `${send}\nexec /usr/bin/realpath "$@"\n` })
+    ['SIGTERM', 143, 'sigterm-early', 'kill -TERM "$PPID"', 'p4lab: SIGTERM: cancelling...'],
+    ['Ctrl-C', 130, 'ctrlc-early', 'kill -INT "-$PPID"', 'p4lab: cancelling...'],
+  ])('%s while the work folder is looked up, before any run is stored: nothing stored, nothing submitted, exit %i', async (_sig, code, name, send, said) => {
+    const fifo = join(lab.dir, `${name}-handled.fifo`)
+    execFileSync('mkfifo', [fifo])
+    const r = await signalled(name, { realpath: `${send}\nread x < '${fifo}'\nexec /usr/bin/realpath "$@"\n` }, { handled: { fifo, said } })
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: [] })
     expect(lab.cluster.run(['squeue', '-h', '-o', '%j'])).not.toMatch(new RegExp(`^p4lab-${name}-`, 'm'))
     expect(r.stderr).toContain('p4lab: cancelled before anything was stored or submitted\n')
@@ -214,32 +278,81 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(status.code, status.stderr).toBe(0)
   })
 
-  it('a p4lab killed after sbatch made the job, before recording it: the next open says so, and p4lab slurm status finds the job by its name and cancels it', async () => {
-    const submitted = join(lab.dir, 'killed-after-submitted')
-    const r = await signalled('killed-after', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
+  /** A p4lab `name` killed after sbatch made its (held) job, before recording it: the job's id. */
+  async function killedAfterSbatch(name: string): Promise<string> {
+    const submitted = join(lab.dir, `${name}-submitted`)
+    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
     expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    return jobId
+  }
 
+  it('a p4lab killed after sbatch made the job, before recording it: the next open says so, p4lab slurm status finds the job by its name and adopts it, and its runs are followed and merged as any', async () => {
+    const jobId = await killedAfterSbatch('killed-after')
     const listed = await p4labAsync(['list', '--json', '--db', 'killed-after.db'], lab.dir)
     expect(listed.stderr).toBe(
       'p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n' +
-        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and cancels it\n',
+        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and adopts it (its runs followed again) or, if they ran again since, cancels it\n',
     )
     expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
 
     const env = { SLURM_CONF: lab.cluster.conf }
     const status = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
-    expect(status.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-killed-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: cancelled \\(scancel\\)\nno Slurm jobs in `))
-    expect(status.code, status.stderr).toBe(0)
-    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    const lines = status.stdout.split('\n')
+    expect(lines[0]).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-killed-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, its runs queued again and followed as the job's \\(p4lab slurm follow merges them\\)$`))
+    expect(lines[1]).toMatch(new RegExp(`^Slurm job ${jobId} \\(experiment 1\\) on this machine: \\[\\.+\\] 0/2 settled: 2 PENDING$`))
+    expect(lines.slice(2, 4)).toEqual([expect.stringMatching(/^run 1 ecmp load=0\.3 seed=1: queued \(Slurm PENDING/), expect.stringMatching(/^run 2 ecmp load=0\.3 seed=2: queued \(Slurm PENDING/)])
+    // The open still says what it found; the look then adopts.
+    expect(status.stderr).toBe(listed.stderr.split('\n')[1] + '\n')
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    const logs = withDb(join(lab.dir, 'killed-after.db'), (d) => d.prepare("SELECT run_id, line FROM logs WHERE source = 'slurm' ORDER BY id").all())
+    expect(logs).toEqual([1, 2].map((run_id) => ({ run_id, line: lines[0] })))
+
+    // Released, the job runs; followed, its tasks merge into the runs it was submitted for.
+    lab.cluster.run(['scontrol', 'release', jobId])
+    const followed = await p4labAsync(['slurm', 'follow', '--db', 'killed-after.db'], lab.dir, { env })
+    expect(followed.code, followed.stderr).toBe(0)
+    expect(followed.stdout).toMatch(/^run 1 ecmp load=0\.3 seed=1: done \(Slurm COMPLETED\)$/m)
+    expect(followed.stdout).toMatch(/^run 2 ecmp load=0\.3 seed=2: done \(Slurm COMPLETED\)$/m)
     expect(lab.cluster.queued()).toEqual([])
     // Looked for once: the next open and look say nothing of it.
     const again = await p4labAsync(['slurm', 'status', '--db', 'killed-after.db'], lab.dir, { env })
-    expect([again.stderr, again.stdout]).toEqual(['', `no Slurm jobs in ${join(lab.dir, 'killed-after.db')}\n`])
-    const logs = withDb(join(lab.dir, 'killed-after.db'), (d) => d.prepare("SELECT run_id, line FROM logs WHERE source = 'slurm' ORDER BY id").all())
-    expect(logs).toEqual([1, 2].map((run_id) => ({ run_id, line: status.stdout.split('\n')[0] })))
+    expect(again.stderr).toBe('')
+    expect(again.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(experiment 1\\) on this machine: \\[#+\\] 2/2 settled: 2 COMPLETED\n`))
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it, its cells run again since: p4lab slurm status cancels the job instead, saying why, and the runs stay interrupted', async () => {
+    const jobId = await killedAfterSbatch('rerun-after')
+    // A resume here marks the two runs interrupted and runs their cells again.
+    const resumed = await p4labAsync(['run', 'rerun-after.yaml', '--db', 'rerun-after.db', '--resume'], lab.dir)
+    expect(resumed.code, resumed.stderr).toBe(0)
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const status = await p4labAsync(['slurm', 'status', '--db', 'rerun-after.db'], lab.dir, { env })
+    expect(status.stdout).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-rerun-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: cancelled \\(scancel\\), not adopted: its cell ecmp load=0\\.3 seed=1 ran again since \\(run 3\\)\nno Slurm jobs in `))
+    expect(status.code, status.stderr).toBe(0)
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(lab.cluster.queued()).toEqual([])
+    expect(withDb(join(lab.dir, 'rerun-after.db'), (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['interrupted', 'interrupted', 'done', 'done'])
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm --resume adopts the job and submits none of its cells again', async () => {
+    const jobId = await killedAfterSbatch('resume-after')
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const resumed = await p4labAsync(['run', 'resume-after.yaml', '--db', 'resume-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'resume-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(resumed.stderr).toContain('p4lab: resuming on Slurm: 0 of 2 cell(s) already done, 2 to submit\n')
+    expect(resumed.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-resume-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
+    expect(resumed.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    const stored = withDb(join(lab.dir, 'resume-after.db'), (d) => ({
+      jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
+      runs: d.prepare('SELECT status FROM runs ORDER BY id').pluck().all(),
+    }))
+    expect(stored).toEqual({ jobs: [jobId], runs: ['queued', 'queued'] })
+    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'resume-after.db'], lab.dir, { env })
+    expect(cancelled.code, cancelled.stderr).toBe(130)
+    expect(lab.cluster.queued()).toEqual([])
   })
 
   it('refuses Slurm options without --on slurm', async () => {

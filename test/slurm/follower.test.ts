@@ -110,7 +110,7 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
     await close(app.core)
   })
 
-  it('cancels on starting the job of a submission whose p4lab was killed before recording it (the cluster saved above)', async () => {
+  it('cancels on starting the job of a submission whose p4lab was killed before recording it, its cell run again since (the cluster saved above)', async () => {
     const app = open()
     const store = app.core.opts.store
     // What such a p4lab leaves (core/slurm/sweep.ts): its runs and its submission in the store,
@@ -118,6 +118,8 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
     const gone = `${hostname()}:1:another-boot:1`
     const exp = await app.call('experiments.create', { yaml: YAML.replace('name: slurm-app', 'name: slurm-cut') })
     const [run] = store.createRuns(exp.id, 'sim', gone, [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }])
+    // The cell ran again since (a resume): the job is not adopted, or the cell would have a twin.
+    const [again] = store.createRuns(exp.id, 'sim', gone, [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }])
     const jobName = 'p4lab-slurm-cut-0123abcd'
     const login = store.getCluster('lab')!.login
     store.addSlurmSubmission({ experimentId: exp.id, jobName, cluster: login, sweepDir: join(lab.cluster.work, 'app', 'cut'), runIds: [run.id], owner: gone })
@@ -128,7 +130,7 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=CANCELLED\b/)
     expect(store.listSlurmSubmissions()).toEqual([])
     expect(store.listLogs(run.id).map((l) => [l.source, l.line])).toEqual([
-      ['slurm', expect.stringMatching(new RegExp(`^Slurm job ${jobId} \\(${jobName}\\) on ${lab.sshd.user}@\\S+:${lab.sshd.port}, submitted for run\\(s\\) ${run.id} by a p4lab that ended before recording it: cancelled \\(scancel\\)$`))],
+      ['slurm', expect.stringMatching(new RegExp(`^Slurm job ${jobId} \\(${jobName}\\) on ${lab.sshd.user}@\\S+:${lab.sshd.port}, submitted for run\\(s\\) ${run.id} by a p4lab that ended before recording it: cancelled \\(scancel\\), not adopted: its cell ecmp load=0\\.3 seed=1 ran again since \\(run ${again.id}\\)$`))],
     ])
     await close(app.core)
   })

@@ -1,3 +1,4 @@
+import { constants } from 'node:os'
 import { parseArgs } from 'node:util'
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -18,6 +19,9 @@ function parseParallel(text: string | undefined): number | undefined {
 }
 
 type RunMode = 'all' | 'resume' | 'rerun-failed'
+
+/** What cancels a local run: Ctrl-C, `kill`, a terminal closed. */
+const RUN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 /**
  * --resume: every cell with no done run (never run, failed, cancelled, or interrupted by a
@@ -109,14 +113,18 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
       store.close()
     }
   }
-  // Ctrl-C is caught before the runs are stored, not after: until a handler is set it ends the
-  // process at once, and runs stored by then would stay open until another p4lab marked them
-  // interrupted. Set here, a Ctrl-C during the (synchronous) start is handled at the first
-  // await, with the runs there to cancel; one before this line finds no run of this command.
-  process.on('SIGINT', () => {
-    process.stderr.write('\np4lab: cancelling...\n')
+  // Ctrl-C, `kill` (SIGTERM) and a terminal closed (SIGHUP) are caught before the runs are
+  // stored, not after: until a handler is set each ends the process at once, and runs stored by
+  // then would stay `running` until another p4lab marked them interrupted. Set here, a signal
+  // during the (synchronous) start is handled at the first await, with the runs there to cancel;
+  // one before this line finds no run of this command. The exit status is 128 + the first one's number.
+  let caught: NodeJS.Signals | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    caught ??= signal
+    process.stderr.write(`\np4lab: ${signal === 'SIGINT' ? '' : `${signal}: `}cancelling...\n`)
     core.orchestrator.cancelAll()
-  })
+  }
+  for (const s of RUN_SIGNALS) process.on(s, onSignal)
   const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
   const ids = runs.map((r) => r.id)
   core.bus.subscribe((event, payload) => {
@@ -136,7 +144,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     process.stdout.write(`experiment ${exp.id} ${exp.name}  (database ${store.file})\n${runsTable(finished)}\n`)
   }
   store.close()
-  if (finished.some((r) => r.status === 'cancelled' || r.status === 'interrupted')) return 130
+  if (finished.some((r) => r.status === 'cancelled' || r.status === 'interrupted')) return 128 + constants.signals[caught ?? 'SIGINT']
   // An incomplete run is not a success either: scripts that trust exit 0 get only done runs.
   return finished.every((r) => r.status === 'done') ? 0 : 1
 }

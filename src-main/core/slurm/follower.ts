@@ -47,19 +47,20 @@ export class SlurmFollower {
 
   /**
    * Follows every job array the store has open (the app started, or reopened mid-sweep), and
-   * cancels the jobs of submissions cut off before their record; resolves once those are done.
+   * adopts (then follows) or cancels the jobs of submissions cut off before their record;
+   * resolves once those are done.
    */
   followOpen(): Promise<void> {
     for (const j of this.d.store.listSlurmJobs({ open: true })) this.follow(j.id)
-    return this.cancelCutOff()
+    return this.lookForCutOff()
   }
 
   /**
-   * SlurmSweeps.cancelCutOff on each cluster a cut-off submission went to, what it finds written
-   * to the runs' logs. A cluster that cannot be reached now is looked at on the next start (or
-   * by p4lab slurm status).
+   * SlurmSweeps.lookForCutOff on each cluster a cut-off submission went to, what it finds written
+   * to the runs' logs; a job adopted is followed. A cluster that cannot be reached now is looked
+   * at on the next start (or by p4lab slurm status).
    */
-  private async cancelCutOff(): Promise<void> {
+  private async lookForCutOff(): Promise<void> {
     const { store } = this.d
     const clusters = new Map(cutOffSubmissions(store).map((s) => [JSON.stringify(s.cluster), s.cluster]))
     for (const ref of clusters.values()) {
@@ -67,7 +68,8 @@ export class SlurmFollower {
       let shell
       try {
         shell = await this.d.clusters.shellFor(ref)
-        await new SlurmSweeps({ store, shell, announce: this.d.announce }).cancelCutOff()
+        const { adopted } = await new SlurmSweeps({ store, shell, announce: this.d.announce }).lookForCutOff({ adopt: true })
+        for (const j of adopted) this.follow(j.id)
       } catch {
         // Left for the next look: the submission stays in the store.
       } finally {

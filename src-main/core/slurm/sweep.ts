@@ -313,26 +313,41 @@ export class SlurmSweeps {
 
   /**
    * Submissions to this cluster whose process ended before it recorded their job (killed while
-   * sbatch ran, or unsure what sbatch did): the job each may have made is looked for by its name
-   * and cancelled (its runs, their process gone, are interrupted), and the submission forgotten.
-   * Returns what was found, a line each.
+   * sbatch ran, or unsure what sbatch did): the job each may have made is looked for by its name.
+   * One found still queued or running is adopted when `adopt` and its runs allow it
+   * (store.adoptSlurmSubmission: recorded, its runs queued again and followed as any other);
+   * else it is cancelled (its runs, their process gone, stay interrupted). The submission is
+   * forgotten either way. Returns what was found, a line each, and the jobs adopted.
    */
-  async cancelCutOff(): Promise<string[]> {
+  async lookForCutOff(o: { adopt: boolean }): Promise<{ lines: string[]; adopted: SlurmJobRow[] }> {
     const { store, shell } = this.d
     const lines: string[] = []
+    const adopted: SlurmJobRow[] = []
     for (const sub of cutOffSubmissions(store)) {
       if (JSON.stringify(sub.cluster) !== JSON.stringify(shell.ref)) continue
       const ids = [...new Set((await check(shell, ['squeue', '-h', `--name=${sub.jobName}`, '-o', '%F'])).split('\n').map((l) => l.trim()).filter((l) => /^\d+$/.test(l)))]
-      if (ids.length) await check(shell, ['scancel', ...ids])
-      const runs = `run(s) ${sub.runIds.join(', ')}`
-      const line = ids.length
-        ? `Slurm job ${ids.join(', ')} (${sub.jobName}) on ${shell.label}, submitted for ${runs} by a p4lab that ended before recording it: cancelled (scancel)`
-        : `a submission for ${runs} to ${shell.label} was cut off before its job was recorded: no job named ${sub.jobName} is queued there, nothing to cancel`
-      store.removeSlurmSubmission(sub.id)
+      const found = `Slurm job ${ids.join(', ')} (${sub.jobName}) on ${shell.label}, submitted for run(s) ${sub.runIds.join(', ')} by a p4lab that ended before recording it`
+      let line: string
+      if (ids.length === 0) {
+        line = `a submission for run(s) ${sub.runIds.join(', ')} to ${shell.label} was cut off before its job was recorded: no job named ${sub.jobName} is queued there, nothing to cancel`
+        store.removeSlurmSubmission(sub.id)
+      } else {
+        // One sbatch makes one array: two jobs of the name are not this submission's alone.
+        const took = o.adopt && ids.length === 1 ? store.adoptSlurmSubmission(sub, ids[0], `${SLURM_OWNER_PREFIX}${shell.label}`) : { refused: o.adopt ? 'more than one job has its name' : 'its runs are submitted again here' }
+        if ('job' in took) {
+          adopted.push(took.job)
+          for (const id of sub.runIds) this.announce(store.getRun(id)!)
+          line = `${found}: adopted, its runs queued again and followed as the job's (p4lab slurm follow merges them)`
+        } else {
+          await check(shell, ['scancel', ...ids])
+          line = `${found}: cancelled (scancel), not adopted: ${took.refused}`
+          store.removeSlurmSubmission(sub.id)
+        }
+      }
       for (const id of sub.runIds) if (store.getRun(id)) store.addLog(id, 'slurm', line)
       lines.push(line)
     }
-    return lines
+    return { lines, adopted }
   }
 
   /**

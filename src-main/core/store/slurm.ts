@@ -1,4 +1,6 @@
 import { fromJson, toJson, type StoreContext } from './rows'
+import { getRun } from './runs'
+import { addEvent } from './telemetry'
 
 // Slurm sweeps (migration "slurm jobs"): one row per submitted job array, one per array task
 // with the run it carries and the task's last Slurm state. The job ids live here so a sweep
@@ -141,6 +143,43 @@ export function addSlurmJob(s: StoreContext, input: { experimentId: number; jobI
       own.run(input.owner, runId)
     })
     return getSlurmJob(s, id)!
+  })
+}
+
+/** The statuses a cut-off submission leaves its runs in: queued, then interrupted by the next open. */
+const CUT_OFF_STATUSES: ReadonlySet<string> = new Set(['queued', 'interrupted'])
+
+/**
+ * Adopts the job a cut-off submission made (found by its name): in one transaction, the job is
+ * recorded as addSlurmJob does and its runs queued again, owned by the job, so that they are
+ * followed and merged as any other. Only when the submission is still there (no other process
+ * took it first), and each of its runs is as the cut-off left it (queued, or interrupted since:
+ * not cancelled, failed or done, not in the trash) with no later run of its cell in the
+ * experiment (a resume or re-run made since would otherwise have a twin). Else nothing changes
+ * and why is returned, for the caller to cancel the job instead.
+ */
+export function adoptSlurmSubmission(s: StoreContext, sub: SlurmSubmissionRow, jobId: string, owner: string): { job: SlurmJobRow } | { refused: string } {
+  return s.write(() => {
+    if (!s.stmt('SELECT 1 FROM slurm_submissions WHERE id = ?').get(sub.id)) return { refused: 'another p4lab took it first' }
+    for (const id of sub.runIds) {
+      const run = getRun(s, id)
+      if (!run) return { refused: `run ${id} no longer exists` }
+      if (run.deletedAt) return { refused: `run ${id} is in the trash` }
+      if (!CUT_OFF_STATUSES.has(run.status)) return { refused: `run ${id} is ${run.status}` }
+      const later = s
+        .stmt('SELECT l.id FROM runs l JOIN runs r ON r.id = ? WHERE l.experiment_id = r.experiment_id AND l.scheme = r.scheme AND l.load = r.load AND l.seed = r.seed AND l.params = r.params AND l.id > r.id ORDER BY l.id LIMIT 1')
+        .get(id) as { id: number } | undefined
+      if (later) return { refused: `its cell ${run.scheme} load=${run.load} seed=${run.seed} ran again since (run ${later.id})` }
+    }
+    const at = s.isoNow()
+    const revive = s.stmt("UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL, heartbeat_at = NULL WHERE id = ?")
+    for (const id of sub.runIds) {
+      const from = getRun(s, id)!.status
+      if (from === 'queued') continue
+      revive.run(id)
+      addEvent(s, id, null, 'status', { from, to: 'queued', error: null, adoptedJob: jobId }, at)
+    }
+    return { job: addSlurmJob(s, { experimentId: sub.experimentId, jobId, cluster: sub.cluster, sweepDir: sub.sweepDir, runIds: sub.runIds, owner, submission: sub.id }) }
   })
 }
 

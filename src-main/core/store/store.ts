@@ -387,6 +387,10 @@ export class Store {
     slurm.removeSlurmSubmission(this.s, id)
   }
 
+  adoptSlurmSubmission(sub: slurm.SlurmSubmissionRow, jobId: string, owner: string): ReturnType<typeof slurm.adoptSlurmSubmission> {
+    return slurm.adoptSlurmSubmission(this.s, sub, jobId, owner)
+  }
+
   getSlurmJob(id: number): slurm.SlurmJobRow | undefined {
     return slurm.getSlurmJob(this.s, id)
   }
