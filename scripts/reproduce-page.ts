@@ -84,7 +84,7 @@ export function writePage(o: PageOptions, sections: Section[], timeText: string)
         "Ratios are \"how many times better\" (the other scheme's figure divided by ours). For each claim: the paper's number, " +
         "ours, ours over the paper's, and whether ours is within ±30 % of it; a qualitative claim (\"better\", \"within 1 ms\") has no number " +
         'and is judged by its test alone (holds), a "better" being at least 1.05× (a difference within 5 % is not counted as better). ' +
-        "Every claim that misses, or lands within ±30 % without holding (a tie against a paper's gain), gets a sensitivity sweep over the settings the paper leaves open, in its template's section. " +
+        "Every claim that misses, or lands within ±30 % of the paper's number without reaching it, gets a sensitivity sweep over the settings the paper leaves open, in its template's section. " +
         'Every number below was measured by this script; none is copied from a paper. Parameters and their sources: ' +
         "each template's comments and `resources/experiments/`.",
       '',

@@ -18,7 +18,12 @@ export class Results {
     readonly runs: RunRow[],
     /** The other templates' runs on the same page, by experiment name: what companion() reads first. */
     readonly companions?: ReadonlyMap<string, Results>,
+    /** Read no companion but those given (a sweep's row: a baseline from elsewhere would not be run alike). */
+    readonly onlyGiven = false,
   ) {}
+
+  /** The templates companion() was asked for, so a sensitivity sweep re-runs them with each setting too. */
+  readonly companionsRead = new Set<string>()
 
   /** The (scheme, load) points the measures asked for, so a sensitivity sweep re-runs only those. */
   readonly picked: Array<{ scheme: string; load: number | undefined }> = []
@@ -153,9 +158,11 @@ export class Results {
    * seed), so a reused --db does not mix in older runs.
    */
   companion(name: string): Results {
+    this.companionsRead.add(name)
     const suffix = this.spec.name.endsWith('-quick') ? '-quick' : ''
     const picked = this.companions?.get(name + suffix)
     if (picked) return picked
+    if (this.onlyGiven) throw new Error(`${name} was not run with this setting`)
     const store = this.core.opts.store
     const exp = store.findExperimentByName(name + suffix)
     if (!exp) throw new Error(`no runs of ${name}${suffix} in this database: npm run reproduce runs it before ${this.spec.name}; with --only, run --only ${name} on the same --db first`)

@@ -16,7 +16,7 @@ import { fmtDuration, Runner, type Planned, type RunSpec } from './reproduce-run
 import type { Ledger } from './reproduce-ledger'
 import type { RunRow } from '../src-main/core/store'
 import type { SlurmPlace } from './reproduce-slurm'
-import { pointsOf, rowKey, sweepRows, sweepTable, type SweepOptions, type SweepScale } from './reproduce-sweep'
+import { alikeRows, pointsOf, rowKey, sweepRows, sweepTable, type Row, type SweepOptions, type SweepScale } from './reproduce-sweep'
 import { timeText, writePage, type Section } from './reproduce-page'
 import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from './reproduce-verdict'
 
@@ -82,9 +82,11 @@ interface Measured {
   error: string
   paper: number | undefined
   holds: boolean
-  /** Missed (reproduce-verdict.ts), or within ±30 % without holding (a tie against a paper's gain): either gets the reason and the sweep. */
+  /** Missed (reproduce-verdict.ts), or within ±30 % without holding (short of the paper's number: a tie passes the band against 1.35×): either gets the reason and the sweep. */
   open: boolean
   picked: Results['picked']
+  /** The other templates the measure compared with (a baseline), for the sweep to run alike. */
+  companions: string[]
 }
 
 function measure(results: Results, c: Claim): Measured {
@@ -98,7 +100,7 @@ function measure(results: Results, c: Claim): Measured {
   }
   const holds = !Number.isNaN(value) && c.measure.holds(value)
   const paper = paperValue(c)
-  return { claim: c, value, error, paper, holds, open: missed(paper, value, holds) || !holds, picked: r.picked }
+  return { claim: c, value, error, paper, holds, open: missed(paper, value, holds) || !holds, picked: r.picked, companions: [...r.companionsRead] }
 }
 
 /** A claim's cells: paper, ours, ours/paper, within ±30 %, holds. */
@@ -192,21 +194,37 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
     o.log(`reproduce: ${name}: sensitivity sweep over ${settings.open.filter((s) => s.variants.length).length} settings...`)
     const so: SweepOptions = { name, text: yaml, file, claims: miss.map((m) => m.claim), points, settings, scale }
     const rows = sweepRows(so)
-    for (const row of rows) {
-      if (row.error) continue
+    // A baseline a claim compares with (another template's runs) is cut and varied alike, row by row.
+    const alike = [...new Set(miss.flatMap((m) => m.companions))].map((c) => {
+      const t = templateSpec(o, c)
+      return { name: c, file: t.file, rows: alikeRows(rows, { name: c, text: t.yaml, points, scale }) }
+    })
+    const checked = (row: Row, at: string) => {
+      if (row.error) return
       try {
-        core.parseOrThrow(row.yaml, file)
+        core.parseOrThrow(row.yaml, at)
       } catch (err) {
         row.error = (err as Error).message.split('\n')[0]
       }
     }
-    const sweepRuns = await runner.run(runner.plan(rows.flatMap((r, i) => (r.error ? [] : [{ key: rowKey(name, i, r), yaml: r.yaml, file }]))))
-    const table = sweepTable(core, so, rows, sweepRuns)
+    for (const row of rows) checked(row, file)
+    for (const a of alike) {
+      a.rows.forEach((row, i) => {
+        checked(row, a.file)
+        // A row whose baseline cannot run has nothing to compare with.
+        if (row.error && !rows[i].error) rows[i].error = `${a.name}: ${row.error}`
+      })
+    }
+    const specs = rows.flatMap((r, i) => (r.error ? [] : [{ key: rowKey(name, i, r), yaml: r.yaml, file }, ...alike.map((a) => ({ key: rowKey(a.name, i, a.rows[i]), yaml: a.rows[i].yaml, file: a.file }))]))
+    const sweepRuns = await runner.run(runner.plan(specs))
+    const companionsOf = (i: number) => new Map(alike.map((a) => [a.name, new Results(core, core.parseOrThrow(a.rows[i].yaml, a.file), sweepRuns.get(rowKey(a.name, i, a.rows[i])) ?? [])]))
+    const table = sweepTable(core, so, rows, sweepRuns, companionsOf)
+    const alikeText = alike.length ? ` ${alike.map((a) => a.name).join(' and ')}, which a claim compares with, is re-run alike in every row.` : ''
     lines.push(
       '### Sensitivity sweep',
       '',
       `The points of the claims that miss or do not hold (${points.schemes.join(', ')}${points.loads ? ` at load ${points.loads.join(', ')}` : ''}) re-run with one open setting changed at a time, ` +
-        `at most ${scale.maxFlows} flows a run and the first seed only, so the template's row here is itself a smaller run than the table above.`,
+        `at most ${scale.maxFlows} flows a run and the first seed only, so the template's row here is itself a smaller run than the table above.${alikeText}`,
       '',
       ...table,
       '',

@@ -46,6 +46,8 @@ export interface Row {
   value: string
   yaml: string
   error?: string
+  /** The open setting's variant this row applies (none: the template's own row). */
+  variant?: { path: string; index: number; value: unknown }
 }
 
 export interface SweepOptions {
@@ -67,16 +69,29 @@ export function sweepRows(o: SweepOptions): Row[] {
     const now = JSON.stringify(current.getIn(s.path.split('.')) ?? null)
     s.variants.forEach((v, i) => {
       if (JSON.stringify(v.value ?? null) === now) return
-      const row: Row = { setting: s.path, value: v.label, yaml: '' }
-      try {
-        row.yaml = applyOverrides(sweepText(base, o.points, o.scale, `${o.name}-sweep-${s.path}-${i}`), { [s.path]: v.value })
-      } catch (err) {
-        row.error = (err as Error).message
-      }
-      rows.push(row)
+      rows.push(variantRow({ setting: s.path, value: v.label, yaml: '', variant: { path: s.path, index: i, value: v.value } }, base, o))
     })
   }
   return rows
+}
+
+function variantRow(row: Row, base: string, o: Pick<SweepOptions, 'name' | 'points' | 'scale'>): Row {
+  const v = row.variant!
+  try {
+    return { ...row, yaml: applyOverrides(sweepText(base, o.points, o.scale, `${o.name}-sweep-${v.path}-${v.index}`), { [v.path]: v.value }) }
+  } catch (err) {
+    return { ...row, yaml: '', error: (err as Error).message }
+  }
+}
+
+/**
+ * The rows of a sweep made again from another template, the baseline a claim compares with
+ * (Results.companion): the same cut to the points and the same setting row by row, so that
+ * both sides of the claim's ratio change alike.
+ */
+export function alikeRows(rows: readonly Row[], o: Pick<SweepOptions, 'name' | 'text' | 'points' | 'scale'>): Row[] {
+  const base = sweepText(o.text, o.points, o.scale, `${o.name}-sweep`)
+  return rows.map(({ error: _refused, ...row }) => (row.variant ? variantRow(row, base, o) : { ...row, yaml: base }))
 }
 
 /** The run key of a sweep row (reproduce-runner.ts). */
@@ -88,7 +103,7 @@ export const rowKey = (name: string, i: number, row: Row) => `${name} sweep ${i}
  * whether it holds. A variant the spec refuses shows the refusal in its row. `runs`
  * holds each row's runs by rowKey (reproduce-runner.ts runs them).
  */
-export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], runs: ReadonlyMap<string, RunRow[]>): string[] {
+export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], runs: ReadonlyMap<string, RunRow[]>, companionsOf: (i: number) => ReadonlyMap<string, Results> = () => new Map()): string[] {
   const head = o.claims.map((c) => {
     const p = paperValue(c)
     return `${c.claim} (paper: ${p === undefined ? c.seed : fmtValue(c.measure, p)})`
@@ -98,7 +113,7 @@ export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], ru
     const cells = o.claims.map((c) => {
       if (row.error) return `refused: ${row.error.replace(/\|/g, '\\|')}`
       const spec = core.parseOrThrow(row.yaml, o.file)
-      const r = new Results(core, spec, runs.get(rowKey(o.name, i, row)) ?? [])
+      const r = new Results(core, spec, runs.get(rowKey(o.name, i, row)) ?? [], companionsOf(i), true)
       let v: number
       try {
         v = c.measure.value(r)

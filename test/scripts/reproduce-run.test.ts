@@ -250,3 +250,44 @@ describe("a section's count of unfinished flows", { timeout: 600_000 }, () => {
     expect(flowsText([...cut, ...long])).toBe(`${c.unfinished} of ${c.flows} flows unfinished (${share} %), left out of the statistics; 2 long-running flows without a size, each sending until the run stopped, as they are meant to`)
   })
 })
+
+describe('a sweep of a claim that compares with another template', { timeout: 600_000 }, () => {
+  // tiny-vs's claim divides its ECMP mean by tiny-base's: the sweep must run tiny-base with the
+  // same cut (first seed) and the same setting in each row, not divide by tiny-base's full runs.
+  const base = `name: tiny-base\ndescription: "the baseline"\ntestbed: sim\n${TOPO}\ntransport: { kind: newreno, minRto: 1ms }\nschemes: [ecmp]\nworkload: { kind: web-search, load: 0.5, flows: 40 }\nseeds: [1, 2]\n`
+  const vs = base.replace('name: tiny-base', 'name: tiny-vs').replace('the baseline', 'against the baseline').replace('flows: 40', 'flows: 60')
+  const overBase: Measure = { unit: 'x', value: (r) => r.fct('ecmp', 0.5, 'meanNs') / r.companion('tiny-base').fct('ecmp', 0.5, 'meanNs'), holds: (v) => v >= 100 }
+  const claims: Record<string, Claim[]> = { 'tiny-base': [], 'tiny-vs': [{ claim: 'ECMP over the baseline', seed: '100×', measure: overBase }] }
+  const open: TemplateSettings['open'] = [OPEN[0]]
+  const settings: Record<string, TemplateSettings> = { 'tiny-vs': { paper: 'a test', given: ['fabric: a tiny leaf-spine'], open } }
+
+  it('re-runs the baseline alike in every row, and divides by that', async () => {
+    const t = tempCore(2)
+    t.core.start()
+    const led = new Ledger(t.dbPath)
+    const tdir = mkdtempSync(join(tmpdir(), 'p4lab-reproduce-alike-'))
+    writeFileSync(join(tdir, 'tiny-base.yaml'), base)
+    writeFileSync(join(tdir, 'tiny-vs.yaml'), vs)
+    try {
+      const r = await reproduce({ core: t.core, templatesDir: tdir, claims, settings, quick: false, outFile: join(tdir, 'docs', 'results.md'), parallelRuns: 2, log: () => {}, ledger: led, fingerprint: 'test' })
+      const s = section(r.page, 'tiny-vs')
+      expect(s).toContain('tiny-base, which a claim compares with, is re-run alike in every row.')
+      const sweep = table(s, '| setting | value |')
+      expect(sweep.map((c) => `${c[0]}=${c[1]}`)).toEqual(['(the template)=as declared above', 'transport.minRto=200ms'])
+      const store = t.core.opts.store
+      const meanOf = (experiment: string) => {
+        const exp = store.findExperimentByName(experiment)
+        expect(exp, experiment).toBeDefined()
+        const runs = store.listRuns({ experimentId: exp!.id, shown: 'all' }).filter((x) => x.status === 'done')
+        expect(runs.map((x) => x.seed)).toEqual([1])
+        return runs[0].stats!.meanNs
+      }
+      const expected = [meanOf('tiny-vs-sweep') / meanOf('tiny-base-sweep'), meanOf('tiny-vs-sweep-transport.minRto-1') / meanOf('tiny-base-sweep-transport.minRto-1')]
+      expect(sweep.map((c) => c[2].split(' ')[0])).toEqual(expected.map((x) => `${x.toFixed(2)}×`))
+    } finally {
+      t.core.orchestrator.cancelAll()
+      led.close()
+      t.core.opts.store.close()
+    }
+  })
+})
