@@ -5,7 +5,8 @@ import { p95Ratio, strictlyDeeper } from './reproduce-queues'
 import type { Results } from './reproduce-results'
 
 export interface Measure {
-  unit: 'x' | '%' | 'ms' | 'ratio' | 'packets'
+  /** yes/no: a test that passes (1) or not (0), such as a strict ranking. */
+  unit: 'x' | '%' | 'ms' | 'yes/no' | 'packets'
   value(r: Results): number
   holds(v: number): boolean
 }
@@ -126,7 +127,7 @@ export const CLAIMS: Record<string, Claim[]> = {
     { claim: 'HULA vs CONGA′, mean FCT at 50 % load', seed: '1.6×', measure: better('hula', 'conga-prime', 0.5, 'meanNs', 1.6) },
     { claim: 'HULA vs CONGA′, mean FCT at 90 % load', seed: '3×', measure: better('hula', 'conga-prime', 0.9, 'meanNs', 3) },
     { claim: 'ranking at 70 %: HULA < CONGA′ < ECMP (mean FCT)', seed: 'holds', measure: {
-      unit: 'ratio',
+      unit: 'yes/no',
       value: (r) => (r.fct('hula', 0.7, 'meanNs') < r.fct('conga-prime', 0.7, 'meanNs') && r.fct('conga-prime', 0.7, 'meanNs') < r.fct('ecmp', 0.7, 'meanNs') ? 1 : 0),
       holds: (v) => v === 1,
     } },
@@ -162,7 +163,7 @@ export const CLAIMS: Record<string, Claim[]> = {
       why: 'HULA\'s few drops at the bottleneck come with its 250-packet queues: every other setting of the sweep below (100 or 600 packets, a shared buffer, a 200 ms minimum RTO, DCTCP, other-racks) gave none, except the two readings of the traffic model in which every server receives the offered load, so that all 96G cross the spines: ' +
         'choice: permutation and every server of the other pod (servers: 16). HULA\'s links into the pod then run at about 80 %, and it drops thousands ' +
         '(2,715 with servers: 16, against 15,479 for ECMP; its p95 only 1.41× below ECMP\'s and 1.39× below CONGA′\'s, its queue empty in 38 % of the samples).' },
-    { claim: 'order by p95 queue: ECMP > CONGA′ > HULA', seed: 'holds', measure: { unit: 'ratio', value: (r) => strictlyDeeper(r.queueAt('ecmp', 'ecmp'), r.queueAt('conga-prime', 'ecmp'), r.queueAt('hula', 'ecmp')), holds: (v) => v === 1 } },
+    { claim: 'order by p95 queue: ECMP > CONGA′ > HULA', seed: 'holds', measure: { unit: 'yes/no', value: (r) => strictlyDeeper(r.queueAt('ecmp', 'ecmp'), r.queueAt('conga-prime', 'ecmp'), r.queueAt('hula', 'ecmp')), holds: (v) => v === 1 } },
   ],
   'hula-fig9-failure': [
     { claim: 'HULA moves traffic off a failed link, switches not next to it', seed: 'within 1 ms', measure: { unit: 'ms', value: (r) => r.reroute('away').worstNs, holds: (v) => v <= 1e6 },

@@ -81,6 +81,7 @@ export function fmtValue(m: Pick<Measure, 'unit'>, v: number): string {
   if (v === Infinity) return m.unit === 'x' ? '∞ (divided by 0)' : '∞'
   if (!Number.isFinite(v)) return 'n/a'
   if (m.unit === 'packets') return `${v}`
+  if (m.unit === 'yes/no') return v === 1 ? 'yes' : 'no'
   if (m.unit === 'x') return `${v.toFixed(2)}×`
   if (m.unit === '%') return `${(v * 100).toFixed(3)} %`
   if (m.unit === 'ms') return `${(v / 1e6).toFixed(3)} ms`

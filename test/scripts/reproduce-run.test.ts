@@ -280,7 +280,7 @@ describe('a sweep of a claim that compares with another template', { timeout: 60
         expect(exp, experiment).toBeDefined()
         const runs = store.listRuns({ experimentId: exp!.id, shown: 'all' }).filter((x) => x.status === 'done')
         expect(runs.map((x) => x.seed)).toEqual([1])
-        return runs[0].stats!.meanNs
+        return Number(runs[0].stats?.meanNs)
       }
       const expected = [meanOf('tiny-vs-sweep') / meanOf('tiny-base-sweep'), meanOf('tiny-vs-sweep-transport.minRto-1') / meanOf('tiny-base-sweep-transport.minRto-1')]
       expect(sweep.map((c) => c[2].split(' ')[0])).toEqual(expected.map((x) => `${x.toFixed(2)}×`))

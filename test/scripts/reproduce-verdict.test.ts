@@ -10,7 +10,7 @@ import { CLAIMS } from '../../scripts/reproduce-claims'
 import { closingNote } from '../../scripts/reproduce-page'
 import { applyOverrides, SETTINGS } from '../../scripts/reproduce-settings'
 import { pointsOf, sweepText } from '../../scripts/reproduce-sweep'
-import { fmtRatio, missed, orderCheck, paperValue, verdict } from '../../scripts/reproduce-verdict'
+import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from '../../scripts/reproduce-verdict'
 
 const m = (unit: Measure['unit']): Measure => ({ unit, value: () => 0, holds: () => true })
 
@@ -61,6 +61,18 @@ describe('verdict', () => {
     expect(missed(3.7, 3.5, false)).toBe(false)
     expect(missed(undefined, 1.2, true)).toBe(false)
     expect(missed(undefined, 1.0, false)).toBe(true)
+  })
+})
+
+describe('fmtValue', () => {
+  it('writes a test that passes or not as yes or no, not as a number', () => {
+    // A strict ranking read "0.000" on the page.
+    expect(fmtValue({ unit: 'yes/no' }, 1)).toBe('yes')
+    expect(fmtValue({ unit: 'yes/no' }, 0)).toBe('no')
+    expect(fmtValue({ unit: 'x' }, 1.234)).toBe('1.23×')
+  })
+  it('marks every claim of the templates that returns 1 or 0 as yes/no', () => {
+    for (const claims of Object.values(CLAIMS)) for (const c of claims) if (c.seed === 'holds') expect(c.measure.unit, c.claim).toBe('yes/no')
   })
 })
 
