@@ -1,8 +1,8 @@
 // The machinery of `npm run reproduce` (scripts/reproduce.ts is its command line): run each
 // paper template through the core, measure its claims, compare each with the paper's number
 // (within ±30 % or not), check the figure's order of schemes, sweep the open settings for the
-// claims that miss or do not hold, draw the figure, and write the page. Apart from the script so that a test
-// can run it on a tiny template into a temporary directory.
+// claims that miss or do not hold, draw the figure, and write the page. Apart from the script so
+// that a test can run it on a tiny template into a temporary directory.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { parseDocument } from 'yaml'
@@ -187,15 +187,15 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
   } else lines.push('The settings this paper gives and leaves open are not declared yet (scripts/reproduce-settings.ts).', '')
 
   // The sensitivity sweep, for the claims that miss or do not hold.
-  const miss = measured.filter((m) => m.open)
-  if (miss.length && settings && settings.open.some((s) => s.variants.length)) {
+  const swept = measured.filter((m) => m.open)
+  if (swept.length && settings && settings.open.some((s) => s.variants.length)) {
     const scale: SweepScale = { maxFlows: o.quick ? QUICK_SWEEP_MAX_FLOWS : SWEEP_MAX_FLOWS }
-    const points = pointsOf(miss.flatMap((m) => m.picked), spec.schemes)
+    const points = pointsOf(swept.flatMap((m) => m.picked), spec.schemes)
     o.log(`reproduce: ${name}: sensitivity sweep over ${settings.open.filter((s) => s.variants.length).length} settings...`)
-    const so: SweepOptions = { name, text: yaml, file, claims: miss.map((m) => m.claim), points, settings, scale }
+    const so: SweepOptions = { name, text: yaml, file, claims: swept.map((m) => m.claim), points, settings, scale }
     const rows = sweepRows(so)
     // A baseline a claim compares with (another template's runs) is cut and varied alike, row by row.
-    const alike = [...new Set(miss.flatMap((m) => m.companions))].map((c) => {
+    const alike = [...new Set(swept.flatMap((m) => m.companions))].map((c) => {
       const t = templateSpec(o, c)
       return { name: c, file: t.file, rows: alikeRows(rows, { name: c, text: t.yaml, points, scale }) }
     })
