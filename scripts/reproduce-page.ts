@@ -43,10 +43,16 @@ export function closingNote(summaryLines: readonly string[]): string {
     '## Closing note',
     '',
     `${within.length} of ${numeric.length} numeric claims are within ±30 % of the paper's` + (within.length ? `: ${within.map((c) => `${c[0]}: ${c[1]}`).join('; ')}.` : '.'),
+    // The band lets a tie pass against a paper's 1.35×: say how many of those reach the paper's figure.
+    ...(within.length ? [holdText(within.filter((c) => c[6] === 'yes').length, within.filter((c) => c[6] !== 'yes').length)] : []),
     `${orders.filter((c) => c[6] === 'yes').length} of ${orders.length} figures rank their schemes as the paper does.`,
     ...(notRun.length ? [`Not run on this page: ${notRun.length} rows of ${notRunTemplates.join(', ')} (their sections say what running them takes).`] : []),
     '',
   ].join('\n')
+}
+
+function holdText(hold: number, short: number): string {
+  return `Of these, ${hold} ${hold === 1 ? 'holds' : 'hold'} (reach${hold === 1 ? 'es' : ''} the paper's figure); ${short} ${short === 1 ? 'falls' : 'fall'} short of it inside the band.`
 }
 
 /** The time behind the page, as it is: the runs' CPU time and every invocation's wall time. */
