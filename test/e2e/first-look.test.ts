@@ -1,15 +1,32 @@
 // What a new user meets first, in Chromium on a 1280 px and a 1024 px window: the templates to
-// start from, each described by its whole sentence. Screenshots in test-artifacts/e2e/first-look-*.png.
+// start from, each described by its whole sentence; a sweep run again after an edit, its new runs
+// going beside the finished ones, each with its progress whole and its Cancel button in view.
+// Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parse } from 'yaml'
-import { ARTIFACTS, launchChromium } from '../helpers/browser'
+import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { ROOT, startApp, type Started } from '../helpers/start'
 
 const TEMPLATES = join(ROOT, 'resources', 'experiments')
+
+const SMALL = `name: first-look
+testbed: sim
+topology: { kind: leaf-spine, leaves: 4, spines: 2, hostsPerLeaf: 4, hostLink: 10Gbps, fabricLink: 20Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp, rps]
+workload: { kind: web-search, load: [0.3, 0.6], flows: 40 }
+seeds: [1]
+`
+// The same sweep with far more flows than the test waits for: its runs stay queued or running
+// until the test cancels them.
+const BIG = SMALL.replace('flows: 40', 'flows: 200000') + 'stopAfter: 50s\n'
+const WIDTHS = [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 800 },
+]
 
 describe('a first look at the app in Chromium', () => {
   let app: Started
@@ -44,5 +61,59 @@ describe('a first look at the app in Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'first-look-templates.png') })
     expect(shown).toEqual(expected)
     expect(errors).toEqual([])
+  })
+
+  describe('a sweep run again after an edit', () => {
+    let experimentId: number
+    let active: number[] = []
+    const rows = () => page.getByTestId('run-row')
+
+    beforeAll(async () => {
+      experimentId = (await contract(app.url, 'experiments.create', { yaml: SMALL })).id
+      const first = (await contract(app.url, 'experiments.run', { id: experimentId })).runIds as number[]
+      await vi.waitFor(
+        async () => {
+          const statuses = (await Promise.all(first.map((id) => contract(app.url, 'runs.get', { id })))).map((r: { status: string }) => r.status)
+          expect(statuses).toEqual(first.map(() => 'done'))
+        },
+        { timeout: 120_000, interval: 500 },
+      )
+      await contract(app.url, 'experiments.update', { id: experimentId, yaml: BIG })
+      active = (await contract(app.url, 'experiments.run', { id: experimentId })).runIds as number[]
+    }, 180_000)
+
+    afterAll(async () => {
+      for (const id of active) await contract(app.url, 'runs.cancel', { id }).catch(() => undefined)
+    })
+
+    it('shows every running run\'s progress whole and its Cancel button inside the panel', { timeout: 120_000 }, async () => {
+      await page.goto(app.url)
+      await page.locator(`[data-testid="experiment-item"][data-experiment-id="${experimentId}"]`).click()
+      // Both kinds of row at once: the four done runs with their FCTs, the new ones with a progress text.
+      await expect.poll(() => rows().count(), { timeout: 20_000 }).toBe(8)
+      await expect.poll(() => page.locator('[data-testid="runs-table"] .ptext').count(), { timeout: 60_000, interval: 250 }).toBeGreaterThan(0)
+      for (const size of WIDTHS) {
+        await page.setViewportSize(size)
+        await page.getByTestId('runs-table').scrollIntoViewIfNeeded()
+        const look = await page.getByTestId('runs-table').evaluate((t) => {
+          const room = t.parentElement!.getBoundingClientRect()
+          return {
+            table: t.scrollWidth,
+            room: t.parentElement!.clientWidth,
+            cancels: [...t.querySelectorAll('[data-testid="cancel-run"]')].map((b) => b.getBoundingClientRect()).filter((r) => r.right > room.right + 0.5 || r.left < room.left - 0.5).length,
+            progress: [...t.querySelectorAll('.ptext')].map((e) => ({ text: e.textContent!.trim(), cut: e.scrollWidth > e.clientWidth })),
+          }
+        })
+        await page.screenshot({ path: join(ARTIFACTS, `first-look-running-${size.width}.png`) })
+        expect(look.table, `runs table ${look.table} px in ${look.room} px at ${size.width} px`).toBeLessThanOrEqual(look.room)
+        expect(look.cancels, `Cancel buttons outside the panel at ${size.width} px`).toBe(0)
+        // "2 149/200 000", never "2 149/20…", which reads as another count.
+        for (const p of look.progress) {
+          expect(p.text, `progress at ${size.width} px`).toMatch(/^\d[\d\u2009]*\/200\u2009000\b/)
+          expect(p.cut, `progress '${p.text}' cut at ${size.width} px`).toBe(false)
+        }
+      }
+      expect(errors).toEqual([])
+    })
   })
 })
