@@ -1,7 +1,8 @@
 // What a new user meets first, in Chromium on a 1280 px and a 1024 px window: the templates to
 // start from, each described by its whole sentence; a sweep run again after an edit, its new runs
-// going beside the finished ones, each with its progress whole and its Cancel button in view.
-// Screenshots in test-artifacts/e2e/first-look-*.png.
+// going beside the finished ones, each with its progress whole and its Cancel button in view; and
+// runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
+// from before slowdown was measured). Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -114,6 +115,20 @@ describe('a first look at the app in Chromium', () => {
         }
       }
       expect(errors).toEqual([])
+    })
+
+    it('shows no value, not n/a, in the slowdown columns of runs that ended without results', { timeout: 120_000 }, async () => {
+      for (const id of active) await contract(app.url, 'runs.cancel', { id })
+      const slowdowns = () =>
+        rows().evaluateAll((els) =>
+          els.map((e) => ({ status: e.getAttribute('data-status'), cells: ['slowdown.mean', 'slowdown.p99'].map((c) => e.querySelector(`[data-col="${c}"]`)!.textContent!.trim()) })),
+        )
+      await expect.poll(async () => (await slowdowns()).filter((r) => r.status === 'cancelled').length, { timeout: 60_000, interval: 250 }).toBe(active.length)
+      await page.screenshot({ path: join(ARTIFACTS, 'first-look-cancelled.png') })
+      for (const r of await slowdowns()) {
+        if (r.status === 'done') expect(r.cells, 'a done run').toEqual([expect.stringMatching(/^\d[\d.]*×$/), expect.stringMatching(/^\d[\d.]*×$/)])
+        else expect(r.cells, `a ${r.status} run`).toEqual(['—', '—'])
+      }
     })
   })
 })
