@@ -2,7 +2,8 @@
 // start from, each described by its whole sentence; a sweep run again after an edit, its new runs
 // going beside the finished ones, each with its progress whole and its Cancel button in view; and
 // runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
-// from before slowdown was measured). Screenshots in test-artifacts/e2e/first-look-*.png.
+// from before slowdown was measured); the History and Manage popovers closing as menus do.
+// Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -129,6 +130,33 @@ describe('a first look at the app in Chromium', () => {
         if (r.status === 'done') expect(r.cells, 'a done run').toEqual([expect.stringMatching(/^\d[\d.]*×$/), expect.stringMatching(/^\d[\d.]*×$/)])
         else expect(r.cells, `a ${r.status} run`).toEqual(['—', '—'])
       }
+    })
+
+    it('closes History and Manage on Escape and on a press outside, one at a time, and keeps notes not saved', async () => {
+      const history = page.getByTestId('history-pop')
+      const manage = page.getByTestId('experiment-manage-pop')
+      await page.goto(app.url)
+      await page.locator(`[data-testid="experiment-item"][data-experiment-id="${experimentId}"]`).click()
+      await page.getByTestId('experiment-history').click()
+      await expect.poll(() => history.count(), { timeout: 10_000 }).toBe(1)
+      await page.keyboard.press('Escape')
+      await expect.poll(() => history.count(), { timeout: 10_000 }).toBe(0)
+      // Manage pressed while History is open: Manage alone, not one popover over the other.
+      await page.getByTestId('experiment-history').click()
+      await expect.poll(() => history.count(), { timeout: 10_000 }).toBe(1)
+      await page.getByTestId('experiment-manage').click()
+      await expect.poll(async () => [await history.count(), await manage.count()], { timeout: 10_000 }).toEqual([0, 1])
+      await page.screenshot({ path: join(ARTIFACTS, 'first-look-manage.png') })
+      await page.getByTestId('runs-count').click()
+      await expect.poll(() => manage.count(), { timeout: 10_000 }).toBe(0)
+      // Notes typed and not saved: a press outside leaves them where they are.
+      await page.getByTestId('experiment-manage').click()
+      await page.getByTestId('experiment-notes').fill('half a thought')
+      await page.getByTestId('runs-count').click()
+      await page.keyboard.press('Escape')
+      expect(await manage.count()).toBe(1)
+      expect(await page.getByTestId('experiment-notes').inputValue()).toBe('half a thought')
+      expect(errors).toEqual([])
     })
   })
 })
