@@ -83,13 +83,13 @@ export function formatBytes(bytes: number | null | undefined): string {
 }
 
 /**
- * A counter by the unit its name ends in (the vocabulary's suffixes): …Bps a rate, …Ns a
- * duration, …Bytes a size; anything else a count, grouped by thousands.
+ * A counter by the unit its name carries (the vocabulary's suffixes): …Bps a rate, …Ns a
+ * duration, Bytes anywhere in it a size; anything else a count, grouped by thousands.
  */
 export function formatCounter(name: string, v: number): string {
   if (name.endsWith('Bps')) return formatBps(v)
   if (name.endsWith('Ns')) return formatNs(v)
-  if (/Bytes(Sent|Delivered)?$/.test(name)) return formatBytes(v)
+  if (/Bytes/.test(name)) return formatBytes(v)
   return Number.isInteger(v) ? formatCount(v) : sig3(v)
 }
 

@@ -63,6 +63,8 @@ describe('p4lab show', () => {
     expect(line('simTimeNs')).toMatch(/^\s+simTimeNs\s+\d+(\.\d+)? ms$/)
     expect(line('payloadBytesDelivered')).toMatch(/ (k|M|G)B$/)
     expect(line('drops')).toMatch(/^\s+drops\s+\d[\d\u2009]*$/)
+    // The deepest queues are bytes too, as payloadBytesDelivered is.
+    for (const name of ['maxQueueBytesTorUp', 'maxQueueBytesTorDown', 'maxQueueBytesCore', 'switchLinkBytes']) expect(line(name), name).toMatch(/ (\d+ B|[\d.]+ (k|M|G)B)$/)
     const events = r.stdout.slice(r.stdout.indexOf('\nevents\n'))
     expect(events).not.toMatch(/[{}"]/)
     expect(events).toMatch(/\n {2}\d\d:\d\d:\d\d\.\d{3} +status +queued → deploying\n/)
