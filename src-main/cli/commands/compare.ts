@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompareTable, isMetric, loadRecords, METRICS, parseQuery, unmatchedHints } from '../../core/compare'
+import { CompareError, QueryError, compareRuns, formatCompareCdfs, formatCompareJson, formatCompareTable, isMetric, loadRecords, METRICS, parseQuery, unmatchedHints } from '../../core/compare'
 import type { Store } from '../../core/store'
 import { fail, openExistingCore, problem, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
@@ -33,7 +33,8 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
       ...(v.where !== undefined ? { query: v.where } : {}),
       ...(v.cdf !== undefined ? { cdf: v.cdf as 'fct' | 'queue' | 'slowdown' } : {}),
     })
-    process.stdout.write(v.json ? formatCompareJson(result) : formatCompareTable(result))
+    const cdf = v.cdf as 'fct' | 'queue' | 'slowdown' | undefined
+    process.stdout.write(v.json ? formatCompareJson(result) : formatCompareTable(result) + (cdf ? formatCompareCdfs(result, cdf) : ''))
     if (v.where === undefined || v.where.trim() === '') return 0
     // A value no run has (a typo, a scheme not run) is named with the values there are. No run
     // matching at all ends with exit code 1, as grep does, so a script can tell.
