@@ -305,6 +305,28 @@ describe('p4lab help lists the schemes from the registry', () => {
   })
 })
 
+describe('a usage error', () => {
+  it("names the mistake over that command's usage alone, not every command's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-usage-'))
+    const cases: Array<[string[], string]> = [
+      [['show', 'abc'], 'usage: p4lab show RUN [--db PATH] [--json]'],
+      [['compare', 'x', '--metric', 'foo'], 'usage: p4lab compare EXPERIMENT...'],
+      [['list', '--bogus'], 'usage: p4lab list [--where QUERY]'],
+    ]
+    for (const [args, usage] of cases) {
+      const r = p4lab(args, dir)
+      expect(r.code, args.join(' ')).toBe(2)
+      const lines = r.stderr.split('\n')
+      expect(lines[0], args.join(' ')).toMatch(/^p4lab: /)
+      expect(lines[2], args.join(' ')).toContain(usage)
+      expect(r.stderr, args.join(' ')).toContain('p4lab --help lists every command')
+      expect(r.stderr, args.join(' ')).not.toContain('testbed add NAME')
+    }
+    // A command that is not one still lists them all.
+    expect(p4lab(['shwo', '1'], dir).stderr).toContain('testbed add NAME')
+  })
+})
+
 describe('p4lab run, list and show', () => {
   it('runs an experiment, stores it, and lists and shows it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-'))
