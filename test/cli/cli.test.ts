@@ -327,6 +327,22 @@ describe('a usage error', () => {
   })
 })
 
+describe('an experiment named as it was before a rename', () => {
+  it('is refused naming what it is called now', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-renamed-'))
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+    const db = join(dir, 'r.db')
+    expect(p4lab(['run', 'tiny.yaml', '--db', db], dir).code).toBe(0)
+    expect(p4lab(['rename', 'tiny', 'tiny-v1', '--db', db], dir).code).toBe(0)
+    for (const args of [['compare', 'tiny'], ['export', 'tiny', '-o', 'x.tar.gz'], ['rename', 'tiny', 'tiny-v2']]) {
+      const r = p4lab([...args, '--db', db], dir)
+      expect([r.code, r.stderr], args.join(' ')).toEqual([1, `p4lab: no experiment named 'tiny' in ${db}: it was renamed to 'tiny-v1' (experiment 1); give that name or the id\n`])
+    }
+    // A name no experiment ever had reads as before.
+    expect(p4lab(['compare', 'nope', '--db', db], dir).stderr).toBe(`p4lab: no experiment named 'nope' in ${db} (give a name or an id; 'p4lab list' shows them)\n`)
+  })
+})
+
 describe('p4lab run, list and show', () => {
   it('runs an experiment, stores it, and lists and shows it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-'))

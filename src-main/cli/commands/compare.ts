@@ -11,8 +11,14 @@ export function resolveExperiment(store: Store, text: string): number {
     fail(`experiment ${text} does not exist in ${store.file}`, 1)
   }
   const found = store.findExperimentByName(text)
-  if (!found) fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
-  return found.id
+  if (found) return found.id
+  // A name it had before a rename: say what it is called now rather than that it is not there.
+  const renamed = store.experimentsRenamedFrom(text)
+  if (renamed.length > 0) {
+    const now = renamed.map((e) => `'${e.name}' (experiment ${e.id})`).join(', ')
+    fail(`no experiment named '${text}' in ${store.file}: it was renamed to ${now}; give that name or the id`, 1)
+  }
+  fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
 }
 
 function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: string; by?: string; baseline?: string; band?: string; where?: string; cdf?: string }): number {
