@@ -66,6 +66,11 @@ describe('p4lab show', () => {
     expect(line('drops')).toMatch(/^\s+drops\s+\d[\d\u2009]*$/)
     // The deepest queues are bytes too, as payloadBytesDelivered is.
     for (const name of ['maxQueueBytesTorUp', 'maxQueueBytesTorDown', 'maxQueueBytesCore', 'switchLinkBytes']) expect(line(name), name).toMatch(/ (\d+ B|[\d.]+ (k|M|G)B)$/)
+    // What the run ran with, in units too; and no line about unfinished flows when every flow finished.
+    const topology = r.stdout.split('\n').find((l) => l.startsWith('  topology  '))!
+    expect(topology).toContain('hostLinkBps 10.0 Gb/s')
+    expect(topology).toContain('linkDelayNs 1.00 µs')
+    expect(r.stdout).toMatch(/\nflows {5}40 of 40 flows finished \(0 failed, 0 unfinished\)\ncreated /)
     const events = r.stdout.slice(r.stdout.indexOf('\nevents\n'))
     expect(events).not.toMatch(/[{}"]/)
     expect(events).toMatch(/\n {2}\d\d:\d\d:\d\d\.\d{3} +status +queued → deploying\n/)
