@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath, makeDirs } from '../core/paths'
+import { EnvSettingError } from '../core/run-limits'
 import { notWritable } from '../core/store'
 import { cutOffSubmissions } from '../core/slurm'
 import { CoreError, printableOrRefuse } from '../core/errors'
@@ -219,6 +220,8 @@ export function openingDb<T>(db: string | undefined, fn: () => T): T {
   try {
     return fn()
   } catch (err) {
+    // A bad environment variable is bad input of its own; it says nothing about the database.
+    if (err instanceof EnvSettingError) fail(err.message, 2)
     const file = dbFile(db)
     fail(`cannot open the database ${file}${db === undefined ? '' : ' (--db)'}: ${whyNotOpened(file, err)}`, 1)
   }
