@@ -343,6 +343,28 @@ describe('an experiment named as it was before a rename', () => {
   })
 })
 
+describe('the same file run with --testbed', () => {
+  let dir: string
+  let db: string
+  let onLab: ReturnType<typeof p4lab>
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-other-tb-'))
+    db = join(dir, 't.db')
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+    expect(p4lab(['run', 'tiny.yaml', '--db', db], dir).code).toBe(0)
+    // A testbed whose host answers nothing: its run fails at once, at the check.
+    expect(p4lab(['testbed', 'add', 'lab', '--kind', 'bmv2', '--host', 'root@127.0.0.1:1', '--db', db], dir).code).toBe(0)
+    onLab = p4lab(['run', 'tiny.yaml', '--testbed', 'lab', '--db', db], dir)
+  }, 120_000)
+
+  it('says the testbed changed, not that the file did', () => {
+    expect(onLab.code, onLab.stderr).toBe(1)
+    expect(onLab.stderr).toContain('p4lab: --testbed lab: experiment tiny last ran on another testbed (revision 1); saved as revision 2 with testbed: lab; runs on the other one are now stale\n')
+    expect(onLab.stderr).not.toContain('tiny.yaml differs')
+  })
+})
+
 describe('p4lab run, list and show', () => {
   it('runs an experiment, stores it, and lists and shows it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-'))

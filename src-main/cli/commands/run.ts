@@ -97,7 +97,14 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   const elsewhere = before ? undefined : store.listExperiments().find((e) => e.file === path)
   const exp = core.findOrCreateExperiment(yaml, path)
   if (before && exp.revision !== before.revision) {
-    process.stderr.write(`p4lab: ${file} differs from experiment ${exp.name} as last saved (revision ${before.revision}): saved as revision ${exp.revision}; runs that ran differently are now stale\n`)
+    // The file as it is, but run on another testbed than last time: say that, not that the file changed.
+    const last = store.getRevision(exp.id, before.revision)?.yaml
+    const onlyTestbed = testbed !== undefined && last !== undefined && withTestbed(last, testbed) === yaml
+    process.stderr.write(
+      onlyTestbed
+        ? `p4lab: --testbed ${testbed}: experiment ${exp.name} last ran on another testbed (revision ${before.revision}); saved as revision ${exp.revision} with testbed: ${testbed}; runs on the other one are now stale\n`
+        : `p4lab: ${file} differs from experiment ${exp.name} as last saved (revision ${before.revision}): saved as revision ${exp.revision}; runs that ran differently are now stale\n`,
+    )
   }
   if (elsewhere) {
     process.stderr.write(`p4lab: ${file} was last run as experiment '${elsewhere.name}'; its new name makes this a new experiment '${exp.name}' (to rename instead: p4lab rename '${elsewhere.name}' '${exp.name}')\n`)
