@@ -152,8 +152,9 @@ function runsTableOnly(runs: Run[], status: (r: Run) => string): string {
       formatNs(r.stats?.p99Ns),
       formatNs(r.stats?.smallMeanNs),
       formatNs(r.stats?.largeMeanNs),
-      formatSlowdown(r.stats?.slowdown?.mean),
-      formatSlowdown(r.stats?.slowdown?.p99),
+      // n/a is a run with results stored before slowdown was measured; a run without results has none.
+      r.stats ? formatSlowdown(r.stats.slowdown?.mean) : '-',
+      r.stats ? formatSlowdown(r.stats.slowdown?.p99) : '-',
     ]),
   )
 }

@@ -363,6 +363,13 @@ describe('the same file run with --testbed', () => {
     expect(onLab.stderr).toContain('p4lab: --testbed lab: experiment tiny last ran on another testbed (revision 1); saved as revision 2 with testbed: lab; runs on the other one are now stale\n')
     expect(onLab.stderr).not.toContain('tiny.yaml differs')
   })
+
+  it('shows a failed run without numbers as - in every result column, slowdown too (n/a is a run stored before it was measured)', () => {
+    const row = /^2 +ecmp +0\.3 +1 +failed .*$/m
+    expect(onLab.stdout).toMatch(row)
+    const listed = p4lab(['list', '--db', db], dir).stdout
+    for (const out of [onLab.stdout, listed]) expect(row.exec(out)![0]).toMatch(/failed( +-){8}$/)
+  })
 })
 
 describe('p4lab run, list and show', () => {
