@@ -2,7 +2,8 @@
 // start from, each described by its whole sentence; a sweep run again after an edit, its new runs
 // going beside the finished ones, each with its progress whole and its Cancel button in view; and
 // runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
-// from before slowdown was measured); the History and Manage popovers closing as menus do.
+// from before slowdown was measured); the History and Manage popovers closing as menus do; and
+// Compare's overlay saying why a lone run has nothing to be overlaid with.
 // Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -62,6 +63,22 @@ describe('a first look at the app in Chromium', () => {
     )
     await page.screenshot({ path: join(ARTIFACTS, 'first-look-templates.png') })
     expect(shown).toEqual(expected)
+    expect(errors).toEqual([])
+  })
+
+  it('says why one run has nothing to overlay in Compare, not that it recorded no series', { timeout: 120_000 }, async () => {
+    const one = (await contract(app.url, 'experiments.create', { yaml: SMALL.replace('name: first-look', 'name: first-look-one').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]').replace('load: [0.3, 0.6]', 'load: [0.3]') })).id
+    const [runId] = (await contract(app.url, 'experiments.run', { id: one })).runIds as number[]
+    await expect.poll(async () => (await contract(app.url, 'runs.get', { id: runId })).status, { timeout: 60_000, interval: 250 }).toBe('done')
+    await page.goto(app.url)
+    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${one}"]`).click()
+    await page.getByTestId('open-compare').click()
+    const overlay = page.getByTestId('plot-overlay')
+    await overlay.scrollIntoViewIfNeeded()
+    await expect.poll(() => overlay.locator('.empty').innerText(), { timeout: 20_000 }).toBe('One run here: overlaying needs two (tick another experiment beside this one).')
+    // The second run's picker names none rather than the first run again.
+    expect((await page.getByTestId('overlay-run-b').locator('option:checked').innerText()).trim()).toBe('—')
+    await page.screenshot({ path: join(ARTIFACTS, 'first-look-overlay-one-run.png') })
     expect(errors).toEqual([])
   })
 
