@@ -3,7 +3,8 @@
 // going beside the finished ones, each with its progress whole and its Cancel button in view; and
 // runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
 // from before slowdown was measured); the History and Manage popovers closing as menus do; and
-// Compare's overlay saying why a lone run has nothing to be overlaid with.
+// Compare's overlay saying why a lone run has nothing to be overlaid with; and the new-testbed
+// form's host fields within reach, its message pointing up to the fields it marks.
 // Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -79,6 +80,36 @@ describe('a first look at the app in Chromium', () => {
     // The second run's picker names none rather than the first run again.
     expect((await page.getByTestId('overlay-run-b').locator('option:checked').innerText()).trim()).toBe('—')
     await page.screenshot({ path: join(ARTIFACTS, 'first-look-overlay-one-run.png') })
+    expect(errors).toEqual([])
+  })
+
+  it("lays a testbed's host fields out within the form, and points up to the fields it marks", async () => {
+    await page.goto(app.url)
+    await page.getByTestId('nav-testbeds').click()
+    await page.getByTestId('add-testbed').click()
+    await page.getByTestId('tb-save').click()
+    await expect.poll(() => page.getByTestId('tb-form-error').innerText(), { timeout: 10_000 }).toBe('Fix the fields marked above.')
+    for (const size of WIDTHS) {
+      await page.setViewportSize(size)
+      // Beside the list of testbeds on a 1280 px window, a host's fields fit; on a 1024 px one the
+      // hosts' own scroller may hold some past the form's edge, still within reach.
+      const look = await page.getByTestId('testbed-form').evaluate((form, scrolls) => {
+        const box = form.getBoundingClientRect()
+        const scroller = form.querySelector('[data-testid="tb-hosts"]')
+        const row = form.querySelector('[data-testid="tb-host-row"]')!
+        const cut = [...row.querySelectorAll('input, select, button')]
+          .filter((e) => e.getBoundingClientRect().right > box.right + 0.5 && !(scrolls && scroller && scroller.scrollWidth > scroller.clientWidth))
+          .map((e) => e.getAttribute('data-testid') ?? e.textContent!.trim())
+        const marked = [...form.querySelectorAll('[aria-invalid="true"]')].map((e) => e.getBoundingClientRect().bottom)
+        return { cut, page: form.ownerDocument.documentElement.scrollWidth - form.ownerDocument.documentElement.clientWidth, errorTop: form.querySelector('[data-testid="tb-form-error"]')!.getBoundingClientRect().top, marked }
+      }, size.width < 1280)
+      await page.screenshot({ path: join(ARTIFACTS, `first-look-testbed-form-${size.width}.png`) })
+      expect(look.cut, `host fields out of reach at ${size.width} px`).toEqual([])
+      expect(look.page, `the page scrolls sideways at ${size.width} px`).toBe(0)
+      expect(look.marked.length).toBeGreaterThan(0)
+      for (const bottom of look.marked) expect(bottom, 'a marked field under the message').toBeLessThan(look.errorTop)
+    }
+    await page.setViewportSize(WIDTHS[1])
     expect(errors).toEqual([])
   })
 
