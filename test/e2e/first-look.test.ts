@@ -1,11 +1,11 @@
 // What a new user meets first, in Chromium on a 1280 px and a 1024 px window: the templates to
 // start from, each described by its whole sentence; a sweep run again after an edit, its new runs
-// going beside the finished ones, each with its progress whole and its Cancel button in view; and
+// going beside the finished ones, each with its progress whole and its Cancel button in view;
 // runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
-// from before slowdown was measured); the History and Manage popovers closing as menus do; and
-// Compare's overlay saying why a lone run has nothing to be overlaid with; and the new-testbed
-// form's host fields within reach, its message pointing up to the fields it marks.
-// Screenshots in test-artifacts/e2e/first-look-*.png.
+// from before slowdown was measured); the History and Manage popovers closing as menus do;
+// Compare's overlay saying why a lone run has nothing to be overlaid with, and its plots' axis
+// titles fitting along them; and the new-testbed form's host fields within reach, its message
+// pointing up to the fields it marks. Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -67,13 +67,22 @@ describe('a first look at the app in Chromium', () => {
     expect(errors).toEqual([])
   })
 
-  it('says why one run has nothing to overlay in Compare, not that it recorded no series', { timeout: 120_000 }, async () => {
-    const one = (await contract(app.url, 'experiments.create', { yaml: SMALL.replace('name: first-look', 'name: first-look-one').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]').replace('load: [0.3, 0.6]', 'load: [0.3]') })).id
-    const [runId] = (await contract(app.url, 'experiments.run', { id: one })).runIds as number[]
-    await expect.poll(async () => (await contract(app.url, 'runs.get', { id: runId })).status, { timeout: 60_000, interval: 250 }).toBe('done')
+  /** An experiment of one run, run to its end (made once), open in Compare. */
+  let lone: number | null = null
+  async function compareLoneRun(): Promise<void> {
+    if (lone === null) {
+      const id = (await contract(app.url, 'experiments.create', { yaml: SMALL.replace('name: first-look', 'name: first-look-one').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]').replace('load: [0.3, 0.6]', 'load: [0.3]') })).id as number
+      const [runId] = (await contract(app.url, 'experiments.run', { id })).runIds as number[]
+      await expect.poll(async () => (await contract(app.url, 'runs.get', { id: runId })).status, { timeout: 60_000, interval: 250 }).toBe('done')
+      lone = id
+    }
     await page.goto(app.url)
-    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${one}"]`).click()
+    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${lone}"]`).click()
     await page.getByTestId('open-compare').click()
+  }
+
+  it('says why one run has nothing to overlay in Compare, not that it recorded no series', { timeout: 120_000 }, async () => {
+    await compareLoneRun()
     const overlay = page.getByTestId('plot-overlay')
     await overlay.scrollIntoViewIfNeeded()
     await expect.poll(() => overlay.locator('.empty').innerText(), { timeout: 20_000 }).toBe('One run here: overlaying needs two (tick another experiment beside this one).')
@@ -81,6 +90,23 @@ describe('a first look at the app in Chromium', () => {
     expect((await page.getByTestId('overlay-run-b').locator('option:checked').innerText()).trim()).toBe('—')
     await page.screenshot({ path: join(ARTIFACTS, 'first-look-overlay-one-run.png') })
     expect(errors).toEqual([])
+  })
+
+  it("fits every Compare plot's axis titles along their plots, the slowdown CDFs' too", { timeout: 120_000 }, async () => {
+    // A lone run's Compare view has every kind of plot there is.
+    await compareLoneRun()
+    await expect.poll(() => page.getByTestId('slowdown-cdfs').getAttribute('data-buckets'), { timeout: 30_000 }).toBeTruthy()
+    for (const size of WIDTHS) {
+      await page.setViewportSize(size)
+      await page.getByTestId('slowdown-cdfs').scrollIntoViewIfNeeded()
+      await page.screenshot({ path: join(ARTIFACTS, `first-look-compare-cdfs-${size.width}.png`) })
+      const cut = async () =>
+        (await page.locator('[data-figure]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-testid'), JSON.parse(e.getAttribute('data-figure')!)] as const)))
+          .flatMap(([id, f]: readonly [string | null, { axes: Array<{ label: string; fits: boolean }> }]) => f.axes.filter((a) => !a.fits).map((a) => `${id}: ${a.label}`))
+      await expect.poll(() => page.locator('[data-figure]').count(), { timeout: 20_000 }).toBeGreaterThan(5)
+      await expect.poll(cut, { timeout: 10_000 }).toEqual([])
+    }
+    await page.setViewportSize(WIDTHS[1])
   })
 
   it("lays a testbed's host fields out within the form, and points up to the fields it marks", async () => {
