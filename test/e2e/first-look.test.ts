@@ -4,9 +4,11 @@
 // runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
 // from before slowdown was measured); the History and Manage popovers closing as menus do;
 // Compare's overlay saying why a lone run has nothing to be overlaid with, and its plots' axis
-// titles fitting along them; and the new-testbed form's host fields within reach, its message
-// pointing up to the fields it marks. Screenshots in test-artifacts/e2e/first-look-*.png.
+// titles fitting along them; the new-testbed form's host fields within reach, its message
+// pointing up to the fields it marks; and the charts of a run that failed before any sample
+// saying so. Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -136,6 +138,26 @@ describe('a first look at the app in Chromium', () => {
       for (const bottom of look.marked) expect(bottom, 'a marked field under the message').toBeLessThan(look.errorTop)
     }
     await page.setViewportSize(WIDTHS[1])
+    expect(errors).toEqual([])
+  })
+
+  it('says a run that failed before any sample ended without one, not that its charts wait for samples', { timeout: 120_000 }, async () => {
+    // A testbed whose host answers nothing: its run fails at the check, before any traffic.
+    const srv = createServer()
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+    const port = (srv.address() as AddressInfo).port
+    await new Promise<void>((r) => srv.close(() => r()))
+    await contract(app.url, 'testbeds.create', { testbed: { name: 'nowhere', kind: 'bmv2', hosts: [{ name: 'sw1', address: '127.0.0.1', port, user: 'p4lab', role: 'switch-host' }] } })
+    const id = (await contract(app.url, 'experiments.create', { yaml: SMALL.replace('name: first-look', 'name: first-look-nowhere').replace('testbed: sim', 'testbed: nowhere').replace('schemes: [ecmp, rps]', 'schemes: [ecmp]').replace('load: [0.3, 0.6]', 'load: [0.3]') })).id
+    const [runId] = (await contract(app.url, 'experiments.run', { id })).runIds as number[]
+    await expect.poll(async () => (await contract(app.url, 'runs.get', { id: runId })).status, { timeout: 60_000, interval: 250 }).toBe('failed')
+    await page.goto(app.url)
+    await page.locator(`[data-testid="experiment-item"][data-experiment-id="${id}"]`).click()
+    await page.locator(`[data-testid="run-row"][data-run-id="${runId}"]`).click()
+    for (const chart of ['chart-util', 'chart-queue']) {
+      await expect.poll(() => page.getByTestId(chart).locator('.empty').innerText(), { timeout: 20_000 }).toBe(`Run #${runId} ended (failed) without recording a sample.`)
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'first-look-failed-charts.png') })
     expect(errors).toEqual([])
   })
 
