@@ -141,7 +141,7 @@ describe('a first look at the app in Chromium', () => {
     expect(errors).toEqual([])
   })
 
-  it('says a run that failed before any sample ended without one, not that its charts wait for samples', { timeout: 120_000 }, async () => {
+  it('says a run that failed before any sample ended without one, not that its charts and Traffic tab wait for them', { timeout: 120_000 }, async () => {
     // A testbed whose host answers nothing: its run fails at the check, before any traffic.
     const srv = createServer()
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
@@ -158,6 +158,12 @@ describe('a first look at the app in Chromium', () => {
       await expect.poll(() => page.getByTestId(chart).locator('.empty').innerText(), { timeout: 20_000 }).toBe(`Run #${runId} ended (failed) without recording a sample.`)
     }
     await page.screenshot({ path: join(ARTIFACTS, 'first-look-failed-charts.png') })
+    // Its Traffic tab: nothing is to come, so nothing says "yet".
+    await page.getByTestId('tab-traffic').click()
+    await expect.poll(() => page.getByTestId('top-flows').locator('.none').innerText(), { timeout: 20_000 }).toBe('This run stored no flows.')
+    expect(await page.getByTestId('flows-on-wire').locator('.none').innerText()).toBe('This run stored no flows.')
+    expect(await page.getByTestId('busiest-ports').locator('.none').innerText()).toBe('This run recorded no link.util samples.')
+    await page.screenshot({ path: join(ARTIFACTS, 'first-look-failed-traffic.png') })
     expect(errors).toEqual([])
   })
 
