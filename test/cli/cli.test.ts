@@ -343,6 +343,18 @@ describe('an experiment named as it was before a rename', () => {
   })
 })
 
+describe('a rename to a name another experiment has', () => {
+  it('is refused saying to choose another name, not to save a text it does not have as a revision', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-rename-taken-'))
+    const db = join(dir, 'r.db')
+    writeFileSync(join(dir, 'a.yaml'), TINY)
+    writeFileSync(join(dir, 'b.yaml'), TINY.replace('name: tiny', 'name: other'))
+    for (const f of ['a.yaml', 'b.yaml']) expect(p4lab(['run', f, '--db', db], dir).code).toBe(0)
+    const r = p4lab(['rename', 'tiny', 'other', '--db', db], dir)
+    expect([r.code, r.stderr]).toEqual([1, "p4lab: an experiment named 'other' already exists (experiment 2); choose another name\n"])
+  })
+})
+
 describe('the same file run with --testbed', () => {
   let dir: string
   let db: string
