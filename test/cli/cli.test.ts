@@ -391,6 +391,8 @@ describe('p4lab run, list and show', () => {
     const db = join(dir, 'tiny.db')
     const r = p4lab(['run', 'tiny.yaml', '--db', db], dir)
     expect(r.stderr).toMatch(/run 1 ecmp load=0\.3 seed=1: done/)
+    // Every step from the first: a run started at once goes to deploying before the command hears back.
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('run 1 '))).toEqual(['deploying', 'running', 'collecting', 'done'].map((s) => `run 1 ecmp load=0.3 seed=1: ${s}`))
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/scheme\s+load\s+seed/)
     expect(r.stdout).toMatch(/ecmp\s+0\.3\s+1\s+done\s+40\/40/)

@@ -124,17 +124,25 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     process.stderr.write('\np4lab: cancelling...\n')
     core.orchestrator.cancelAll()
   })
-  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
-  const ids = runs.map((r) => r.id)
+  // Listening before the runs start: the first ones go to deploying while they are being
+  // started, and those changes were missed (a run's first line read 'running'). Every run is
+  // queued at the start, so that one is not printed.
+  type StatusChange = { runId: number; status: string; error: string | null }
+  let ids: number[] | null = null
+  const early: StatusChange[] = []
+  const print = (p: StatusChange) => {
+    if (p.status === 'queued' || !ids!.includes(p.runId)) return
+    const r = store.getRun(p.runId)!
+    process.stderr.write(`run ${p.runId} ${r.scheme} load=${r.load} seed=${r.seed}: ${p.status}${p.error ? ` (${p.error})` : ''}\n`)
+  }
   core.bus.subscribe((event, payload) => {
     if (event !== 'run.status') return
-    const p = payload as { runId: number; status: string; error: string | null }
-    if (!ids.includes(p.runId)) return
-    const r = store.getRun(p.runId)!
-    process.stderr.write(
-      `run ${p.runId} ${r.scheme} load=${r.load} seed=${r.seed}: ${p.status}${p.error ? ` (${p.error})` : ''}\n`,
-    )
+    if (ids === null) early.push(payload as StatusChange)
+    else print(payload as StatusChange)
   })
+  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
+  ids = runs.map((r) => r.id)
+  for (const p of early.splice(0)) print(p)
   await core.orchestrator.wait(ids)
   const finished = ids.map((id) => toRun(store.getRun(id)!))
   if (json) {
