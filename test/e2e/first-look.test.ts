@@ -3,8 +3,8 @@
 // going beside the finished ones, each with its progress whole and its Cancel button in view;
 // runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
 // from before slowdown was measured); the History and Manage popovers closing as menus do;
-// Compare's overlay saying why a lone run has nothing to be overlaid with, and its plots' axis
-// titles fitting along them; the new-testbed form's host fields within reach, its message
+// Compare's overlay saying why a lone run has nothing to be overlaid with, its plots' axis
+// titles fitting along them, and its filter naming a value no run has; the new-testbed form's host fields within reach, its message
 // pointing up to the fields it marks; and the charts of a run that failed before any sample
 // saying so. Screenshots in test-artifacts/e2e/first-look-*.png.
 import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
@@ -109,6 +109,17 @@ describe('a first look at the app in Chromium', () => {
       await expect.poll(cut, { timeout: 10_000 }).toEqual([])
     }
     await page.setViewportSize(WIDTHS[1])
+  })
+
+  it("names, under Compare's filter, the value no run has and the values there are", { timeout: 120_000 }, async () => {
+    await compareLoneRun()
+    await page.getByTestId('compare-query').fill('scheme = hul and load >= 0.3')
+    await expect.poll(() => page.getByTestId('compare-query-hint').allInnerTexts(), { timeout: 20_000 }).toEqual(["no scheme 'hul'; schemes in the runs compared: ecmp"])
+    await page.screenshot({ path: join(ARTIFACTS, 'first-look-compare-hint.png') })
+    // Fixed, the hint goes.
+    await page.getByTestId('compare-query').fill('scheme = ecmp')
+    await expect.poll(() => page.getByTestId('compare-query-hint').count(), { timeout: 20_000 }).toBe(0)
+    expect(errors).toEqual([])
   })
 
   it("lays a testbed's host fields out within the form, and points up to the fields it marks", async () => {
