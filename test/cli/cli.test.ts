@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
 import { openStore } from '../../src-main/core/store'
 import { ROOT } from '../helpers/start'
-import { TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
+import { SWEEP_YAML, TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
 
 const QUICKSTART = join(ROOT, 'resources', 'experiments', 'quickstart.yaml')
 
@@ -340,6 +340,27 @@ describe('an experiment named as it was before a rename', () => {
     }
     // A name no experiment ever had reads as before.
     expect(p4lab(['compare', 'nope', '--db', db], dir).stderr).toBe(`p4lab: no experiment named 'nope' in ${db} (give a name or an id; 'p4lab list' shows them)\n`)
+  })
+})
+
+describe('p4lab compare --by another field than load', () => {
+  it('keeps the loads apart as lines, each over its own seeds, rather than pooling them as seeds', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-by-'))
+    const db = join(dir, 's.db')
+    writeFileSync(join(dir, 'sweep.yaml'), SWEEP_YAML)
+    expect(p4lab(['run', 'sweep.yaml', '--db', db], dir).code).toBe(0)
+    const r = p4lab(['compare', 'rt-sweep', '--by', 'scheme', '--db', db, '--json'], dir)
+    expect(r.code, r.stderr).toBe(0)
+    const res = JSON.parse(r.stdout) as { lineKeys: string[]; rows: Array<{ line: Record<string, unknown>; x: string; n: number; seeds: number[]; lo: number }> }
+    expect(res.lineKeys).toEqual(['load'])
+    expect(res.rows.map((row) => [row.x, row.line.load, row.n, row.seeds])).toEqual([
+      ['ecmp', 0.3, 2, [1, 2]],
+      ['rps', 0.3, 2, [1, 2]],
+      ['ecmp', 0.6, 2, [1, 2]],
+      ['rps', 0.6, 2, [1, 2]],
+    ])
+    const text = p4lab(['compare', 'rt-sweep', '--by', 'scheme', '--db', db], dir).stdout
+    expect(text).toMatch(/\nload +scheme +seeds +mean +lo +hi/)
   })
 })
 
