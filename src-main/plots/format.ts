@@ -103,7 +103,8 @@ const asRecord = (d: unknown): Record<string, unknown> | null => (d && typeof d 
 export function eventText(kind: string, detail: unknown): string {
   const d = asRecord(detail)
   if (kind === 'status' && d) return `${String(d.from ?? '—')} → ${String(d.to ?? '?')}${d.error ? `: ${String(d.error)}` : ''}`
-  if (kind === 'step' && d) return `${String(d.step ?? '?')} ${String(d.state ?? '?')}${typeof d.ms === 'number' ? ` in ${formatNsShort(d.ms * 1e6)}` : ''}${d.error ? `: ${String(d.error)}` : ''}`
+  // A step's time is whole milliseconds: one under 1 ms reads "0 ms", not "0 ns".
+  if (kind === 'step' && d) return `${String(d.step ?? '?')} ${String(d.state ?? '?')}${typeof d.ms === 'number' ? ` in ${d.ms < 1 ? `${d.ms} ms` : formatNsShort(d.ms * 1e6)}` : ''}${d.error ? `: ${String(d.error)}` : ''}`
   if (typeof detail === 'string') return detail
   if (detail === null || detail === undefined) return ''
   if (!d) return JSON.stringify(detail)

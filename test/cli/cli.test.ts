@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
 import { openStore } from '../../src-main/core/store'
+import { eventText } from '../../src-main/plots/format'
 import { ROOT } from '../helpers/start'
 import { SWEEP_YAML, TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
 
@@ -395,6 +396,14 @@ describe('the same file run with --testbed', () => {
     expect(onLab.code, onLab.stderr).toBe(1)
     expect(onLab.stderr).toContain('p4lab: --testbed lab: experiment tiny last ran on another testbed (revision 1); saved as revision 2 with testbed: lab; runs on the other one are now stale\n')
     expect(onLab.stderr).not.toContain('tiny.yaml differs')
+  })
+
+  it('shows a failed run without counters as such, and a step under 1 ms in ms', () => {
+    const shown = p4lab(['show', '2', '--db', db], dir).stdout
+    expect(shown).toContain('\ncounters  none stored\n')
+    expect(shown).not.toMatch(/\ncounters\n\n/)
+    expect(eventText('step', { step: 'teardown', state: 'done', ms: 0 })).toBe('teardown done in 0 ms')
+    expect(eventText('step', { step: 'build', state: 'done', ms: 1500 })).toBe('build done in 1.5 s')
   })
 
   it('shows a failed run without numbers as - in every result column, slowdown too (n/a is a run stored before it was measured)', () => {

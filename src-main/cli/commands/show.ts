@@ -48,8 +48,9 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
       runsTable([toRun(row)], { notes: false }),
       ...(row.stats ? [slowdownLine(row.stats.slowdown)] : []),
       '',
-      'counters',
-      ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${formatCounter(k, v).padStart(12)}`),
+      ...(row.counters && Object.keys(row.counters).length > 0
+        ? ['counters', ...Object.entries(row.counters).map(([k, v]) => `  ${k.padEnd(24)} ${formatCounter(k, v).padStart(12)}`)]
+        : ['counters  none stored']),
       '',
       `series    ${series.length}`,
       'events',
