@@ -1,5 +1,6 @@
 // What a new user meets first, in Chromium on a 1280 px and a 1024 px window: the templates to
-// start from, each described by its whole sentence; a sweep run again after an edit, its new runs
+// start from, each described by its whole sentence, and a new one's name said to be taken before
+// Save; a sweep run again after an edit, its new runs
 // going beside the finished ones, each with its progress whole and its Cancel button in view;
 // runs that ended without results (cancelled) showing no value, not "n/a" (which says the run is
 // from before slowdown was measured); the History and Manage popovers closing as menus do;
@@ -82,6 +83,20 @@ describe('a first look at the app in Chromium', () => {
     await page.locator(`[data-testid="experiment-item"][data-experiment-id="${lone}"]`).click()
     await page.getByTestId('open-compare').click()
   }
+
+  it("says a new experiment's name is taken before Save is pressed, and holds Save back", async () => {
+    const quickstart = readFileSync(join(TEMPLATES, 'quickstart.yaml'), 'utf8')
+    const holder = (await contract(app.url, 'experiments.create', { yaml: quickstart })).id
+    await page.goto(app.url)
+    await page.getByTestId('new-experiment').click()
+    await page.getByTestId('template-quickstart').click()
+    await expect.poll(() => page.getByTestId('validation-status').innerText(), { timeout: 10_000 }).toMatch(/valid\W+4 runs/)
+    await expect.poll(() => page.getByTestId('name-taken').innerText(), { timeout: 10_000 }).toBe(`The name 'quickstart' is taken by experiment #${holder}: change name: to save this text as a new experiment.`)
+    expect(await page.getByTestId('save-experiment').isDisabled()).toBe(true)
+    await page.screenshot({ path: join(ARTIFACTS, 'first-look-name-taken.png') })
+    await contract(app.url, 'experiments.setAside', { ids: [holder], how: 'deleted' })
+    expect(errors).toEqual([])
+  })
 
   it('says why one run has nothing to overlay in Compare, not that it recorded no series', { timeout: 120_000 }, async () => {
     await compareLoneRun()
