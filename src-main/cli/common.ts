@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { completionNumbers, type Run } from '../contract'
 import { createNodeCore, type Core } from '../core'
 import { defaultDbPath, makeDirs } from '../core/paths'
+import { EnvSettingError } from '../core/run-limits'
 import { notWritable } from '../core/store'
 import { cutOffSubmissions } from '../core/slurm'
 import { CoreError, printableOrRefuse } from '../core/errors'
@@ -151,8 +152,9 @@ function runsTableOnly(runs: Run[], status: (r: Run) => string): string {
       formatNs(r.stats?.p99Ns),
       formatNs(r.stats?.smallMeanNs),
       formatNs(r.stats?.largeMeanNs),
-      formatSlowdown(r.stats?.slowdown?.mean),
-      formatSlowdown(r.stats?.slowdown?.p99),
+      // n/a is a run with results stored before slowdown was measured; a run without results has none.
+      r.stats ? formatSlowdown(r.stats.slowdown?.mean) : '-',
+      r.stats ? formatSlowdown(r.stats.slowdown?.p99) : '-',
     ]),
   )
 }
@@ -219,6 +221,8 @@ export function openingDb<T>(db: string | undefined, fn: () => T): T {
   try {
     return fn()
   } catch (err) {
+    // A bad environment variable is bad input of its own; it says nothing about the database.
+    if (err instanceof EnvSettingError) fail(err.message, 2)
     const file = dbFile(db)
     fail(`cannot open the database ${file}${db === undefined ? '' : ' (--db)'}: ${whyNotOpened(file, err)}`, 1)
   }

@@ -46,8 +46,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`usage: p4lab ${found.usage.join('\n')}\n${details.length ? `\n${details.join('\n')}\n` : ''}`)
     return 0
   }
-  return found.run(rest)
+  try {
+    return await found.run(rest)
+  } catch (err) {
+    // A mistake in one command's arguments is answered with that command's usage, not all of them.
+    if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) usageOf.set(err as Error, found)
+    throw err
+  }
 }
+
+/** The command a usage error was made in. */
+const usageOf = new WeakMap<Error, Command>()
 
 /**
  * Every line the CLI prints passes through here: a stored name or error (from before names
@@ -76,7 +85,8 @@ main(args).then(
   },
   (err) => {
     if (err instanceof UsageError || (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      fail((err as Error).message, 2, `\n${usage()}\n`)
+      const command = usageOf.get(err as Error)
+      fail((err as Error).message, 2, command ? `\nusage: p4lab ${command.usage.join('\n')}\n(p4lab --help lists every command)\n` : `\n${usage()}\n`)
     }
     fail(err instanceof Error ? err.message : String(err), 1)
   },

@@ -114,5 +114,7 @@ export const RunRecords = z.object({
   runs: z.array(z.object({ id: z.number().int(), experimentId: z.number().int(), tags: z.array(z.string()), fields: z.record(z.string(), FieldValue) })),
   /** "Diff only" over these runs: the parameters (hashes included) that differ, values in the runs' order. */
   differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
+  /** When the query matched no run: each value it names that no run has, with the values there are. */
+  hints: z.array(z.string()).optional(),
 })
 export type RunRecords = z.infer<typeof RunRecords>

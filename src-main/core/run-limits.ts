@@ -16,12 +16,15 @@ export const RUN_LIMITS = {
   samplesPerMsPerSource: 1_000,
 } as const
 
+/** A setting from the environment that p4lab cannot use: the variable's mistake, not the database's. */
+export class EnvSettingError extends Error {}
+
 /** The memory ceiling per run in MB: P4LAB_RUN_MEMORY_MB when set, else RUN_LIMITS.memoryMb. */
 export function runMemoryMb(env: NodeJS.ProcessEnv = process.env): number {
   const text = env.P4LAB_RUN_MEMORY_MB
   if (text === undefined || text === '') return RUN_LIMITS.memoryMb
   const mb = Number(text)
-  if (!Number.isInteger(mb) || mb < 16) throw new Error(`P4LAB_RUN_MEMORY_MB must be a whole number of megabytes of at least 16, got '${text}'`)
+  if (!Number.isInteger(mb) || mb < 16) throw new EnvSettingError(`P4LAB_RUN_MEMORY_MB must be a whole number of megabytes of at least 16, got '${text}'`)
   return mb
 }
 

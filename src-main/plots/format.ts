@@ -83,13 +83,13 @@ export function formatBytes(bytes: number | null | undefined): string {
 }
 
 /**
- * A counter by the unit its name ends in (the vocabulary's suffixes): …Bps a rate, …Ns a
- * duration, …Bytes a size; anything else a count, grouped by thousands.
+ * A counter by the unit its name carries (the vocabulary's suffixes): …Bps a rate, …Ns a
+ * duration, Bytes anywhere in it a size; anything else a count, grouped by thousands.
  */
 export function formatCounter(name: string, v: number): string {
   if (name.endsWith('Bps')) return formatBps(v)
   if (name.endsWith('Ns')) return formatNs(v)
-  if (/Bytes(Sent|Delivered)?$/.test(name)) return formatBytes(v)
+  if (/Bytes/.test(name)) return formatBytes(v)
   return Number.isInteger(v) ? formatCount(v) : sig3(v)
 }
 
@@ -103,7 +103,8 @@ const asRecord = (d: unknown): Record<string, unknown> | null => (d && typeof d 
 export function eventText(kind: string, detail: unknown): string {
   const d = asRecord(detail)
   if (kind === 'status' && d) return `${String(d.from ?? '—')} → ${String(d.to ?? '?')}${d.error ? `: ${String(d.error)}` : ''}`
-  if (kind === 'step' && d) return `${String(d.step ?? '?')} ${String(d.state ?? '?')}${typeof d.ms === 'number' ? ` in ${formatNsShort(d.ms * 1e6)}` : ''}${d.error ? `: ${String(d.error)}` : ''}`
+  // A step's time is whole milliseconds: one under 1 ms reads "0 ms", not "0 ns".
+  if (kind === 'step' && d) return `${String(d.step ?? '?')} ${String(d.state ?? '?')}${typeof d.ms === 'number' ? ` in ${d.ms < 1 ? `${d.ms} ms` : formatNsShort(d.ms * 1e6)}` : ''}${d.error ? `: ${String(d.error)}` : ''}`
   if (typeof detail === 'string') return detail
   if (detail === null || detail === undefined) return ''
   if (!d) return JSON.stringify(detail)

@@ -7,8 +7,9 @@ import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { KNOWN_PARAMS, SCHEMES, schemeInfo } from '../../src-main/schemes'
 import { openStore } from '../../src-main/core/store'
+import { eventText } from '../../src-main/plots/format'
 import { ROOT } from '../helpers/start'
-import { TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
+import { SWEEP_YAML, TINY_YAML, p4lab, p4labAsync } from '../helpers/cli'
 
 const QUICKSTART = join(ROOT, 'resources', 'experiments', 'quickstart.yaml')
 
@@ -305,6 +306,114 @@ describe('p4lab help lists the schemes from the registry', () => {
   })
 })
 
+describe('a usage error', () => {
+  it("names the mistake over that command's usage alone, not every command's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-usage-'))
+    const cases: Array<[string[], string]> = [
+      [['show', 'abc'], 'usage: p4lab show RUN [--db PATH] [--json]'],
+      [['compare', 'x', '--metric', 'foo'], 'usage: p4lab compare EXPERIMENT...'],
+      [['list', '--bogus'], 'usage: p4lab list [--where QUERY]'],
+    ]
+    for (const [args, usage] of cases) {
+      const r = p4lab(args, dir)
+      expect(r.code, args.join(' ')).toBe(2)
+      const lines = r.stderr.split('\n')
+      expect(lines[0], args.join(' ')).toMatch(/^p4lab: /)
+      expect(lines[2], args.join(' ')).toContain(usage)
+      expect(r.stderr, args.join(' ')).toContain('p4lab --help lists every command')
+      expect(r.stderr, args.join(' ')).not.toContain('testbed add NAME')
+    }
+    // A command that is not one still lists them all.
+    expect(p4lab(['shwo', '1'], dir).stderr).toContain('testbed add NAME')
+  })
+})
+
+describe('an experiment named as it was before a rename', () => {
+  it('is refused naming what it is called now', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-renamed-'))
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+    const db = join(dir, 'r.db')
+    expect(p4lab(['run', 'tiny.yaml', '--db', db], dir).code).toBe(0)
+    expect(p4lab(['rename', 'tiny', 'tiny-v1', '--db', db], dir).code).toBe(0)
+    for (const args of [['compare', 'tiny'], ['export', 'tiny', '-o', 'x.tar.gz'], ['rename', 'tiny', 'tiny-v2']]) {
+      const r = p4lab([...args, '--db', db], dir)
+      expect([r.code, r.stderr], args.join(' ')).toEqual([1, `p4lab: no experiment named 'tiny' in ${db}: it was renamed to 'tiny-v1' (experiment 1); give that name or the id\n`])
+    }
+    // A name no experiment ever had reads as before.
+    expect(p4lab(['compare', 'nope', '--db', db], dir).stderr).toBe(`p4lab: no experiment named 'nope' in ${db} (give a name or an id; 'p4lab list' shows them)\n`)
+  })
+})
+
+describe('p4lab compare --by another field than load', () => {
+  it('keeps the loads apart as lines, each over its own seeds, rather than pooling them as seeds', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-by-'))
+    const db = join(dir, 's.db')
+    writeFileSync(join(dir, 'sweep.yaml'), SWEEP_YAML)
+    expect(p4lab(['run', 'sweep.yaml', '--db', db], dir).code).toBe(0)
+    const r = p4lab(['compare', 'rt-sweep', '--by', 'scheme', '--db', db, '--json'], dir)
+    expect(r.code, r.stderr).toBe(0)
+    const res = JSON.parse(r.stdout) as { lineKeys: string[]; rows: Array<{ line: Record<string, unknown>; x: string; n: number; seeds: number[]; lo: number }> }
+    expect(res.lineKeys).toEqual(['load'])
+    expect(res.rows.map((row) => [row.x, row.line.load, row.n, row.seeds])).toEqual([
+      ['ecmp', 0.3, 2, [1, 2]],
+      ['rps', 0.3, 2, [1, 2]],
+      ['ecmp', 0.6, 2, [1, 2]],
+      ['rps', 0.6, 2, [1, 2]],
+    ])
+    const text = p4lab(['compare', 'rt-sweep', '--by', 'scheme', '--db', db], dir).stdout
+    expect(text).toMatch(/\nload +scheme +seeds +mean +lo +hi/)
+  })
+})
+
+describe('a rename to a name another experiment has', () => {
+  it('is refused saying to choose another name, not to save a text it does not have as a revision', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-rename-taken-'))
+    const db = join(dir, 'r.db')
+    writeFileSync(join(dir, 'a.yaml'), TINY)
+    writeFileSync(join(dir, 'b.yaml'), TINY.replace('name: tiny', 'name: other'))
+    for (const f of ['a.yaml', 'b.yaml']) expect(p4lab(['run', f, '--db', db], dir).code).toBe(0)
+    const r = p4lab(['rename', 'tiny', 'other', '--db', db], dir)
+    expect([r.code, r.stderr]).toEqual([1, "p4lab: an experiment named 'other' already exists (experiment 2); choose another name\n"])
+  })
+})
+
+describe('the same file run with --testbed', () => {
+  let dir: string
+  let db: string
+  let onLab: ReturnType<typeof p4lab>
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-other-tb-'))
+    db = join(dir, 't.db')
+    writeFileSync(join(dir, 'tiny.yaml'), TINY)
+    expect(p4lab(['run', 'tiny.yaml', '--db', db], dir).code).toBe(0)
+    // A testbed whose host answers nothing: its run fails at once, at the check.
+    expect(p4lab(['testbed', 'add', 'lab', '--kind', 'bmv2', '--host', 'root@127.0.0.1:1', '--db', db], dir).code).toBe(0)
+    onLab = p4lab(['run', 'tiny.yaml', '--testbed', 'lab', '--db', db], dir)
+  }, 120_000)
+
+  it('says the testbed changed, not that the file did', () => {
+    expect(onLab.code, onLab.stderr).toBe(1)
+    expect(onLab.stderr).toContain('p4lab: --testbed lab: experiment tiny last ran on another testbed (revision 1); saved as revision 2 with testbed: lab; runs on the other one are now stale\n')
+    expect(onLab.stderr).not.toContain('tiny.yaml differs')
+  })
+
+  it('shows a failed run without counters as such, and a step under 1 ms in ms', () => {
+    const shown = p4lab(['show', '2', '--db', db], dir).stdout
+    expect(shown).toContain('\ncounters  none stored\n')
+    expect(shown).not.toMatch(/\ncounters\n\n/)
+    expect(eventText('step', { step: 'teardown', state: 'done', ms: 0 })).toBe('teardown done in 0 ms')
+    expect(eventText('step', { step: 'build', state: 'done', ms: 1500 })).toBe('build done in 1.5 s')
+  })
+
+  it('shows a failed run without numbers as - in every result column, slowdown too (n/a is a run stored before it was measured)', () => {
+    const row = /^2 +ecmp +0\.3 +1 +failed .*$/m
+    expect(onLab.stdout).toMatch(row)
+    const listed = p4lab(['list', '--db', db], dir).stdout
+    for (const out of [onLab.stdout, listed]) expect(row.exec(out)![0]).toMatch(/failed( +-){8}$/)
+  })
+})
+
 describe('p4lab run, list and show', () => {
   it('runs an experiment, stores it, and lists and shows it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'p4lab-cli-'))
@@ -312,6 +421,8 @@ describe('p4lab run, list and show', () => {
     const db = join(dir, 'tiny.db')
     const r = p4lab(['run', 'tiny.yaml', '--db', db], dir)
     expect(r.stderr).toMatch(/run 1 ecmp load=0\.3 seed=1: done/)
+    // Every step from the first: a run started at once goes to deploying before the command hears back.
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('run 1 '))).toEqual(['deploying', 'running', 'collecting', 'done'].map((s) => `run 1 ecmp load=0.3 seed=1: ${s}`))
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/scheme\s+load\s+seed/)
     expect(r.stdout).toMatch(/ecmp\s+0\.3\s+1\s+done\s+40\/40/)

@@ -2,7 +2,7 @@
 // experiment file is refused with exit 2, naming the field and the budget, with nothing
 // added to the store; at run time the memory ceiling fails the run saying why, and the
 // telemetry cap is reported on the run; stored names with control characters print escaped.
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -128,11 +128,11 @@ describe('p4lab run: caps at run time', { timeout: 600_000 }, () => {
     expect(limits.map((l) => JSON.parse(l.detail).code)).toEqual(['limit.memory', 'limit.memory'])
   })
 
-  it('refuses a ceiling that is not a number of megabytes', () => {
+  it('refuses a ceiling that is not a number of megabytes as bad input, naming the variable and not the database', () => {
     writeFileSync(join(dir, 'tiny.yaml'), TINY)
     const r = p4lab(['run', 'tiny.yaml', '--db', join(dir, 'x.db')], dir, { env: { P4LAB_RUN_MEMORY_MB: 'lots' } })
-    expect(r.code).not.toBe(0)
-    expect(r.stderr).toMatch(/P4LAB_RUN_MEMORY_MB must be a whole number of megabytes of at least 16, got 'lots'/)
+    expect([r.code, r.stderr]).toEqual([2, "p4lab: P4LAB_RUN_MEMORY_MB must be a whole number of megabytes of at least 16, got 'lots'\n"])
+    expect(existsSync(join(dir, 'x.db'))).toBe(false)
   })
 
   it('telemetry faster than the cap per source is thinned to the cap and reported on the run', () => {

@@ -57,7 +57,7 @@ describe('p4lab tag and note', () => {
     expect(typo.stderr).toMatch(/--where: column 1: unknown field 'schme'[^\n]*\nschme = ecmp\n\^/)
     const none = cli('list', '--where', 'scheme = rsp')
     expect(none.code).toBe(1)
-    expect(none.stderr).toContain("--where: no scheme 'rsp'; schemes in the runs compared: ecmp, rps")
+    expect(none.stderr).toContain("--where: no scheme 'rsp'; schemes in the runs searched: ecmp, rps")
   })
 })
 

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { t as listTar } from 'tar'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { atPs, csvField } from '../../src-main/core/archive/csv'
+import { formatValue } from '../../src-main/core/compare/format'
 import { BIN, p4lab } from '../helpers/cli'
 import { tarGz, type CraftEntry } from '../archive/craft'
 
@@ -63,6 +64,13 @@ describe('p4lab show', () => {
     expect(line('simTimeNs')).toMatch(/^\s+simTimeNs\s+\d+(\.\d+)? ms$/)
     expect(line('payloadBytesDelivered')).toMatch(/ (k|M|G)B$/)
     expect(line('drops')).toMatch(/^\s+drops\s+\d[\d\u2009]*$/)
+    // The deepest queues are bytes too, as payloadBytesDelivered is.
+    for (const name of ['maxQueueBytesTorUp', 'maxQueueBytesTorDown', 'maxQueueBytesCore', 'switchLinkBytes']) expect(line(name), name).toMatch(/ (\d+ B|[\d.]+ (k|M|G)B)$/)
+    // What the run ran with, in units too; and no line about unfinished flows when every flow finished.
+    const topology = r.stdout.split('\n').find((l) => l.startsWith('  topology  '))!
+    expect(topology).toContain('hostLinkBps 10.0 Gb/s')
+    expect(topology).toContain('linkDelayNs 1.00 µs')
+    expect(r.stdout).toMatch(/\nflows {5}40 of 40 flows finished \(0 failed, 0 unfinished\)\ncreated /)
     const events = r.stdout.slice(r.stdout.indexOf('\nevents\n'))
     expect(events).not.toMatch(/[{}"]/)
     expect(events).toMatch(/\n {2}\d\d:\d\d:\d\d\.\d{3} +status +queued → deploying\n/)
@@ -92,6 +100,35 @@ describe('p4lab compare --where', () => {
   })
 })
 
+describe('p4lab compare --cdf', () => {
+  it('prints each CDF at its percentiles after the table: FCT per scheme and load, slowdown per flow size too', () => {
+    const fct = p4lab(['compare', 'manners', '--db', db, '--cdf', 'fct'], dir)
+    expect(fct.code, fct.stderr).toBe(0)
+    const plain = p4lab(['compare', 'manners', '--db', db], dir).stdout
+    expect(fct.stdout.startsWith(plain)).toBe(true)
+    const cdf = fct.stdout.slice(plain.length)
+    expect(cdf).toMatch(/\nCDF of FCT, seeds pooled/)
+    expect(cdf).toMatch(/\nscheme +load +p10 +p25 +p50 +p75 +p90 +p99 +p99\.9 +max\n/)
+    expect(cdf).toMatch(/\necmp +0\.3( +[\d.]+ (ns|us|ms|s)){8}\n/)
+    expect(cdf).toMatch(/\nhula +0\.3( +[\d.]+ (ns|us|ms|s)){8}\n/)
+    // The text agrees with --json: the p50 read off the points.
+    const json = JSON.parse(p4lab(['compare', 'manners', '--db', db, '--cdf', 'fct', '--json'], dir).stdout)
+    const ecmp = json.cdfs.find((c: { line: { scheme: string } }) => c.line.scheme === 'ecmp')
+    const p50 = ecmp.points.find(([, p]: [number, number]) => p === 0.5)[0] as number
+    const row = cdf.split('\n').find((l) => l.startsWith('ecmp'))!.trim().split(/ {2,}/)
+    expect(row[4]).toBe(formatValue(p50, 'ns'))
+
+    const sd = p4lab(['compare', 'manners', '--db', db, '--cdf', 'slowdown'], dir)
+    expect(sd.code, sd.stderr).toBe(0)
+    expect(sd.stdout).toMatch(/\nCDF of FCT slowdown per flow size/)
+    expect(sd.stdout).toMatch(/\nscheme +load +flow size +p10 /)
+    const section = sd.stdout.slice(sd.stdout.indexOf('\nCDF of'))
+    const ecmpRows = section.split('\n').filter((l) => l.startsWith('ecmp '))
+    expect(ecmpRows.map((l) => l.split(/ {2,}/)[2])).toEqual(['<10 KB', '10–100 KB', '100 KB–1 MB', '1–10 MB', '≥10 MB'])
+    expect(ecmpRows.filter((l) => /( +[\d.]+x){8}$/.test(l)).length).toBeGreaterThan(0)
+  })
+})
+
 describe('p4lab compare with one seed', () => {
   it('prints the CI as n/a (1 seed), not lo = hi = mean', () => {
     const r = p4lab(['compare', 'manners', '--db', db], dir)
@@ -116,7 +153,10 @@ describe('CSV numbers', () => {
 
   it('flows.csv of an export has times with at most the picosecond digits', () => {
     const out = join(dir, 'csv.tar.gz')
-    expect(p4lab(['export', 'manners', '--db', db, '-o', out], dir).code).toBe(0)
+    const exported = p4lab(['export', 'manners', '--db', db, '-o', out], dir)
+    expect(exported.code).toBe(0)
+    // Its size in a unit, not a count of bytes to read digit by digit.
+    expect(exported.stdout).toMatch(/^wrote .*csv\.tar\.gz: 2 runs, \d+ files, [\d.]+ (kB|MB)\n$/)
     const x = join(dir, 'csv')
     mkdirSync(x)
     expect(spawnSync('tar', ['-xzf', out, '-C', x]).status).toBe(0)

@@ -70,7 +70,10 @@ describe('p4lab topology import and export', { timeout: 120_000 }, () => {
   it('imports a topology.json to an experiment file that validates, and refuses a bad one naming the entry', () => {
     const r = p4lab(['topology', 'import', join(FIX, 'topology.json'), '--out', 'imported.yaml'], dir)
     expect(r.code).toBe(0)
-    expect(readFileSync(join(dir, 'imported.yaml'), 'utf8')).toMatch(/^# Imported by p4lab from topology.json/)
+    const imported = readFileSync(join(dir, 'imported.yaml'), 'utf8')
+    expect(imported).toMatch(/^# Imported by p4lab from topology.json/)
+    // What Mininet does without them: no rate limit, no delay (a delay is not "unlimited").
+    expect(imported).toContain('\n# - 7 links without a speed in the file (Mininet leaves it unlimited) take 10Gbps\n# - 7 links without a delay in the file (Mininet adds none) take 1us\n')
     expect(p4lab(['validate', 'imported.yaml'], dir).stdout).toBe('imported.yaml: valid: 1 run, 8 nodes (4 switches, 4 hosts), 8 links\n')
     const again = p4lab(['topology', 'import', join(FIX, 'topology.json'), '--out', 'imported.yaml'], dir)
     expect([again.code, again.stderr]).toEqual([1, 'p4lab: imported.yaml exists; p4lab does not overwrite it (choose another --out or remove it)\n'])

@@ -109,7 +109,7 @@ describe('managing runs and experiments through the contract', () => {
     expect((await call('search.runs', { query: 'mean > 0' })).runs).toBe(runsA.length + runsB.length)
     const none = await call('search.runs', { query: 'scheme = rsp' })
     expect(none).toMatchObject({ experiments: [], runs: 0 })
-    expect(none.hints).toEqual(["no scheme 'rsp'; schemes in the runs compared: ecmp, hula, rps"])
+    expect(none.hints).toEqual(["no scheme 'rsp'; schemes in the runs searched: ecmp, hula, rps"])
     const err = await refused('search.runs', { query: 'schme = ecmp' })
     expect(err.code).toBe('invalid-request')
     expect(err.message).toMatch(/^query: column 1: unknown field 'schme'; known fields: .*scheme/)

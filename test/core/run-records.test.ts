@@ -105,7 +105,7 @@ describe('run records and revisions', () => {
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.stdout).toMatch(/ran with {2}revision 1 of rec-a \(stale: the experiment has changed since\)/)
     expect(shown.stdout).toMatch(/workload {2}kind web-search, .*loads \[0\.3\], flows 20/)
-    expect(shown.stdout).toMatch(/params {4}flowletGapNs 100000/)
+    expect(shown.stdout).toMatch(/params {4}flowletGapNs 100 µs/)
     const shownJson = JSON.parse(p4lab(['show', String(oldIds[1]), '--db', db, '--json'], dir).stdout) as { ranWith: { yaml: string; workload: { flows: number } } }
     expect(shownJson.ranWith).toMatchObject({ yaml: V1, workload: { flows: 20 } })
 

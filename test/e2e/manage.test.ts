@@ -95,7 +95,7 @@ describe('managing runs in Chromium', () => {
     expect(await items()).toEqual([])
     await shot('4-search-error')
     await search.fill('scheme = rsp')
-    await expect.poll(() => page.getByTestId('search-hint').allInnerTexts(), { timeout: 10_000 }).toEqual(["no scheme 'rsp'; schemes in the runs compared: ecmp, hula, rps"])
+    await expect.poll(() => page.getByTestId('search-hint').allInnerTexts(), { timeout: 10_000 }).toEqual(["no scheme 'rsp'; schemes in the runs searched: ecmp, hula, rps"])
     await shot('5-search-hint')
     await search.fill('')
     await expect.poll(items, { timeout: 10_000 }).toEqual([b.id, a.id])

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { CompareError, QueryError, compareRuns, formatCompareJson, formatCompareTable, isMetric, loadRecords, METRICS, parseQuery, unmatchedHints } from '../../core/compare'
+import { CompareError, QueryError, compareRuns, formatCompareCdfs, formatCompareJson, formatCompareTable, isMetric, loadRecords, METRICS, parseQuery, unmatchedHints } from '../../core/compare'
 import type { Store } from '../../core/store'
 import { fail, openExistingCore, problem, COMMON_OPTIONS, UsageError, type Command } from '../common'
 
@@ -11,8 +11,14 @@ export function resolveExperiment(store: Store, text: string): number {
     fail(`experiment ${text} does not exist in ${store.file}`, 1)
   }
   const found = store.findExperimentByName(text)
-  if (!found) fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
-  return found.id
+  if (found) return found.id
+  // A name it had before a rename: say what it is called now rather than that it is not there.
+  const renamed = store.experimentsRenamedFrom(text)
+  if (renamed.length > 0) {
+    const now = renamed.map((e) => `'${e.name}' (experiment ${e.id})`).join(', ')
+    fail(`no experiment named '${text}' in ${store.file}: it was renamed to ${now}; give that name or the id`, 1)
+  }
+  fail(`no experiment named '${text}' in ${store.file} (give a name or an id; 'p4lab list' shows them)`, 1)
 }
 
 function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: string; by?: string; baseline?: string; band?: string; where?: string; cdf?: string }): number {
@@ -33,7 +39,8 @@ function cmdCompare(names: string[], v: { db?: string; json: boolean; metric?: s
       ...(v.where !== undefined ? { query: v.where } : {}),
       ...(v.cdf !== undefined ? { cdf: v.cdf as 'fct' | 'queue' | 'slowdown' } : {}),
     })
-    process.stdout.write(v.json ? formatCompareJson(result) : formatCompareTable(result))
+    const cdf = v.cdf as 'fct' | 'queue' | 'slowdown' | undefined
+    process.stdout.write(v.json ? formatCompareJson(result) : formatCompareTable(result) + (cdf ? formatCompareCdfs(result, cdf) : ''))
     if (v.where === undefined || v.where.trim() === '') return 0
     // A value no run has (a typo, a scheme not run) is named with the values there are. No run
     // matching at all ends with exit code 1, as grep does, so a script can tell.

@@ -2,8 +2,11 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ArchiveTargetError, exportExperiment } from '../../core/archive'
 import { packageRoot } from '../../core/paths'
+import { formatBytes } from '../../plots/format'
 import { openExistingCore, problem, COMMON_OPTIONS, UsageError, type Command } from '../common'
 import { resolveExperiment } from './compare'
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
 
 async function cmdExport(name: string, out: string, db: string | undefined, json: boolean, force: boolean): Promise<number> {
   const core = openExistingCore(db, { forReading: true })
@@ -19,7 +22,7 @@ async function cmdExport(name: string, out: string, db: string | undefined, json
       return 1
     }
     if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n')
-    else process.stdout.write(`wrote ${r.file}: ${r.runs} runs, ${r.files} files, ${r.bytes} bytes\n`)
+    else process.stdout.write(`wrote ${r.file}: ${count(r.runs, 'run')}, ${count(r.files, 'file')}, ${formatBytes(r.bytes)}\n`)
     return 0
   } finally {
     store.close()

@@ -27,7 +27,7 @@ async function cmdImport(file: string, db: string | undefined, json: boolean, co
       } else {
         if (r.duplicateOf) process.stdout.write(`${file} is already here as experiment ${r.duplicateOf.experimentId} ${r.duplicateOf.name}; importing a copy (--copy)\n`)
         const runs = Object.keys(r.runIds).length
-        process.stdout.write(`imported ${r.name} as experiment ${r.experimentId} (${runs} runs, ${r.files} files) into ${store.file}\n`)
+        process.stdout.write(`imported ${r.name} as experiment ${r.experimentId} (${runs} run${runs === 1 ? '' : 's'}, ${r.files} files) into ${store.file}\n`)
         if (r.compareMatches === false) process.stdout.write('warning: the comparison recomputed here differs from the one in the archive\n')
       }
       return 0

@@ -101,7 +101,14 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   const elsewhere = before ? undefined : store.listExperiments().find((e) => e.file === path)
   const exp = core.findOrCreateExperiment(yaml, path)
   if (before && exp.revision !== before.revision) {
-    process.stderr.write(`p4lab: ${file} differs from experiment ${exp.name} as last saved (revision ${before.revision}): saved as revision ${exp.revision}; runs that ran differently are now stale\n`)
+    // The file as it is, but run on another testbed than last time: say that, not that the file changed.
+    const last = store.getRevision(exp.id, before.revision)?.yaml
+    const onlyTestbed = testbed !== undefined && last !== undefined && withTestbed(last, testbed) === yaml
+    process.stderr.write(
+      onlyTestbed
+        ? `p4lab: --testbed ${testbed}: experiment ${exp.name} last ran on another testbed (revision ${before.revision}); saved as revision ${exp.revision} with testbed: ${testbed}; runs on the other one are now stale\n`
+        : `p4lab: ${file} differs from experiment ${exp.name} as last saved (revision ${before.revision}): saved as revision ${exp.revision}; runs that ran differently are now stale\n`,
+    )
   }
   if (elsewhere) {
     process.stderr.write(`p4lab: ${file} was last run as experiment '${elsewhere.name}'; its new name makes this a new experiment '${exp.name}' (to rename instead: p4lab rename '${elsewhere.name}' '${exp.name}')\n`)
@@ -125,17 +132,25 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     core.orchestrator.cancelAll()
   }
   for (const s of RUN_SIGNALS) process.on(s, onSignal)
-  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
-  const ids = runs.map((r) => r.id)
+  // Listening before the runs start: the first ones go to deploying while they are being
+  // started, and those changes were missed (a run's first line read 'running'). Every run is
+  // queued at the start, so that one is not printed.
+  type StatusChange = { runId: number; status: string; error: string | null }
+  let ids: number[] | null = null
+  const early: StatusChange[] = []
+  const print = (p: StatusChange) => {
+    if (p.status === 'queued' || !ids!.includes(p.runId)) return
+    const r = store.getRun(p.runId)!
+    process.stderr.write(`run ${p.runId} ${r.scheme} load=${r.load} seed=${r.seed}: ${p.status}${p.error ? ` (${p.error})` : ''}\n`)
+  }
   core.bus.subscribe((event, payload) => {
     if (event !== 'run.status') return
-    const p = payload as { runId: number; status: string; error: string | null }
-    if (!ids.includes(p.runId)) return
-    const r = store.getRun(p.runId)!
-    process.stderr.write(
-      `run ${p.runId} ${r.scheme} load=${r.load} seed=${r.seed}: ${p.status}${p.error ? ` (${p.error})` : ''}\n`,
-    )
+    if (ids === null) early.push(payload as StatusChange)
+    else print(payload as StatusChange)
   })
+  const runs = mode === 'all' ? core.runExperiment(exp.id) : continueSweep(core, exp.id, mode)
+  ids = runs.map((r) => r.id)
+  for (const p of early.splice(0)) print(p)
   await core.orchestrator.wait(ids)
   const finished = ids.map((id) => toRun(store.getRun(id)!))
   if (json) {

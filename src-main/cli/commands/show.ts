@@ -33,7 +33,13 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
     const lines = [
       `run ${row.id}: ${row.experimentName}, ${row.scheme}, load ${row.load}, seed ${row.seed} on ${row.target}`,
       `status    ${row.status}${row.error ? `: ${row.error}` : ''}`,
-      ...(row.completion ? [`flows     ${completionNumbers(row.completion)}${row.completion.complete ? '' : `; done needs ${COMPLETE_SHARE * 100} %`}`, `          ${unfinishedText(row.completion)}, left out of the FCT statistics`] : []),
+      ...(row.completion
+        ? [
+            `flows     ${completionNumbers(row.completion)}${row.completion.complete ? '' : `; done needs ${COMPLETE_SHARE * 100} %`}`,
+            // Every flow finished: nothing was left out, so nothing to say about it.
+            ...(row.completion.unfinished > 0 ? [`          ${unfinishedText(row.completion)}, left out of the FCT statistics`] : []),
+          ]
+        : []),
       `created   ${row.createdAt}`,
       `started   ${row.startedAt ?? '-'}`,
       `finished  ${row.finishedAt ?? '-'}`,
@@ -42,8 +48,9 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
       runsTable([toRun(row)], { notes: false }),
       ...(row.stats ? [slowdownLine(row.stats.slowdown)] : []),
       '',
-      'counters',
-      ...Object.entries(row.counters ?? {}).map(([k, v]) => `  ${k.padEnd(24)} ${formatCounter(k, v).padStart(12)}`),
+      ...(row.counters && Object.keys(row.counters).length > 0
+        ? ['counters', ...Object.entries(row.counters).map(([k, v]) => `  ${k.padEnd(24)} ${formatCounter(k, v).padStart(12)}`)]
+        : ['counters  none stored']),
       '',
       `series    ${series.length}`,
       'events',
@@ -61,12 +68,17 @@ function slowdownLine(s: { mean: number; p50: number; p95: number; p99: number }
   return `slowdown  mean ${formatSlowdown(s.mean)}  p50 ${formatSlowdown(s.p50)}  p95 ${formatSlowdown(s.p95)}  p99 ${formatSlowdown(s.p99)}  (FCT / ideal FCT on an idle fabric)`
 }
 
+/** A spec value by the unit its key names, as counters are: hostLinkBps 10.0 Gb/s, linkDelayNs 1.00 µs. */
+function specValue(key: string, v: unknown): string {
+  return typeof v === 'number' ? formatCounter(key, v) : typeof v === 'object' ? JSON.stringify(v) : String(v)
+}
+
 /** Scalars of a spec block as `key value` pairs (a workload's CDF points and the like are left out). */
 function scalars(v: unknown): string {
   if (v === null || typeof v !== 'object') return String(v)
   const parts: string[] = []
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    if (x === null || typeof x !== 'object') parts.push(`${k} ${String(x)}`)
+    if (x === null || typeof x !== 'object') parts.push(`${k} ${specValue(k, x)}`)
     else if (Array.isArray(x) && x.length <= 8 && x.every((e) => e === null || typeof e !== 'object')) parts.push(`${k} [${x.join(', ')}]`)
   }
   return parts.join(', ')
@@ -80,7 +92,7 @@ function ranWithLines(r: RunRanWith): string[] {
     `ran with  revision ${r.revision}${r.name ? ` of ${r.name}` : ''}${notes.length ? ` (${notes.join('; ')})` : ''}`,
     `  topology  ${scalars(r.topology)}`,
     `  workload  ${scalars(r.workload)}`,
-    `  params    ${Object.entries(r.params).map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ') || '-'}`,
+    `  params    ${Object.entries(r.params).map(([k, v]) => `${k} ${specValue(k, v)}`).join(', ') || '-'}`,
   ]
 }
 

@@ -139,9 +139,11 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
   const matched = records.length
   const cells = latestPerCell(records)
 
-  // Line keys: scheme always; experiment, target and parameters only when they vary.
+  // Line keys: scheme always; experiment, target, load (when it is not the x) and parameters
+  // only when they vary. Left out, the loads of a sweep compared by scheme were pooled as if
+  // they were seeds: "2 seeds" of one seed, and a CI across loads that went below zero.
   const varies = (f: string) => new Set(cells.map((r) => JSON.stringify(r.get(f) ?? null))).size > 1
-  const candidates = ['experiment', 'target', 'scheme', ...[...known].filter((f) => cells.some((r) => r.paramNames.includes(f))).sort()]
+  const candidates = ['experiment', 'target', 'scheme', 'load', ...[...known].filter((f) => cells.some((r) => r.paramNames.includes(f))).sort()]
   for (const f of opts.lines ?? []) {
     if (!known.has(f)) throw new CompareError(`lines: unknown field '${f}'; known fields: ${[...known].sort().join(', ')}`)
   }

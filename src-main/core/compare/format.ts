@@ -86,3 +86,37 @@ export function formatCompareTable(r: CompareResult): string {
 export function formatCompareJson(r: CompareResult): string {
   return JSON.stringify(r, null, 2) + '\n'
 }
+
+/** The percentiles `--cdf` prints of each CDF, and their column names. */
+const CDF_COLUMNS: ReadonlyArray<[number, string]> = [
+  [0.1, 'p10'],
+  [0.25, 'p25'],
+  [0.5, 'p50'],
+  [0.75, 'p75'],
+  [0.9, 'p90'],
+  [0.99, 'p99'],
+  [0.999, 'p99.9'],
+  [1, 'max'],
+]
+
+/**
+ * compare --cdf as text, after the table: each CDF (per line and x, and per flow-size bucket for
+ * slowdown) read at a few percentiles, the seeds pooled. The points themselves are in --json.
+ */
+export function formatCompareCdfs(r: CompareResult, kind: 'fct' | 'queue' | 'slowdown'): string {
+  const cdfs = r.cdfs ?? []
+  const withBucket = cdfs.some((c) => c.bucket !== undefined)
+  const value = (v: number) => (kind === 'fct' ? formatValue(v, 'ns') : kind === 'slowdown' ? `${sig(v)}x` : `${sig(v)} pkt`)
+  const at = (points: Array<[number, number]>, p: number) => {
+    const hit = points.find(([, q]) => Math.abs(q - p) < 1e-9)
+    return hit ? value(hit[0]) : '-'
+  }
+  const header = [...r.lineKeys, r.by, ...(withBucket ? ['flow size'] : []), ...CDF_COLUMNS.map(([, name]) => name)]
+  const rows = cdfs.map((c) => [...r.lineKeys.map((k) => cell(c.line[k])), cell(c.x), ...(withBucket ? [c.bucket ?? '-'] : []), ...CDF_COLUMNS.map(([p]) => (c.points.length ? at(c.points, p) : '-'))])
+  const width = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
+  const textCols = r.lineKeys.length
+  const line = (cells: string[]) => cells.map((c, i) => (i < textCols || (withBucket && i === textCols + 1) ? c.padEnd(width[i]) : c.padStart(width[i]))).join('  ').trimEnd()
+  const cls = kind === 'fct' && /^(small|large)\./.test(r.metric) ? (r.metric.startsWith('small') ? ' of flows under 100 KB' : ' of flows over 10 MB') : ''
+  const what = { fct: `FCT${cls}`, queue: 'queue depth (every port, every sample)', slowdown: 'FCT slowdown per flow size' }[kind]
+  return ['', `CDF of ${what}, seeds pooled: the value at each percentile (--json has the points)`, '', line(header), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n'
+}

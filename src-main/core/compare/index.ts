@@ -2,7 +2,7 @@
 // compare view and `p4lab compare` share.
 export { band, tCritical95, type Band, type BandKind } from './band'
 export { CompareError, compareRuns, type CompareOptions, type CompareResult, type CompareRow } from './compare'
-export { formatCompareJson, formatCompareTable, formatValue } from './format'
+export { formatCompareCdfs, formatCompareJson, formatCompareTable, formatValue } from './format'
 export { configHash, programHash, sha256Hex, topologyHash } from './hashes'
 export { CDF_PROBABILITIES, METRICS, cdfPoints, fctCdf, isMetric, metricFromFlows, type MetricName } from './metrics'
 export { QueryError, checkFields, matches, parseQuery, unmatchedHints, type QueryNode, type Queryable } from './query'

@@ -294,9 +294,10 @@ function literalText(v: Literal): string {
 /**
  * For each comparison (and tag) in the query that no run satisfies on its own, a hint naming
  * what the runs do have: `scheme = rsp` → "no scheme 'rsp'; schemes in the runs compared:
- * ecmp, hula". A typo in a value then reads as one, not as an empty table.
+ * ecmp, hula" (compare), "... in the runs searched: ..." (list --where, the app's search box).
+ * A typo in a value then reads as one, not as an empty table.
  */
-export function unmatchedHints(node: QueryNode | null, runs: readonly Queryable[]): string[] {
+export function unmatchedHints(node: QueryNode | null, runs: readonly Queryable[], verb: 'compared' | 'searched' = 'compared'): string[] {
   const out: string[] = []
   const walk = (n: QueryNode | null): void => {
     if (!n) return
@@ -309,17 +310,17 @@ export function unmatchedHints(node: QueryNode | null, runs: readonly Queryable[
     if (runs.some((r) => matches(n, r))) return
     if (n.type === 'tag') {
       const tags = [...new Set(runs.flatMap((r) => r.tags))].sort()
-      out.push(`no run tagged '${n.tag}'; ${tags.length ? `tags in the runs compared: ${tags.join(', ')}` : 'the runs compared have no tags'}`)
+      out.push(`no run tagged '${n.tag}'; ${tags.length ? `tags in the runs ${verb}: ${tags.join(', ')}` : `the runs ${verb} have no tags`}`)
     } else if (n.type === 'cmp') {
       const present = [...new Set(runs.map((r) => r.get(n.field)).filter((v): v is string | number => v !== null && v !== undefined))]
       present.sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b))))
       const what = n.op === '=' ? `no ${n.field} ${literalText(n.value)}` : `no run has ${n.field} ${n.op} ${literalText(n.value)}`
       if (present.length === 0) {
-        out.push(`${what}; no run compared has a value for ${n.field}`)
+        out.push(`${what}; no run ${verb} has a value for ${n.field}`)
         return
       }
       const listed = present.slice(0, MAX_LISTED).join(', ') + (present.length > MAX_LISTED ? `, … (${present.length} in all)` : '')
-      out.push(`${what}; ${BASE_PLURALS[n.field] ?? `values of ${n.field}`} in the runs compared: ${listed}`)
+      out.push(`${what}; ${BASE_PLURALS[n.field] ?? `values of ${n.field}`} in the runs ${verb}: ${listed}`)
     }
   }
   walk(node)

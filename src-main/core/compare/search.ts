@@ -38,5 +38,5 @@ export function searchRuns(store: Store, query: string): { hits: SearchHit[]; ma
     matched += runs.length
     hits.push({ experimentId: e.id, name: e.name, tags, runs })
   }
-  return { hits, matched, hints: hits.length === 0 ? unmatchedHints(tree, all) : [] }
+  return { hits, matched, hints: hits.length === 0 ? unmatchedHints(tree, all, 'searched') : [] }
 }

@@ -1,6 +1,6 @@
 // The contract's compare.query and compare.runs: queries, groups and compares runs (core/compare).
 import type { Handlers } from '../../contract'
-import { CompareError, QueryError, checkFields, compareRuns, diffOnly, knownFields, loadRecords, matches, parseQuery, type FieldValue, type MetricName } from '../compare'
+import { CompareError, QueryError, checkFields, compareRuns, diffOnly, knownFields, loadRecords, matches, parseQuery, unmatchedHints, type FieldValue, type MetricName } from '../compare'
 import { METRICS } from '../compare/metrics'
 import { BASE_FIELDS, HASH_FIELDS, SPEC_FIELDS } from '../compare/records'
 import { CoreError, notFound } from '../errors'
@@ -53,6 +53,7 @@ export function compareHandlers(d: { store: Store }): Pick<Handlers, 'compare.qu
         const only = new Set(req.runIds)
         records = records.filter((r) => only.has(r.run.id))
       }
+      const picked = records
       records = records.filter((r) => matches(tree, r))
       const metrics = [...new Set([...STATS_METRICS, ...(req.metrics ?? [])])]
       return {
@@ -64,6 +65,8 @@ export function compareHandlers(d: { store: Store }): Pick<Handlers, 'compare.qu
           return { id: r.run.id, experimentId: r.experiment.id, tags: r.tags, fields }
         }),
         differences: diffOnly(records),
+        // A typo in a value reads as one (as in p4lab compare --where), not as empty plots.
+        hints: records.length === 0 && tree !== null ? unmatchedHints(tree, picked) : [],
       }
     },
   }

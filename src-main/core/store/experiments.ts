@@ -34,22 +34,26 @@ function toRow(r: ExperimentRecord): ExperimentRow {
   }
 }
 
-/** Names are unique: the error says which experiment holds the name and what to do. */
+/**
+ * Names are unique: the error says which experiment holds the name and what to do. A rename
+ * can only pick another name; a new text may also go in as a revision of the holder.
+ */
 export class NameTakenError extends Error {
   constructor(
     readonly takenName: string,
     readonly holder: number,
     set?: 'archived' | 'deleted',
+    forRename = false,
   ) {
     const where = set === 'deleted' ? ', in the trash' : set === 'archived' ? ', archived' : ''
     const more = set ? `; restore it (p4lab restore experiment ${holder}, or Restore in the app)${set === 'deleted' ? ', or empty the trash (p4lab rm --purge)' : ''}` : ''
-    super(`an experiment named '${takenName}' already exists (experiment ${holder}${where}); choose another name, or save the text as a new revision of that experiment${more}`)
+    super(`an experiment named '${takenName}' already exists (experiment ${holder}${where}); choose another name${forRename ? '' : ', or save the text as a new revision of that experiment'}${more}`)
   }
 }
 
 function checkNameFree(s: StoreContext, name: string, self: number | null): void {
   const holder = s.stmt('SELECT id, archived_at, deleted_at FROM experiments WHERE name = ?').get(name) as { id: number; archived_at: string | null; deleted_at: string | null } | undefined
-  if (holder !== undefined && holder.id !== self) throw new NameTakenError(name, holder.id, holder.deleted_at ? 'deleted' : holder.archived_at ? 'archived' : undefined)
+  if (holder !== undefined && holder.id !== self) throw new NameTakenError(name, holder.id, holder.deleted_at ? 'deleted' : holder.archived_at ? 'archived' : undefined, self !== null)
 }
 
 export function createExperiment(

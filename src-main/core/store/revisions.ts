@@ -101,6 +101,13 @@ export function listRevisions(s: StoreContext, experimentId: number): RevisionRo
   return (s.stmt('SELECT * FROM experiment_revisions WHERE experiment_id = ? ORDER BY rev').all(experimentId) as RevisionRecord[]).map(toRow)
 }
 
+/** Experiments that were once called `name` and are called otherwise now (renamed), with their names now. */
+export function renamedFrom(s: StoreContext, name: string): Array<{ id: number; name: string }> {
+  return s
+    .stmt('SELECT DISTINCT e.id AS id, e.name AS name FROM experiment_revisions r JOIN experiments e ON e.id = r.experiment_id WHERE r.name = ? AND e.name != ? ORDER BY e.id')
+    .all(name, name) as Array<{ id: number; name: string }>
+}
+
 export function getRevision(s: StoreContext, experimentId: number, rev: number): RevisionRow | undefined {
   const r = s.stmt('SELECT * FROM experiment_revisions WHERE experiment_id = ? AND rev = ?').get(experimentId, rev) as RevisionRecord | undefined
   return r && toRow(r)

@@ -123,6 +123,11 @@ export class Store {
     return experiments.findExperimentByName(this.s, name)
   }
 
+  /** Experiments once named `name` and renamed since, by their names now. */
+  experimentsRenamedFrom(name: string): Array<{ id: number; name: string }> {
+    return revisions.renamedFrom(this.s, name)
+  }
+
   /** `name` if free, else the first free `name (N)`. */
   freeExperimentName(name: string): string {
     return experiments.freeName(this.s, name)

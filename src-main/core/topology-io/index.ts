@@ -51,7 +51,9 @@ export function importTopology(text: string, file: string, format: TopologyForma
   const hostLink = (l: (typeof links)[number]) => isHost.has(l.a) || isHost.has(l.b)
   // A link the file gives no speed or delay takes p4lab's assumption; the defaults are the most common values.
   const assume = (missing: number, fallback: number, what: string) => {
-    if (missing > 0) notes.push(`${missing} link${missing === 1 ? '' : 's'} without a ${what} in the file ${format === 'clab' ? '' : '(Mininet leaves it unlimited) '}take ${what.includes('delay') ? formatDuration(fallback) : formatRate(fallback)}`)
+    // What Mininet does with a link that gives neither: no rate limit, and no delay added.
+    const mininet = what.includes('delay') ? '(Mininet adds none) ' : '(Mininet leaves it unlimited) '
+    if (missing > 0) notes.push(`${missing} link${missing === 1 ? '' : 's'} without a ${what} in the file ${format === 'clab' ? '' : mininet}take ${what.includes('delay') ? formatDuration(fallback) : formatRate(fallback)}`)
   }
   for (const [what, fallback, get] of [
     ['speed', 10e9, (l: (typeof links)[number]) => l.bps],

@@ -214,10 +214,15 @@ export function isResultColumn(c: Pick<ColumnDef, 'group' | 'key'>): boolean {
   return c.group === 'metric' || c.key === 'finished'
 }
 
-/** A cell's text: its value in the column's format; an empty result cell says "loading" while the results are pending, else "—". */
-export function cellText(c: Pick<ColumnDef, 'format' | 'group' | 'key'>, v: FieldValue | undefined, pending = false): string {
-  // A run stored before slowdown was measured has none: n/a, not a blank that reads as "no flows".
-  if (v === null || v === undefined) return pending && isResultColumn(c) ? LOADING_TEXT : c.format === 'slowdown' ? 'n/a' : '—'
+/**
+ * A cell's text: its value in the column's format; an empty result cell says "loading" while the
+ * results are pending, else "—". `hasResults`: whether the run ended with results (done or
+ * incomplete); one that has not (queued, running, failed, cancelled) has no slowdown either.
+ */
+export function cellText(c: Pick<ColumnDef, 'format' | 'group' | 'key'>, v: FieldValue | undefined, pending = false, hasResults = true): string {
+  // A run with results but no slowdown was stored before slowdown was measured: n/a, not a blank
+  // that reads as "no flows". A run without results shows "—" there as in its other result cells.
+  if (v === null || v === undefined) return pending && isResultColumn(c) ? LOADING_TEXT : c.format === 'slowdown' && hasResults ? 'n/a' : '—'
   if (typeof v === 'string') return c.format === 'hash' ? v.slice(0, 12) : v
   switch (c.format) {
     case 'ns':

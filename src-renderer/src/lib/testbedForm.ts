@@ -181,10 +181,10 @@ export function fieldErrorsOf(input: string | ReadonlyArray<{ path: ReadonlyArra
   return out
 }
 
-/** What the form shows at its top when every problem sits at a field. */
-export const FIX_FIELDS = 'Fix the fields marked below.'
+/** What the form says over its buttons, under the fields, when every problem sits at a field. */
+export const FIX_FIELDS = 'Fix the fields marked above.'
 
-/** Problems as the form shows them: each at its field, the rest (or a pointer to the fields) at the top. */
+/** Problems as the form shows them: each at its field, the rest (or a pointer up to the fields) over its buttons. */
 export function formErrors(input: Parameters<typeof fieldErrorsOf>[0]): { fields: Record<string, string>; message: string } {
   const r = fieldErrorsOf(input)
   return { fields: r.fields, message: r.rest.length ? r.rest.join('; ') : FIX_FIELDS }
