@@ -5,7 +5,8 @@
 // centred in its panel, which a switch's long port table beside it does not stretch, and the
 // topology editor's graph centred again when the window widens, its save bar inside its panel
 // with every count in the singular or plural it needs, and a 64-host fabric seen whole in the
-// editor and the Fabric tab (so is a k = 6 fat-tree, pod by pod). Screenshots in test-artifacts/e2e/narrow-*.png.
+// editor and the Fabric tab (so is a k = 6 fat-tree, pod by pod), no link drawn through a node
+// but its ends. Screenshots in test-artifacts/e2e/narrow-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +14,8 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
-import { canvas, nodeAt, nodes as topoNodes, selected } from '../helpers/topo-canvas'
+import { GRAZE } from '../../src-renderer/src/lib/graphRoute'
+import { canvas, drawn, edgesThroughNodes, nodeAt, nodes as topoNodes, selected } from '../helpers/topo-canvas'
 
 const YAML = `name: narrow-ui
 testbed: sim
@@ -340,7 +342,11 @@ describe('the app on a narrow window in Chromium', () => {
         await expect.poll(async () => (await offCanvas(page, 'topo-canvas')).length, { timeout: 10_000 }).toBeGreaterThan(0)
         await page.getByTestId('topo-fit').click()
         await expect.poll(() => offCanvas(page, 'topo-canvas'), { timeout: 10_000 }).toEqual([])
-        expect(Number(await canvas(page).getAttribute('data-zoom')), 'the editor\'s zoom').toBeGreaterThanOrEqual(READABLE)
+        const zoom = Number(await canvas(page).getAttribute('data-zoom'))
+        expect(zoom, 'the editor\'s zoom').toBeGreaterThanOrEqual(READABLE)
+        // No link drawn through a node but its ends (a spine's link to a lower band of leaves, a
+        // core's to a lower row of pods, a ToR's to its block's second row of hosts went straight through).
+        expect(edgesThroughNodes(await drawn(page, 'topo-canvas'), GRAZE * zoom), 'links through nodes in the editor').toEqual([])
         await canvas(page).scrollIntoViewIfNeeded()
         await page.screenshot({ path: join(ARTIFACTS, `narrow-topology-64-${f.name.split('-')[1]}-${size.width}.png`) })
 
@@ -349,6 +355,8 @@ describe('the app on a narrow window in Chromium', () => {
         await expect.poll(() => offCanvas(page, 'fabric-graph'), { timeout: 10_000 }).toEqual([])
         // Fitted (the graph fits itself to its panel) at a zoom a switch's label can be read at.
         await expect.poll(async () => Number(await page.getByTestId('fabric-graph').getAttribute('data-zoom')), { timeout: 10_000 }).toBeGreaterThanOrEqual(READABLE)
+        const fabricZoom = Number(await page.getByTestId('fabric-graph').getAttribute('data-zoom'))
+        expect(edgesThroughNodes(await drawn(page, 'fabric-graph'), GRAZE * fabricZoom), 'links through nodes in the Fabric tab').toEqual([])
         await page.screenshot({ path: join(ARTIFACTS, `narrow-fabric-64-${f.name.split('-')[1]}-${size.width}.png`) })
       }
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildFabricModel, evaluateFabric, utilColor } from '../../src-renderer/src/lib/fabric'
+import { GRAZE, nodesCrossed, routeAround, segmentsOf } from '../../src-renderer/src/lib/graphRoute'
 import type { SwitchTableSpec } from '../../src-main/contract'
 import type { SeriesDefLike } from '../../src-renderer/src/lib/series'
 import {
@@ -333,6 +334,35 @@ describe('fabric model', () => {
     const aggs = buildFabricModel(fatTree(4), []).nodes.filter((n) => n.role === 'agg')
     expect(new Set(aggs.map((n) => n.y)).size).toBe(1)
     expect([aggs[0].x, aggs[7].x]).toEqual([-385, 385])
+  })
+
+  it('routes a link that would run through a node but its ends down a gutter between the columns', () => {
+    // 32 leaves in bands: spine0 lined up with the columns of leaf2, leaf9, ..., and its links to the
+    // lower bands ran straight through the leaves (and their hosts' nodes) above them.
+    for (const g of [leafSpine(32, 2), fatTree(6)]) {
+      const m = buildFabricModel(g, [])
+      const nodes = m.nodes.map((n) => ({ id: n.id, x: n.x, y: n.y, w: n.role === 'hosts' ? 56 : 64, h: n.role === 'hosts' ? 18 : 24 }))
+      const at = new Map(nodes.map((n) => [n.id, n]))
+      const edges = m.edges.filter((e) => e.dir === 'down')
+      const through = (e: (typeof edges)[number], bends: Array<{ x: number; y: number }>) => nodesCrossed([at.get(e.source)!, ...bends, at.get(e.target)!], nodes, new Set([e.source, e.target]), -GRAZE)
+      expect(edges.filter((e) => through(e, []).length > 0).length, g.kind).toBeGreaterThan(10)
+      const routes = routeAround(nodes, edges)
+      expect(edges.filter((e) => through(e, routes.get(e.id) ?? []).length > 0).map((e) => e.id), g.kind).toEqual([])
+      // Only those: a link clear of every node stays straight.
+      expect(edges.filter((e) => routes.has(e.id) && through(e, []).length === 0).map((e) => e.id), g.kind).toEqual([])
+      // Cytoscape puts each bend at weight w along the line between the ends' centres and d aside from it (to the left of the way the edge goes).
+      for (const [id, bends] of routes) {
+        const e = edges.find((x) => x.id === id)!
+        const [s, t] = [at.get(e.source)!, at.get(e.target)!]
+        const { weights, distances } = segmentsOf(s, t, bends)
+        const l = Math.hypot(t.x - s.x, t.y - s.y)
+        const drawn = weights.map((w, i) => ({ x: s.x + w * (t.x - s.x) - ((t.y - s.y) / l) * distances[i], y: s.y + w * (t.y - s.y) + ((t.x - s.x) / l) * distances[i] }))
+        drawn.forEach((p, i) => expect(Math.hypot(p.x - bends[i].x, p.y - bends[i].y), `${id}: bend ${i}`).toBeLessThan(1e-6))
+      }
+    }
+    // A fabric drawn in rows that fit has no link to route.
+    const small = buildFabricModel(leafSpine(8, 2), [])
+    expect(routeAround(small.nodes.map((n) => ({ id: n.id, x: n.x, y: n.y, w: 64, h: 24 })), small.edges).size).toBe(0)
   })
 
   it('evaluates edges by their direction and nodes by their deepest queue', () => {
