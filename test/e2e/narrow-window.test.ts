@@ -5,7 +5,8 @@
 // centred in its panel, which a switch's long port table beside it does not stretch, and the
 // topology editor's graph centred again when the window widens, its save bar inside its panel
 // with every count in the singular or plural it needs, and a 64-host fabric seen whole in the
-// editor and the Fabric tab. Screenshots in test-artifacts/e2e/narrow-*.png.
+// editor and the Fabric tab (so is a k = 6 fat-tree, pod by pod), no link drawn through a node
+// but its ends. Screenshots in test-artifacts/e2e/narrow-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +14,8 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
 import { startApp, type Started } from '../helpers/start'
-import { canvas, nodeAt, nodes as topoNodes, selected } from '../helpers/topo-canvas'
+import { GRAZE } from '../../src-renderer/src/lib/graphRoute'
+import { canvas, drawn, edgesThroughNodes, nodeAt, nodes as topoNodes, selected } from '../helpers/topo-canvas'
 
 const YAML = `name: narrow-ui
 testbed: sim
@@ -27,8 +29,8 @@ const WIDE = YAML.replace('name: narrow-ui', 'name: narrow-wide-leaf').replace('
 // Two problems in the text: a load above 1 and a failure of a link the fabric does not have.
 const TWO_PROBLEMS = YAML.replace('load: 0.3', 'load: 3') + 'failures:\n  - { link: leaf9-spine0, at: 5ms }\n'
 // 64 hosts: the three-tier's in a block under each ToR, the leaf-spine's (32 leaves of 2) in bands
-// of leaves (a row of them needed a zoom of 0.1), both at a zoom labels can be read at.
-const HOSTS_64 = [
+// of leaves (a row of them needed a zoom of 0.1), and a k = 6 fat-tree, all at a zoom labels can be read at.
+const HOSTS_64: Array<{ name: string; topology: string; nodes: number; extra?: string }> = [
   {
     name: 'narrow-three-tier-64',
     topology: '{ kind: three-tier, pods: 2, torsPerPod: 4, aggsPerPod: 2, spines: 2, hostsPerTor: 8, hostLink: 10Gbps, fabricLink: 40Gbps, linkDelay: 1us, queuePackets: 100 }',
@@ -36,6 +38,15 @@ const HOSTS_64 = [
   },
   // 32 leaves: in the Fabric tab too, in bands of leaves.
   { name: 'narrow-leaf-spine-64', topology: '{ kind: leaf-spine, leaves: 32, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }', nodes: 64 + 32 + 2 },
+  // 54 hosts: 18 aggregation switches, one row of them needed a zoom of 0.21 in the editor and 0.16
+  // in the Fabric tab; pod by pod, the pods in a grid. Sampled less often: its 1,350 series would
+  // be over the run's budget at the default interval.
+  {
+    name: 'narrow-fattree-k6',
+    topology: '{ kind: fat-tree, k: 6, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }',
+    nodes: 54 + 18 + 18 + 9,
+    extra: 'telemetry: { interval: 1ms }\n',
+  },
 ]
 const WIDTHS = [
   { width: 1024, height: 768 },
@@ -311,9 +322,9 @@ describe('the app on a narrow window in Chromium', () => {
     expect(errors).toEqual([])
   })
 
-  it('shows a 64-host fabric whole in the topology editor and the Fabric tab', { timeout: 120_000 }, async () => {
+  it('shows a wide fabric whole in the topology editor and the Fabric tab', { timeout: 180_000 }, async () => {
     for (const f of HOSTS_64) {
-      const id = (await contract(app.url, 'experiments.create', { yaml: YAML.replace('name: narrow-ui', `name: ${f.name}`).replace(/^topology: .*$/m, `topology: ${f.topology}`) })).id
+      const id = (await contract(app.url, 'experiments.create', { yaml: YAML.replace('name: narrow-ui', `name: ${f.name}`).replace(/^topology: .*$/m, `topology: ${f.topology}`) + (f.extra ?? '') })).id
       for (const size of WIDTHS) {
         await page.setViewportSize(size)
         await page.goto(app.url)
@@ -331,7 +342,11 @@ describe('the app on a narrow window in Chromium', () => {
         await expect.poll(async () => (await offCanvas(page, 'topo-canvas')).length, { timeout: 10_000 }).toBeGreaterThan(0)
         await page.getByTestId('topo-fit').click()
         await expect.poll(() => offCanvas(page, 'topo-canvas'), { timeout: 10_000 }).toEqual([])
-        expect(Number(await canvas(page).getAttribute('data-zoom')), 'the editor\'s zoom').toBeGreaterThanOrEqual(READABLE)
+        const zoom = Number(await canvas(page).getAttribute('data-zoom'))
+        expect(zoom, 'the editor\'s zoom').toBeGreaterThanOrEqual(READABLE)
+        // No link drawn through a node but its ends (a spine's link to a lower band of leaves, a
+        // core's to a lower row of pods, a ToR's to its block's second row of hosts went straight through).
+        expect(edgesThroughNodes(await drawn(page, 'topo-canvas'), GRAZE * zoom), 'links through nodes in the editor').toEqual([])
         await canvas(page).scrollIntoViewIfNeeded()
         await page.screenshot({ path: join(ARTIFACTS, `narrow-topology-64-${f.name.split('-')[1]}-${size.width}.png`) })
 
@@ -340,6 +355,8 @@ describe('the app on a narrow window in Chromium', () => {
         await expect.poll(() => offCanvas(page, 'fabric-graph'), { timeout: 10_000 }).toEqual([])
         // Fitted (the graph fits itself to its panel) at a zoom a switch's label can be read at.
         await expect.poll(async () => Number(await page.getByTestId('fabric-graph').getAttribute('data-zoom')), { timeout: 10_000 }).toBeGreaterThanOrEqual(READABLE)
+        const fabricZoom = Number(await page.getByTestId('fabric-graph').getAttribute('data-zoom'))
+        expect(edgesThroughNodes(await drawn(page, 'fabric-graph'), GRAZE * fabricZoom), 'links through nodes in the Fabric tab').toEqual([])
         await page.screenshot({ path: join(ARTIFACTS, `narrow-fabric-64-${f.name.split('-')[1]}-${size.width}.png`) })
       }
     }

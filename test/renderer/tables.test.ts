@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildFabricModel, evaluateFabric, utilColor } from '../../src-renderer/src/lib/fabric'
+import { GRAZE, nodesCrossed, routeAround, segmentsOf } from '../../src-renderer/src/lib/graphRoute'
 import type { SwitchTableSpec } from '../../src-main/contract'
 import type { SeriesDefLike } from '../../src-renderer/src/lib/series'
 import {
@@ -280,6 +281,88 @@ describe('fabric model', () => {
     const small = buildFabricModel(leafSpine(8, 2), []).nodes.filter((n) => n.role === 'tor')
     expect(new Set(small.map((n) => n.y)).size).toBe(1)
     expect(small.map((n) => n.x)).toEqual(small.map((_, i) => (i - 3.5) * 110))
+  })
+
+  /** A k-ary fat-tree as the core describes it: (k/2)² cores over k pods of k/2 aggregation switches and k/2 edge switches of k/2 hosts. */
+  function fatTree(k: number) {
+    const half = k / 2
+    const nodes: Array<{ name: string; role: 'spine' | 'agg' | 'tor' | 'host'; level: number; pod: number }> = []
+    const links: Array<{ name: string; a: string; aPort: number; b: string; bPort: number; bps: number }> = []
+    const link = (a: string, b: string) => links.push({ name: `${a}-${b}`, a, aPort: links.length, b, bPort: links.length, bps: 10e9 })
+    for (let c = 0; c < half * half; c++) nodes.push({ name: `core${c}`, role: 'spine', level: 3, pod: -1 })
+    for (let p = 0; p < k; p++) {
+      for (let i = 0; i < half; i++) nodes.push({ name: `agg${p * half + i}`, role: 'agg', level: 2, pod: p })
+      for (let i = 0; i < half; i++) nodes.push({ name: `edge${p * half + i}`, role: 'tor', level: 1, pod: p })
+      for (let c = 0; c < half * half; c++) link(`core${c}`, `agg${p * half + Math.floor(c / half)}`)
+      for (let i = 0; i < half; i++) for (let j = 0; j < half; j++) link(`agg${p * half + i}`, `edge${p * half + j}`)
+    }
+    const hosts = Array.from({ length: k * half * half }, (_, h) => `h${h}`)
+    hosts.forEach((h, i) => {
+      nodes.push({ name: h, role: 'host', level: 0, pod: Math.floor(i / (half * half)) })
+      link(`edge${Math.floor(i / half)}`, h)
+    })
+    return { kind: 'fat-tree', nodes, links, hosts, queuePackets: 100 }
+  }
+
+  it('lays a fat-tree whose aggregation row is too wide out pod by pod, the pods in a grid under the cores', () => {
+    // k = 6 was one row of 18 aggregation switches, 1870 across: a zoom of 0.16 at 1024 px (about 310 × 410).
+    for (const [k, readable] of [[6, 0.3], [8, 0.28]]) {
+      const g = fatTree(k)
+      const m = buildFabricModel(g, [])
+      const at = Object.fromEntries(m.nodes.map((n) => [n.id, n]))
+      const xs = m.nodes.map((n) => n.x)
+      const ys = m.nodes.map((n) => n.y)
+      expect([(Math.max(...xs) - Math.min(...xs) + 58) * readable <= 310, (Math.max(...ys) - Math.min(...ys) + 22) * readable <= 410], `k = ${k}`).toEqual([true, true])
+      const role = (r: string) => g.nodes.filter((n) => n.role === r)
+      expect(Math.max(...role('spine').map((n) => at[n.name].y))).toBeLessThan(Math.min(...role('agg').map((n) => at[n.name].y)))
+      // Each pod a block: its aggregation switches in a row over its ToRs in a row, each ToR over its hosts, no two pods' blocks overlapping.
+      const boxes = Array.from({ length: k }, (_, pod) => {
+        const [aggs, tors] = [role('agg'), role('tor')].map((l) => l.filter((n) => n.pod === pod).map((n) => at[n.name]))
+        expect(new Set(aggs.map((n) => n.y)).size).toBe(1)
+        expect(new Set(tors.map((n) => n.y)).size).toBe(1)
+        expect(aggs[0].y).toBeLessThan(tors[0].y)
+        const hosts = tors.map((t) => at[`${t.id}:hosts`])
+        tors.forEach((t, i) => expect([hosts[i].x, hosts[i].y > t.y]).toEqual([t.x, true]))
+        const all = [...aggs, ...tors, ...hosts]
+        return { x1: Math.min(...all.map((n) => n.x)) - 32, x2: Math.max(...all.map((n) => n.x)) + 32, y1: Math.min(...all.map((n) => n.y)) - 12, y2: Math.max(...all.map((n) => n.y)) + 12 }
+      })
+      const overlapping = boxes.flatMap((a, i) => boxes.slice(i + 1).flatMap((b, j) => (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2 ? [`pods ${i} and ${i + 1 + j}`] : [])))
+      expect(overlapping, `k = ${k}`).toEqual([])
+      expect(new Set(boxes.map((b) => b.y1)).size, `k = ${k}: pods in more than one row`).toBeGreaterThan(1)
+    }
+    // A k = 4 fat-tree keeps its 8 aggregation switches in one row, as wide as 8 switches 110 apart, centred.
+    const aggs = buildFabricModel(fatTree(4), []).nodes.filter((n) => n.role === 'agg')
+    expect(new Set(aggs.map((n) => n.y)).size).toBe(1)
+    expect([aggs[0].x, aggs[7].x]).toEqual([-385, 385])
+  })
+
+  it('routes a link that would run through a node but its ends down a gutter between the columns', () => {
+    // 32 leaves in bands: spine0 lined up with the columns of leaf2, leaf9, ..., and its links to the
+    // lower bands ran straight through the leaves (and their hosts' nodes) above them.
+    for (const g of [leafSpine(32, 2), fatTree(6)]) {
+      const m = buildFabricModel(g, [])
+      const nodes = m.nodes.map((n) => ({ id: n.id, x: n.x, y: n.y, w: n.role === 'hosts' ? 56 : 64, h: n.role === 'hosts' ? 18 : 24 }))
+      const at = new Map(nodes.map((n) => [n.id, n]))
+      const edges = m.edges.filter((e) => e.dir === 'down')
+      const through = (e: (typeof edges)[number], bends: Array<{ x: number; y: number }>) => nodesCrossed([at.get(e.source)!, ...bends, at.get(e.target)!], nodes, new Set([e.source, e.target]), -GRAZE)
+      expect(edges.filter((e) => through(e, []).length > 0).length, g.kind).toBeGreaterThan(10)
+      const routes = routeAround(nodes, edges)
+      expect(edges.filter((e) => through(e, routes.get(e.id) ?? []).length > 0).map((e) => e.id), g.kind).toEqual([])
+      // Only those: a link clear of every node stays straight.
+      expect(edges.filter((e) => routes.has(e.id) && through(e, []).length === 0).map((e) => e.id), g.kind).toEqual([])
+      // Cytoscape puts each bend at weight w along the line between the ends' centres and d aside from it (to the left of the way the edge goes).
+      for (const [id, bends] of routes) {
+        const e = edges.find((x) => x.id === id)!
+        const [s, t] = [at.get(e.source)!, at.get(e.target)!]
+        const { weights, distances } = segmentsOf(s, t, bends)
+        const l = Math.hypot(t.x - s.x, t.y - s.y)
+        const drawn = weights.map((w, i) => ({ x: s.x + w * (t.x - s.x) - ((t.y - s.y) / l) * distances[i], y: s.y + w * (t.y - s.y) + ((t.x - s.x) / l) * distances[i] }))
+        drawn.forEach((p, i) => expect(Math.hypot(p.x - bends[i].x, p.y - bends[i].y), `${id}: bend ${i}`).toBeLessThan(1e-6))
+      }
+    }
+    // A fabric drawn in rows that fit has no link to route.
+    const small = buildFabricModel(leafSpine(8, 2), [])
+    expect(routeAround(small.nodes.map((n) => ({ id: n.id, x: n.x, y: n.y, w: 64, h: 24 })), small.edges).size).toBe(0)
   })
 
   it('evaluates edges by their direction and nodes by their deepest queue', () => {

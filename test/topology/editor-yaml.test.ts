@@ -174,6 +174,42 @@ describe('topology editor model', () => {
     }
   })
 
+  it('lays a fat-tree whose aggregation row is too wide out pod by pod, the pods in a grid under the cores, saved positions winning', () => {
+    // k = 6 was one row of 18 aggregation switches, 1530 across: a zoom of 0.21 on the editor at 1024 px.
+    for (const [k, readable] of [[6, 0.3], [8, 0.25]]) {
+      const spec = { kind: 'fat-tree', k } as const
+      const t = fabric(spec)
+      const pos = layoutByTier(t)
+      const xs = [...pos.values()].map((p) => p.x)
+      const ys = [...pos.values()].map((p) => p.y)
+      expect([(Math.max(...xs) - Math.min(...xs) + 58) * readable <= 340, (Math.max(...ys) - Math.min(...ys) + 22) * readable <= 400], `k = ${k}`).toEqual([true, true])
+      const tier = (name: string) => t.nodes.find((n) => n.name === name)!.tier
+      const of = (tr: string) => t.nodes.filter((n) => n.tier === tr).map((n) => n.name)
+      expect(Math.max(...of('spine').map((n) => pos.get(n)!.y))).toBeLessThan(Math.min(...of('agg').map((n) => pos.get(n)!.y)))
+      const own = new Map(t.links.filter((l) => tier(l.a) === 'tor' && tier(l.b) === 'host').map((l) => [l.b, l.a]))
+      // Each pod a block: aggregation switches over ToRs over their hosts, each host nearer its ToR across than any other of the pod's; no two pods' blocks overlapping.
+      const boxes = Array.from({ length: k }, (_, pod) => {
+        const inPod = (tr: 'agg' | 'tor') => t.nodes.filter((n) => n.tier === tr && n.pod === pod).map((n) => n.name)
+        const [aggs, tors] = [inPod('agg'), inPod('tor')]
+        const hosts = [...own].filter(([, tor]) => tors.includes(tor)).map(([h]) => h)
+        expect(new Set(aggs.map((n) => pos.get(n)!.y)).size).toBe(1)
+        expect(new Set(tors.map((n) => pos.get(n)!.y)).size).toBe(1)
+        expect(pos.get(aggs[0])!.y).toBeLessThan(pos.get(tors[0])!.y)
+        for (const h of hosts) {
+          const nearest = tors.reduce((a, b) => (Math.abs(pos.get(b)!.x - pos.get(h)!.x) < Math.abs(pos.get(a)!.x - pos.get(h)!.x) ? b : a))
+          expect([nearest, pos.get(h)!.y > pos.get(tors[0])!.y], h).toEqual([own.get(h), true])
+        }
+        const all = [...aggs, ...tors, ...hosts].map((n) => pos.get(n)!)
+        return { x1: Math.min(...all.map((p) => p.x)) - 29, x2: Math.max(...all.map((p) => p.x)) + 29, y1: Math.min(...all.map((p) => p.y)) - 11, y2: Math.max(...all.map((p) => p.y)) + 11 }
+      })
+      const overlapping = boxes.flatMap((a, i) => boxes.slice(i + 1).flatMap((b, j) => (a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2 ? [`pods ${i} and ${i + 1 + j}`] : [])))
+      expect(overlapping, `k = ${k}`).toEqual([])
+      expect(new Set(boxes.map((b) => b.y1)).size, `k = ${k}: pods in more than one row`).toBeGreaterThan(1)
+      // A position the user saved wins.
+      expect(layoutByTier(t, { agg3: { x: 5, y: -7 } }).get('agg3')).toEqual({ x: 5, y: -7 })
+    }
+  })
+
   it('wraps a wide flat fabric into bands of ToRs, each over its hosts, drawn at a zoom of 0.3 or more on the editor at 1024 px', () => {
     // 32 leaves of 2 hosts were one row of 64 hosts, 3400 across: a zoom of 0.1.
     for (const spec of [

@@ -98,12 +98,68 @@ function torsPerBand(count: number, above: number, top: number): number {
   return best.perBand
 }
 
+/** Between two pods' blocks side by side. */
+const POD_GAP = X_GAP * 1.5
+/** Between the rows of a wrapped tier of cores, each row half a column aside from the one above. */
+const CORE_ROW_GAP = Y_GAP / 2
+
+/**
+ * A fabric whose aggregation row is wider than ROW_MAX (a fat-tree of k = 6 has 18 aggregation
+ * switches, k = 8 has 32), laid out pod by pod: each pod a block of its aggregation switches over
+ * its ToRs (and their hosts' node), the pods in a grid under the cores, as many pods a row as
+ * draw the fabric largest on the graph at 1024 px. Cores wider than the grid wrap into rows of
+ * it, each row half a column aside from the one above so that a link from an upper row passes
+ * between the lower row's.
+ */
+function podLayout(switches: ReadonlyArray<FabricGraphLike['nodes'][number]>): Map<string, { x: number; y: number }> {
+  const sorted = (role: string) => switches.filter((n) => n.role === role).sort((a, b) => a.pod - b.pod || byName(a.name, b.name))
+  const [cores, aggs, tors] = [sorted('spine'), sorted('agg'), sorted('tor')]
+  const pods = [...new Set([...aggs, ...tors].map((n) => n.pod))].sort((a, b) => a - b)
+  const inPod = (list: typeof aggs, pod: number) => list.filter((n) => n.pod === pod)
+  const podW = Math.max(...pods.map((p) => (Math.max(inPod(aggs, p).length, inPod(tors, p).length) - 1) * X_GAP))
+  const podH = Y_GAP + HOSTS_DY
+  let best = { perRow: 1, coresPerRow: cores.length, zoom: -1 }
+  for (let perRow = 1; perRow <= pods.length; perRow++) {
+    const width = perRow * podW + (perRow - 1) * POD_GAP
+    const coresPerRow = Math.min(cores.length, Math.floor(width / X_GAP) + 1)
+    const coreRows = cores.length > 0 ? Math.ceil(cores.length / Math.max(1, coresPerRow)) : 0
+    const gridRows = Math.ceil(pods.length / perRow)
+    const height = (coreRows > 0 ? (coreRows - 1) * CORE_ROW_GAP + Y_GAP : 0) + gridRows * podH + (gridRows - 1) * Y_GAP
+    const coreW = (Math.min(cores.length, coresPerRow) - 1) * X_GAP + (coreRows > 1 ? X_GAP / 2 : 0)
+    const zoom = Math.min(CANVAS.w / (Math.max(width, coreW) + NODE.w), CANVAS.h / (height + NODE.h))
+    if (zoom > best.zoom) best = { perRow, coresPerRow, zoom }
+  }
+  const out = new Map<string, { x: number; y: number }>()
+  const { perRow } = best
+  const coreRows = cores.length > 0 ? Math.ceil(cores.length / Math.max(1, best.coresPerRow)) : 0
+  const coresPerRow = Math.ceil(cores.length / Math.max(1, coreRows))
+  cores.forEach((n, i) => {
+    const row = Math.floor(i / coresPerRow)
+    const count = Math.min(coresPerRow, cores.length - row * coresPerRow)
+    const x = ((i % coresPerRow) - (count - 1) / 2) * X_GAP + (coreRows > 1 ? (row % 2 === 0 ? -X_GAP / 4 : X_GAP / 4) : 0)
+    out.set(n.name, { x, y: row * CORE_ROW_GAP })
+  })
+  const top = coreRows > 0 ? (coreRows - 1) * CORE_ROW_GAP + Y_GAP : 0
+  pods.forEach((pod, q) => {
+    const gridRow = Math.floor(q / perRow)
+    // A shorter last row of pods takes the middle columns of the rows above it.
+    const skip = Math.floor((perRow - Math.min(perRow, pods.length - gridRow * perRow)) / 2)
+    const cx = ((q % perRow) + skip - (perRow - 1) / 2) * (podW + POD_GAP)
+    const y = top + gridRow * (podH + Y_GAP)
+    for (const [list, dy] of [[inPod(aggs, pod), 0], [inPod(tors, pod), Y_GAP]] as const) {
+      list.forEach((n, i) => out.set(n.name, { x: cx + (i - (list.length - 1) / 2) * X_GAP, y: y + dy }))
+    }
+  })
+  return out
+}
+
 /**
  * The fabric, drawn by tier: spines on top, then aggregation switches, ToRs, and one node per
  * ToR for its hosts (collapsed: a fabric of 1000 servers stays readable). Nodes of a tier
  * are ordered by pod, then name, and centred over the widest tier. ToRs that would make a row
  * wider than ROW_MAX (32 leaves: 3400 across) wrap into bands one under another, each ToR over
- * its hosts, the columns of every band lined up.
+ * its hosts, the columns of every band lined up. A fabric of pods whose aggregation row would be
+ * wider than ROW_MAX (a fat-tree of k = 6) is laid out pod by pod instead (podLayout).
  */
 export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDefLike[]): FabricModel {
   const util = portColumns(defs, 'link.util')
@@ -125,7 +181,17 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
   const width = (widest - 1) * X_GAP
   const nodes: FabricNodeModel[] = []
   const pos = new Map<string, { x: number; y: number }>()
-  for (const [level, all] of [...tiers].sort((a, b) => b[0] - a[0])) {
+  const place = (n: (typeof switches)[number], p: { x: number; y: number }) => {
+    pos.set(n.name, p)
+    const cols: number[] = []
+    for (const [k, c] of queue) if (k.startsWith(`${n.name}:`)) cols.push(c)
+    nodes.push({ id: n.name, label: n.name, role: n.role as 'tor' | 'agg' | 'spine', x: p.x, y: p.y, queueCols: cols })
+  }
+  const aggs = switches.filter((n) => n.role === 'agg')
+  const podded = aggs.length > 0 && tiers.has(torLevel) && switches.every((n) => n.role === 'spine' || n.pod >= 0)
+  if (podded && (aggs.length - 1) * X_GAP > ROW_MAX) {
+    for (const [name, p] of podLayout(switches)) place(switches.find((n) => n.name === name)!, p)
+  } else for (const [level, all] of [...tiers].sort((a, b) => b[0] - a[0])) {
     const bands = level === torLevel ? Array.from({ length: Math.ceil(all.length / perBand) }, (_, b) => all.slice(b * perBand, (b + 1) * perBand)) : [all]
     // Pods get a small gap between them so they read as groups.
     const podGapsOf = (list: typeof all) => list.reduce((g, n, i) => g + (i > 0 && n.pod !== list[i - 1].pod ? 1 : 0), 0)
@@ -138,11 +204,7 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
     bands.forEach((list, band) => {
       const skip = Math.floor((first.length - list.length) / 2)
       list.forEach((n, i) => {
-        const p = { x: columns[skip + i], y: (maxLevel - level) * Y_GAP + band * (HOSTS_DY + Y_GAP) }
-        pos.set(n.name, p)
-        const cols: number[] = []
-        for (const [k, c] of queue) if (k.startsWith(`${n.name}:`)) cols.push(c)
-        nodes.push({ id: n.name, label: n.name, role: n.role as 'tor' | 'agg' | 'spine', x: p.x, y: p.y, queueCols: cols })
+        place(n, { x: columns[skip + i], y: (maxLevel - level) * Y_GAP + band * (HOSTS_DY + Y_GAP) })
       })
     })
   }

@@ -1,9 +1,11 @@
 // The Cytoscape look the two fabric graphs share (the run's Fabric tab and the topology editor):
 // the theme's colours read from the CSS variables, switches as rounded boxes and hosts dashed,
-// links as bezier curves, a failing link's when on the panel's colour, and the labels' colours
-// published for the contrast test. What differs between the two (sizes, what a label shows, what
+// links as bezier curves (down a gutter, routeLinks, where straight they would run through a
+// node), a failing link's when on the panel's colour, and the labels' colours published for the
+// contrast test. What differs between the two (sizes, what a label shows, what
 // fills a switch, which marks win) is each view's parameters; the rules only they have stay theirs.
 import type cytoscape from 'cytoscape'
+import { routeAround, segmentsOf } from './graphRoute'
 
 export type GraphRule = cytoscape.StylesheetJson[number]
 type Css = Record<string, unknown>
@@ -116,4 +118,55 @@ export function fitWhole(cy: cytoscape.Core, padding: number, floor: number): vo
 export function drawnBox(cy: cytoscape.Core): number[] {
   const b = cy.elements().renderedBoundingBox()
   return [b.x1, b.y1, b.x2, b.y2, cy.width(), cy.height()].map((v) => Math.round(v))
+}
+
+const ROUTED = ['curve-style', 'edge-distances', 'segment-weights', 'segment-distances']
+
+/**
+ * Draws each link that would pass through a node other than its ends down a gutter between the
+ * columns instead (lib/graphRoute.ts), as segments set on its edges; the edges of one pair of
+ * nodes (the Fabric tab's two directions of a link) `apart` px from each other. Call it again
+ * after nodes move.
+ */
+export function routeLinks(cy: cytoscape.Core, apart: number): void {
+  const nodes = cy.nodes().map((n) => ({ id: n.id(), x: n.position('x'), y: n.position('y'), w: n.width(), h: n.height() }))
+  const pairs = new Map<string, cytoscape.EdgeSingular[]>()
+  cy.edges().forEach((e) => {
+    const key = [e.source().id(), e.target().id()].sort().join('\u0000')
+    pairs.set(key, [...(pairs.get(key) ?? []), e])
+  })
+  const first = [...pairs.values()].map((list) => list[0])
+  const routes = routeAround(nodes, first.map((e) => ({ id: e.id(), source: e.source().id(), target: e.target().id() })))
+  cy.batch(() => {
+    for (const list of pairs.values()) {
+      const bends = routes.get(list[0].id())
+      const from = list[0].source().id()
+      list.forEach((e, i) => {
+        if (!bends) {
+          e.removeStyle(ROUTED.join(' '))
+          return
+        }
+        const dx = (i - (list.length - 1) / 2) * apart
+        const own = (e.source().id() === from ? bends : [...bends].reverse()).map((p) => ({ x: p.x + dx, y: p.y }))
+        const { weights, distances } = segmentsOf(e.source().position(), e.target().position(), own)
+        e.style({ 'curve-style': 'segments', 'edge-distances': 'node-position', 'segment-weights': weights.join(' '), 'segment-distances': distances.join(' ') })
+      })
+    }
+  })
+}
+
+/** Each edge as drawn, for the tests: its ends' centres and its bends between them, on the canvas; and each node's box there. */
+export function drawnPaths(cy: cytoscape.Core): { paths: Record<string, number[][]>; boxes: Record<string, number[]> } {
+  const at = (p: { x: number; y: number }) => [Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10]
+  const paths: Record<string, number[][]> = {}
+  cy.edges().forEach((e) => {
+    const bends = e.style('curve-style') === 'segments' ? (e.renderedSegmentPoints() ?? []) : []
+    paths[e.id()] = [at(e.source().renderedPosition()), ...bends.map(at), at(e.target().renderedPosition())]
+  })
+  const boxes: Record<string, number[]> = {}
+  cy.nodes().forEach((n) => {
+    const [p, w, h] = [n.renderedPosition(), n.renderedWidth(), n.renderedHeight()]
+    boxes[n.id()] = [p.x - w / 2, p.y - h / 2, p.x + w / 2, p.y + h / 2].map((v) => Math.round(v * 10) / 10)
+  })
+  return { paths, boxes }
 }

@@ -198,6 +198,8 @@ const BLOCK_GAP = 72
 const ROW_MAX = 1100
 /** The editor's graph on a 1024 px window inside its padding, about: what a wrapped fabric is shaped to fill. */
 const CANVAS = { w: 340, h: 400 }
+/** A switch node's size (TopoCanvas.vue), for the drawing's extent. */
+const NODE = { w: 58, h: 22 }
 const byName = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true })
 
 /**
@@ -207,7 +209,8 @@ const byName = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: tru
  * ToR, such as one just added, follows the blocks in their first row). When even that is wider
  * than ROW_MAX (32 leaves of 2 hosts: a row of 64 hosts, or of 32 blocks), the ToRs with their
  * blocks wrap into bands one under another, shaped to fill the editor's graph on a 1024 px
- * window. A saved position wins over the computed one.
+ * window. A fabric of pods whose aggregation row is wider than ROW_MAX (a fat-tree of k = 6) is
+ * laid out pod by pod instead (layoutPods). A saved position wins over the computed one.
  */
 export function layoutByTier(topo: EdTopology, saved: Readonly<Record<string, Point>> = {}): Map<string, Point> {
   const tiers = new Map<Tier, EdTopology['nodes']>()
@@ -226,8 +229,12 @@ export function layoutByTier(topo: EdTopology, saved: Readonly<Record<string, Po
   const hostY = present.indexOf('host') * Y_GAP
   const above = { width: Math.max(0, ...present.filter((t) => t !== 'tor' && t !== 'host').map((t) => (tiers.get(t)!.length - 1) * X_GAP)), height: torY }
   const wide = Math.max((hosts.length - 1) * HOST_GAP, (tors.length - 1) * X_GAP) > ROW_MAX
+  const aggs = tiers.has('agg') ? sorted('agg') : []
+  const podded = aggs.length > 0 && tors.length > 0 && [...aggs, ...tors].every((n) => n.pod !== null)
   const blocks = wide && hosts.length > 0 && tors.length > 0 ? hostBlocks(topo, tors, hosts, above) : null
-  if (blocks) {
+  if (podded && (aggs.length - 1) * X_GAP > ROW_MAX) {
+    layoutPods(topo, tiers.get('spine') ? sorted('spine') : [], aggs, tors, hosts, out)
+  } else if (blocks) {
     const { cols, pitch, perBand } = blocks
     const span = (cols - 1) * HOST_GAP
     const bandH = hostY - torY + (blocks.rows - 1) * HOST_ROW_GAP + Y_GAP
@@ -275,6 +282,89 @@ export function placeNew(topo: EdTopology, positions: ReadonlyMap<string, Point>
   return { x, y: 0 }
 }
 
+/** Between two pods' blocks side by side, more than between a pod's ToRs' blocks of hosts. */
+const POD_GAP = X_GAP * 1.5
+/** Between the rows of a wrapped tier of cores, each row half a column aside from the one above. */
+const CORE_ROW_GAP = Y_GAP / 2
+
+/**
+ * A fabric whose aggregation row is wider than ROW_MAX (a fat-tree of k = 6 has 18 aggregation
+ * switches, k = 8 has 32), laid out pod by pod: each pod a block of its aggregation switches over
+ * its ToRs over their hosts (in blocks of a few columns), the pods in a grid under the cores. The
+ * columns of host blocks and the pods per row are those that draw the fabric largest on the
+ * editor's graph at 1024 px; cores wider than the grid wrap into rows of it, each row half a
+ * column aside from the one above so that a link from an upper row passes between the lower row's.
+ */
+function layoutPods(topo: EdTopology, cores: EdTopology['nodes'], aggs: EdTopology['nodes'], tors: EdTopology['nodes'], hosts: EdTopology['nodes'], out: Map<string, Point>): void {
+  const { of, loose } = hostsByTor(topo, tors, hosts)
+  const pods = [...new Set([...aggs, ...tors].map((n) => n.pod!))].sort((a, b) => a - b)
+  const inPod = (list: EdTopology['nodes'], pod: number) => list.filter((n) => n.pod === pod)
+  const most = Math.max(0, ...[...of.values()].map((b) => b.length))
+  let best: { cols: number; perRow: number; pitch: number; podW: number; podH: number; coresPerRow: number; zoom: number } | null = null
+  for (let c0 = Math.min(2, Math.max(1, most)); c0 <= Math.max(1, most); c0++) {
+    const cols = most > 0 ? Math.ceil(most / Math.ceil(most / c0)) : 1
+    const pitch = most > 0 ? Math.max(X_GAP, (cols - 1) * HOST_GAP + BLOCK_GAP) : X_GAP
+    const podW = Math.max(...pods.map((p) => Math.max((inPod(aggs, p).length - 1) * X_GAP, (inPod(tors, p).length - 1) * pitch + (cols - 1) * HOST_GAP)))
+    const podH = Y_GAP + (most > 0 ? Y_GAP + (Math.ceil(most / cols) - 1) * HOST_ROW_GAP : 0)
+    for (let perRow = 1; perRow <= pods.length; perRow++) {
+      const width = perRow * podW + (perRow - 1) * POD_GAP
+      const coresPerRow = Math.min(cores.length, Math.floor(width / X_GAP) + 1)
+      const coreRows = cores.length > 0 ? Math.ceil(cores.length / Math.max(1, coresPerRow)) : 0
+      const gridRows = Math.ceil(pods.length / perRow)
+      const height = (coreRows > 0 ? (coreRows - 1) * CORE_ROW_GAP + Y_GAP : 0) + gridRows * podH + (gridRows - 1) * Y_GAP
+      const coreW = (Math.min(cores.length, coresPerRow) - 1) * X_GAP + (coreRows > 1 ? X_GAP / 2 : 0)
+      const zoom = Math.min(CANVAS.w / (Math.max(width, coreW) + NODE.w), CANVAS.h / (height + NODE.h))
+      if (!best || zoom > best.zoom) best = { cols, perRow, pitch, podW, podH, coresPerRow, zoom }
+    }
+  }
+  const { cols, perRow, pitch, podW, podH } = best!
+  const coreRows = cores.length > 0 ? Math.ceil(cores.length / Math.max(1, best!.coresPerRow)) : 0
+  const coresPerRow = Math.ceil(cores.length / Math.max(1, coreRows))
+  cores.forEach((n, i) => {
+    const row = Math.floor(i / coresPerRow)
+    const count = Math.min(coresPerRow, cores.length - row * coresPerRow)
+    const x = ((i % coresPerRow) - (count - 1) / 2) * X_GAP + (coreRows > 1 ? (row % 2 === 0 ? -X_GAP / 4 : X_GAP / 4) : 0)
+    out.set(n.name, { x, y: row * CORE_ROW_GAP })
+  })
+  const top = coreRows > 0 ? (coreRows - 1) * CORE_ROW_GAP + Y_GAP : 0
+  const span = (cols - 1) * HOST_GAP
+  pods.forEach((pod, q) => {
+    const gridRow = Math.floor(q / perRow)
+    // A shorter last row of pods takes the middle columns of the rows above it.
+    const skip = Math.floor((perRow - Math.min(perRow, pods.length - gridRow * perRow)) / 2)
+    const cx = ((q % perRow) + skip - (perRow - 1) / 2) * (podW + POD_GAP)
+    const y = top + gridRow * (podH + Y_GAP)
+    const podAggs = inPod(aggs, pod)
+    podAggs.forEach((n, i) => out.set(n.name, { x: cx + (i - (podAggs.length - 1) / 2) * X_GAP, y }))
+    const podTors = inPod(tors, pod)
+    podTors.forEach((t, i) => {
+      const x = cx + (i - (podTors.length - 1) / 2) * pitch
+      out.set(t.name, { x, y: y + Y_GAP })
+      of.get(t.name)?.forEach((h, j) => out.set(h, { x: x - span / 2 + (j % cols) * HOST_GAP, y: y + 2 * Y_GAP + Math.floor(j / cols) * HOST_ROW_GAP }))
+    })
+  })
+  const after = (Math.min(perRow, pods.length) / 2) * (podW + POD_GAP)
+  loose.forEach((h, i) => out.set(h, { x: after + i * HOST_GAP, y: top + 2 * Y_GAP }))
+}
+
+/** Each ToR's hosts (those whose first link to a ToR goes to it), in name order, and the hosts linked to none. */
+function hostsByTor(topo: EdTopology, tors: EdTopology['nodes'], hosts: EdTopology['nodes']): { of: Map<string, string[]>; loose: string[] } {
+  const isTor = new Set(tors.map((t) => t.name))
+  const tor = new Map<string, string>()
+  for (const l of topo.links) {
+    if (isTor.has(l.a) && !tor.has(l.b)) tor.set(l.b, l.a)
+    else if (isTor.has(l.b) && !tor.has(l.a)) tor.set(l.a, l.b)
+  }
+  const of = new Map<string, string[]>()
+  const loose: string[] = []
+  for (const h of hosts) {
+    const t = tor.get(h.name)
+    if (t) of.set(t, [...(of.get(t) ?? []), h.name])
+    else loose.push(h.name)
+  }
+  return { of, loose }
+}
+
 interface HostBlocks {
   of: Map<string, string[]>
   loose: string[]
@@ -297,19 +387,7 @@ interface HostBlocks {
  * widest tier over the ToRs, and how far down the ToRs start).
  */
 function hostBlocks(topo: EdTopology, tors: EdTopology['nodes'], hosts: EdTopology['nodes'], above: { width: number; height: number }): HostBlocks | null {
-  const isTor = new Set(tors.map((t) => t.name))
-  const tor = new Map<string, string>()
-  for (const l of topo.links) {
-    if (isTor.has(l.a) && !tor.has(l.b)) tor.set(l.b, l.a)
-    else if (isTor.has(l.b) && !tor.has(l.a)) tor.set(l.a, l.b)
-  }
-  const of = new Map<string, string[]>()
-  const loose: string[] = []
-  for (const h of hosts) {
-    const t = tor.get(h.name)
-    if (t) of.set(t, [...(of.get(t) ?? []), h.name])
-    else loose.push(h.name)
-  }
+  const { of, loose } = hostsByTor(topo, tors, hosts)
   if (of.size === 0) return null
   const most = Math.max(...[...of.values()].map((b) => b.length))
   const pitchOf = (cols: number) => Math.max(X_GAP, (cols - 1) * HOST_GAP + BLOCK_GAP)
