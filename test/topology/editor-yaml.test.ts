@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { buildFabric } from '../../src-main/model/topology'
-import { layoutByTier, nodeInDirection, placeNew, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
+import { nodeInDirection, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../../src-renderer/src/lib/topoEditor'
+import { layoutByTier, placeNew } from '../../src-renderer/src/lib/topoLayout'
 import {
   addLink,
   addNode,

@@ -1,7 +1,8 @@
 import { computed, onScopeDispose, ref, shallowRef, watch, type Ref } from 'vue'
 import type { Res } from '@contract/index'
 import { call, errorMessage } from '../client'
-import { fabricOrigin, layoutByTier, orderEnds, placeNew, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES, type Point } from '../lib/topoEditor'
+import { fabricOrigin, orderEnds, problemsByElement, TextHistory, TOPOLOGY_TEMPLATES } from '../lib/topoEditor'
+import { layoutByTier, placeNew, type Point } from '../lib/topoLayout'
 import {
   addLink,
   addNode,

@@ -1,6 +1,7 @@
 // The fabric view's model: where each node sits, which series colour each edge and node,
 // and the colour scales. Pure (no DOM, no Cytoscape), tested in node.
 import { plural } from './format'
+import { bestPodGrid, placeCores, podOrigin, type GridSpacing } from './podGrid'
 import type { SeriesDefLike } from './series'
 import { maxStatOf, statOf, windowRange, type StatMode } from './window'
 
@@ -98,18 +99,13 @@ function torsPerBand(count: number, above: number, top: number): number {
   return best.perBand
 }
 
-/** Between two pods' blocks side by side. */
-const POD_GAP = X_GAP * 1.5
-/** Between the rows of a wrapped tier of cores, each row half a column aside from the one above. */
-const CORE_ROW_GAP = Y_GAP / 2
+/** The pod grid's spacing (podGrid.ts): pods' blocks further apart than a pod's ToRs, wrapped cores' rows half a tier apart. */
+const GRID: GridSpacing = { xGap: X_GAP, yGap: Y_GAP, podGap: X_GAP * 1.5, coreRowGap: Y_GAP / 2, canvas: CANVAS, node: NODE }
 
 /**
  * A fabric whose aggregation row is wider than ROW_MAX (a fat-tree of k = 6 has 18 aggregation
- * switches, k = 8 has 32), laid out pod by pod: each pod a block of its aggregation switches over
- * its ToRs (and their hosts' node), the pods in a grid under the cores, as many pods a row as
- * draw the fabric largest on the graph at 1024 px. Cores wider than the grid wrap into rows of
- * it, each row half a column aside from the one above so that a link from an upper row passes
- * between the lower row's.
+ * switches, k = 8 has 32), laid out pod by pod in the grid of podGrid.ts: each pod a block of
+ * its aggregation switches over its ToRs (and their hosts' node).
  */
 function podLayout(switches: ReadonlyArray<FabricGraphLike['nodes'][number]>): Map<string, { x: number; y: number }> {
   const sorted = (role: string) => switches.filter((n) => n.role === role).sort((a, b) => a.pod - b.pod || byName(a.name, b.name))
@@ -118,34 +114,11 @@ function podLayout(switches: ReadonlyArray<FabricGraphLike['nodes'][number]>): M
   const inPod = (list: typeof aggs, pod: number) => list.filter((n) => n.pod === pod)
   const podW = Math.max(...pods.map((p) => (Math.max(inPod(aggs, p).length, inPod(tors, p).length) - 1) * X_GAP))
   const podH = Y_GAP + HOSTS_DY
-  let best = { perRow: 1, coresPerRow: cores.length, zoom: -1 }
-  for (let perRow = 1; perRow <= pods.length; perRow++) {
-    const width = perRow * podW + (perRow - 1) * POD_GAP
-    const coresPerRow = Math.min(cores.length, Math.floor(width / X_GAP) + 1)
-    const coreRows = cores.length > 0 ? Math.ceil(cores.length / Math.max(1, coresPerRow)) : 0
-    const gridRows = Math.ceil(pods.length / perRow)
-    const height = (coreRows > 0 ? (coreRows - 1) * CORE_ROW_GAP + Y_GAP : 0) + gridRows * podH + (gridRows - 1) * Y_GAP
-    const coreW = (Math.min(cores.length, coresPerRow) - 1) * X_GAP + (coreRows > 1 ? X_GAP / 2 : 0)
-    const zoom = Math.min(CANVAS.w / (Math.max(width, coreW) + NODE.w), CANVAS.h / (height + NODE.h))
-    if (zoom > best.zoom) best = { perRow, coresPerRow, zoom }
-  }
+  const grid = bestPodGrid(pods.length, cores.length, podW, podH, GRID)
   const out = new Map<string, { x: number; y: number }>()
-  const { perRow } = best
-  const coreRows = cores.length > 0 ? Math.ceil(cores.length / Math.max(1, best.coresPerRow)) : 0
-  const coresPerRow = Math.ceil(cores.length / Math.max(1, coreRows))
-  cores.forEach((n, i) => {
-    const row = Math.floor(i / coresPerRow)
-    const count = Math.min(coresPerRow, cores.length - row * coresPerRow)
-    const x = ((i % coresPerRow) - (count - 1) / 2) * X_GAP + (coreRows > 1 ? (row % 2 === 0 ? -X_GAP / 4 : X_GAP / 4) : 0)
-    out.set(n.name, { x, y: row * CORE_ROW_GAP })
-  })
-  const top = coreRows > 0 ? (coreRows - 1) * CORE_ROW_GAP + Y_GAP : 0
+  const top = placeCores(cores, grid, GRID, out)
   pods.forEach((pod, q) => {
-    const gridRow = Math.floor(q / perRow)
-    // A shorter last row of pods takes the middle columns of the rows above it.
-    const skip = Math.floor((perRow - Math.min(perRow, pods.length - gridRow * perRow)) / 2)
-    const cx = ((q % perRow) + skip - (perRow - 1) / 2) * (podW + POD_GAP)
-    const y = top + gridRow * (podH + Y_GAP)
+    const { cx, y } = podOrigin(q, pods.length, podW, podH, top, grid, GRID)
     for (const [list, dy] of [[inPod(aggs, pod), 0], [inPod(tors, pod), Y_GAP]] as const) {
       list.forEach((n, i) => out.set(n.name, { x: cx + (i - (list.length - 1) / 2) * X_GAP, y: y + dy }))
     }
