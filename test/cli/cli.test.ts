@@ -174,8 +174,8 @@ describe('p4lab run: Ctrl-C during start-up', () => {
     writeFileSync(join(dir, 'two.yaml'), TINY.replace('name: tiny', 'name: ctrlc').replace('schemes: [ecmp]', 'schemes: [ecmp, rps]').replace('flows: 40', 'flows: 4000'))
     const db = join(dir, 'c.db')
     // The hook sends SIGINT at that point of the program, not after a delay.
-    const hook = join(ROOT, 'test', 'fixtures', 'cli', 'sigint-after-runs.mjs')
-    const r = p4lab(['run', 'two.yaml', '--db', db, '--parallel', '1', '--json'], dir, { env: { NODE_OPTIONS: `--import ${hook}` } })
+    const hook = join(ROOT, 'test', 'fixtures', 'cli', 'signal-after-insert.mjs')
+    const r = p4lab(['run', 'two.yaml', '--db', db, '--parallel', '1', '--json'], dir, { env: { NODE_OPTIONS: `--import ${hook}`, P4LAB_TEST_SIGNAL: 'SIGINT', P4LAB_TEST_TABLE: 'runs' } })
     expect(r.code, r.stderr).toBe(130)
     expect(r.stderr).toContain('p4lab: cancelling...')
     const d = new Database(db, { readonly: true })
