@@ -171,13 +171,20 @@ export class Runner {
     this.saveWall()
   }
 
+  /** Whether the ledger's rows from before computeKey were keyed in this invocation. */
+  private keyed = false
+
   /** Each spec's cells, with the run each reuses where there is one. */
   plan(specs: readonly RunSpec[]): Planned[] {
     const { core, ledger, fingerprint } = this.o
-    if (!this.o.fresh) ledger.backfillComputeKeys((id) => {
-      const rec = core.opts.store.getRunRecord(id)
-      return rec && !rec.reconstructed ? rec : undefined
-    })
+    // Once an invocation: plan() runs for every template and every sweep, and a row no record vouches for stays unkeyed.
+    if (!this.o.fresh && !this.keyed) {
+      this.keyed = true
+      ledger.backfillComputeKeys((id) => {
+        const rec = core.opts.store.getRunRecord(id)
+        return rec && !rec.reconstructed ? rec : undefined
+      })
+    }
     return specs.map((s) => {
       const spec = core.parseOrThrow(s.yaml, s.file)
       const hash = specHash(s.yaml, spec)
