@@ -30,8 +30,60 @@ export interface PageOptions {
 
 export const SUMMARY_HEAD = ['| template | claim | paper | ours | ours/paper | within ±30 % | holds |', '|---|---|---|---|---|---|---|']
 
-/** The closing note: which numeric claims are within ±30 % of the paper's now, from the summary rows. */
-export function closingNote(summaryLines: readonly string[]): string {
+/** A markdown table row's cells, an escaped "\\|" kept inside its cell. */
+const cellsOf = (line: string): string[] => line.replace(/^\|\s?|\s?\|$/g, '').split(/\s?(?<!\\)\|\s?/)
+
+/**
+ * Each figure's order of schemes in every row of its sensitivity sweep, read back from the
+ * sections' sweep tables (their last column, when the sweep ran the order's points), one table
+ * per paper with two figures or more, so that it shows which single setting, if any, gives all
+ * of a paper's figures the paper's order. Read from the page's text, it stays true when --only
+ * rewrites one section.
+ */
+export function ordersAcrossSweeps(body: string): string[] {
+  const papers = new Map<string, Array<{ name: string; rows: Map<string, boolean> }>>()
+  for (const part of `\n${body}`.split('\n## ').slice(1)) {
+    const name = part.slice(0, part.indexOf('\n'))
+    const at = part.indexOf('\n### Sensitivity sweep\n')
+    if (at < 0) continue
+    const table = part.slice(at).split('\n').filter((l) => l.startsWith('| '))
+    if (table.length < 2) continue
+    const col = cellsOf(table[0]).findIndex((c) => c.startsWith('order of schemes by '))
+    if (col < 0) continue
+    const rows = new Map<string, boolean>()
+    for (const line of table.slice(1)) {
+      const c = cellsOf(line)
+      rows.set(c[0] === '(the template)' ? c[0] : `${c[0]}: ${c[1]}`, c[col].endsWith(', matches'))
+    }
+    const paper = /\nPaper: (.+?)\. Settings the paper gives/.exec(part)?.[1] ?? 'a paper not named'
+    papers.set(paper, [...(papers.get(paper) ?? []), { name, rows }])
+  }
+  const out: string[] = []
+  for (const [paper, figures] of papers) {
+    if (figures.length < 2) continue
+    const keys = [...new Set(figures.flatMap((f) => [...f.rows.keys()]))]
+    const lost = (k: string) => figures.filter((f) => f.rows.get(k) !== true).map((f) => f.name)
+    const everywhere = keys.filter((k) => lost(k).length === 0)
+    const fewest = Math.min(...keys.map((k) => lost(k).length))
+    const closest = keys.filter((k) => lost(k).length === fewest)
+    out.push(
+      `${paper}: the order of schemes in each figure's sensitivity sweep (one open setting changed at a time, one seed, smaller runs than the figures' own; yes: each scheme at least 5 % better than the next, in the paper's order; —: not in that figure's sweep).`,
+      '',
+      `| setting | ${figures.map((f) => f.name).join(' | ')} |`,
+      `|---|${figures.map(() => '---|').join('')}`,
+      ...keys.map((k) => `| ${k} | ${figures.map((f) => (f.rows.has(k) ? (f.rows.get(k) ? 'yes' : 'no') : '—')).join(' | ')} |`),
+      '',
+      everywhere.length
+        ? `Each of these ${figures.length} figures ranks its schemes as the paper does under ${everywhere.join('; ')}.`
+        : `No single setting gives all ${figures.length} figures the paper's order; the closest, ${closest.join('; ')}, ${closest.length === 1 ? 'loses' : 'each lose'} ${fewest === 1 ? 'one' : fewest}: ${closest.map((k) => lost(k).join(', ')).join('; ')}.`,
+      '',
+    )
+  }
+  return out
+}
+
+/** The closing note: which numeric claims are within ±30 % of the paper's now, from the summary rows, and the orders across the sweeps, from the sections. */
+export function closingNote(summaryLines: readonly string[], body = ''): string {
   const rows = summaryLines.filter((l) => l.startsWith('| ') && !l.startsWith('| template |') && !l.startsWith('|---'))
   const cols = rows.map((l) => l.slice(2, -2).split(' | '))
   const numeric = cols.filter((c) => c[5] === 'yes' || c[5] === 'no')
@@ -48,6 +100,7 @@ export function closingNote(summaryLines: readonly string[]): string {
     `${orders.filter((c) => c[6] === 'yes').length} of ${orders.length} figures rank their schemes as the paper does.`,
     ...(notRun.length ? [`Not run on this page: ${notRun.length} rows of ${notRunTemplates.join(', ')} (their sections say what running them takes).`] : []),
     '',
+    ...ordersAcrossSweeps(body),
   ].join('\n')
 }
 
@@ -98,7 +151,7 @@ export function writePage(o: PageOptions, sections: Section[], timeText: string)
       ...summary,
       '',
       ...sections.map((s) => s.text),
-      closingNote(summary),
+      closingNote(summary, sections.map((s) => s.text).join('\n')),
     ].join('\n')
   }
   mkdirSync(dirname(o.outFile), { recursive: true })
@@ -143,5 +196,6 @@ function mergeOne(outFile: string, section: Section, timeText: string, fingerpri
   const note = text.indexOf('\n## Closing note\n')
   const head = text.indexOf('\n| template |')
   const summary = text.slice(head + 1, text.indexOf('\n\n', head + 1)).split('\n')
-  return (note < 0 ? text.trimEnd() + '\n\n' : text.slice(0, note + 1)) + closingNote(summary)
+  const body = note < 0 ? text : text.slice(0, note + 1)
+  return (note < 0 ? text.trimEnd() + '\n\n' : body) + closingNote(summary, body)
 }

@@ -16,7 +16,7 @@ import { fmtDuration, Runner, type Planned, type RunSpec } from './reproduce-run
 import type { Ledger } from './reproduce-ledger'
 import type { RunRow } from '../src-main/core/store'
 import type { SlurmPlace } from './reproduce-slurm'
-import { alikeRows, pointsOf, rowKey, sweepRows, sweepTable, type Row, type SweepOptions, type SweepScale } from './reproduce-sweep'
+import { alikeRows, pointsOf, rowKey, sweepRows, sweepTable, type Points, type Row, type SweepOptions, type SweepScale } from './reproduce-sweep'
 import { timeText, writePage, type Section } from './reproduce-page'
 import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from './reproduce-verdict'
 
@@ -144,19 +144,24 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
   lines.push('| claim | paper | ours | ours/paper | within ±30 % | holds | reason |', '|---|---|---|---|---|---|---|', ...rows, '')
   if (whys.length) lines.push(...whys.map((w, i) => `${i + 1}. ${w}`), '')
 
-  // The figure's order of schemes against the paper's.
+  // The figure's order of schemes against the paper's, and the points it reads (for the sweep).
+  let orderOk = true
+  let orderPicked: Results['picked'] = []
   if (settings?.order) {
     const ord = settings.order
+    const r = new Results(core, spec, runs, companions)
     let check: ReturnType<typeof orderCheck> | undefined
     let err = ''
     try {
-      check = orderCheck(ord.schemes, (s) => ord.value(results, s), VISIBLY_BETTER)
+      check = orderCheck(ord.schemes, (s) => ord.value(r, s), VISIBLY_BETTER)
     } catch (e) {
       err = (e as Error).message
     }
+    orderOk = !!check?.matches
+    orderPicked = r.picked
     const paperText = ord.schemes.join(' < ')
     const oursText = check ? check.text : `error: ${err}`
-    const ok = check?.matches ? 'yes' : 'no'
+    const ok = orderOk ? 'yes' : 'no'
     lines.push(`Order of schemes by ${ord.what}, best first (a step counts when it is at least 5 % better; ≈ marks one that is not): the paper's ${paperText}; ours ${oursText}. Matches: **${ok}**.`, '')
     summary.push(`| ${name} | order of schemes (${esc(ord.what)}) | ${paperText} | ${esc(oursText)} | — | — | ${ok} |`)
   }
@@ -187,10 +192,11 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
   } else lines.push('The settings this paper gives and leaves open are not declared yet (scripts/reproduce-settings.ts).', '')
 
   // The sensitivity sweep, for the claims that miss or do not hold.
+  // An order that does not match is swept too, its points with the claims'.
   const swept = measured.filter((m) => m.open)
-  if (swept.length && settings && settings.open.some((s) => s.variants.length)) {
+  if ((swept.length || !orderOk) && settings && settings.open.some((s) => s.variants.length)) {
     const scale: SweepScale = { maxFlows: o.quick ? QUICK_SWEEP_MAX_FLOWS : SWEEP_MAX_FLOWS }
-    const points = pointsOf(swept.flatMap((m) => m.picked), spec.schemes)
+    const points = pointsOf([...swept.flatMap((m) => m.picked), ...(orderOk ? [] : orderPicked)], spec.schemes)
     o.log(`reproduce: ${name}: sensitivity sweep over ${settings.open.filter((s) => s.variants.length).length} settings...`)
     const so: SweepOptions = { name, text: yaml, file, claims: swept.map((m) => m.claim), points, settings, scale }
     const rows = sweepRows(so)
@@ -218,7 +224,9 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
     const specs = rows.flatMap((r, i) => (r.error ? [] : [{ key: rowKey(name, i, r), yaml: r.yaml, file }, ...alike.map((a) => ({ key: rowKey(a.name, i, a.rows[i]), yaml: a.rows[i].yaml, file: a.file }))]))
     const sweepRuns = await runner.run(runner.plan(specs))
     const companionsOf = (i: number) => new Map(alike.map((a) => [a.name, new Results(core, core.parseOrThrow(a.rows[i].yaml, a.file), sweepRuns.get(rowKey(a.name, i, a.rows[i])) ?? [])]))
-    const table = sweepTable(core, so, rows, sweepRuns, companionsOf)
+    // The order gets its column wherever the sweep ran its points (always, when it does not match).
+    const order = settings.order && orderPicked.length && orderPicked.every((p) => covers(points, p)) ? settings.order : undefined
+    const table = sweepTable(core, so, rows, sweepRuns, companionsOf, order)
     const alikeText = alike.length ? ` ${alike.map((a) => a.name).join(' and ')}, which a claim compares with, is re-run alike in every row.` : ''
     lines.push(
       '### Sensitivity sweep',
@@ -233,6 +241,13 @@ async function runTemplate(o: ReproduceOptions, runner: Runner, name: string, cl
   const reused = runs.filter((r) => runner.isReused(r.id)).length
   out.push(`## ${name}`, '', `${results.spec.description} ${results.runs.length} runs (${failed} not done, ${reused} reused from an earlier invocation); ${unfinishedText}.`, '', ...notDone(results.runs), ...lines)
   return { name, summary, text: out.join('\n') }
+}
+
+/** A sweep's points include this one: its scheme, and its load (or all loads, when it reads every load). */
+function covers(points: Points, p: { scheme: string; load: number | undefined }): boolean {
+  if (!points.schemes.includes(p.scheme)) return false
+  if (points.loads === undefined) return true
+  return p.load !== undefined && points.loads.includes(p.load)
 }
 
 /** What a skipped template's runs would take: the runs not reusable, and the estimate. */

@@ -7,8 +7,9 @@ import type { Core } from '../src-main/core'
 import type { RunRow } from '../src-main/core/store'
 import type { Claim } from './reproduce-claims'
 import { Results } from './reproduce-results'
-import { applyOverrides, type TemplateSettings } from './reproduce-settings'
-import { fmtRatio, fmtValue, paperValue, verdict } from './reproduce-verdict'
+import { applyOverrides, type PaperOrder, type TemplateSettings } from './reproduce-settings'
+import { VISIBLY_BETTER } from './reproduce-claims'
+import { fmtRatio, fmtValue, orderCheck, paperValue, verdict, type OrderCheck } from './reproduce-verdict'
 
 /** The runs a set of claims reads: their schemes in the template's order, and their loads (undefined: all of the template's). */
 export interface Points {
@@ -97,23 +98,52 @@ export function alikeRows(rows: readonly Row[], o: Pick<SweepOptions, 'name' | '
 /** The run key of a sweep row (reproduce-runner.ts). */
 export const rowKey = (name: string, i: number, row: Row) => `${name} sweep ${i} (${row.setting}: ${row.value})`
 
+/** The runs a sweep row reads: its own, and the baselines its claims compare with. */
+export interface RowRuns {
+  runs: ReadonlyMap<string, RunRow[]>
+  companionsOf?: (i: number) => ReadonlyMap<string, Results>
+}
+
+function rowResults(core: Core, o: Pick<SweepOptions, 'name' | 'file'>, rows: readonly Row[], i: number, rr: RowRuns): Results {
+  const row = rows[i]
+  return new Results(core, core.parseOrThrow(row.yaml, o.file), rr.runs.get(rowKey(o.name, i, row)) ?? [], rr.companionsOf?.(i) ?? new Map(), true)
+}
+
+/** The figure's order of schemes in each row of a sweep: our ranking, or why there is none. */
+export function sweepOrders(core: Core, o: Pick<SweepOptions, 'name' | 'file'>, rows: readonly Row[], rr: RowRuns, order: PaperOrder): Array<OrderCheck | { error: string }> {
+  return rows.map((row, i) => {
+    if (row.error) return { error: `refused: ${row.error}` }
+    const r = rowResults(core, o, rows, i, rr)
+    try {
+      return orderCheck(order.schemes, (s) => order.value(r, s), VISIBLY_BETTER)
+    } catch (err) {
+      return { error: (err as Error).message }
+    }
+  })
+}
+
+/** An order's cell: "hula < ecmp, matches" (the paper's order) or "hula ≈ ecmp, does not match". */
+export const orderCell = (c: OrderCheck | { error: string }): string => ('error' in c ? `n/a (${c.error})` : `${c.text}, ${c.matches ? 'matches' : 'does not match'}`)
+
 /**
  * The sweep's table in markdown: one row per variant (the template's own setting first), one
  * column per claim that misses or does not hold, each cell our value, ours over the paper's and
- * whether it holds. A variant the spec refuses shows the refusal in its row. `runs`
- * holds each row's runs by rowKey (reproduce-runner.ts runs them).
+ * whether it holds; and, given the figure's order of schemes, a last column with the order in
+ * each row. A variant the spec refuses shows the refusal in its row. `runs` holds each row's
+ * runs by rowKey (reproduce-runner.ts runs them).
  */
-export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], runs: ReadonlyMap<string, RunRow[]>, companionsOf: (i: number) => ReadonlyMap<string, Results> = () => new Map()): string[] {
+export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], runs: ReadonlyMap<string, RunRow[]>, companionsOf: (i: number) => ReadonlyMap<string, Results> = () => new Map(), order?: PaperOrder): string[] {
   const head = o.claims.map((c) => {
     const p = paperValue(c)
     return `${c.claim} (paper: ${p === undefined ? c.seed : fmtValue(c.measure, p)})`
   })
+  if (order) head.push(`order of schemes by ${order.what} (paper: ${order.schemes.join(' < ')})`)
+  const orders = order ? sweepOrders(core, o, rows, { runs, companionsOf }, order) : []
   const lines = [`| setting | value | ${head.join(' | ')} |`, `|---|---|${head.map(() => '---|').join('')}`]
   rows.forEach((row, i) => {
     const cells = o.claims.map((c) => {
       if (row.error) return `refused: ${row.error.replace(/\|/g, '\\|')}`
-      const spec = core.parseOrThrow(row.yaml, o.file)
-      const r = new Results(core, spec, runs.get(rowKey(o.name, i, row)) ?? [], companionsOf(i), true)
+      const r = rowResults(core, o, rows, i, { runs, companionsOf })
       let v: number
       try {
         v = c.measure.value(r)
@@ -125,6 +155,7 @@ export function sweepTable(core: Core, o: SweepOptions, rows: readonly Row[], ru
       const vd = verdict(p, v)
       return `${fmtValue(c.measure, v)} (${fmtRatio(vd.ratio)} of the paper's${vd.within ? ', within ±30 %' : ''}${c.measure.holds(v) ? '' : ', does not hold'})`
     })
+    if (order) cells.push(row.error ? `refused: ${row.error.replace(/\|/g, '\\|')}` : orderCell(orders[i]))
     lines.push(`| ${row.setting} | ${row.value} | ${cells.join(' | ')} |`)
   })
   return lines

@@ -130,6 +130,16 @@ describe('npm run reproduce on tiny templates', { timeout: 600_000 }, () => {
     expect(section(page, 'tiny-cdf')).not.toContain('### Sensitivity sweep')
   })
 
+  it("shows the figure's order in every row of its sweep, and across the figures in the closing note", () => {
+    const s = section(page, 'tiny-sweep')
+    expect(s).toMatch(/\| known 1\.10 against 1\.25 \(paper: 1\.25×\) \| order of schemes by mean FCT at 50 % load \(paper: rps < ecmp\) \|\n/)
+    const sweep = table(s, '| setting | value |')
+    const orders = sweep.map((c) => c[5])
+    for (const cell of orders.slice(0, 3)) expect(cell).toMatch(/^(rps|ecmp) (<|≈) (ecmp|rps), (matches|does not match)$/)
+    for (const cell of orders.slice(0, 3)) expect(cell.endsWith(', matches')).toBe(cell.startsWith('rps < ecmp'))
+    expect(orders[3]).toMatch(/^refused: .*other-pods/)
+  })
+
   it('draws each figure as SVG beside its table, with titled axes, bands across seeds, and a log x for the CDF', async () => {
     expect(page).toContain('![Tiny Fig. 1](figures/tiny-sweep.svg) (bands: min to max across seeds)')
     expect(page).toContain('![Tiny Fig. 2](figures/tiny-cdf.svg)')
@@ -284,6 +294,43 @@ describe('a sweep of a claim that compares with another template', { timeout: 60
       }
       const expected = [meanOf('tiny-vs-sweep') / meanOf('tiny-base-sweep'), meanOf('tiny-vs-sweep-transport.minRto-1') / meanOf('tiny-base-sweep-transport.minRto-1')]
       expect(sweep.map((c) => c[2].split(' ')[0])).toEqual(expected.map((x) => `${x.toFixed(2)}×`))
+    } finally {
+      t.core.orchestrator.cancelAll()
+      led.close()
+      t.core.opts.store.close()
+    }
+  })
+})
+
+describe('a figure whose order of schemes does not match, though no claim misses', { timeout: 600_000 }, () => {
+  // A tie by construction: the order reads each scheme's runs at 50 % (its points) and gives both the same value.
+  const tie = `name: tiny-tie\ndescription: "a tie"\ntestbed: sim\n${TOPO}\ntransport: { kind: newreno, minRto: 1ms }\nschemes: [ecmp, rps]\nworkload: { kind: web-search, load: 0.5, flows: 40 }\nseeds: [1]\n`
+  const settings: Record<string, TemplateSettings> = {
+    'tiny-tie': {
+      paper: 'a test',
+      given: ['fabric: a tiny leaf-spine'],
+      open: [OPEN[0]],
+      order: { what: 'a tie', schemes: ['rps', 'ecmp'], value: (r, s) => r.fct(s, 0.5, 'meanNs') * 0 + 1 },
+    },
+  }
+
+  it('gets a sweep of its own, with the order its one column', async () => {
+    const t = tempCore(2)
+    t.core.start()
+    const led = new Ledger(t.dbPath)
+    const tdir = mkdtempSync(join(tmpdir(), 'p4lab-reproduce-tie-'))
+    writeFileSync(join(tdir, 'tiny-tie.yaml'), tie)
+    try {
+      const r = await reproduce({ core: t.core, templatesDir: tdir, claims: { 'tiny-tie': [] }, settings, quick: false, outFile: join(tdir, 'docs', 'results.md'), parallelRuns: 2, log: () => {}, ledger: led, fingerprint: 'test' })
+      const s = section(r.page, 'tiny-tie')
+      expect(s).toContain('Matches: **no**.')
+      expect(s).toContain('### Sensitivity sweep')
+      expect(s).toContain('| setting | value | order of schemes by a tie (paper: rps < ecmp) |')
+      expect(table(s, '| setting | value |')).toEqual([
+        ['(the template)', 'as declared above', 'rps ≈ ecmp, does not match'],
+        ['transport.minRto', '200ms', 'rps ≈ ecmp, does not match'],
+      ])
+      expect(r.page).toContain('0 of 1 figures rank their schemes as the paper does.')
     } finally {
       t.core.orchestrator.cancelAll()
       led.close()

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { parseDocument } from 'yaml'
 import type { Measure } from '../../scripts/reproduce-claims'
 import { CLAIMS } from '../../scripts/reproduce-claims'
-import { closingNote } from '../../scripts/reproduce-page'
+import { closingNote, ordersAcrossSweeps } from '../../scripts/reproduce-page'
 import { applyOverrides, SETTINGS } from '../../scripts/reproduce-settings'
 import { pointsOf, sweepText } from '../../scripts/reproduce-sweep'
 import { fmtRatio, fmtValue, missed, orderCheck, paperValue, verdict } from '../../scripts/reproduce-verdict'
@@ -170,5 +170,56 @@ describe('closingNote', () => {
     // A value inside the band can still fall short of the paper's figure (k1: 3.50× against 3.70×).
     expect(note).toContain("Of these, 1 holds (reaches the paper's figure); 1 falls short of it inside the band.")
     expect(note).toContain('0 of 1 figures rank their schemes as the paper does.')
+  })
+})
+
+describe('ordersAcrossSweeps', () => {
+  const section = (name: string, rows: string[][], o: { orderCol?: boolean; paper?: string } = {}) =>
+    [
+      `## ${name}`,
+      '',
+      '| claim | paper | ours |',
+      '|---|---|---|',
+      '| k | 1.00× | 1.00× |',
+      '',
+      `Paper: ${o.paper ?? 'A (X 2016)'}. Settings the paper gives: a fabric.`,
+      '',
+      '### Sensitivity sweep',
+      '',
+      `| setting | value | a claim (paper: 2.00×)${o.orderCol === false ? '' : ' | order of schemes by mean FCT (paper: hula < ecmp)'} |`,
+      `|---|---|---|${o.orderCol === false ? '' : '---|'}`,
+      ...rows.map((r) => `| ${r.join(' | ')} |`),
+      '',
+    ].join('\n')
+  const row = (setting: string, value: string, order: string) => [setting, value, '1.00×', order]
+
+  it("tables each paper's figures against their sweep rows, and names a setting that gives every order", () => {
+    const body = [
+      section('fig-a', [row('(the template)', 'as declared above', 'ecmp ≈ hula, does not match'), row('choice', 'permutation (a \\| b)', 'hula < ecmp, matches')]),
+      section('fig-b', [row('(the template)', 'as declared above', 'hula < ecmp, matches'), row('choice', 'permutation (a \\| b)', 'hula < ecmp, matches'), row('buffer', 'shared', 'n/a (no finished hula run)')]),
+      // No order column (the sweep did not run the order's points): left out.
+      section('fig-c', [['(the template)', 'as declared above', '1.00×']], { orderCol: false }),
+      // The only figure of its paper: its own section says it all.
+      section('fig-d', [row('(the template)', 'as declared above', 'hula < ecmp, matches')], { paper: 'B (Y 2021)' }),
+    ].join('\n')
+    const out = ordersAcrossSweeps(body).join('\n')
+    expect(out).toMatch(/^A \(X 2016\): the order of schemes in each figure's sensitivity sweep/)
+    expect(out).toContain('| setting | fig-a | fig-b |')
+    expect(out).toContain('| (the template) | no | yes |')
+    expect(out).toContain('| choice: permutation (a \\| b) | yes | yes |')
+    expect(out).toContain('| buffer: shared | — | no |')
+    expect(out).toContain('Each of these 2 figures ranks its schemes as the paper does under choice: permutation (a \\| b).')
+    expect(out).not.toContain('fig-d')
+  })
+
+  it('names the closest settings and the figures they lose when none gives every order, and is empty without order columns', () => {
+    const body = [
+      section('fig-a', [row('(the template)', 'as declared above', 'ecmp ≈ hula, does not match'), row('choice', 'permutation', 'hula < ecmp, matches'), row('rto', '200ms', 'ecmp < hula, does not match')]),
+      section('fig-b', [row('(the template)', 'as declared above', 'hula < ecmp, matches'), row('choice', 'permutation', 'ecmp < hula, does not match'), row('rto', '200ms', 'ecmp < hula, does not match')]),
+    ].join('\n')
+    expect(ordersAcrossSweeps(body).join('\n')).toContain("No single setting gives all 2 figures the paper's order; the closest, (the template); choice: permutation, each lose one: fig-a; fig-b.")
+    expect(ordersAcrossSweeps(section('fig-c', [['(the template)', 'as declared above', '1.00×']], { orderCol: false }))).toEqual([])
+    // The closing note carries it after the counts.
+    expect(closingNote([], body)).toMatch(/0 figures rank their schemes as the paper does\.\n\nA \(X 2016\): the order of schemes/)
   })
 })
