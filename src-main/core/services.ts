@@ -32,6 +32,7 @@ import { toWireBatch } from './wire'
 import { ranWith, toRun } from './run-view'
 import { setTopLevelScalar } from './spec/rewrite'
 import { NameTakenError } from './store'
+import { isRemoteKind } from './targets/kinds'
 
 export { toRun }
 
@@ -177,8 +178,8 @@ export class Core {
       file: file ?? 'experiment.yaml',
       baseDir: abs ? dirname(file) : this.opts.workloadsDir,
       workloadsDir: this.opts.workloadsDir,
-      // Driver keys name testbeds only for built-in targets (sim); bmv2/tofino run on stored testbeds.
-      testbeds: [...new Set([...Object.keys(this.opts.drivers).filter((k) => k !== 'bmv2' && k !== 'tofino'), ...this.opts.store.testbedNames()])],
+      // Driver keys name testbeds only for built-in targets (sim); the remote kinds run on stored testbeds.
+      testbeds: [...new Set([...Object.keys(this.opts.drivers).filter((k) => !isRemoteKind(k)), ...this.opts.store.testbedNames()])],
     }
   }
 

@@ -83,7 +83,7 @@ mapping:
     )
     await expect(svc.setMapping('two', { mapping: { kind: 'bmv2', hosts: [{ host: 'gen', switches: ['leaf0'] }] } })).rejects.toThrow("mapping.hosts[0].host: 'gen' is a traffic host, not a switch-host host")
     await expect(svc.setMapping('two', { mapping: { kind: 'bmv2', hosts: [{ host: 'hostA', switches: ['leaf0'], tunnelAddress: '10.0.0' }] } })).rejects.toThrow('mapping.hosts[0].tunnelAddress: expected an IPv4 address')
-    await expect(svc.setMapping('two', { mapping: { kind: 'tofino', switches: [{ switch: 'leaf0', host: 'hostA', ports: [] }] } })).rejects.toThrow("mapping.kind: this is a bmv2 testbed; its mapping is of kind 'bmv2'")
+    await expect(svc.setMapping('two', { mapping: { kind: 'tofino', switches: [{ switch: 'leaf0', host: 'hostA', ports: [] }] } })).rejects.toThrow("mapping.kind: this is a bmv2 testbed; its mapping is of kind 'bmv2', not 'tofino'")
     await expect(svc.setMapping('two', { yaml: 'mapping:\n  kind: bmv2\n   hosts: []\n' })).rejects.toThrow('mapping YAML, line 2: Nested mappings are not allowed in compact mappings')
     await expect(svc.setMapping('two', { mapping: { kind: 'bmv2', hosts: [{ host: 'hostA', switches: ['leaf0'] }, { host: 'hostB', switches: ['leaf0', 'spine0'] }] } })).rejects.toThrow('mapping.hosts[1].switches: switch leaf0 is also on hostA; place it on one host')
     // Against a fabric: a switch it lacks, switches on no host, a host without an IPv4 address for its tunnels.

@@ -23,6 +23,7 @@ import { archiveReadme } from './readme'
 import { writeSubset } from './subset'
 import { runLogs, writeCsvTables } from './tables'
 import type { RemoteKind, TestbedKind } from '../../contract/testbeds'
+import { isRemoteKind } from '../targets/kinds'
 
 export interface ExportOptions {
   store: Store
@@ -165,7 +166,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     const programs = new Map<string, { kind: RemoteKind; scheme: string; program: string }>()
     for (const r of runs) {
       const kind = kinds.get(r.target)
-      if (kind !== 'bmv2' && kind !== 'tofino') continue
+      if (kind === undefined || !isRemoteKind(kind)) continue
       const facts = r.facts ?? {}
       if (typeof facts.artifact === 'string' && /^[0-9a-f]{64}$/.test(facts.artifact)) artifactKeys.add(facts.artifact)
       if (typeof facts.program === 'string') programs.set(`${kind}:${r.scheme}`, { kind, scheme: r.scheme, program: facts.program })

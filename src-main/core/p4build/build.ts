@@ -28,13 +28,10 @@ import { artifactKey, type BuildOptions, type CompilerId } from './key'
 import { LocalRunner, type CompilerRunner } from './runner'
 import { collectSources, type ProgramSources } from './sources'
 import type { RemoteKind } from '../../contract/testbeds'
+import { REMOTE_KINDS } from '../targets/kinds'
 
 export type P4Target = RemoteKind
 
-export const COMPILERS: Record<P4Target, { tool: string; arch: string }> = {
-  bmv2: { tool: 'p4c-bm2-ss', arch: 'v1model' },
-  tofino: { tool: 'bf-p4c', arch: 'tna' },
-}
 
 export interface BuildRequest {
   /** The main .p4 file on this machine. */
@@ -114,7 +111,7 @@ export class P4Builder {
 
   /** The compiler's path and identity on the runner; throws CompilerMissingError. */
   async compiler(target: P4Target): Promise<CompilerId & { path: string }> {
-    const { tool } = COMPILERS[target]
+    const { tool } = REMOTE_KINDS[target].compiler
     const path = await this.runner.which(tool)
     if (!path) throw new CompilerMissingError(tool, this.runner.where)
     const fp = await this.runner.fingerprint(path)
@@ -151,7 +148,7 @@ export class P4Builder {
   async key(req: BuildRequest): Promise<{ key: string; sources: ProgramSources; compiler: CompilerId & { path: string }; options: BuildOptions }> {
     const sources = collectSources(req.file, req.includeDirs)
     const compiler = await this.compiler(req.target)
-    const options: BuildOptions = { target: req.target, arch: COMPILERS[req.target].arch, flags: req.flags ?? [] }
+    const options: BuildOptions = { target: req.target, arch: REMOTE_KINDS[req.target].compiler.arch, flags: req.flags ?? [] }
     return { key: artifactKey(sources, compiler, options), sources, compiler, options }
   }
 
@@ -170,28 +167,9 @@ export class P4Builder {
     }
 
     const name = basename(sources.main).replace(/\.p4$/, '')
-    const outputs: Record<string, string> =
-      req.target === 'bmv2'
-        ? { json: `${name}.json`, p4info: `${name}.p4info.txtpb` }
-        : { tofino: `${name}.tofino`, conf: `${name}.tofino/${name}.conf`, bfrt: `${name}.tofino/bf-rt.json` }
-    const argv =
-      req.target === 'bmv2'
-        ? [compiler.path, '--p4v', '16', ...options.flags, '--p4runtime-files', `../out/${outputs.p4info}`, '-o', `../out/${outputs.json}`, sources.main]
-        : [
-            compiler.path,
-            '--std',
-            'p4-16',
-            '--target',
-            'tofino',
-            '--arch',
-            'tna',
-            ...options.flags,
-            '--bf-rt-schema',
-            `../out/${outputs.bfrt}`,
-            '-o',
-            `../out/${outputs.tofino}`,
-            sources.main,
-          ]
+    const kind = REMOTE_KINDS[req.target].compiler
+    const outputs = kind.outputs(name)
+    const argv = kind.argv(compiler.path, options.flags, outputs, sources.main)
 
     const runner = this.runner
     const started = Date.now()

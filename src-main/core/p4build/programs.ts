@@ -21,10 +21,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { randomBytes } from 'node:crypto'
 import { dirname, join, posix, sep } from 'node:path'
 import { readDeclarations, type P4Declarations } from '../p4/declarations'
-import { COMPILERS, type P4Target } from './build'
+import { REMOTE_KINDS } from '../targets/kinds'
+import type { P4Target } from './build'
 import { collectSources, sha256, type ProgramSources } from './sources'
 
-export const P4_ARCH: Record<P4Target, string> = { bmv2: COMPILERS.bmv2.arch, tofino: COMPILERS.tofino.arch }
+const TARGETS = Object.keys(REMOTE_KINDS) as P4Target[]
+
+export const P4_ARCH = Object.fromEntries(TARGETS.map((t) => [t, REMOTE_KINDS[t].compiler.arch])) as Record<P4Target, string>
 
 export interface ProgramRef {
   scheme: string
@@ -60,7 +63,7 @@ export function listProgramFiles(p4Dir: string): ProgramRef[] {
         .map((e) => e.name)
         .sort()
     : []
-  for (const target of ['bmv2', 'tofino'] as const) {
+  for (const target of TARGETS) {
     for (const scheme of folders) {
       const file = programPath(p4Dir, { scheme, target })
       if (existsSync(file) && statSync(file).isFile()) out.push({ scheme, target })

@@ -12,12 +12,7 @@ import type { SpecError } from '../../contract/schemas'
 import type { Topology } from '../../sim/types'
 import { buildFabric, type FabricSpec } from '../../model/topology'
 import {
-  bmv2QueueMapping,
-  cliCommandLines,
   computeControlPlane,
-  intPlan,
-  renderBfrt,
-  renderCli,
   schemeModule,
   type Bmv2QueueMapping,
   type ControlPlaneState,
@@ -29,6 +24,7 @@ import { DEFAULT_PARAMS } from '../controlplane/defaults'
 import { isSchemeName, SCHEME_NAMES } from '../../schemes'
 import { parseExperiment, type IntSpec } from '../spec'
 import { programRelPath } from './programs'
+import { REMOTE_KINDS } from '../targets/kinds'
 import { toTopology } from '../spec/checks'
 import { formatPath, locate } from '../spec/locate'
 import { normaliseParams } from '../spec/params'
@@ -158,17 +154,8 @@ export function renderPipeline(topology: Topology, scheme: string, target: CpTar
   const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, params))
   const mod = schemeModule(scheme)
   const program = programRelPath({ scheme: mod.iface(target).programName, target })
-  const int = target === 'bmv2' && opts.int ? intPlan(state, opts.int) : undefined
-  const switches = state.switches.map((sw) => {
-    const text = target === 'bmv2' ? renderCli(state, sw.name, undefined, int ? { int } : {}) : renderBfrt(state, sw.name)
-    return {
-      name: sw.name,
-      role: sw.role,
-      switchId: sw.switchId,
-      fileName: `${sw.name}.${target === 'bmv2' ? 'cli' : 'py'}`,
-      text,
-      deployText: target === 'bmv2' ? cliCommandLines(text).join('\n') + '\n' : text,
-    }
-  })
-  return { scheme, target, program, switches, queues: target === 'bmv2' ? bmv2QueueMapping(state) : null, state }
+  const kind = REMOTE_KINDS[target].controlPlane
+  const files = kind.render(state, opts.int)
+  const switches = state.switches.map((sw, i) => ({ name: sw.name, role: sw.role, switchId: sw.switchId, fileName: `${sw.name}.${kind.ext}`, ...files[i] }))
+  return { scheme, target, program, switches, queues: kind.queues(state), state }
 }

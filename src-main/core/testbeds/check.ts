@@ -5,14 +5,7 @@
 // A host is ready only when every required tool was seen and runs: a tool that is on PATH
 // but cannot be executed counts as missing, and a probe that could not run at all (no
 // channel, no answer) makes the host an error, never a pass.
-import {
-  Bmv2Settings,
-  TofinoSettings,
-  type HostCheck,
-  type HostRole,
-  type TestbedKind,
-  type ToolCheck,
-} from '../../contract/schemas'
+import type { HostCheck, HostRole, RemoteKind, ToolCheck } from '../../contract/schemas'
 import {
   HostKeyChangedError,
   HostKeyRevokedError,
@@ -22,8 +15,9 @@ import {
   type SshPool,
   type SshTarget,
 } from '../ssh'
-import { SDE_DIRS, bmv2Tools, tofinoTools, type ToolSpec } from './tools'
-import { firstLine, sdeVersionFromPath } from './versions'
+import { REMOTE_KINDS } from '../targets/kinds'
+import type { ToolSpec } from './tools'
+import { firstLine } from './versions'
 
 /**
  * Finds `$1` on PATH (widened with the sbin folders a non-root login lacks, and the SDE's
@@ -41,12 +35,6 @@ const PROBE = [
   '[ "$#" -eq 0 ] && exit 0',
   'exec "$p" "$@" 2>&1',
 ].join('\n')
-
-/** The login environment's $SDE and $SDE_INSTALL, one per line (empty when unset). */
-const SDE_ENV = 'printf "%s\\n%s\\n" "${SDE-}" "${SDE_INSTALL-}"'
-
-/** Prints `$1` with a leading `~/` made absolute, when that is a directory; else exits 1. */
-const DIR = 'd=$1; case $d in "~/"*) d="$HOME/${d#??}" ;; esac; [ -d "$d" ] || exit 1; printf "%s\\n" "$d"'
 
 export interface CheckHostInput {
   name: string
@@ -109,35 +97,6 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (x: T) =
   return out
 }
 
-/** $SDE and $SDE_INSTALL from the settings, else the login environment; each checked to be a directory. */
-async function sdeEnv(h: SshHost, settings: TofinoSettings, opts: CheckOptions): Promise<{ env: Record<string, string>; tools: ToolCheck[] }> {
-  const signal = () => timeoutSignal(opts.toolTimeoutMs ?? 20_000, opts.signal)
-  const r = await h.exec(cmd(['sh', '-c', SDE_ENV, 'p4lab-env']), { signal: signal() })
-  const [loginSde = '', loginInstall = ''] = r.stdout.toString('utf8').split('\n')
-  const env: Record<string, string> = {}
-  const tools: ToolCheck[] = []
-  const dir = async (name: 'SDE' | 'SDE_INSTALL', fromSettings: string | undefined, fromLogin: string, fallback?: string) => {
-    const value = fromSettings ?? (fromLogin || fallback)
-    const source = fromSettings ? 'from the testbed settings' : fromLogin ? 'from the login environment' : fallback ? 'default' : ''
-    const base = { name: `$${name}`, required: true, checked: true, ...SDE_DIRS[name] }
-    if (!value) {
-      tools.push({ ...base, found: false, version: null, path: null, detail: 'not set in the testbed settings nor in the login environment' })
-      return
-    }
-    const d = await h.exec(cmd(['sh', '-c', DIR, 'p4lab-dir', value]), { signal: signal() })
-    const abs = d.stdout.toString('utf8').trim()
-    if (d.code !== 0 || !abs) {
-      tools.push({ ...base, found: false, version: null, path: value, detail: `${value} (${source}) is not a directory on the host` })
-      return
-    }
-    env[name] = abs
-    tools.push({ ...base, found: true, version: name === 'SDE' ? sdeVersionFromPath(abs) : null, path: abs, detail: source })
-  }
-  await dir('SDE', settings.sde, loginSde)
-  await dir('SDE_INSTALL', settings.sdeInstall, loginInstall, env.SDE ? `${env.SDE}/install` : undefined)
-  return { env, tools }
-}
-
 function keyOf(e: { keyType: string; fingerprint: string }) {
   return { keyType: e.keyType, fingerprint: e.fingerprint }
 }
@@ -145,7 +104,7 @@ function keyOf(e: { keyType: string; fingerprint: string }) {
 /** Connects to one host and looks for its tools. Never throws for the host's own problems. */
 export async function checkHost(
   pool: SshPool,
-  kind: TestbedKind,
+  kind: RemoteKind,
   settings: Record<string, unknown>,
   input: CheckHostInput,
   opts: CheckOptions = {},
@@ -184,20 +143,13 @@ export async function checkHost(
   }
   result.hostKey = h.hostKey ? { keyType: '', fingerprint: h.hostKey } : null
   try {
-    let env: Record<string, string> = {}
-    let specs: ToolSpec[]
-    if (kind === 'tofino') {
-      const s = TofinoSettings.parse(settings)
-      if (input.role === 'sde') {
-        const sde = await sdeEnv(h, s, opts)
-        env = sde.env
-        result.tools.push(...sde.tools)
-      }
-      specs = tofinoTools(input.role, s)
-    } else {
-      specs = bmv2Tools(input.role, Bmv2Settings.parse(settings))
+    const probe = async (argv: string[]) => {
+      const r = await h.exec(cmd(argv), { signal: timeoutSignal(opts.toolTimeoutMs ?? 20_000, opts.signal) })
+      return { code: r.code, stdout: r.stdout.toString('utf8') }
     }
-    result.tools.push(...(await mapLimited(specs, opts.concurrency ?? 4, (spec) => probeTool(h, spec, env, opts))))
+    const plan = await REMOTE_KINDS[kind].checkPlan(input.role, settings, probe)
+    result.tools.push(...plan.checked)
+    result.tools.push(...(await mapLimited(plan.tools, opts.concurrency ?? 4, (spec) => probeTool(h, spec, plan.env, opts))))
   } catch (e) {
     if (opts.signal?.aborted) throw e
     result.status = 'error'

@@ -6,6 +6,6 @@
 export { TestbedService, formatIssues, passphraseSecretId, type TestbedServiceOptions } from './service'
 export { checkHost, type CheckHostInput, type CheckOptions } from './check'
 export { describeStoredKey, fetchHostKey, storedKeyText } from './hostkey'
-export { bmv2Tools, tofinoTools, type ToolSpec } from './tools'
+export type { ToolSpec } from './tools'
 export * from './versions'
 export { storedTestbedNames, withTestbed } from './override'

@@ -5,9 +5,7 @@ import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { utils } from 'ssh2'
 import {
-  Bmv2Settings,
   TestbedInput,
-  TofinoSettings,
   type HostRole,
   type Testbed,
   type TestbedCheck,
@@ -24,6 +22,7 @@ import type { RemoteKind, MappingPreview } from '../../contract/testbeds'
 import { TestbedMapping } from '../../contract/testbed-mapping'
 import type { FabricSpec } from '../../model/topology'
 import { mappingFromYaml, mappingToYaml, previewMapping, validateMapping } from './mapping'
+import { REMOTE_KINDS } from '../targets/kinds'
 
 export interface TestbedServiceOptions {
   store: Store
@@ -42,9 +41,6 @@ export interface TestbedServiceOptions {
 export function passphraseSecretId(hostId: number): string {
   return `ssh:key-passphrase:host-${hostId}`
 }
-
-const DEFAULT_ROLE: Record<RemoteKind, HostRole> = { bmv2: 'switch-host', tofino: 'sde' }
-const ROLES: Record<RemoteKind, HostRole[]> = { bmv2: ['switch-host', 'traffic'], tofino: ['sde', 'traffic'] }
 
 /** zod issues as one line each: `hosts[0].port: a port is 1-65535`. */
 export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
@@ -164,6 +160,7 @@ export class TestbedService {
     if (row.kind === 'sim') {
       return { testbed: row.name, kind: 'sim', checkedAt: new Date().toISOString(), ready: true, hosts: [] }
     }
+    const kind = row.kind
     const hosts = opts.host ? [this.host(row, opts.host)] : row.hosts
     // A pool per host: two hosts of a testbed may be one machine and login with different keys.
     const pools = hosts.map(
@@ -180,7 +177,7 @@ export class TestbedService {
       const results = await Promise.all(
         hosts.map(async (h, i) => {
           const target = await this.target(h)
-          const r = await checkHost(pools[i], row.kind, row.settings, { name: h.name, role: h.role as HostRole, target }, opts)
+          const r = await checkHost(pools[i], kind, row.settings, { name: h.name, role: h.role as HostRole, target }, opts)
           if (r.status === 'ok' && r.hostKey && !r.hostKey.keyType) r.hostKey = await this.knownKeyType(r.hostKey.fingerprint, h)
           return r
         }),
@@ -279,18 +276,19 @@ export class TestbedService {
     const t = parsed.data
     if (t.name === 'sim') throw new CoreError('conflict', "'sim' is the built-in simulator testbed; choose another name")
     const problems: string[] = []
+    const roles = REMOTE_KINDS[t.kind].roles
     const seen = new Set<string>()
     t.hosts.forEach((h, i) => {
       if (seen.has(h.name)) problems.push(`hosts[${i}].name: two hosts are named '${h.name}'`)
       seen.add(h.name)
-      if (h.role && !ROLES[t.kind].includes(h.role)) {
-        problems.push(`hosts[${i}].role: a ${t.kind} host is ${ROLES[t.kind].map((r) => `'${r}'`).join(' or ')}, not '${h.role}'`)
+      if (h.role && !roles.includes(h.role)) {
+        problems.push(`hosts[${i}].role: a ${t.kind} host is ${roles.map((r) => `'${r}'`).join(' or ')}, not '${h.role}'`)
       }
     })
-    const need = DEFAULT_ROLE[t.kind]
+    const need = roles[0]
     if (!t.hosts.some((h) => (h.role ?? need) === need)) problems.push(`hosts: a ${t.kind} testbed needs a '${need}' host`)
     if (problems.length) throw new CoreError('invalid-request', `invalid testbed: ${problems.join('; ')}`)
-    const settings: Record<string, unknown> = t.kind === 'bmv2' ? Bmv2Settings.parse(t.settings) : TofinoSettings.parse(t.settings)
+    const settings = REMOTE_KINDS[t.kind].parseSettings(t.settings)
     // Earlier versions stored a bring-up choice the driver never used: it is not kept.
     delete settings.bringUp
     return { ...t, settings }
@@ -353,7 +351,7 @@ export class TestbedService {
           user: h.user,
           auth: h.auth,
           keyFile,
-          role: h.role ?? DEFAULT_ROLE[kind],
+          role: h.role ?? REMOTE_KINDS[kind].roles[0],
         },
       })
     }

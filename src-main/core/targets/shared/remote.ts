@@ -9,9 +9,9 @@ import type { SecretStore } from '../../secrets'
 import type { ExperimentSpec } from '../../spec'
 import { RemoteProcesses, SshPool, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
 import { checkHost } from '../../testbeds/check'
-import { describeTool } from '../../testbeds/tools'
 import { passphraseSecretId } from '../../testbeds/service'
-import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type HostRole, type TestbedKind } from '../../../contract/schemas'
+import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type HostRole, type RemoteKind } from '../../../contract/schemas'
+import { describeTool } from '../kinds'
 import { CancelledError, type RunContext, type RunTestbedHost } from '../driver'
 import { AgentOutputCollector, type AgentOutput } from './agent'
 import { cleanTestbedLeftovers, recordLeftover, type CleanupResult } from './leftovers'
@@ -232,7 +232,7 @@ export class RemoteRun {
   }
 
   /** Logs in to the host and looks for the tools of its role (the testbeds' Check), failing on a missing required one. */
-  async checkHost(kind: TestbedKind, settings: Record<string, unknown>, h: RunTestbedHost, ignore: readonly string[] = []): Promise<HostCheck> {
+  async checkHost(kind: RemoteKind, settings: Record<string, unknown>, h: RunTestbedHost, ignore: readonly string[] = []): Promise<HostCheck> {
     this.throwIfCancelled()
     const target = await sshTarget(h, this.deps.secrets)
     const r = await checkHost(this.pool, kind, settings, { name: h.name, role: h.role as HostRole, target }, { signal: this.ctx.signal })
