@@ -15,16 +15,17 @@ import {
   type P4Target,
 } from '../../core/p4build'
 import { openStore } from '../../core/store'
+import { REMOTE_KINDS, isRemoteKind } from '../../core/targets/kinds'
 import { fail, openingDb, outFolder, UsageError, type Command } from '../common'
 import { p4SchemeNames, p4SchemesHelp } from '../schemes'
 import type { P4Diagnostic } from '../../core/p4/diagnostics'
 
-const TARGETS = ['bmv2', 'tofino'] as const
+const TARGETS = Object.keys(REMOTE_KINDS).join(' or ')
 
 function target(value: string | undefined): P4Target {
-  if (value === undefined) throw new UsageError('--target is required: bmv2 or tofino')
-  if (!(TARGETS as readonly string[]).includes(value)) throw new UsageError(`--target must be bmv2 or tofino, got '${value}'`)
-  return value as P4Target
+  if (value === undefined) throw new UsageError(`--target is required: ${TARGETS}`)
+  if (!isRemoteKind(value)) throw new UsageError(`--target must be ${TARGETS}, got '${value}'`)
+  return value
 }
 
 function cmdRender(argv: string[]): number {
