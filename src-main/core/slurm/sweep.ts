@@ -16,7 +16,7 @@ import { cmd } from '../ssh'
 import type { ExperimentRow, RunRow, SlurmJobRow, SlurmSubmissionRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
 import { simConfigFor } from '../targets/sim/config'
-import { JOB_FILE, JOB_FORMAT, type JobFile } from './bundle'
+import { BUNDLE, JOB_FILE, JOB_FORMAT, type JobFile } from './bundle'
 import { BundleRefusedError, mergeTask } from './merge'
 import { check, type ClusterShell, type ShellResult } from './shell'
 import { ENDED, readTaskStates, type TaskState } from './states'
@@ -312,35 +312,83 @@ export class SlurmSweeps {
   }
 
   /**
-   * Submissions to this cluster whose process ended before it recorded their job (killed while
-   * sbatch ran, or unsure what sbatch did): the job each may have made is looked for by its name.
-   * One found still queued or running is adopted when `adopt` and its runs allow it
-   * (store.adoptSlurmSubmission: recorded, its runs queued again and followed as any other);
-   * else it is cancelled (its runs, their process gone, stay interrupted). The submission is
-   * forgotten either way. Returns what was found, a line each, and the jobs adopted.
+   * The job a cut-off submission made, looked for by its unique name: first in squeue, which
+   * lists it queued, running, or ended within the cluster's MinJobAge; then in sacct, where the
+   * cluster keeps accounting; then, when Slurm has forgotten it, in the result bundles its tasks
+   * left in the sweep folder (each names its job). `active`: those ids still queued or running.
+   * Null when none of these knows of a job: sbatch made none, or it ended long ago leaving no result.
    */
-  async lookForCutOff(o: { adopt: boolean }): Promise<{ lines: string[]; adopted: SlurmJobRow[] }> {
+  private async findCutOffJob(sub: SlurmSubmissionRow): Promise<{ ids: string[]; active: string[]; via: string } | null> {
+    const { shell } = this.d
+    const listed = (lines: string[], via: string) => {
+      const ids = new Map<string, boolean>()
+      for (const line of lines) {
+        const [id, state] = line.trim().split('|')
+        const m = /^(\d+)/.exec(id ?? '')
+        if (!m || !state) continue
+        ids.set(m[1], (ids.get(m[1]) ?? false) || !ENDED.has(state.split(' ')[0]))
+      }
+      return ids.size ? { ids: [...ids.keys()], active: [...ids].filter(([, a]) => a).map(([id]) => id), via } : null
+    }
+    const sq = listed((await check(shell, ['squeue', '-h', '-t', 'all', `--name=${sub.jobName}`, '-o', '%F|%T'])).split('\n'), 'squeue')
+    if (sq) return sq
+    // sacct looks from midnight today unless told: from the day before the submission (its clock may be behind).
+    const since = new Date(Date.parse(sub.startedAt) - 86_400_000).toISOString().slice(0, 10)
+    const sa = await shell.run(['sacct', '-n', '-X', '-P', `--name=${sub.jobName}`, '-S', since, '-o', 'JobID,State'])
+    const acct = sa.code === 0 ? listed(sa.stdout.toString('utf8').split('\n'), 'sacct') : null
+    if (acct) return acct
+    const bundles = [...(await this.bundlesPresent(sub.sweepDir))]
+    if (bundles.length === 0) return null
+    const named = await shell.run(['grep', '-h', '-o', '"jobId":"[0-9]*"', ...bundles.map((i) => `${sub.sweepDir}/results/${i}/${BUNDLE.cell}`)])
+    const ids = [...new Set([...named.stdout.toString('utf8').matchAll(/"jobId":"(\d+)"/g)].map((m) => m[1]))]
+    return ids.length ? { ids, active: [], via: `the result bundles in ${sub.sweepDir}` } : null
+  }
+
+  /**
+   * Submissions to this cluster whose process ended before it recorded their job (killed while
+   * sbatch ran, or unsure what sbatch did): the job each may have made is looked for
+   * (findCutOffJob). One found, queued, running or ended, is adopted when `adopt` allows it (a
+   * function: null, or why not) and so do its runs (store.adoptSlurmSubmission: recorded, its runs
+   * queued again and followed as any other); one that has ended is merged at once (refresh), so
+   * what its tasks wrote is not run again. One not adopted is cancelled if still queued or running
+   * (its runs, their process gone, stay interrupted); one that has ended is left as it is, its
+   * results unmerged in its folder, and the line says so and why. The submission is forgotten
+   * either way. Returns what was found, a line each, and the jobs adopted.
+   */
+  async lookForCutOff(o: { adopt: boolean | ((sub: SlurmSubmissionRow) => string | null) }): Promise<{ lines: string[]; adopted: SlurmJobRow[] }> {
     const { store, shell } = this.d
     const lines: string[] = []
     const adopted: SlurmJobRow[] = []
     for (const sub of cutOffSubmissions(store)) {
       if (JSON.stringify(sub.cluster) !== JSON.stringify(shell.ref)) continue
-      const ids = [...new Set((await check(shell, ['squeue', '-h', `--name=${sub.jobName}`, '-o', '%F'])).split('\n').map((l) => l.trim()).filter((l) => /^\d+$/.test(l)))]
-      const found = `Slurm job ${ids.join(', ')} (${sub.jobName}) on ${shell.label}, submitted for run(s) ${sub.runIds.join(', ')} by a p4lab that ended before recording it`
+      const job = await this.findCutOffJob(sub)
       let line: string
-      if (ids.length === 0) {
-        line = `a submission for run(s) ${sub.runIds.join(', ')} to ${shell.label} was cut off before its job was recorded: no job named ${sub.jobName} is queued there, nothing to cancel`
+      if (!job) {
+        line = `a submission for run(s) ${sub.runIds.join(', ')} to ${shell.label} was cut off before its job was recorded: no job named ${sub.jobName} is queued there or known to Slurm, and no task of one left results in ${sub.sweepDir}: nothing to cancel or merge`
         store.removeSlurmSubmission(sub.id)
       } else {
+        const ended = job.active.length === 0
+        const found = `Slurm job ${job.ids.join(', ')} (${sub.jobName}) on ${shell.label}, submitted for run(s) ${sub.runIds.join(', ')} by a p4lab that ended before recording it${ended ? `, ended since (found through ${job.via})` : ''}`
         // One sbatch makes one array: two jobs of the name are not this submission's alone.
-        const took = o.adopt && ids.length === 1 ? store.adoptSlurmSubmission(sub, ids[0], `${SLURM_OWNER_PREFIX}${shell.label}`) : { refused: o.adopt ? 'more than one job has its name' : 'its runs are submitted again here' }
+        const refused = job.ids.length > 1 ? 'more than one job has its name' : o.adopt === false ? 'its runs are submitted again here' : o.adopt === true ? null : o.adopt(sub)
+        const took = refused === null ? store.adoptSlurmSubmission(sub, job.ids[0], `${SLURM_OWNER_PREFIX}${shell.label}`) : { refused }
         if ('job' in took) {
           adopted.push(took.job)
           for (const id of sub.runIds) this.announce(store.getRun(id)!)
-          line = `${found}: adopted, its runs queued again and followed as the job's (p4lab slurm follow merges them)`
+          if (!ended) line = `${found}: adopted, its runs queued again and followed as the job's (p4lab slurm follow merges them)`
+          else {
+            try {
+              const p = await this.refresh(took.job.id)
+              line = `${found}: adopted and its results merged: ${p.tasks.map((t) => `run ${t.runId} ${t.runStatus}`).join(', ')}`
+            } catch (err) {
+              line = `${found}: adopted, its results not merged yet (${err instanceof Error ? err.message : String(err)}): p4lab slurm follow merges them`
+            }
+          }
         } else {
-          await check(shell, ['scancel', ...ids])
-          line = `${found}: cancelled (scancel), not adopted: ${took.refused}`
+          if (job.active.length) {
+            await check(shell, ['scancel', ...job.active])
+            line = `${found}: cancelled (scancel), not adopted: ${took.refused}`
+          } else line = `${found}: not adopted, its results left unmerged in ${sub.sweepDir}: ${took.refused}`
           store.removeSlurmSubmission(sub.id)
         }
       }
