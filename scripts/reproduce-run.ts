@@ -323,6 +323,7 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
   const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0, cpuMs: 0 } : o.ledger.startInvocation(o.args ?? '')
   const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal, ...(o.slurm ? { slurm: o.slurm } : {}) })
   try {
+    if (!o.planOnly) await runner.adoptCutOff()
     const planned = runner.plan(names.map((n) => templateSpec(o, n)))
     const skipped = runner.plan(skip.map((n) => templateSpec(o, n)))
     if (o.planOnly) {

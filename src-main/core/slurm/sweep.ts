@@ -120,6 +120,9 @@ export class SlurmSweeps {
    * Creates the runs of `cells` and submits them as one job array. `signal` (a Ctrl-C) stops it
    * before sbatch runs (SubmitCancelledError); once sbatch runs, only its answer tells whether the
    * array exists, so the submission goes on to its record and the caller cancels the job.
+   * `created`: told of the runs before their submission is recorded and sbatch runs, for a caller
+   * that keeps its own record of them (reproduce's ledger), so that the runs of a job cut off
+   * before its record are in that record when a later look adopts the job.
    */
   async submit(
     exp: ExperimentRow,
@@ -127,6 +130,7 @@ export class SlurmSweeps {
     cells: Array<{ scheme: string; load: number; seed: number; params?: Record<string, unknown> }>,
     o: SlurmSubmitOptions,
     signal?: AbortSignal,
+    created?: (runs: RunRow[]) => void,
   ): Promise<{ job: SlurmJobRow; runs: RunRow[]; runnerUploaded: boolean }> {
     if (cells.length === 0) throw new Error('nothing to submit: no cells')
     if (spec.testbed !== 'sim') throw new Error(`experiment ${exp.name} runs on testbed '${spec.testbed}': only simulator experiments (testbed: sim) run on a Slurm cluster`)
@@ -170,6 +174,11 @@ export class SlurmSweeps {
         const why = 'cancelled before it was submitted to Slurm'
         for (const r of runs) this.announce(store.setRunStatus(r.id, 'cancelled', { error: why }))
         throw new SubmitCancelledError(`${why}: run(s) ${runs.map((r) => r.id).join(', ')} cancelled, nothing submitted`)
+      }
+      try {
+        created?.(runs)
+      } catch (err) {
+        throw this.notSubmitted(runs, `not submitted to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`, err)
       }
       // Written before sbatch runs, with the job's unique name: a process killed before the job
       // is recorded leaves it for a later look to find that job (cancelCutOff).
