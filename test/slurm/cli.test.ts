@@ -401,6 +401,22 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(lab.cluster.run(['scontrol', 'show', 'job', jobId]).match(/JobState=\w+/g)).toEqual(['JobState=COMPLETED', 'JobState=COMPLETED'])
   })
 
+  it('a p4lab killed after sbatch made the job, before recording it, the job ended and forgotten by Slurm since: p4lab slurm status finds it by the job its result bundles name, adopts it and merges them', async () => {
+    const jobId = await killedAfterSbatch('forgotten', { ended: true })
+    // As once the cluster's MinJobAge has passed (this one keeps jobs an hour): squeue lists no
+    // ended job, and there is no accounting for sacct to ask.
+    const bin = join(lab.dir, 'forgotten-squeue')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'squeue'), '#!/bin/sh\ncase " $* " in *" -t all "*) exit 0;; esac\nexec /usr/bin/squeue "$@"\n')
+    chmodSync(join(bin, 'squeue'), 0o755)
+    const status = await p4labAsync(['slurm', 'status', '--db', 'forgotten.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}` } })
+    expect(status.code, status.stderr).toBe(0)
+    const lines = status.stdout.split('\n')
+    expect(lines[0]).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-forgotten-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it, ended since \\(found through the result bundles in \\S+/sweeps/forgotten-1-\\S+\\): adopted and its results merged: run 1 done, run 2 done$`))
+    expect(lines[1]).toMatch(new RegExp(`^Slurm job ${jobId} \\(experiment 1\\) on this machine: \\[#+\\] 2/2 settled: 2 COMPLETED$`))
+    expect(withDb(join(lab.dir, 'forgotten.db'), (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['done', 'done'])
+  })
+
   it('refuses Slurm options without --on slurm', async () => {
     const r = await p4lab(['run', 'small.yaml', '--db', 'y.db', '--partition', 'x'])
     expect(r.code).toBe(2)
