@@ -393,13 +393,21 @@ export class SlurmSweeps {
               line = `${found}: adopted, its results not merged yet (${err instanceof Error ? err.message : String(err)}): p4lab slurm follow merges them`
             }
           }
-        } else {
-          if (job.active.length) {
+        } else if (!store.removeSlurmSubmission(sub.id)) {
+          // Another p4lab looking at the same time (the app and a command) took it first: the job
+          // is that one's to follow or cancel, and a scancel here would end a job it adopted.
+          line = `${found}: left to another p4lab, which looked at it at the same time`
+        } else if (job.active.length) {
+          try {
             await check(shell, ['scancel', ...job.active])
-            line = `${found}: cancelled (scancel), not adopted: ${took.refused}`
-          } else line = `${found}: not adopted, its results left unmerged in ${sub.sweepDir}: ${took.refused}`
-          store.removeSlurmSubmission(sub.id)
-        }
+          } catch (err) {
+            // Not cancelled: the submission stays for the next look.
+            const { id: _, startedAt: __, ...again } = sub
+            store.addSlurmSubmission(again)
+            throw err
+          }
+          line = `${found}: cancelled (scancel), not adopted: ${took.refused}`
+        } else line = `${found}: not adopted, its results left unmerged in ${sub.sweepDir}: ${took.refused}`
       }
       for (const id of sub.runIds) if (store.getRun(id)) store.addLog(id, 'slurm', line)
       lines.push(line)
