@@ -6,6 +6,7 @@
 // tail; one progress line per finished run, with an ETA; an abort (Ctrl-C) cancels the runs
 // under way and keeps those that finished.
 import type { Core } from '../src-main/core'
+import { cutOffSubmissions } from '../src-main/core/slurm'
 import type { ExperimentSpec } from '../src-main/core/spec'
 import { expandRuns } from '../src-main/core/spec'
 import type { RunRow } from '../src-main/core/store'
@@ -301,6 +302,17 @@ export class Runner {
    */
   async adoptCutOff(): Promise<void> {
     if (this.o.slurm) await adoptCutOff(this.o.core, this.o.slurm, { ledger: this.o.ledger, fingerprint: this.o.fingerprint, fresh: this.o.fresh, log: this.o.log })
+    else {
+      const cut = cutOffSubmissions(this.o.core.opts.store)
+      const runs = cut.flatMap((s) => s.runIds)
+      if (cut.length) {
+        this.o.log(
+          `reproduce: ${cut.length} Slurm submission${cut.length === 1 ? '' : 's'} of an invocation killed before recording ${cut.length === 1 ? 'its job' : 'their jobs'} (run(s) ${runs.join(', ')}) ` +
+            `${cut.length === 1 ? 'is' : 'are'} not looked for without --on slurm: ${cut.length === 1 ? 'its' : 'their'} cells run here anew if planned, and the next --on slurm invocation to that cluster ` +
+            'then cancels the job (one that has ended it leaves unmerged) rather than count a cell twice',
+        )
+      }
+    }
   }
 
   /**

@@ -285,6 +285,23 @@ describe('npm run reproduce -- --on slurm after an invocation killed between sba
     expect(cluster.queued()).toEqual([])
   })
 
+  it('an invocation without --on slurm says it does not look for the job and runs the cells here; the next --on slurm one then cancels the job rather than count a cell twice', async () => {
+    const k = await killedAfterSbatch('tiny-here', { hold: true, fingerprint: 'sim-a' })
+    await k.run()
+    expect(k.lines).toContain(
+      'reproduce: 1 Slurm submission of an invocation killed before recording its job (run(s) 1, 2) is not looked for without --on slurm: its cells run here anew if planned, ' +
+        'and the next --on slurm invocation to that cluster then cancels the job (one that has ended it leaves unmerged) rather than count a cell twice',
+    )
+    expect(k.runs()).toEqual([[1, 'interrupted'], [2, 'interrupted'], [3, 'done'], [4, 'done']])
+    const place = k.place()
+    await k.run({ slurm: place })
+    place.close()
+    expect(k.lines.filter((l) => new RegExp(foundLine(k.jobId, 'tiny-here', false)).test(l)), k.lines.join('\n')).toEqual([expect.stringMatching(/: cancelled \(scancel\), not adopted: its cell ecmp load=0\.5 seed=1 ran again since \(run 3\)$/)])
+    expect(k.lines).toContain('reproduce: all 2 runs reused')
+    expect(cluster.run(['scontrol', 'show', 'job', k.jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(k.runs()).toEqual([[1, 'interrupted'], [2, 'interrupted'], [3, 'done'], [4, 'done']])
+  })
+
   it('the job\'s runs made for another simulator: the next invocation cancels it, says why, and submits the cells again', async () => {
     const k = await killedAfterSbatch('tiny-old', { hold: true, fingerprint: 'sim-old' })
     const place = k.place()
