@@ -63,7 +63,7 @@ export const SLURM_OWNER_PREFIX = 'slurm '
 
 /**
  * Submissions whose process ended before it recorded their job (or was unsure what sbatch did):
- * on their cluster may be a job nothing records; SlurmSweeps.cancelCutOff looks for it.
+ * on their cluster may be a job nothing records; SlurmSweeps.lookForCutOff looks for it.
  */
 export function cutOffSubmissions(store: Store): SlurmSubmissionRow[] {
   return store.listSlurmSubmissions().filter((s) => !ownerIsAlive(s.owner))
@@ -181,7 +181,7 @@ export class SlurmSweeps {
         throw this.notSubmitted(runs, `not submitted to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`, err)
       }
       // Written before sbatch runs, with the job's unique name: a process killed before the job
-      // is recorded leaves it for a later look to find that job (cancelCutOff).
+      // is recorded leaves it for a later look to find that job (lookForCutOff).
       const jobName = `${`p4lab-${exp.name}`.slice(0, 55)}-${randomBytes(4).toString('hex')}`
       const submission = store.addSlurmSubmission({ experimentId: exp.id, jobName, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id), owner: processOwner() })
       const argv = argvOf(o, runs.length, jobName, sweepDir, `${work}/bin/${runnerName}`)
