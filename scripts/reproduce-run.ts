@@ -327,7 +327,8 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
     const planned = runner.plan(names.map((n) => templateSpec(o, n)))
     const skipped = runner.plan(skip.map((n) => templateSpec(o, n)))
     if (o.planOnly) {
-      const page = [...planText(runner, planned), ...skipped.map((p) => `${p.key}: skipped (--skip): ${skippedCost(runner, p)}`)].join('\n')
+      const cut = runner.cutOffNote()
+      const page = [...planText(runner, planned), ...skipped.map((p) => `${p.key}: skipped (--skip): ${skippedCost(runner, p)}`), ...(cut ? [cut] : [])].join('\n')
       o.log(page)
       return { seconds: 0, page }
     }

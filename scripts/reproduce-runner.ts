@@ -300,6 +300,21 @@ export class Runner {
    * off from before recording them (reproduce-slurm.ts adoptCutOff), so that plan() finds their
    * runs as it finds those an earlier invocation left open (followed) or done (reused).
    */
+  /**
+   * For --plan, which looks at no cluster: the submissions an earlier invocation was cut off
+   * from, whose cells the plan counts as to run though the invocation may adopt their jobs.
+   */
+  cutOffNote(): string | undefined {
+    const cut = cutOffSubmissions(this.o.core.opts.store)
+    if (!cut.length) return undefined
+    const runs = cut.flatMap((s) => s.runIds)
+    return this.o.slurm
+      ? `${cut.length} Slurm submission${cut.length === 1 ? '' : 's'} of an invocation killed before recording ${cut.length === 1 ? 'its job' : 'their jobs'} (run(s) ${runs.join(', ')}): ` +
+          'counted above as to run; the invocation first looks for the job and adopts it if the ledger holds its runs for this simulator (its cells then followed or reused, not submitted)'
+      : `${cut.length} Slurm submission${cut.length === 1 ? '' : 's'} of an invocation killed before recording ${cut.length === 1 ? 'its job' : 'their jobs'} (run(s) ${runs.join(', ')}): ` +
+          'not looked for without --on slurm; --on slurm with that cluster adopts the job if the ledger holds its runs for this simulator'
+  }
+
   async adoptCutOff(): Promise<void> {
     if (this.o.slurm) await adoptCutOff(this.o.core, this.o.slurm, { ledger: this.o.ledger, fingerprint: this.o.fingerprint, fresh: this.o.fresh, log: this.o.log })
     else {

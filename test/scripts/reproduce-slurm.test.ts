@@ -261,6 +261,13 @@ describe('npm run reproduce -- --on slurm after an invocation killed between sba
     const k = await killedAfterSbatch('tiny-ended', { hold: false, fingerprint: 'sim-a' })
     await expect.poll(() => cluster.run(['squeue', '-h', '-r', '-j', k.jobId, '-o', '%i']).trim(), { timeout: 120_000, interval: 500 }).toBe('')
     const place = k.place()
+    // --plan looks at no cluster: it counts the cells as to run and says why they may not be.
+    const plan = await k.run({ slurm: place, planOnly: true })
+    expect(plan.page).toMatch(/^tiny-ended: 2 to run /m)
+    expect(plan.page.split('\n').at(-1)).toBe(
+      '1 Slurm submission of an invocation killed before recording its job (run(s) 1, 2): counted above as to run; ' +
+        'the invocation first looks for the job and adopts it if the ledger holds its runs for this simulator (its cells then followed or reused, not submitted)',
+    )
     const r = await k.run({ slurm: place })
     place.close()
     expect(k.lines.filter((l) => new RegExp(foundLine(k.jobId, 'tiny-ended', true)).test(l)), k.lines.join('\n')).toEqual([expect.stringMatching(/: adopted and its results merged: run 1 done, run 2 done$/)])
@@ -287,6 +294,10 @@ describe('npm run reproduce -- --on slurm after an invocation killed between sba
 
   it('an invocation without --on slurm says it does not look for the job and runs the cells here; the next --on slurm one then cancels the job rather than count a cell twice', async () => {
     const k = await killedAfterSbatch('tiny-here', { hold: true, fingerprint: 'sim-a' })
+    const plan = await k.run({ planOnly: true })
+    expect(plan.page.split('\n').at(-1)).toBe(
+      '1 Slurm submission of an invocation killed before recording its job (run(s) 1, 2): not looked for without --on slurm; --on slurm with that cluster adopts the job if the ledger holds its runs for this simulator',
+    )
     await k.run()
     expect(k.lines).toContain(
       'reproduce: 1 Slurm submission of an invocation killed before recording its job (run(s) 1, 2) is not looked for without --on slurm: its cells run here anew if planned, ' +
