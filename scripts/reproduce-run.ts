@@ -338,10 +338,12 @@ export async function reproduce(o: ReproduceOptions): Promise<{ seconds: number;
   const invocation = o.planOnly ? { id: 0, startedAt: new Date().toISOString(), wallMs: 0, cpuMs: 0 } : o.ledger.startInvocation(o.args ?? '')
   const runner = new Runner({ core: o.core, ledger: o.ledger, invocation, fingerprint: o.fingerprint, fresh: !!o.fresh, parallelRuns: o.parallelRuns, log: o.log, signal: o.signal, ...(o.slurm ? { slurm: o.slurm } : {}) })
   try {
+    if (!o.planOnly) await runner.adoptCutOff()
     const planned = runner.plan(names.map((n) => templateSpec(o, n)))
     const skipped = runner.plan(skip.map((n) => templateSpec(o, n)))
     if (o.planOnly) {
-      const page = [...planText(runner, planned), ...skipped.map((p) => `${p.key}: skipped (--skip): ${skippedCost(runner, p)}`)].join('\n')
+      const cut = runner.cutOffNote()
+      const page = [...planText(runner, planned), ...skipped.map((p) => `${p.key}: skipped (--skip): ${skippedCost(runner, p)}`), ...(cut ? [cut] : [])].join('\n')
       o.log(page)
       return { seconds: 0, page }
     }

@@ -6,13 +6,14 @@
 // tail; one progress line per finished run, with an ETA; an abort (Ctrl-C) cancels the runs
 // under way and keeps those that finished.
 import type { Core } from '../src-main/core'
+import { cutOffSubmissions } from '../src-main/core/slurm'
 import type { ExperimentSpec } from '../src-main/core/spec'
 import { expandRuns } from '../src-main/core/spec'
 import type { RunRow } from '../src-main/core/store'
 import { cdfMean } from '../src-main/sim/workload/cdf'
 import { RunCpu } from './reproduce-cpu'
 import { computeKey, Ledger, specHash, type Invocation } from './reproduce-ledger'
-import { followJobs, nodeTimes, submitSpecs, type SlurmPlace } from './reproduce-slurm'
+import { adoptCutOff, followJobs, nodeTimes, submitSpecs, type SlurmPlace } from './reproduce-slurm'
 
 /**
  * CPU seconds per byte a run carries, when the database has no timed run to learn it from:
@@ -250,13 +251,15 @@ export class Runner {
       const line = progress.ended(t, run, cpuMs, wallMs, !!this.o.signal?.aborted)
       if (line) log(line)
     }
-    const record = (t: Todo, run: RunRow) => {
+    const remember = (t: Todo, run: RunRow) =>
       ledger.record({ runId: run.id, specHash: t.p.hash, computeKey: t.p.computeKey, fingerprint: this.o.fingerprint, scheme: run.scheme, load: run.load, seed: run.seed, cost: t.cell.cost, invocationId: this.o.invocation.id })
+    const record = (t: Todo, run: RunRow) => {
+      remember(t, run)
       out.get(t.p.key)![t.i] = run
     }
     const open = todo.filter((t) => t.cell.open).length
     if (open && !this.o.slurm) log(`reproduce: ${open} of these runs are still open on Slurm, left by an earlier invocation; they run here anew (--on slurm with the same cluster follows them instead)`)
-    if (this.o.slurm) await this.runSlurm(this.o.slurm, todo, record, (t, run) => (out.get(t.p.key)![t.i] = run), ended)
+    if (this.o.slurm) await this.runSlurm(this.o.slurm, todo, remember, (t, run) => (out.get(t.p.key)![t.i] = run), ended)
     else await this.runLocal(todo, record, ended)
     this.throwIfAborted(progress.finished, progress.cancelled)
     return this.collect(out)
@@ -292,8 +295,47 @@ export class Runner {
     }
   }
 
-  /** One job array per spec, its cells longest first; each run's times are its node's, from its bundle. */
-  private async runSlurm(place: SlurmPlace, todo: readonly Todo[], record: (t: Todo, run: RunRow) => void, out: (t: Todo, run: RunRow) => void, ended: (t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null) => void): Promise<void> {
+  /**
+   * With --on slurm, before plan(): adopts the jobs of submissions an earlier invocation was cut
+   * off from before recording them (reproduce-slurm.ts adoptCutOff), so that plan() finds their
+   * runs as it finds those an earlier invocation left open (followed) or done (reused).
+   */
+  /**
+   * For --plan, which looks at no cluster: the submissions an earlier invocation was cut off
+   * from, whose cells the plan counts as to run though the invocation may adopt their jobs.
+   */
+  cutOffNote(): string | undefined {
+    const cut = cutOffSubmissions(this.o.core.opts.store)
+    if (!cut.length) return undefined
+    const runs = cut.flatMap((s) => s.runIds)
+    return this.o.slurm
+      ? `${cut.length} Slurm submission${cut.length === 1 ? '' : 's'} of an invocation killed before recording ${cut.length === 1 ? 'its job' : 'their jobs'} (run(s) ${runs.join(', ')}): ` +
+          'counted above as to run; the invocation first looks for the job and adopts it if the ledger holds its runs for this simulator (its cells then followed or reused, not submitted)'
+      : `${cut.length} Slurm submission${cut.length === 1 ? '' : 's'} of an invocation killed before recording ${cut.length === 1 ? 'its job' : 'their jobs'} (run(s) ${runs.join(', ')}): ` +
+          'not looked for without --on slurm; --on slurm with that cluster adopts the job if the ledger holds its runs for this simulator'
+  }
+
+  async adoptCutOff(): Promise<void> {
+    if (this.o.slurm) await adoptCutOff(this.o.core, this.o.slurm, { ledger: this.o.ledger, fingerprint: this.o.fingerprint, fresh: this.o.fresh, log: this.o.log })
+    else {
+      const cut = cutOffSubmissions(this.o.core.opts.store)
+      const runs = cut.flatMap((s) => s.runIds)
+      if (cut.length) {
+        this.o.log(
+          `reproduce: ${cut.length} Slurm submission${cut.length === 1 ? '' : 's'} of an invocation killed before recording ${cut.length === 1 ? 'its job' : 'their jobs'} (run(s) ${runs.join(', ')}) ` +
+            `${cut.length === 1 ? 'is' : 'are'} not looked for without --on slurm: ${cut.length === 1 ? 'its' : 'their'} cells run here anew if planned, and the next --on slurm invocation to that cluster ` +
+            'then cancels the job (one that has ended it leaves unmerged) rather than count a cell twice',
+        )
+      }
+    }
+  }
+
+  /**
+   * One job array per spec, its cells longest first; each run's times are its node's, from its
+   * bundle. Each array's runs go into the ledger (`remember`) before sbatch runs: an invocation
+   * cut off before it records the job leaves runs the next one can adopt (adoptCutOff).
+   */
+  private async runSlurm(place: SlurmPlace, todo: readonly Todo[], remember: (t: Todo, run: RunRow) => void, out: (t: Todo, run: RunRow) => void, ended: (t: Todo, run: RunRow, cpuMs: number | null, wallMs: number | null) => void): Promise<void> {
     const { core, log } = this.o
     const store = core.opts.store
     const shell = await place.shell()
@@ -315,12 +357,19 @@ export class Runner {
     const { jobs, runs } = await submitSpecs(
       core,
       place,
-      list.map((g) => ({ key: g[0].p.key, yaml: g[0].p.yaml, file: g[0].p.file, spec: g[0].p.spec, cells: g.map((t) => ({ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed })) })),
+      list.map((g) => ({
+        key: g[0].p.key,
+        yaml: g[0].p.yaml,
+        file: g[0].p.file,
+        spec: g[0].p.spec,
+        cells: g.map((t) => ({ scheme: t.cell.scheme, load: t.cell.load, seed: t.cell.seed })),
+        created: (runs: RunRow[]) => g.forEach((t, k) => remember(t, runs[k])),
+      })),
       log,
       this.o.signal,
     )
     // Aborted, the specs after the last submitted were not: their cells have no run.
-    list.slice(0, runs.length).forEach((g, i) => g.forEach((t, k) => (record(t, runs[i][k]), byRun.set(runs[i][k].id, t))))
+    list.slice(0, runs.length).forEach((g, i) => g.forEach((t, k) => (out(t, runs[i][k]), byRun.set(runs[i][k].id, t))))
     await followJobs(core, place, [...followed, ...jobs], {
       log,
       signal: this.o.signal,

@@ -7,11 +7,12 @@ import { existsSync } from 'node:fs'
 import type { Core } from '../src-main/core'
 import { defaultDbPath, userDataDir } from '../src-main/core/paths'
 import { FileSecretStore, defaultSecretsPath } from '../src-main/core/secrets'
-import { ClusterService, SlurmSweeps, SubmitCancelledError, loginLabel, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../src-main/core/slurm'
+import { ClusterService, SlurmSweeps, SubmitCancelledError, cutOffSubmissions, loginLabel, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../src-main/core/slurm'
 import { p4labKnownHosts } from '../src-main/core/ssh'
-import { openStore, type RunRow, type Store } from '../src-main/core/store'
+import { openStore, type RunRow, type SlurmSubmissionRow, type Store } from '../src-main/core/store'
 import { SLURM_RUN_OPTIONS, connectPinned, namedCluster, slurmFlagsAlone, slurmTarget, unknownCluster, type ClusterHost, type SlurmRunValues } from '../src-main/cli/slurm'
 import { UsageError } from '../src-main/cli/common'
+import type { Ledger } from './reproduce-ledger'
 
 /** `p4lab run --on slurm`'s flags but --detach: a reproduce needs its runs back to write the page. */
 export const REPRODUCE_SLURM_OPTIONS = Object.fromEntries(Object.entries(SLURM_RUN_OPTIONS).filter(([k]) => k !== 'detach')) as Omit<typeof SLURM_RUN_OPTIONS, 'detach'>
@@ -24,7 +25,9 @@ export const REPRODUCE_SLURM_USAGE = [
   '  --cpus-per-task N, --max-parallel M, --node PATH; --time must cover the longest run (a full HULA Fig. 5b run takes',
   '  about 5 CPU-minutes on a 2-core reference machine; allow for slower nodes). Ctrl-C cancels the jobs (scancel) and',
   '  keeps the runs that finished; jobs a killed invocation',
-  '  left on the cluster are followed by the next one with the same cluster, not submitted again.',
+  '  left on the cluster are followed by the next one with the same cluster, not submitted again; so is one it was',
+  '  killed before recording (merged at once if it has ended), unless its runs were made for another simulator',
+  '  or --fresh is given: then it is cancelled (an ended one left unmerged) and its cells submitted again, as said.',
 ]
 
 /** Where the runs go: the cluster's name for the page and the log, the sbatch options, and a shell opened on first use. */
@@ -104,6 +107,38 @@ export interface SlurmSpecRuns {
   file: string
   spec: Parameters<SlurmSweeps['submit']>[1]
   cells: Array<{ scheme: string; load: number; seed: number }>
+  /** Told of the runs, in the cells' order, before sbatch runs (the ledger records them there). */
+  created?: (runs: RunRow[]) => void
+}
+
+/**
+ * Looks on the cluster for the jobs of submissions cut off before their record (an invocation
+ * killed while sbatch ran, or before it recorded the job) and adopts each whose runs the ledger
+ * holds for this simulator: the runner records a submission's runs in the ledger before sbatch
+ * runs, keyed as every run (spec, computation, simulator, cell), so an adopted job's runs are
+ * found by plan() as any other: followed while open, reused once done (one that has ended is
+ * merged by the look). Not adopted, and so cancelled (or, ended, left unmerged in its folder),
+ * the job of runs the ledger lacks or holds for another simulator (their results would not be
+ * used: the cells are submitted again), and every job under --fresh. Each line is logged.
+ */
+export async function adoptCutOff(core: Core, place: SlurmPlace, o: { ledger: Pick<Ledger, 'get'>; fingerprint: string; fresh: boolean; log: (line: string) => void }): Promise<void> {
+  const store = core.opts.store
+  if (cutOffSubmissions(store).length === 0) return
+  const why = (sub: SlurmSubmissionRow): string | null => {
+    if (o.fresh) return '--fresh runs every cell anew'
+    for (const id of sub.runIds) {
+      const l = o.ledger.get(id)
+      if (!l) return `run ${id} is not in the reproduce ledger (no invocation would use it): its cell is submitted again`
+      if (l.fingerprint !== o.fingerprint) return `run ${id} was made for simulator ${l.fingerprint}, not this one (${o.fingerprint}): its cell is submitted again`
+    }
+    return null
+  }
+  try {
+    const shell = await place.shell()
+    for (const line of (await new SlurmSweeps({ store, shell }).lookForCutOff({ adopt: why })).lines) o.log(`reproduce: ${line}`)
+  } catch (err) {
+    o.log(`reproduce: could not look on ${place.name} for the jobs of submissions cut off before their record (the next invocation looks again): ${(err as Error).message}`)
+  }
 }
 
 const countText = (states: Record<string, number>) =>
@@ -126,18 +161,12 @@ export async function submitSpecs(core: Core, place: SlurmPlace, specs: readonly
   const jobs: number[] = []
   const runs: RunRow[][] = []
   try {
-    // Not adopted: their runs were never in the ledger, and this invocation submits their cells again.
-    for (const line of (await sweeps.lookForCutOff({ adopt: false })).lines) log(`reproduce: ${line}`)
-  } catch (err) {
-    log(`reproduce: could not look on ${place.name} for the jobs of submissions cut off before their record (the next invocation looks again): ${(err as Error).message}`)
-  }
-  try {
     for (const s of specs) {
       if (signal?.aborted) break
       const exp = core.findOrCreateExperiment(s.yaml, s.file)
       let sub
       try {
-        sub = await sweeps.submit(exp, s.spec, s.cells, place.opts, signal)
+        sub = await sweeps.submit(exp, s.spec, s.cells, place.opts, signal, s.created)
       } catch (err) {
         if (!(err instanceof SubmitCancelledError)) throw err
         log(`reproduce: ${s.key}: ${err.message}`)

@@ -201,7 +201,7 @@ export function openCore(db: string | undefined, o: { parallelRuns?: number; for
   const cut = cutOffSubmissions(core.opts.store)
   if (cut.length > 0) {
     const runs = cut.flatMap((s) => s.runIds).join(', ')
-    process.stderr.write(`p4lab: ${cut.length} Slurm submission(s) cut off before their job was recorded (for run(s) ${runs}): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and adopts it (its runs followed again) or, if they ran again since, cancels it\n`)
+    process.stderr.write(`p4lab: ${cut.length} Slurm submission(s) cut off before their job was recorded (for run(s) ${runs}): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and adopts it (its runs followed again, or merged if it has ended) or, if they ran again since, cancels it (one that has ended is left unmerged, its folder named)\n`)
   }
   return core
 }

@@ -4,7 +4,8 @@
 // reused by a later invocation that runs nothing, with or without Slurm; a task that fails on
 // the cluster leaves its run not done, named on the page and never reused; Ctrl-C cancels the
 // arrays. And the flags: `p4lab run --on slurm`'s, refused with a message naming the fault.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,6 +18,7 @@ import { Interrupted } from '../../scripts/reproduce-runner'
 import { SlurmPlace, reproduceSlurm } from '../../scripts/reproduce-slurm'
 import { tempCore } from '../helpers/core'
 import { startSlurm, type SlurmCluster } from '../helpers/slurm'
+import { ROOT } from '../helpers/start'
 
 const TOPO = 'topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }'
 const yaml = (name: string, flows: number) => `name: ${name}\ndescription: "tiny"\ntestbed: sim\n${TOPO}\nschemes: [ecmp, rps]\nworkload: { kind: web-search, load: 0.5, flows: ${flows} }\nseeds: [1]\n`
@@ -202,6 +204,126 @@ describe('npm run reproduce -- --on slurm', { timeout: 300_000 }, () => {
     expect(s.lines).toContain('reproduce: following 2 runs an earlier invocation left open on Slurm (1 job array)')
     expect(s.lines.some((l) => /submitted as Slurm job/.test(l))).toBe(false)
     expect(s.runs().map((r) => [r.id, r.status])).toEqual(left.map((r) => [r.id, 'done']))
+    expect(cluster.queued()).toEqual([])
+  })
+})
+
+describe('npm run reproduce -- --on slurm after an invocation killed between sbatch and the job\'s record', { timeout: 300_000 }, () => {
+  let cluster: SlurmCluster
+  beforeAll(async () => {
+    cluster = await startSlurm()
+    process.env.SLURM_CONF = cluster.conf
+  }, 90_000)
+  afterAll(async () => {
+    await cluster?.stop()
+  })
+
+  /**
+   * An invocation (test/fixtures/reproduce/tiny-reproduce.ts, a process of its own) of one tiny
+   * template `name` on simulator `fingerprint`, killed (SIGKILL) once sbatch has made its job
+   * array (held with `hold`), before it records the job; then the next invocation, in this
+   * process, on the same database. Returns the job's id and that next invocation's setup.
+   */
+  async function killedAfterSbatch(name: string, o: { hold: boolean; fingerprint: string }) {
+    const dir = mkdtempSync(join(tmpdir(), `p4lab-reproduce-cut-${name}-`))
+    const [templates, bin] = [join(dir, 'templates'), join(dir, 'bin')]
+    mkdirSync(templates)
+    mkdirSync(bin)
+    writeFileSync(join(templates, `${name}.yaml`), yaml(name, 30))
+    const submitted = join(dir, 'submitted')
+    writeFileSync(join(bin, 'sbatch'), `#!/bin/sh\nout=$(/usr/bin/sbatch ${o.hold ? '--hold ' : ''}"$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n`)
+    chmodSync(join(bin, 'sbatch'), 0o755)
+    const dbPath = join(dir, 'r.db')
+    const work = join(cluster.work, name)
+    const argv = [join(ROOT, 'scripts', 'run-ts.mjs'), join(ROOT, 'test', 'fixtures', 'reproduce', 'tiny-reproduce.ts'), templates, dbPath, join(dir, 'results.md'), work, cluster.partition, o.fingerprint]
+    const r = spawnSync(process.execPath, argv, { cwd: dir, encoding: 'utf8', env: { ...process.env, P4LAB_HOME: join(dir, 'home'), SLURM_CONF: cluster.conf, PATH: `${bin}:${process.env.PATH}` }, timeout: 150_000 })
+    expect([r.status, r.signal], r.stderr).toEqual([null, 'SIGKILL'])
+    const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
+    expect(jobId).toMatch(/^\d+$/)
+    // What the killed invocation left: its runs queued, in the ledger, and no job recorded.
+    const core = createNodeCore({ dbPath, parallelRuns: 1 })
+    const ledger = new Ledger(dbPath)
+    opened.push({ core, ledger })
+    expect(core.start().marked).toEqual([1, 2])
+    expect(core.opts.store.listSlurmJobs()).toEqual([])
+    expect([1, 2].map((id) => ledger.get(id)?.fingerprint)).toEqual([o.fingerprint, o.fingerprint])
+    const lines: string[] = []
+    const run = (more: Partial<ReproduceOptions> = {}) => {
+      lines.length = 0
+      return reproduce({ core, templatesDir: templates, claims: { [name]: [holds] }, settings: {}, quick: false, outFile: join(dir, 'results.md'), parallelRuns: 1, log: (l) => lines.push(l), ledger, fingerprint: 'sim-a', ...more })
+    }
+    const place = () => reproduceSlurm(core, { on: 'slurm', work, partition: cluster.partition })!
+    return { jobId, core, ledger, lines, run, place, runs: () => core.opts.store.listRuns({ shown: 'all' }).map((x) => [x.id, x.status]) }
+  }
+  const foundLine = (jobId: string, name: string, ended: boolean) => `^reproduce: Slurm job ${jobId} \\(p4lab-${name}-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it${ended ? ', ended since \\(found through squeue\\)' : ''}: `
+
+  it('the job ended since: the next invocation adopts it, merges its results, reuses its runs and submits nothing', async () => {
+    const k = await killedAfterSbatch('tiny-ended', { hold: false, fingerprint: 'sim-a' })
+    await expect.poll(() => cluster.run(['squeue', '-h', '-r', '-j', k.jobId, '-o', '%i']).trim(), { timeout: 120_000, interval: 500 }).toBe('')
+    const place = k.place()
+    // --plan looks at no cluster: it counts the cells as to run and says why they may not be.
+    const plan = await k.run({ slurm: place, planOnly: true })
+    expect(plan.page).toMatch(/^tiny-ended: 2 to run /m)
+    expect(plan.page.split('\n').at(-1)).toBe(
+      '1 Slurm submission of an invocation killed before recording its job (run(s) 1, 2): counted above as to run; ' +
+        'the invocation first looks for the job and adopts it if the ledger holds its runs for this simulator (its cells then followed or reused, not submitted)',
+    )
+    const r = await k.run({ slurm: place })
+    place.close()
+    expect(k.lines.filter((l) => new RegExp(foundLine(k.jobId, 'tiny-ended', true)).test(l)), k.lines.join('\n')).toEqual([expect.stringMatching(/: adopted and its results merged: run 1 done, run 2 done$/)])
+    expect(k.lines).toContain('reproduce: all 2 runs reused')
+    expect(k.lines.some((l) => /submitted as Slurm job/.test(l))).toBe(false)
+    expect(k.runs()).toEqual([[1, 'done'], [2, 'done']])
+    expect(k.core.opts.store.listSlurmJobs().map((j) => [j.jobId, j.endedAt !== null])).toEqual([[k.jobId, true]])
+    expect(r.page).toContain('2 runs (0 not done, 2 reused from an earlier invocation)')
+  })
+
+  it('the job still queued: the next invocation adopts it and follows its runs to the end instead of submitting them again', async () => {
+    const k = await killedAfterSbatch('tiny-held', { hold: true, fingerprint: 'sim-a' })
+    const place = k.place()
+    // Released once adopted: the look finds it queued, and the follow then sees it run.
+    await k.run({ slurm: place, log: (l) => (k.lines.push(l), / adopted, its runs queued again /.test(l) && cluster.run(['scontrol', 'release', k.jobId])) })
+    place.close()
+    expect(k.lines.filter((l) => new RegExp(foundLine(k.jobId, 'tiny-held', false)).test(l)), k.lines.join('\n')).toEqual([expect.stringMatching(/: adopted, its runs queued again and followed as the job's/)])
+    expect(k.lines).toContain('reproduce: following 2 runs an earlier invocation left open on Slurm (1 job array)')
+    expect(k.lines.some((l) => /submitted as Slurm job/.test(l))).toBe(false)
+    expect(k.runs()).toEqual([[1, 'done'], [2, 'done']])
+    expect(k.core.opts.store.listSlurmJobs().map((j) => j.jobId)).toEqual([k.jobId])
+    expect(cluster.queued()).toEqual([])
+  })
+
+  it('an invocation without --on slurm says it does not look for the job and runs the cells here; the next --on slurm one then cancels the job rather than count a cell twice', async () => {
+    const k = await killedAfterSbatch('tiny-here', { hold: true, fingerprint: 'sim-a' })
+    const plan = await k.run({ planOnly: true })
+    expect(plan.page.split('\n').at(-1)).toBe(
+      '1 Slurm submission of an invocation killed before recording its job (run(s) 1, 2): not looked for without --on slurm; --on slurm with that cluster adopts the job if the ledger holds its runs for this simulator',
+    )
+    await k.run()
+    expect(k.lines).toContain(
+      'reproduce: 1 Slurm submission of an invocation killed before recording its job (run(s) 1, 2) is not looked for without --on slurm: its cells run here anew if planned, ' +
+        'and the next --on slurm invocation to that cluster then cancels the job (one that has ended it leaves unmerged) rather than count a cell twice',
+    )
+    expect(k.runs()).toEqual([[1, 'interrupted'], [2, 'interrupted'], [3, 'done'], [4, 'done']])
+    const place = k.place()
+    await k.run({ slurm: place })
+    place.close()
+    expect(k.lines.filter((l) => new RegExp(foundLine(k.jobId, 'tiny-here', false)).test(l)), k.lines.join('\n')).toEqual([expect.stringMatching(/: cancelled \(scancel\), not adopted: its cell ecmp load=0\.5 seed=1 ran again since \(run 3\)$/)])
+    expect(k.lines).toContain('reproduce: all 2 runs reused')
+    expect(cluster.run(['scontrol', 'show', 'job', k.jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(k.runs()).toEqual([[1, 'interrupted'], [2, 'interrupted'], [3, 'done'], [4, 'done']])
+  })
+
+  it('the job\'s runs made for another simulator: the next invocation cancels it, says why, and submits the cells again', async () => {
+    const k = await killedAfterSbatch('tiny-old', { hold: true, fingerprint: 'sim-old' })
+    const place = k.place()
+    await k.run({ slurm: place })
+    place.close()
+    expect(k.lines.filter((l) => new RegExp(foundLine(k.jobId, 'tiny-old', false)).test(l)), k.lines.join('\n')).toEqual([
+      expect.stringMatching(/: cancelled \(scancel\), not adopted: run 1 was made for simulator sim-old, not this one \(sim-a\): its cell is submitted again$/),
+    ])
+    expect(cluster.run(['scontrol', 'show', 'job', k.jobId])).toMatch(/JobState=CANCELLED\b/)
+    expect(k.lines.filter((l) => /^reproduce: tiny-old: 2 runs submitted as Slurm job \d+ on this machine$/.test(l))).toHaveLength(1)
+    expect(k.runs()).toEqual([[1, 'interrupted'], [2, 'interrupted'], [3, 'done'], [4, 'done']])
     expect(cluster.queued()).toEqual([])
   })
 })

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, closeSync, constants, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { BIN, p4labAsync, withDb } from '../helpers/cli'
@@ -274,18 +274,25 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
     // Whether sbatch made the job p4lab cannot know: the next look finds none by its name.
     const status = await p4labAsync(['slurm', 'status', '--db', 'killed.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf } })
-    expect(status.stdout).toMatch(/^a submission for run\(s\) 1, 2 to this machine was cut off before its job was recorded: no job named p4lab-killed-[0-9a-f]{8} is queued there, nothing to cancel\n/)
+    expect(status.stdout).toMatch(/^a submission for run\(s\) 1, 2 to this machine was cut off before its job was recorded: no job named p4lab-killed-[0-9a-f]{8} is queued there or known to Slurm, and no task of one left results in \S+: nothing to cancel or merge\n/)
     expect(status.code, status.stderr).toBe(0)
   })
 
-  /** A p4lab `name` killed after sbatch made its (held) job, before recording it: the job's id. */
-  async function killedAfterSbatch(name: string): Promise<string> {
+  /**
+   * A p4lab `name` killed after sbatch made its job, before recording it: the job's id. The job is
+   * held, or with `ended` let run and waited for until Slurm lists it no longer as queued or running.
+   */
+  async function killedAfterSbatch(name: string, o: { ended?: boolean } = {}): Promise<string> {
     const submitted = join(lab.dir, `${name}-submitted`)
-    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
+    const r = await signalled(name, { sbatch: `out=$(/usr/bin/sbatch ${o.ended ? '' : '--hold '}"$@") || exit $?\nprintf '%s' "$out" > '${submitted}'\nkill -KILL "$PPID"\nprintf '%s\\n' "$out"\n` })
     expect([r.code, r.signal]).toEqual([null, 'SIGKILL'])
     const jobId = readFileSync(submitted, 'utf8').trim().split(';')[0]
     expect(r.stored).toEqual({ jobs: [], tasks: [], runs: ['queued', 'queued'] })
-    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    if (!o.ended) expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    else {
+      await expect.poll(() => lab.cluster.run(['squeue', '-h', '-r', '-j', jobId, '-o', '%i']).trim(), { timeout: 120_000, interval: 500 }).toBe('')
+      expect(lab.cluster.run(['scontrol', 'show', 'job', jobId]).match(/JobState=\w+/g)).toEqual(['JobState=COMPLETED', 'JobState=COMPLETED'])
+    }
     return jobId
   }
 
@@ -294,7 +301,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const listed = await p4labAsync(['list', '--json', '--db', 'killed-after.db'], lab.dir)
     expect(listed.stderr).toBe(
       'p4lab: marked 2 run(s) cut off earlier as interrupted: 1, 2\n' +
-        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and adopts it (its runs followed again) or, if they ran again since, cancels it\n',
+        'p4lab: 1 Slurm submission(s) cut off before their job was recorded (for run(s) 1, 2): sbatch may have made a job that nothing follows; p4lab slurm status looks for it on the cluster and adopts it (its runs followed again, or merged if it has ended) or, if they ran again since, cancels it (one that has ended is left unmerged, its folder named)\n',
     )
     expect((JSON.parse(listed.stdout) as Array<{ runs: Array<{ status: string }> }>)[0].runs.map((x) => x.status)).toEqual(['interrupted', 'interrupted'])
 
@@ -353,6 +360,61 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'resume-after.db'], lab.dir, { env })
     expect(cancelled.code, cancelled.stderr).toBe(130)
     expect(lab.cluster.queued()).toEqual([])
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it, the job ended since: run --on slurm --resume adopts it, merges what its tasks wrote and submits none of its cells again', async () => {
+    const jobId = await killedAfterSbatch('ended-after', { ended: true })
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const resumed = await p4labAsync(['run', 'ended-after.yaml', '--db', 'ended-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'ended-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(resumed.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-ended-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it, ended since \\(found through squeue\\): adopted and its results merged: run 1 done, run 2 done$`, 'm'))
+    expect(resumed.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    const stored = withDb(join(lab.dir, 'ended-after.db'), (d) => ({
+      jobs: d.prepare('SELECT job_id, ended_at IS NOT NULL AS ended FROM slurm_jobs').all(),
+      tasks: d.prepare('SELECT run_id, state, settled FROM slurm_tasks ORDER BY array_index').all(),
+      runs: d.prepare('SELECT id, status FROM runs ORDER BY id').all(),
+      flows: d.prepare('SELECT run_id, COUNT(*) AS n FROM flows GROUP BY run_id ORDER BY run_id').all(),
+      submissions: d.prepare('SELECT COUNT(*) FROM slurm_submissions').pluck().get(),
+    }))
+    // The two runs the killed p4lab made, merged once each from the job's bundles; no other run, no other job.
+    expect(stored).toEqual({
+      jobs: [{ job_id: jobId, ended: 1 }],
+      tasks: [{ run_id: 1, state: 'COMPLETED', settled: 1 }, { run_id: 2, state: 'COMPLETED', settled: 1 }],
+      runs: [{ id: 1, status: 'done' }, { id: 2, status: 'done' }],
+      flows: [{ run_id: 1, n: 30 }, { run_id: 2, n: 30 }],
+      submissions: 0,
+    })
+    const again = await p4labAsync(['run', 'ended-after.yaml', '--db', 'ended-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'ended-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
+    expect(again.stderr).toBe('p4lab: resuming on Slurm: 2 of 2 cell(s) already done, 0 to submit\n')
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it, the job ended since and its cells run again: p4lab slurm status leaves its results unmerged in its folder, saying where and why, and cancels nothing', async () => {
+    const jobId = await killedAfterSbatch('ended-rerun', { ended: true })
+    const resumed = await p4labAsync(['run', 'ended-rerun.yaml', '--db', 'ended-rerun.db', '--resume'], lab.dir)
+    expect(resumed.code, resumed.stderr).toBe(0)
+    const status = await p4labAsync(['slurm', 'status', '--db', 'ended-rerun.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf } })
+    const dir = new RegExp(`^Slurm job ${jobId} \\(p4lab-ended-rerun-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it, ended since \\(found through squeue\\): not adopted, its results left unmerged in (\\S+): its cell ecmp load=0\\.3 seed=1 ran again since \\(run 3\\)\nno Slurm jobs in `).exec(status.stdout)
+    expect(dir, status.stdout).not.toBeNull()
+    expect(status.code, status.stderr).toBe(0)
+    expect(readdirSync(join(dir![1], 'results')).sort()).toEqual(['0', '1'])
+    expect(withDb(join(lab.dir, 'ended-rerun.db'), (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['interrupted', 'interrupted', 'done', 'done'])
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId]).match(/JobState=\w+/g)).toEqual(['JobState=COMPLETED', 'JobState=COMPLETED'])
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it, the job ended and forgotten by Slurm since: p4lab slurm status finds it by the job its result bundles name, adopts it and merges them', async () => {
+    const jobId = await killedAfterSbatch('forgotten', { ended: true })
+    // As once the cluster's MinJobAge has passed (this one keeps jobs an hour): squeue lists no
+    // ended job, and there is no accounting for sacct to ask.
+    const bin = join(lab.dir, 'forgotten-squeue')
+    mkdirSync(bin)
+    writeFileSync(join(bin, 'squeue'), '#!/bin/sh\ncase " $* " in *" -t all "*) exit 0;; esac\nexec /usr/bin/squeue "$@"\n')
+    chmodSync(join(bin, 'squeue'), 0o755)
+    const status = await p4labAsync(['slurm', 'status', '--db', 'forgotten.db'], lab.dir, { env: { SLURM_CONF: lab.cluster.conf, PATH: `${bin}:${process.env.PATH}` } })
+    expect(status.code, status.stderr).toBe(0)
+    const lines = status.stdout.split('\n')
+    expect(lines[0]).toMatch(new RegExp(`^Slurm job ${jobId} \\(p4lab-forgotten-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it, ended since \\(found through the result bundles in \\S+/sweeps/forgotten-1-\\S+\\): adopted and its results merged: run 1 done, run 2 done$`))
+    expect(lines[1]).toMatch(new RegExp(`^Slurm job ${jobId} \\(experiment 1\\) on this machine: \\[#+\\] 2/2 settled: 2 COMPLETED$`))
+    expect(withDb(join(lab.dir, 'forgotten.db'), (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['done', 'done'])
   })
 
   it('refuses Slurm options without --on slurm', async () => {

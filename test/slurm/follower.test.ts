@@ -4,6 +4,7 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { SlurmJobView } from '../../src-main/contract'
 import { createDispatch, createNodeCore, type Core } from '../../src-main/core'
+import { LocalShell, SlurmSweeps } from '../../src-main/core/slurm'
 import { useSlurmLogin } from '../helpers/slurm'
 
 // The app's side of Slurm sweeps, through the real dispatch: a saved cluster reached through
@@ -132,6 +133,27 @@ describe('Slurm clusters and sweeps through the contract', { timeout: 300_000 },
     expect(store.listLogs(run.id).map((l) => [l.source, l.line])).toEqual([
       ['slurm', expect.stringMatching(new RegExp(`^Slurm job ${jobId} \\(${jobName}\\) on ${lab.sshd.user}@\\S+:${lab.sshd.port}, submitted for run\\(s\\) ${run.id} by a p4lab that ended before recording it: cancelled \\(scancel\\), not adopted: its cell ecmp load=0\\.3 seed=1 ran again since \\(run ${again.id}\\)$`))],
     ])
+    await close(app.core)
+  })
+  it('two p4labs looking at a cut-off submission at once: one adopts its job, the other leaves it alone rather than cancelling the job just adopted', async () => {
+    const app = open()
+    const store = app.core.opts.store
+    const gone = `${hostname()}:1:another-boot:1`
+    const exp = await app.call('experiments.create', { yaml: YAML.replace('name: slurm-app', 'name: slurm-twice') })
+    const runs = store.createRuns(exp.id, 'sim', gone, [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }])
+    const jobName = 'p4lab-slurm-twice-4567cdef'
+    store.addSlurmSubmission({ experimentId: exp.id, jobName, cluster: { kind: 'local' }, sweepDir: join(lab.cluster.work, 'app', 'twice'), runIds: runs.map((r) => r.id), owner: gone })
+    const jobId = lab.cluster.run(['sbatch', '--parsable', '--hold', `--job-name=${jobName}`, `--partition=${lab.cluster.partition}`, '--wrap', 'true']).trim().split(';')[0]
+    // Both list the submission before either has adopted it, as the app and a command looking at once.
+    const look = () => new SlurmSweeps({ store, shell: new LocalShell(lab.cluster.env) }).lookForCutOff({ adopt: true })
+    const [a, b] = await Promise.all([look(), look()])
+    expect([a.adopted, b.adopted].map((x) => x.map((j) => j.jobId)).sort()).toEqual([[], [jobId]])
+    const other = (a.adopted.length ? b : a).lines
+    expect(other).toEqual([expect.stringMatching(new RegExp(`^Slurm job ${jobId} \\(${jobName}\\) on this machine, submitted for run\\(s\\) ${runs[0].id} by a p4lab that ended before recording it: left to another p4lab, which looked at it at the same time$`))])
+    expect(lab.cluster.run(['scontrol', 'show', 'job', jobId])).toMatch(/JobState=PENDING\b/)
+    expect(store.listSlurmJobs({ experimentId: exp.id }).map((j) => j.jobId)).toEqual([jobId])
+    expect(store.getRun(runs[0].id)!.status).toBe('queued')
+    lab.cluster.run(['scancel', jobId])
     await close(app.core)
   })
 })

@@ -16,7 +16,7 @@ import { cmd } from '../ssh'
 import type { ExperimentRow, RunRow, SlurmJobRow, SlurmSubmissionRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
 import { simConfigFor } from '../targets/sim/config'
-import { JOB_FILE, JOB_FORMAT, type JobFile } from './bundle'
+import { BUNDLE, JOB_FILE, JOB_FORMAT, type JobFile } from './bundle'
 import { BundleRefusedError, mergeTask } from './merge'
 import { check, type ClusterShell, type ShellResult } from './shell'
 import { ENDED, readTaskStates, type TaskState } from './states'
@@ -63,7 +63,7 @@ export const SLURM_OWNER_PREFIX = 'slurm '
 
 /**
  * Submissions whose process ended before it recorded their job (or was unsure what sbatch did):
- * on their cluster may be a job nothing records; SlurmSweeps.cancelCutOff looks for it.
+ * on their cluster may be a job nothing records; SlurmSweeps.lookForCutOff looks for it.
  */
 export function cutOffSubmissions(store: Store): SlurmSubmissionRow[] {
   return store.listSlurmSubmissions().filter((s) => !ownerIsAlive(s.owner))
@@ -120,6 +120,9 @@ export class SlurmSweeps {
    * Creates the runs of `cells` and submits them as one job array. `signal` (a Ctrl-C) stops it
    * before sbatch runs (SubmitCancelledError); once sbatch runs, only its answer tells whether the
    * array exists, so the submission goes on to its record and the caller cancels the job.
+   * `created`: told of the runs before their submission is recorded and sbatch runs, for a caller
+   * that keeps its own record of them (reproduce's ledger), so that the runs of a job cut off
+   * before its record are in that record when a later look adopts the job.
    */
   async submit(
     exp: ExperimentRow,
@@ -127,6 +130,7 @@ export class SlurmSweeps {
     cells: Array<{ scheme: string; load: number; seed: number; params?: Record<string, unknown> }>,
     o: SlurmSubmitOptions,
     signal?: AbortSignal,
+    created?: (runs: RunRow[]) => void,
   ): Promise<{ job: SlurmJobRow; runs: RunRow[]; runnerUploaded: boolean }> {
     if (cells.length === 0) throw new Error('nothing to submit: no cells')
     if (spec.testbed !== 'sim') throw new Error(`experiment ${exp.name} runs on testbed '${spec.testbed}': only simulator experiments (testbed: sim) run on a Slurm cluster`)
@@ -171,8 +175,13 @@ export class SlurmSweeps {
         for (const r of runs) this.announce(store.setRunStatus(r.id, 'cancelled', { error: why }))
         throw new SubmitCancelledError(`${why}: run(s) ${runs.map((r) => r.id).join(', ')} cancelled, nothing submitted`)
       }
+      try {
+        created?.(runs)
+      } catch (err) {
+        throw this.notSubmitted(runs, `not submitted to ${shell.label}: ${err instanceof Error ? err.message : String(err)}`, err)
+      }
       // Written before sbatch runs, with the job's unique name: a process killed before the job
-      // is recorded leaves it for a later look to find that job (cancelCutOff).
+      // is recorded leaves it for a later look to find that job (lookForCutOff).
       const jobName = `${`p4lab-${exp.name}`.slice(0, 55)}-${randomBytes(4).toString('hex')}`
       const submission = store.addSlurmSubmission({ experimentId: exp.id, jobName, cluster: shell.ref, sweepDir, runIds: runs.map((r) => r.id), owner: processOwner() })
       const argv = argvOf(o, runs.length, jobName, sweepDir, `${work}/bin/${runnerName}`)
@@ -312,37 +321,93 @@ export class SlurmSweeps {
   }
 
   /**
-   * Submissions to this cluster whose process ended before it recorded their job (killed while
-   * sbatch ran, or unsure what sbatch did): the job each may have made is looked for by its name.
-   * One found still queued or running is adopted when `adopt` and its runs allow it
-   * (store.adoptSlurmSubmission: recorded, its runs queued again and followed as any other);
-   * else it is cancelled (its runs, their process gone, stay interrupted). The submission is
-   * forgotten either way. Returns what was found, a line each, and the jobs adopted.
+   * The job a cut-off submission made, looked for by its unique name: first in squeue, which
+   * lists it queued, running, or ended within the cluster's MinJobAge; then in sacct, where the
+   * cluster keeps accounting; then, when Slurm has forgotten it, in the result bundles its tasks
+   * left in the sweep folder (each names its job). `active`: those ids still queued or running.
+   * Null when none of these knows of a job: sbatch made none, or it ended long ago leaving no result.
    */
-  async lookForCutOff(o: { adopt: boolean }): Promise<{ lines: string[]; adopted: SlurmJobRow[] }> {
+  private async findCutOffJob(sub: SlurmSubmissionRow): Promise<{ ids: string[]; active: string[]; via: string } | null> {
+    const { shell } = this.d
+    const listed = (lines: string[], via: string) => {
+      const ids = new Map<string, boolean>()
+      for (const line of lines) {
+        const [id, state] = line.trim().split('|')
+        const m = /^(\d+)/.exec(id ?? '')
+        if (!m || !state) continue
+        ids.set(m[1], (ids.get(m[1]) ?? false) || !ENDED.has(state.split(' ')[0]))
+      }
+      return ids.size ? { ids: [...ids.keys()], active: [...ids].filter(([, a]) => a).map(([id]) => id), via } : null
+    }
+    const sq = listed((await check(shell, ['squeue', '-h', '-t', 'all', `--name=${sub.jobName}`, '-o', '%F|%T'])).split('\n'), 'squeue')
+    if (sq) return sq
+    // sacct looks from midnight today unless told: from the day before the submission (its clock may be behind).
+    const since = new Date(Date.parse(sub.startedAt) - 86_400_000).toISOString().slice(0, 10)
+    const sa = await shell.run(['sacct', '-n', '-X', '-P', `--name=${sub.jobName}`, '-S', since, '-o', 'JobID,State'])
+    const acct = sa.code === 0 ? listed(sa.stdout.toString('utf8').split('\n'), 'sacct') : null
+    if (acct) return acct
+    const bundles = [...(await this.bundlesPresent(sub.sweepDir))]
+    if (bundles.length === 0) return null
+    const named = await shell.run(['grep', '-h', '-o', '"jobId":"[0-9]*"', ...bundles.map((i) => `${sub.sweepDir}/results/${i}/${BUNDLE.cell}`)])
+    const ids = [...new Set([...named.stdout.toString('utf8').matchAll(/"jobId":"(\d+)"/g)].map((m) => m[1]))]
+    return ids.length ? { ids, active: [], via: `the result bundles in ${sub.sweepDir}` } : null
+  }
+
+  /**
+   * Submissions to this cluster whose process ended before it recorded their job (killed while
+   * sbatch ran, or unsure what sbatch did): the job each may have made is looked for
+   * (findCutOffJob). One found, queued, running or ended, is adopted when `adopt` allows it (a
+   * function: null, or why not) and so do its runs (store.adoptSlurmSubmission: recorded, its runs
+   * queued again and followed as any other); one that has ended is merged at once (refresh), so
+   * what its tasks wrote is not run again. One not adopted is cancelled if still queued or running
+   * (its runs, their process gone, stay interrupted); one that has ended is left as it is, its
+   * results unmerged in its folder, and the line says so and why. The submission is forgotten
+   * either way. Returns what was found, a line each, and the jobs adopted.
+   */
+  async lookForCutOff(o: { adopt: boolean | ((sub: SlurmSubmissionRow) => string | null) }): Promise<{ lines: string[]; adopted: SlurmJobRow[] }> {
     const { store, shell } = this.d
     const lines: string[] = []
     const adopted: SlurmJobRow[] = []
     for (const sub of cutOffSubmissions(store)) {
       if (JSON.stringify(sub.cluster) !== JSON.stringify(shell.ref)) continue
-      const ids = [...new Set((await check(shell, ['squeue', '-h', `--name=${sub.jobName}`, '-o', '%F'])).split('\n').map((l) => l.trim()).filter((l) => /^\d+$/.test(l)))]
-      const found = `Slurm job ${ids.join(', ')} (${sub.jobName}) on ${shell.label}, submitted for run(s) ${sub.runIds.join(', ')} by a p4lab that ended before recording it`
+      const job = await this.findCutOffJob(sub)
       let line: string
-      if (ids.length === 0) {
-        line = `a submission for run(s) ${sub.runIds.join(', ')} to ${shell.label} was cut off before its job was recorded: no job named ${sub.jobName} is queued there, nothing to cancel`
+      if (!job) {
+        line = `a submission for run(s) ${sub.runIds.join(', ')} to ${shell.label} was cut off before its job was recorded: no job named ${sub.jobName} is queued there or known to Slurm, and no task of one left results in ${sub.sweepDir}: nothing to cancel or merge`
         store.removeSlurmSubmission(sub.id)
       } else {
+        const ended = job.active.length === 0
+        const found = `Slurm job ${job.ids.join(', ')} (${sub.jobName}) on ${shell.label}, submitted for run(s) ${sub.runIds.join(', ')} by a p4lab that ended before recording it${ended ? `, ended since (found through ${job.via})` : ''}`
         // One sbatch makes one array: two jobs of the name are not this submission's alone.
-        const took = o.adopt && ids.length === 1 ? store.adoptSlurmSubmission(sub, ids[0], `${SLURM_OWNER_PREFIX}${shell.label}`) : { refused: o.adopt ? 'more than one job has its name' : 'its runs are submitted again here' }
+        const refused = job.ids.length > 1 ? 'more than one job has its name' : o.adopt === false ? 'its runs are submitted again here' : o.adopt === true ? null : o.adopt(sub)
+        const took = refused === null ? store.adoptSlurmSubmission(sub, job.ids[0], `${SLURM_OWNER_PREFIX}${shell.label}`) : { refused }
         if ('job' in took) {
           adopted.push(took.job)
           for (const id of sub.runIds) this.announce(store.getRun(id)!)
-          line = `${found}: adopted, its runs queued again and followed as the job's (p4lab slurm follow merges them)`
-        } else {
-          await check(shell, ['scancel', ...ids])
+          if (!ended) line = `${found}: adopted, its runs queued again and followed as the job's (p4lab slurm follow merges them)`
+          else {
+            try {
+              const p = await this.refresh(took.job.id)
+              line = `${found}: adopted and its results merged: ${p.tasks.map((t) => `run ${t.runId} ${t.runStatus}`).join(', ')}`
+            } catch (err) {
+              line = `${found}: adopted, its results not merged yet (${err instanceof Error ? err.message : String(err)}): p4lab slurm follow merges them`
+            }
+          }
+        } else if (!store.removeSlurmSubmission(sub.id)) {
+          // Another p4lab looking at the same time (the app and a command) took it first: the job
+          // is that one's to follow or cancel, and a scancel here would end a job it adopted.
+          line = `${found}: left to another p4lab, which looked at it at the same time`
+        } else if (job.active.length) {
+          try {
+            await check(shell, ['scancel', ...job.active])
+          } catch (err) {
+            // Not cancelled: the submission stays for the next look.
+            const { id: _, startedAt: __, ...again } = sub
+            store.addSlurmSubmission(again)
+            throw err
+          }
           line = `${found}: cancelled (scancel), not adopted: ${took.refused}`
-          store.removeSlurmSubmission(sub.id)
-        }
+        } else line = `${found}: not adopted, its results left unmerged in ${sub.sweepDir}: ${took.refused}`
       }
       for (const id of sub.runIds) if (store.getRun(id)) store.addLog(id, 'slurm', line)
       lines.push(line)

@@ -121,8 +121,9 @@ export function listSlurmSubmissions(s: StoreContext): SlurmSubmissionRow[] {
   }))
 }
 
-export function removeSlurmSubmission(s: StoreContext, id: number): void {
-  s.stmt('DELETE FROM slurm_submissions WHERE id = ?').run(id)
+/** Whether it was there to remove: of two processes looking at one submission, only one removes it. */
+export function removeSlurmSubmission(s: StoreContext, id: number): boolean {
+  return s.stmt('DELETE FROM slurm_submissions WHERE id = ?').run(id).changes > 0
 }
 
 /**

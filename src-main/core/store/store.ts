@@ -388,8 +388,8 @@ export class Store {
     return slurm.listSlurmSubmissions(this.s)
   }
 
-  removeSlurmSubmission(id: number): void {
-    slurm.removeSlurmSubmission(this.s, id)
+  removeSlurmSubmission(id: number): boolean {
+    return slurm.removeSlurmSubmission(this.s, id)
   }
 
   adoptSlurmSubmission(sub: slurm.SlurmSubmissionRow, jobId: string, owner: string): ReturnType<typeof slurm.adoptSlurmSubmission> {
