@@ -1,6 +1,9 @@
 // Compare's cards on the window widths people use (1024 and 1280 px): every card's note under
 // its title readable whole (it was cut to an ellipsis, or to nothing, beside the title), the
-// cards still in their grid. Screenshots in test-artifacts/e2e/compare-cards-*.png.
+// cards still in their grid; a slowdown CDF card of a size class no flow fell in saying so in
+// words, naming the class and why, not bare axes; and one whose lines hold one flow each
+// drawing them as dots (a CDF of one value has no segment to draw). Screenshots in
+// test-artifacts/e2e/compare-cards-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +20,14 @@ ${TOPOLOGY}
 schemes: [ecmp, rps, conga]
 workload: { kind: web-search, load: [0.3, 0.6], flows: 30 }
 seeds: [1, 2]
+`
+// 60 flows with seed 2: one of them is 10 MB or more.
+const ONE_LARGE = `name: one-large
+testbed: sim
+${TOPOLOGY}
+schemes: [ecmp, rps]
+workload: { kind: web-search, load: 0.5, flows: 60 }
+seeds: [2]
 `
 const LARGE = '≥10 MB'
 
@@ -54,6 +65,7 @@ describe("compare's cards in Chromium", () => {
   let browser: Browser
   let page: Page
   let small = 0
+  let oneLarge = 0
   const errors: string[] = []
 
   beforeAll(async () => {
@@ -62,6 +74,7 @@ describe("compare's cards in Chromium", () => {
     page = await browser.newPage({ viewport: { width: 1024, height: 768 } })
     page.on('pageerror', (err) => errors.push(String(err)))
     small = await runToEnd(app.url, SMALL)
+    oneLarge = await runToEnd(app.url, ONE_LARGE)
   }, 240_000)
 
   afterAll(async () => {
@@ -97,8 +110,8 @@ describe("compare's cards in Chromium", () => {
       await page.screenshot({ path: join(ARTIFACTS, `compare-cards-${width}-slowdown-cdfs.png`) })
       const withSub = cards.filter((c) => c.sub)
       expect(withSub.filter((c) => c.cut || !c.inCard).map((c) => `${c.id}: ${c.sub}`)).toEqual([])
-      // The main plot, the normalised one, probes, slowdown and the overlay have notes.
-      expect(withSub.map((c) => c.id)).toEqual(expect.arrayContaining(['plot-main', 'plot-normalised', 'plot-probe', 'plot-slowdown', 'plot-overlay']))
+      // The main plot, the normalised one, probes, slowdown, the slowdown CDFs and the overlay have notes.
+      expect(withSub.map((c) => c.id)).toEqual(expect.arrayContaining(['plot-main', 'plot-normalised', 'plot-probe', 'plot-slowdown', 'plot-overlay', 'plot-slowdown-cdf-0']))
       // Each card within its row's width, and the cards side by side in a row as tall as each other.
       expect(cards.filter((c) => !c.inRow).map((c) => c.id)).toEqual([])
       const sideBySide = new Map<string, Set<number>>()
@@ -108,4 +121,45 @@ describe("compare's cards in Chromium", () => {
       expect(errors).toEqual([])
     })
   }
+
+  it('says in words that no flow of a size class was drawn, instead of bare axes', { timeout: 60_000 }, async () => {
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await openCompare(page, app.url, [small])
+    const card = await cdfCard(page, LARGE)
+    await card.scrollIntoViewIfNeeded()
+    await card.screenshot({ path: join(ARTIFACTS, 'compare-cards-empty-class.png') })
+    expect(await card.getAttribute('data-lines')).toBe('0')
+    expect(await card.locator('canvas').count()).toBe(0)
+    // 30 flows a run, two seeds pooled: 60 a line at load 0.6, none of them 10 MB or more.
+    expect(await card.getByTestId('plot-empty').innerText()).toBe(
+      'No flow of ≥10 MB at load 0.6: none of the flows these runs drew (60 flows a line) is this size, so there is no slowdown to plot.',
+    )
+    expect(errors).toEqual([])
+  })
+
+  it('draws a class of one flow a line as dots, and says so', { timeout: 60_000 }, async () => {
+    const res = await contract(app.url, 'compare.query', { experimentIds: [oneLarge], metric: 'slowdown.mean', by: 'load', cdf: 'slowdown' })
+    const large = res.cdfs.filter((c: { bucket: string }) => c.bucket === LARGE)
+    expect(large.map((c: { finished: number }) => c.finished), 'one finished flow of ≥10 MB a line').toEqual([1, 1])
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await openCompare(page, app.url, [oneLarge])
+    const card = await cdfCard(page, LARGE)
+    await card.scrollIntoViewIfNeeded()
+    await expect.poll(() => card.getAttribute('data-figure'), { timeout: 10_000 }).not.toBeNull()
+    await card.screenshot({ path: join(ARTIFACTS, 'compare-cards-one-flow.png') })
+    const figure = JSON.parse((await card.getAttribute('data-figure'))!) as { lines: Array<{ label: string; dot?: boolean }> }
+    expect(figure.lines.map((l) => [l.label, l.dot])).toEqual([
+      ['ecmp', true],
+      ['rps', true],
+    ])
+    expect(await card.locator('.csub').innerText()).toBe('1 of 1 flow finished, each line · a line of one value is a dot')
+    // No card of this view draws a line it cannot show: a line of one value is a dot.
+    for (const testid of await page.locator('[data-testid^="plot-slowdown-cdf-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!))) {
+      const el = page.getByTestId(testid)
+      const plot = JSON.parse((await el.getAttribute('data-plot')) ?? '{"lines":[]}') as { lines: Array<{ mean: Array<number | null> }> }
+      const fig = JSON.parse((await el.getAttribute('data-figure')) ?? '{"lines":[]}') as { lines: Array<{ dot?: boolean }> }
+      plot.lines.forEach((l, i) => expect(l.mean.filter((v) => v !== null).length > 1 || fig.lines[i]?.dot === true, `${testid} line ${i}`).toBe(true))
+    }
+    expect(errors).toEqual([])
+  })
 })
