@@ -91,9 +91,21 @@ export const CompareResult = z.object({
   ),
   /** "Diff only": the parameters (hashes of program, topology and config included) that differ, per run. */
   differences: z.array(z.object({ field: z.string(), values: z.array(FieldValue) })),
-  /** CDF points per line and x (and flow-size bucket, for slowdown CDFs). */
+  /**
+   * CDF points per line and x (and flow-size bucket, for slowdown CDFs, with how many flows of
+   * that size the runs had and how many of them finished: the points are theirs).
+   */
   cdfs: z
-    .array(z.object({ line: z.record(z.string(), FieldValue), x: FieldValue, points: z.array(z.tuple([z.number(), z.number()])), bucket: z.string().optional() }))
+    .array(
+      z.object({
+        line: z.record(z.string(), FieldValue),
+        x: FieldValue,
+        points: z.array(z.tuple([z.number(), z.number()])),
+        bucket: z.string().optional(),
+        flows: z.number().int().optional(),
+        finished: z.number().int().optional(),
+      }),
+    )
     .optional(),
 })
 export type CompareResult = z.infer<typeof CompareResult>

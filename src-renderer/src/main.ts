@@ -1,5 +1,6 @@
 import { createApp } from 'vue'
 import { createPinia } from 'pinia'
 import App from './App.vue'
+import { vErrorDetail } from './client'
 
-createApp(App).use(createPinia()).mount('#app')
+createApp(App).use(createPinia()).directive('error-detail', vErrorDetail).mount('#app')

@@ -86,6 +86,9 @@ describe('FCT slowdown in compare', () => {
     for (const b of SIZE_BUCKETS) {
       const inBucket = [...sd].filter((v, i) => !Number.isNaN(v) && r.flows.sizeBytes[i] >= b.lo && r.flows.sizeBytes[i] < b.hi).sort((a, c) => a - c)
       const c = res.cdfs!.find((x) => x.x === 0.7 && x.bucket === b.label)!
+      // How many flows of this size there were and how many finished: an empty bucket says which it lacks.
+      expect(c.flows, b.label).toBe([...r.flows.sizeBytes].filter((s) => s >= b.lo && s < b.hi).length)
+      expect(c.finished, b.label).toBe(inBucket.length)
       if (inBucket.length === 0) {
         expect(c.points, b.label).toEqual([])
         continue

@@ -5,7 +5,7 @@
 // centred in its panel, which a switch's long port table beside it does not stretch, and the
 // topology editor's graph centred again when the window widens, its save bar inside its panel
 // with every count in the singular or plural it needs, and a 64-host fabric seen whole in the
-// editor and the Fabric tab (so is a k = 6 fat-tree, pod by pod), no link drawn through a node
+// editor and the Fabric tab (so are fat-trees of k = 6 and 8, pod by pod), no link drawn through a node
 // but its ends. Screenshots in test-artifacts/e2e/narrow-*.png.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -29,7 +29,7 @@ const WIDE = YAML.replace('name: narrow-ui', 'name: narrow-wide-leaf').replace('
 // Two problems in the text: a load above 1 and a failure of a link the fabric does not have.
 const TWO_PROBLEMS = YAML.replace('load: 0.3', 'load: 3') + 'failures:\n  - { link: leaf9-spine0, at: 5ms }\n'
 // 64 hosts: the three-tier's in a block under each ToR, the leaf-spine's (32 leaves of 2) in bands
-// of leaves (a row of them needed a zoom of 0.1), and a k = 6 fat-tree, all at a zoom labels can be read at.
+// of leaves (a row of them needed a zoom of 0.1), and a k = 6 fat-tree (and a k = 8 one, 128 hosts), all at a zoom labels can be read at.
 const HOSTS_64: Array<{ name: string; topology: string; nodes: number; extra?: string }> = [
   {
     name: 'narrow-three-tier-64',
@@ -45,6 +45,14 @@ const HOSTS_64: Array<{ name: string; topology: string; nodes: number; extra?: s
     name: 'narrow-fattree-k6',
     topology: '{ kind: fat-tree, k: 6, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }',
     nodes: 54 + 18 + 18 + 9,
+    extra: 'telemetry: { interval: 1ms }\n',
+  },
+  // 128 hosts, 80 switches: at k = 6's spacing it fit only at 0.26 in the editor and 0.29 in the
+  // Fabric tab; drawn closer, 0.35 and 0.40.
+  {
+    name: 'narrow-fattree-k8',
+    topology: '{ kind: fat-tree, k: 8, hostLink: 10Gbps, fabricLink: 10Gbps, linkDelay: 1us, queuePackets: 100 }',
+    nodes: 128 + 32 + 32 + 16,
     extra: 'telemetry: { interval: 1ms }\n',
   },
 ]
@@ -348,7 +356,7 @@ describe('the app on a narrow window in Chromium', () => {
         // core's to a lower row of pods, a ToR's to its block's second row of hosts went straight through).
         expect(edgesThroughNodes(await drawn(page, 'topo-canvas'), GRAZE * zoom), 'links through nodes in the editor').toEqual([])
         await canvas(page).scrollIntoViewIfNeeded()
-        await page.screenshot({ path: join(ARTIFACTS, `narrow-topology-64-${f.name.split('-')[1]}-${size.width}.png`) })
+        await page.screenshot({ path: join(ARTIFACTS, `narrow-topology-64-${f.name.replace(/^narrow-/, '')}-${size.width}.png`) })
 
         await page.getByTestId('tab-fabric').click()
         await expect.poll(async () => Object.keys(JSON.parse((await page.getByTestId('fabric-graph').getAttribute('data-nodes')) ?? '{}')).length, { timeout: 20_000 }).toBeGreaterThan(0)
@@ -357,7 +365,7 @@ describe('the app on a narrow window in Chromium', () => {
         await expect.poll(async () => Number(await page.getByTestId('fabric-graph').getAttribute('data-zoom')), { timeout: 10_000 }).toBeGreaterThanOrEqual(READABLE)
         const fabricZoom = Number(await page.getByTestId('fabric-graph').getAttribute('data-zoom'))
         expect(edgesThroughNodes(await drawn(page, 'fabric-graph'), GRAZE * fabricZoom), 'links through nodes in the Fabric tab').toEqual([])
-        await page.screenshot({ path: join(ARTIFACTS, `narrow-fabric-64-${f.name.split('-')[1]}-${size.width}.png`) })
+        await page.screenshot({ path: join(ARTIFACTS, `narrow-fabric-64-${f.name.replace(/^narrow-/, '')}-${size.width}.png`) })
       }
     }
     expect(errors).toEqual([])

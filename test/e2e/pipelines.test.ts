@@ -3,7 +3,8 @@
 // the hula/v1model program's highlighted source, tor0's rendered CLI file and bfrt script, a
 // variant copied and edited, a failed compile whose diagnostic scrolls to its line, and the
 // artifacts; the failed compile's view (log, marked line, error counts) measured for contrast in
-// both themes. Screenshots go to test-artifacts/e2e/pipelines-*.png.
+// both themes; on a 1024 and a 1280 px window the source as wide as the view beside the list,
+// the side panel under it. Screenshots go to test-artifacts/e2e/pipelines-*.png.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -144,4 +145,36 @@ describe('the Pipelines view in Chromium', () => {
     await expect.poll(() => page.getByTestId('pipelines-view').count(), { timeout: 10_000 }).toBe(0)
     expect(errors).toEqual([])
   }, 120_000)
+
+  it('gives the source the width beside the program list on a 1024 and a 1280 px window, the side panel under it', async () => {
+    await page.goto(app.url)
+    await page.getByTestId('nav-pipelines').click()
+    await page.locator('[data-testid="pipeline-program"][data-scheme="hula"][data-target="bmv2"]').click()
+    await expect.poll(() => page.getByTestId('p4-source').getAttribute('data-path'), { timeout: 10_000 }).toBe('hula/v1model/hula.p4')
+    const box = (sel: string) =>
+      page.locator(`[data-testid="pipelines-view"] ${sel}`).evaluate((el) => {
+        const r = el.getBoundingClientRect()
+        return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height }
+      })
+    for (const width of [1024, 1280, 1440]) {
+      await page.setViewportSize({ width, height: 768 })
+      await page.getByTestId('side-tab-controlplane').click()
+      await page.screenshot({ path: join(ARTIFACTS, `pipelines-7-width-${width}.png`) })
+      const [view, list, center, side] = [await box(''), await box('.list'), await box('.center'), await box('.side')]
+      expect(side.right, `${width} px: the side panel within the view`).toBeLessThanOrEqual(view.right + 0.5)
+      if (width < 1440) {
+        // The source as wide as all the view beside the list (it had 244 px of 760 at 1024), the panel under it as wide.
+        expect(center.width, `${width} px`).toBeGreaterThanOrEqual(view.right - list.right - 1)
+        expect(side.top, `${width} px`).toBeGreaterThanOrEqual(center.bottom - 1)
+        expect(side.left, `${width} px`).toBeCloseTo(center.left, 0)
+        expect(side.height, `${width} px`).toBeGreaterThanOrEqual(180)
+      } else {
+        // A wide window keeps the panel beside the source, which has room for its lines.
+        expect(side.left).toBeGreaterThanOrEqual(center.right - 1)
+        expect(center.width).toBeGreaterThanOrEqual(500)
+      }
+    }
+    await page.setViewportSize({ width: 1440, height: 900 })
+    expect(errors).toEqual([])
+  }, 60_000)
 })

@@ -1,7 +1,8 @@
 // Revisions in the GUI: after the text of an experiment with done runs changes, the runs table
 // and the run matrix mark those runs stale, History diffs the two revisions and renames the
 // experiment (its list within the view on a narrow window too), and "Save as new experiment"
-// copies the text into a new one in one click.
+// copies the text into a new one in one click; a rename to a name taken says so in a sentence,
+// the call and its code in the message's title.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -98,6 +99,19 @@ describe('experiment revisions in Chromium', () => {
     const all = await contract(app.url, 'experiments.list', {})
     expect(all.map((e: { name: string }) => e.name).sort()).toEqual(['rev-ui-2', 'rev-ui-2 (2)'])
     await page.screenshot({ path: join(ARTIFACTS, 'revisions-4-saved-as-new.png') })
+    expect(errors).toEqual([])
+  })
+
+  it('says a name is taken in a plain sentence, the call and its code only in the title', { timeout: 60_000 }, async () => {
+    // The copy saved as new is open; its original's name is taken.
+    if ((await page.getByTestId('history-pop').count()) === 0) await page.getByTestId('experiment-history').click()
+    await page.getByTestId('rename-input').fill('rev-ui-2')
+    await page.getByTestId('rename-go').click()
+    const shown = page.getByTestId('history-error')
+    await expect.poll(() => shown.count(), { timeout: 10_000 }).toBe(1)
+    await page.screenshot({ path: join(ARTIFACTS, 'revisions-6-name-taken.png') })
+    expect(await shown.innerText()).toMatch(/^An experiment named 'rev-ui-2' already exists \(experiment \d+\); choose another name\.$/)
+    expect(await shown.getAttribute('title')).toBe('experiments.rename: conflict')
     expect(errors).toEqual([])
   })
 })

@@ -175,7 +175,7 @@ describe('svg serializer', () => {
 
 describe('query errors and export paths', () => {
   it('reads the column and detail out of the core message', () => {
-    expect(queryProblem("query: column 10: expected a value after '=', found '=' (compare.runs: invalid-request)")).toEqual({ offset: 9, detail: "expected a value after '=', found '='" })
+    expect(queryProblem("query: column 10: expected a value after '=', found '='.")).toEqual({ offset: 9, detail: "expected a value after '=', found '='." })
     expect(queryProblem('something else')).toEqual({ offset: null, detail: 'something else' })
   })
 

@@ -36,6 +36,8 @@ Object.defineProperty(globalThis, 'localStorage', {
 })
 
 const { useRunsStore } = await import('../../src-renderer/src/stores/runs')
+// main.ts registers it for the app; the client is a stand-in here, its errors module is not.
+const { vErrorDetail } = await import('../../src-renderer/src/client/errors')
 const RunsTable = (await import('../../src-renderer/src/components/RunsTable.vue')).default
 
 const EXP = 7
@@ -72,7 +74,9 @@ async function renderRow(pinia: Pinia): Promise<Map<string, string>> {
   const store = useRunsStore(pinia)
   const app = createSSRApp({
     render: () => h(RunsTable, { experimentId: EXP, runs: store.runs, progress: store.progress, shownRunId: null, selectedRunId: null }),
-  }).use(pinia)
+  })
+    .use(pinia)
+    .directive('error-detail', vErrorDetail)
   const html = await renderToString(app)
   const row = /<tr[^>]*data-testid="run-row"[^>]*>([\s\S]*?)<\/tr>/.exec(html)
   expect(row, 'a run row').not.toBeNull()
@@ -131,7 +135,7 @@ describe('a run that ends, in the runs table', () => {
     const stats = { flows: 600, finished: 0, meanNs: null, p50Ns: null, p99Ns: null, smallMeanNs: null, largeMeanNs: null }
     handlers.get('run.status')!(statusEvent(run('incomplete', { stats, completion, error, counters: { flowsFailed: 600 } })))
     records.value = recordOf('incomplete')
-    const html = await renderToString(createSSRApp({ render: () => h(RunsTable, { experimentId: EXP, runs: useRunsStore(pinia).runs, progress: {}, shownRunId: null, selectedRunId: null }) }).use(pinia))
+    const html = await renderToString(createSSRApp({ render: () => h(RunsTable, { experimentId: EXP, runs: useRunsStore(pinia).runs, progress: {}, shownRunId: null, selectedRunId: null }) }).use(pinia).directive('error-detail', vErrorDetail))
     expect(html).toMatch(/data-status="incomplete"/)
     expect(html).not.toMatch(/data-status="done"/)
     const cells = await renderRow(pinia)

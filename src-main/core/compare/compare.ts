@@ -74,7 +74,11 @@ export interface CompareResult {
   /** Of the cells left out, those whose latest run ended incomplete, with their numbers and likely cause. */
   incomplete: IncompleteCell[]
   differences: Array<{ field: string; values: FieldValue[] }>
-  cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]>; bucket?: string }>
+  /**
+   * For slowdown CDFs, also how many flows of the bucket's size the runs had and how many of
+   * them have a slowdown (finished): a bucket with no point says which of the two it lacks.
+   */
+  cdfs?: Array<{ line: Record<string, FieldValue>; x: FieldValue; points: Array<[number, number]>; bucket?: string; flows?: number; finished?: number }>
 }
 
 export interface IncompleteCell {
@@ -265,13 +269,16 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
       const runs = [...g.items].sort((a, b) => a.seed - b.seed).map((i) => i.r)
       return SIZE_BUCKETS.map((b) => {
         const pooled: number[] = []
+        let flows = 0
         for (const r of runs) {
           const sd = r.flowSlowdowns()
           r.listFlows().forEach((f, i) => {
-            if (!Number.isNaN(sd[i]) && f.sizeBytes >= b.lo && f.sizeBytes < b.hi) pooled.push(sd[i])
+            if (f.sizeBytes < b.lo || f.sizeBytes >= b.hi) return
+            flows++
+            if (!Number.isNaN(sd[i])) pooled.push(sd[i])
           })
         }
-        return { line: g.line, x: g.x, bucket: b.label, points: cdfPoints(Float64Array.from(pooled)) }
+        return { line: g.line, x: g.x, bucket: b.label, points: cdfPoints(Float64Array.from(pooled)), flows, finished: pooled.length }
       })
     })
   } else if (opts.cdf) {

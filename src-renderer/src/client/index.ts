@@ -15,7 +15,7 @@ import { takeBridgeToken } from './token'
 import type { ConnectionState, Transport } from './transport'
 import { TransportClosedError, WsTransport } from './ws'
 
-export { ApiCallError, errorMessage } from './errors'
+export { ApiCallError, asSentence, errorDetail, errorMessage, vErrorDetail } from './errors'
 export type { ConnectionState } from './transport'
 
 // Zod compiles object parsers with `new Function` unless told not to; our CSP has no
@@ -60,7 +60,7 @@ export async function call<M extends MethodName>(method: M, params: Req<M>): Pro
   const schema = methods[method]
   const req = schema.req.safeParse(params)
   if (!req.success) {
-    throw new ApiCallError(method, 'invalid-request', `Bad request for ${method}: ${z.prettifyError(req.error)}`)
+    throw new ApiCallError(method, 'invalid-request', `The app made a request the contract refuses: ${z.prettifyError(req.error)}`)
   }
   let env
   try {
@@ -71,7 +71,7 @@ export async function call<M extends MethodName>(method: M, params: Req<M>): Pro
   }
   if (!env.ok) {
     const parsed = ApiError.safeParse(env.error)
-    if (!parsed.success) throw new ApiCallError(method, 'internal', `${method} failed with a malformed error`)
+    if (!parsed.success) throw new ApiCallError(method, 'internal', 'The server answered with an error the app cannot read')
     throw new ApiCallError(method, parsed.data.code, parsed.data.message, parsed.data.specErrors)
   }
   const res = schema.res.safeParse(env.result)
@@ -79,7 +79,7 @@ export async function call<M extends MethodName>(method: M, params: Req<M>): Pro
     throw new ApiCallError(
       method,
       'internal',
-      `The answer to ${method} does not match the contract: ${z.prettifyError(res.error)}`,
+      `The server's answer does not match the contract: ${z.prettifyError(res.error)}`,
     )
   }
   return res.data as Res<M>

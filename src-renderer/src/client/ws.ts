@@ -13,8 +13,9 @@ type ServerMessage =
 
 /** Thrown to callers whose request was on the wire when the socket dropped. */
 export class TransportClosedError extends Error {
-  constructor(method: string) {
-    super(`The connection to the p4lab server dropped before ${method} answered; it may or may not have run.`)
+  constructor() {
+    // Which call it was is the ApiCallError's detail, not part of the sentence.
+    super('The connection to the p4lab server dropped before it answered; what was asked may or may not have been done.')
     this.name = 'TransportClosedError'
   }
 }
@@ -28,7 +29,7 @@ export class WsTransport implements Transport {
   private nextId = 1
   private attempt = 0
   private retryTimer: ReturnType<typeof setTimeout> | null = null
-  private readonly inFlight = new Map<number, Pending & { method: string }>()
+  private readonly inFlight = new Map<number, Pending>()
   private readonly outbox: string[] = []
   private readonly listeners = new Map<EventName, Set<(payload: unknown) => void>>()
   private readonly stateListeners = new Set<(state: ConnectionState) => void>()
@@ -42,7 +43,7 @@ export class WsTransport implements Transport {
     const id = this.nextId++
     const text = JSON.stringify({ type: 'call', id, method, params })
     return new Promise((resolve, reject) => {
-      this.inFlight.set(id, { resolve, reject, method })
+      this.inFlight.set(id, { resolve, reject })
       if (this.isOpen()) this.socket!.send(text)
       else this.outbox.push(text)
     })
@@ -116,7 +117,7 @@ export class WsTransport implements Transport {
     for (const [id, pending] of this.inFlight) {
       if (queued.has(id)) continue
       this.inFlight.delete(id)
-      pending.reject(new TransportClosedError(pending.method))
+      pending.reject(new TransportClosedError())
     }
   }
 

@@ -1,7 +1,7 @@
 // The fabric view's model: where each node sits, which series colour each edge and node,
 // and the colour scales. Pure (no DOM, no Cytoscape), tested in node.
 import { plural } from './format'
-import { bestPodGrid, placeCores, podOrigin, type GridSpacing } from './podGrid'
+import { bestPodGrid, placeCores, podOrigin, READABLE_ZOOM, type GridSpacing } from './podGrid'
 import type { SeriesDefLike } from './series'
 import { maxStatOf, statOf, windowRange, type StatMode } from './window'
 
@@ -99,31 +99,58 @@ function torsPerBand(count: number, above: number, top: number): number {
   return best.perBand
 }
 
-/** The pod grid's spacing (podGrid.ts): pods' blocks further apart than a pod's ToRs, wrapped cores' rows half a tier apart. */
-const GRID: GridSpacing = { xGap: X_GAP, yGap: Y_GAP, podGap: X_GAP * 1.5, coreRowGap: Y_GAP / 2, canvas: CANVAS, node: NODE }
+/** A pod layout's spacing: within a pod (switches of a row, aggregation over ToRs, a ToR over its hosts' node) and the grid's (podGrid.ts). */
+interface PodSpacing {
+  x: number
+  y: number
+  hostsDy: number
+  grid: GridSpacing
+}
+/** Pods' blocks further apart than a pod's ToRs, wrapped cores' rows half a tier apart. */
+const POD_SPACING: PodSpacing = { x: X_GAP, y: Y_GAP, hostsDy: HOSTS_DY, grid: { xGap: X_GAP, yGap: Y_GAP, podGap: X_GAP * 1.5, coreRowGap: Y_GAP / 2, canvas: CANVAS, node: NODE } }
+/**
+ * Closer, for a fabric the usual spacing fits only below READABLE_ZOOM (a fat-tree of k = 8 and
+ * up): a switch's width and a third apart, tiers two thirds as far, the cores further up so that
+ * their links to the first pods pass between the switches there; at k = 8, 0.40 instead of 0.29.
+ */
+const POD_SPACING_CLOSE: PodSpacing = {
+  x: 80,
+  y: 80,
+  hostsDy: 56,
+  grid: { xGap: 84, yGap: 80, podGap: 96, coreRowGap: 44, coreGap: 120, canvas: CANVAS, node: NODE },
+}
 
 /**
  * A fabric whose aggregation row is wider than ROW_MAX (a fat-tree of k = 6 has 18 aggregation
  * switches, k = 8 has 32), laid out pod by pod in the grid of podGrid.ts: each pod a block of
- * its aggregation switches over its ToRs (and their hosts' node).
+ * its aggregation switches over its ToRs (and their hosts' node), closer when the usual spacing
+ * would not draw it readably; with how far under a ToR its hosts' node goes.
  */
-function podLayout(switches: ReadonlyArray<FabricGraphLike['nodes'][number]>): Map<string, { x: number; y: number }> {
+function podLayout(switches: ReadonlyArray<FabricGraphLike['nodes'][number]>): { at: Map<string, { x: number; y: number }>; hostsDy: number } {
   const sorted = (role: string) => switches.filter((n) => n.role === role).sort((a, b) => a.pod - b.pod || byName(a.name, b.name))
   const [cores, aggs, tors] = [sorted('spine'), sorted('agg'), sorted('tor')]
   const pods = [...new Set([...aggs, ...tors].map((n) => n.pod))].sort((a, b) => a - b)
   const inPod = (list: typeof aggs, pod: number) => list.filter((n) => n.pod === pod)
-  const podW = Math.max(...pods.map((p) => (Math.max(inPod(aggs, p).length, inPod(tors, p).length) - 1) * X_GAP))
-  const podH = Y_GAP + HOSTS_DY
-  const grid = bestPodGrid(pods.length, cores.length, podW, podH, GRID)
+  const gridOf = (s: PodSpacing) => {
+    const podW = Math.max(...pods.map((p) => (Math.max(inPod(aggs, p).length, inPod(tors, p).length) - 1) * s.x))
+    const podH = s.y + s.hostsDy
+    return { s, podW, podH, grid: bestPodGrid(pods.length, cores.length, podW, podH, s.grid) }
+  }
+  let laid = gridOf(POD_SPACING)
+  if (laid.grid.zoom < READABLE_ZOOM) {
+    const close = gridOf(POD_SPACING_CLOSE)
+    if (close.grid.zoom > laid.grid.zoom) laid = close
+  }
+  const { s, podW, podH, grid } = laid
   const out = new Map<string, { x: number; y: number }>()
-  const top = placeCores(cores, grid, GRID, out)
+  const top = placeCores(cores, grid, s.grid, out)
   pods.forEach((pod, q) => {
-    const { cx, y } = podOrigin(q, pods.length, podW, podH, top, grid, GRID)
-    for (const [list, dy] of [[inPod(aggs, pod), 0], [inPod(tors, pod), Y_GAP]] as const) {
-      list.forEach((n, i) => out.set(n.name, { x: cx + (i - (list.length - 1) / 2) * X_GAP, y: y + dy }))
+    const { cx, y } = podOrigin(q, pods.length, podW, podH, top, grid, s.grid)
+    for (const [list, dy] of [[inPod(aggs, pod), 0], [inPod(tors, pod), s.y]] as const) {
+      list.forEach((n, i) => out.set(n.name, { x: cx + (i - (list.length - 1) / 2) * s.x, y: y + dy }))
     }
   })
-  return out
+  return { at: out, hostsDy: s.hostsDy }
 }
 
 /**
@@ -162,8 +189,12 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
   }
   const aggs = switches.filter((n) => n.role === 'agg')
   const podded = aggs.length > 0 && tiers.has(torLevel) && switches.every((n) => n.role === 'spine' || n.pod >= 0)
+  // Below a ToR, the node for its hosts: closer in a fabric drawn closer.
+  let hostsDy = HOSTS_DY
   if (podded && (aggs.length - 1) * X_GAP > ROW_MAX) {
-    for (const [name, p] of podLayout(switches)) place(switches.find((n) => n.name === name)!, p)
+    const laid = podLayout(switches)
+    hostsDy = laid.hostsDy
+    for (const [name, p] of laid.at) place(switches.find((n) => n.name === name)!, p)
   } else for (const [level, all] of [...tiers].sort((a, b) => b[0] - a[0])) {
     const bands = level === torLevel ? Array.from({ length: Math.ceil(all.length / perBand) }, (_, b) => all.slice(b * perBand, (b + 1) * perBand)) : [all]
     // Pods get a small gap between them so they read as groups.
@@ -208,7 +239,7 @@ export function buildFabricModel(graph: FabricGraphLike, defs: readonly SeriesDe
     const p = pos.get(tor)
     if (!p) continue
     const id = `${tor}:hosts`
-    nodes.push({ id, label: plural(g.count, 'host'), role: 'hosts', x: p.x, y: p.y + HOSTS_DY, queueCols: [] })
+    nodes.push({ id, label: plural(g.count, 'host'), role: 'hosts', x: p.x, y: p.y + hostsDy, queueCols: [] })
     // Only the ToR's side is measured: hosts are not switches, their NIC queues have no series.
     edges.push({ id: `${id}:down`, link: id, source: tor, target: id, dir: 'down', utilCols: g.cols, ports: g.ports, bps: g.bps })
   }

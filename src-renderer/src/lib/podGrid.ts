@@ -4,6 +4,13 @@
 // grid's width, each half a column aside from the one above so that a link from an upper row
 // passes between the lower row's. Each graph brings its own spacing and its pods' size.
 
+/**
+ * The zoom below which a switch's label can no longer be made out. A pod grid that fits its graph
+ * on a 1024 px window only below it at its graph's usual spacing (a fat-tree of k = 8: 0.26 in
+ * the editor, 0.29 in the Fabric tab) is drawn closer instead.
+ */
+export const READABLE_ZOOM = 0.3
+
 export interface GridSpacing {
   /** Between two switches of a row. */
   xGap: number
@@ -13,6 +20,8 @@ export interface GridSpacing {
   podGap: number
   /** Between the rows of a wrapped tier of cores. */
   coreRowGap: number
+  /** Between the cores' last row and the pods' first, when not yGap: a closer grid keeps the links to the first pods steep enough to pass between their switches. */
+  coreGap?: number
   /** The graph on a 1024 px window inside its padding, about. */
   canvas: { w: number; h: number }
   /** A switch node's size, for the drawing's extent. */
@@ -36,7 +45,7 @@ export function bestPodGrid(pods: number, cores: number, podW: number, podH: num
     const coresPerRow = Math.min(cores, Math.floor(width / s.xGap) + 1)
     const coreRows = cores > 0 ? rowsOf(coresPerRow) : 0
     const gridRows = Math.ceil(pods / perRow)
-    const height = (coreRows > 0 ? (coreRows - 1) * s.coreRowGap + s.yGap : 0) + gridRows * podH + (gridRows - 1) * s.yGap
+    const height = (coreRows > 0 ? (coreRows - 1) * s.coreRowGap + (s.coreGap ?? s.yGap) : 0) + gridRows * podH + (gridRows - 1) * s.yGap
     const coreW = (Math.min(cores, coresPerRow) - 1) * s.xGap + (coreRows > 1 ? s.xGap / 2 : 0)
     const zoom = Math.min(s.canvas.w / (Math.max(width, coreW) + s.node.w), s.canvas.h / (height + s.node.h))
     if (zoom > best.zoom) best = { perRow, coresPerRow, zoom }
@@ -54,7 +63,7 @@ export function placeCores(cores: ReadonlyArray<{ name: string }>, grid: PodGrid
     const x = ((i % coresPerRow) - (count - 1) / 2) * s.xGap + (coreRows > 1 ? (row % 2 === 0 ? -s.xGap / 4 : s.xGap / 4) : 0)
     out.set(n.name, { x, y: row * s.coreRowGap })
   })
-  return coreRows > 0 ? (coreRows - 1) * s.coreRowGap + s.yGap : 0
+  return coreRows > 0 ? (coreRows - 1) * s.coreRowGap + (s.coreGap ?? s.yGap) : 0
 }
 
 /** The centre and top of pod `q`'s block (of `pods`, podW × podH, starting at `top`); a shorter last row takes the middle columns. */

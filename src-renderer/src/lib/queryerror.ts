@@ -8,8 +8,6 @@ export interface QueryProblem {
 }
 
 export function queryProblem(message: string): QueryProblem {
-  // The client appends "(method: code)"; the caret says enough.
-  message = message.replace(/\s*\([\w.]+: [\w-]+\)\s*$/, '')
   const m = /(?:^|:\s*)query:\s*column (\d+):\s*([\s\S]*)$/.exec(message) ?? /column (\d+):\s*([\s\S]*)$/.exec(message)
   if (!m) return { offset: null, detail: message.replace(/^.*?query:\s*/, '') }
   return { offset: Math.max(0, Number(m[1]) - 1), detail: m[2] }

@@ -2,7 +2,7 @@
 // with a wide tier of hosts in blocks under their ToRs, wide ToR tiers wrapped into bands, and
 // fabrics with a wide aggregation row pod by pod (podGrid.ts); and where a node added in the
 // editor goes without moving the others. Pure (no DOM, no Cytoscape), tested in node.
-import { bestPodGrid, placeCores, podOrigin, type GridSpacing, type PodGrid } from './podGrid'
+import { bestPodGrid, placeCores, podOrigin, READABLE_ZOOM, type GridSpacing, type PodGrid } from './podGrid'
 import type { EdTopology, Tier } from './topoYaml'
 import { TIER_LEVEL } from './topoYaml'
 
@@ -111,45 +111,80 @@ export function placeNew(topo: EdTopology, positions: ReadonlyMap<string, Point>
   return { x, y: 0 }
 }
 
-/** The pod grid's spacing (podGrid.ts): pods' blocks further apart than a pod's ToRs' blocks of hosts, wrapped cores' rows half a tier apart. */
-const GRID: GridSpacing = { xGap: X_GAP, yGap: Y_GAP, podGap: X_GAP * 1.5, coreRowGap: Y_GAP / 2, canvas: CANVAS, node: NODE }
+/** A pod layout's spacing: within a pod (switches of a row, tiers, hosts in their blocks) and the grid's (podGrid.ts). */
+interface PodSpacing {
+  x: number
+  y: number
+  hostGap: number
+  hostRowGap: number
+  blockGap: number
+  grid: GridSpacing
+}
+/** Pods' blocks further apart than a pod's ToRs' blocks of hosts, wrapped cores' rows half a tier apart. */
+const POD_SPACING: PodSpacing = {
+  x: X_GAP,
+  y: Y_GAP,
+  hostGap: HOST_GAP,
+  hostRowGap: HOST_ROW_GAP,
+  blockGap: BLOCK_GAP,
+  grid: { xGap: X_GAP, yGap: Y_GAP, podGap: X_GAP * 1.5, coreRowGap: Y_GAP / 2, canvas: CANVAS, node: NODE },
+}
+/**
+ * Closer, for a fabric the usual spacing fits only below READABLE_ZOOM (a fat-tree of k = 8 and
+ * up): switches and hosts a few pixels more than their width apart, tiers two thirds as far, the
+ * cores further up so that their links to the first pods pass between the switches there; at
+ * k = 8, 0.35 instead of 0.26. A block's rows of hosts stay more than SAME_ROW apart.
+ */
+const POD_SPACING_CLOSE: PodSpacing = {
+  x: 72,
+  y: 76,
+  hostGap: 44,
+  hostRowGap: 30,
+  blockGap: 52,
+  grid: { xGap: 80, yGap: 80, podGap: 90, coreRowGap: 44, coreGap: 120, canvas: CANVAS, node: NODE },
+}
 
 /**
  * A fabric whose aggregation row is wider than ROW_MAX (a fat-tree of k = 6 has 18 aggregation
  * switches, k = 8 has 32), laid out pod by pod in the grid of podGrid.ts: each pod a block of its
  * aggregation switches over its ToRs over their hosts (in blocks of a few columns). The columns of
- * host blocks are, with the pods a row, those that draw the fabric largest on the editor's graph.
+ * host blocks are, with the pods a row, those that draw the fabric largest on the editor's graph;
+ * closer when the usual spacing would not draw it readably.
  */
 function layoutPods(topo: EdTopology, cores: EdTopology['nodes'], aggs: EdTopology['nodes'], tors: EdTopology['nodes'], hosts: EdTopology['nodes'], out: Map<string, Point>): void {
   const { of, loose } = hostsByTor(topo, tors, hosts)
   const pods = [...new Set([...aggs, ...tors].map((n) => n.pod!))].sort((a, b) => a - b)
   const inPod = (list: EdTopology['nodes'], pod: number) => list.filter((n) => n.pod === pod)
   const most = Math.max(0, ...[...of.values()].map((b) => b.length))
-  let best: { cols: number; pitch: number; podW: number; podH: number; grid: PodGrid } | null = null
-  for (let c0 = Math.min(2, Math.max(1, most)); c0 <= Math.max(1, most); c0++) {
-    const cols = most > 0 ? Math.ceil(most / Math.ceil(most / c0)) : 1
-    const pitch = most > 0 ? Math.max(X_GAP, (cols - 1) * HOST_GAP + BLOCK_GAP) : X_GAP
-    const podW = Math.max(...pods.map((p) => Math.max((inPod(aggs, p).length - 1) * X_GAP, (inPod(tors, p).length - 1) * pitch + (cols - 1) * HOST_GAP)))
-    const podH = Y_GAP + (most > 0 ? Y_GAP + (Math.ceil(most / cols) - 1) * HOST_ROW_GAP : 0)
-    const grid = bestPodGrid(pods.length, cores.length, podW, podH, GRID)
-    if (!best || grid.zoom > best.grid.zoom) best = { cols, pitch, podW, podH, grid }
+  let best: { s: PodSpacing; cols: number; pitch: number; podW: number; podH: number; grid: PodGrid } | null = null
+  const tryWith = (s: PodSpacing) => {
+    for (let c0 = Math.min(2, Math.max(1, most)); c0 <= Math.max(1, most); c0++) {
+      const cols = most > 0 ? Math.ceil(most / Math.ceil(most / c0)) : 1
+      const pitch = most > 0 ? Math.max(s.x, (cols - 1) * s.hostGap + s.blockGap) : s.x
+      const podW = Math.max(...pods.map((p) => Math.max((inPod(aggs, p).length - 1) * s.x, (inPod(tors, p).length - 1) * pitch + (cols - 1) * s.hostGap)))
+      const podH = s.y + (most > 0 ? s.y + (Math.ceil(most / cols) - 1) * s.hostRowGap : 0)
+      const grid = bestPodGrid(pods.length, cores.length, podW, podH, s.grid)
+      if (!best || grid.zoom > best.grid.zoom) best = { s, cols, pitch, podW, podH, grid }
+    }
   }
-  const { cols, pitch, podW, podH, grid } = best!
-  const top = placeCores(cores, grid, GRID, out)
-  const span = (cols - 1) * HOST_GAP
+  tryWith(POD_SPACING)
+  if (best!.grid.zoom < READABLE_ZOOM) tryWith(POD_SPACING_CLOSE)
+  const { s, cols, pitch, podW, podH, grid } = best!
+  const top = placeCores(cores, grid, s.grid, out)
+  const span = (cols - 1) * s.hostGap
   pods.forEach((pod, q) => {
-    const { cx, y } = podOrigin(q, pods.length, podW, podH, top, grid, GRID)
+    const { cx, y } = podOrigin(q, pods.length, podW, podH, top, grid, s.grid)
     const podAggs = inPod(aggs, pod)
-    podAggs.forEach((n, i) => out.set(n.name, { x: cx + (i - (podAggs.length - 1) / 2) * X_GAP, y }))
+    podAggs.forEach((n, i) => out.set(n.name, { x: cx + (i - (podAggs.length - 1) / 2) * s.x, y }))
     const podTors = inPod(tors, pod)
     podTors.forEach((t, i) => {
       const x = cx + (i - (podTors.length - 1) / 2) * pitch
-      out.set(t.name, { x, y: y + Y_GAP })
-      of.get(t.name)?.forEach((h, j) => out.set(h, { x: x - span / 2 + (j % cols) * HOST_GAP, y: y + 2 * Y_GAP + Math.floor(j / cols) * HOST_ROW_GAP }))
+      out.set(t.name, { x, y: y + s.y })
+      of.get(t.name)?.forEach((h, j) => out.set(h, { x: x - span / 2 + (j % cols) * s.hostGap, y: y + 2 * s.y + Math.floor(j / cols) * s.hostRowGap }))
     })
   })
-  const after = (Math.min(grid.perRow, pods.length) / 2) * (podW + GRID.podGap)
-  loose.forEach((h, i) => out.set(h, { x: after + i * HOST_GAP, y: top + 2 * Y_GAP }))
+  const after = (Math.min(grid.perRow, pods.length) / 2) * (podW + s.grid.podGap)
+  loose.forEach((h, i) => out.set(h, { x: after + i * s.hostGap, y: top + 2 * s.y }))
 }
 
 /** Each ToR's hosts (those whose first link to a ToR goes to it), in name order, and the hosts linked to none. */
