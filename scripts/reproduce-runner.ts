@@ -296,11 +296,6 @@ export class Runner {
   }
 
   /**
-   * With --on slurm, before plan(): adopts the jobs of submissions an earlier invocation was cut
-   * off from before recording them (reproduce-slurm.ts adoptCutOff), so that plan() finds their
-   * runs as it finds those an earlier invocation left open (followed) or done (reused).
-   */
-  /**
    * For --plan, which looks at no cluster: the submissions an earlier invocation was cut off
    * from, whose cells the plan counts as to run though the invocation may adopt their jobs.
    */
@@ -315,6 +310,12 @@ export class Runner {
           'not looked for without --on slurm; --on slurm with that cluster adopts the job if the ledger holds its runs for this simulator'
   }
 
+  /**
+   * With --on slurm, before plan(): adopts the jobs of submissions an earlier invocation was cut
+   * off from before recording them (reproduce-slurm.ts adoptCutOff), so that plan() finds their
+   * runs as it finds those an earlier invocation left open (followed) or done (reused). Without
+   * --on slurm it only says that such submissions are there and what becomes of them.
+   */
   async adoptCutOff(): Promise<void> {
     if (this.o.slurm) await adoptCutOff(this.o.core, this.o.slurm, { ledger: this.o.ledger, fingerprint: this.o.fingerprint, fresh: this.o.fresh, log: this.o.log })
     else {
