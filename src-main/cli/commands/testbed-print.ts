@@ -1,6 +1,6 @@
 // How `p4lab testbed` prints testbeds and Check results on the terminal.
 import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type Testbed, type TestbedCheck } from '../../contract'
-import { REMOTE_KINDS, isRemoteKind } from '../../core/targets/kinds'
+import { formatRate } from '../../model/units'
 
 /** A plain-text table with every column left-aligned (these are names and paths, not numbers). */
 export function table(header: string[], rows: Array<Array<string | number>>): string {
@@ -17,7 +17,15 @@ export function describeSettings(t: { kind: string; settings: Record<string, unk
 }
 
 function describeKindSettings(t: { kind: string; settings: Record<string, unknown> }): string {
-  return isRemoteKind(t.kind) ? REMOTE_KINDS[t.kind].describeSettings(t.settings) : '-'
+  const s = t.settings
+  if (t.kind === 'bmv2') {
+    const scale = typeof s.rateScale === 'number' ? `rate scale fixed at ${s.rateScale}` : s.calibrate === false ? "the ceiling's rate scale" : 'rate scale calibrated'
+    return `rate ceiling ${formatRate(Number(s.rateCeilingBps))}, ${scale}${s.calibrate === false ? ', no calibration' : ''}`
+  }
+  if (t.kind === 'tofino') {
+    return [`target ${String(s.target)}`, s.sde ? `SDE ${String(s.sde)}` : 'SDE from the login environment', s.sdeInstall ? `SDE_INSTALL ${String(s.sdeInstall)}` : ''].filter(Boolean).join(', ')
+  }
+  return '-'
 }
 
 export function describeHost(h: { user: string; address: string; port: number }): string {

@@ -34,8 +34,6 @@ export interface RemoteKindSpec<K extends RemoteKind = RemoteKind> {
   readonly roles: readonly [HostRole, ...HostRole[]]
   /** The testbed's settings as stored: checked, defaults filled (throws the schema's error). */
   parseSettings(raw: unknown): Record<string, unknown>
-  /** The settings in a line, for people (`p4lab testbed list`). */
-  describeSettings(settings: Record<string, unknown>): string
   /** What `testbed check` looks for on a host of `role`, given the testbed's settings (parsed). */
   checkPlan(role: HostRole, settings: Record<string, unknown>, probe: HostProbe): Promise<CheckPlan>
   /** Every tool a run of this kind may need, for a run's "missing tool" error (why, and where it comes from). */

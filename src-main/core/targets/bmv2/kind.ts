@@ -2,7 +2,6 @@
 // p4c-bm2-ss, and simple_switch_CLI files for the control plane (core/targets/kind.ts says
 // what a kind gives; the driver is driver.ts).
 import { Bmv2Settings, type HostRole } from '../../../contract/schemas'
-import { formatRate } from '../../../model/units'
 import { bmv2QueueMapping, cliCommandLines, intPlan, renderCli } from '../../controlplane'
 import { TRAFFIC, ip, iperf3, python3, type ToolSpec } from '../../testbeds/tools'
 import { firstVersion, parseBmv2Version, parseMininetVersion, parseP4cVersion } from '../../testbeds/versions'
@@ -79,10 +78,6 @@ export const BMV2: RemoteKindSpec<'bmv2'> = {
   kind: 'bmv2',
   roles: ['switch-host', 'traffic'],
   parseSettings: (raw) => Bmv2Settings.parse(raw),
-  describeSettings(s) {
-    const scale = typeof s.rateScale === 'number' ? `rate scale fixed at ${s.rateScale}` : s.calibrate === false ? "the ceiling's rate scale" : 'rate scale calibrated'
-    return `rate ceiling ${formatRate(Number(s.rateCeilingBps))}, ${scale}${s.calibrate === false ? ', no calibration' : ''}`
-  },
   checkPlan: async (role: HostRole) => ({ env: {}, checked: [], tools: role === 'switch-host' ? BMV2_SWITCH_HOST : TRAFFIC }),
   tools: BMV2_SWITCH_HOST,
   compiler: {

@@ -69,8 +69,6 @@ export const TOFINO: RemoteKindSpec<'tofino'> = {
   kind: 'tofino',
   roles: ['sde', 'traffic'],
   parseSettings: (raw) => TofinoSettings.parse(raw),
-  describeSettings: (s) =>
-    [`target ${String(s.target)}`, s.sde ? `SDE ${String(s.sde)}` : 'SDE from the login environment', s.sdeInstall ? `SDE_INSTALL ${String(s.sdeInstall)}` : ''].filter(Boolean).join(', '),
   async checkPlan(role, raw, probe) {
     const settings = TofinoSettings.parse(raw)
     const { env, checked } = role === 'sde' ? await sdeEnv(probe, settings) : { env: {}, checked: [] }
