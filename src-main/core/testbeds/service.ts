@@ -138,9 +138,10 @@ export class TestbedService {
   async setMapping(name: string, input: { mapping?: unknown; yaml?: string }): Promise<Testbed> {
     const row = this.row(name)
     if (row.kind === 'sim') throw new CoreError('conflict', "the 'sim' testbed runs everything in this process; it has no hosts to map onto")
-    const raw = input.yaml !== undefined ? (input.yaml.trim() === '' ? null : mappingFromYaml(input.yaml)) : input.mapping
+    const read = input.yaml !== undefined && input.yaml.trim() !== '' ? mappingFromYaml(input.yaml) : undefined
+    const raw = input.yaml !== undefined ? (read ? read.mapping : null) : input.mapping
     if (raw === undefined) throw new CoreError('invalid-request', 'give the mapping (or null to remove it), or its YAML')
-    this.o.store.setTestbedMapping(row.id, raw === null ? null : validateMapping(row.kind, row.hosts, raw))
+    this.o.store.setTestbedMapping(row.id, raw === null ? null : validateMapping(row.kind, row.hosts, raw, read?.lineOf))
     return this.get(row.name)
   }
 
