@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, posix } from 'node:path'
-import { parseDiagnostics, type P4Diagnostic } from '../p4/diagnostics'
+import { actualError, parseDiagnostics, type P4Diagnostic } from '../p4/diagnostics'
 import type { ArtifactRow } from '../store/artifacts'
 import type { Store } from '../store'
 import { outputContents, untrustedReason } from './contents'
@@ -103,7 +103,8 @@ export interface P4BuilderOptions {
 
 export function formatDiagnostic(d: P4Diagnostic): string {
   const where = d.file ? `${d.file}:${d.line ?? 0}:${d.column ?? 0}: ` : ''
-  return `${where}${d.severity}: ${d.message}`
+  const actual = actualError(d)
+  return `${where}${d.severity}: ${d.message}${actual ? `: ${actual}` : ''}`
 }
 
 export class P4Builder {
