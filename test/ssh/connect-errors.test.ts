@@ -45,4 +45,18 @@ describe('connect to a host it cannot reach', () => {
       `127.0.0.1 port ${port}: cannot connect: nothing listens on port ${port} there (connection refused: connect ECONNREFUSED 127.0.0.1:${port}); is sshd running, and is the port right?`,
     )
   })
+
+  it('says the connection closed before the SSH handshake, and asks whether it is an SSH server', async () => {
+    // Something that takes the connection and drops it at once, as a firewall or another service can.
+    const server = createServer((socket) => socket.destroy())
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    try {
+      await expect(connect(target('127.0.0.1', port), opts)).rejects.toThrow(
+        `root@[127.0.0.1]:${port}: cannot connect: the connection closed before the SSH handshake (Connection lost before handshake); is it an SSH server that answers on port ${port}, or does a firewall cut the connection?`,
+      )
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
 })

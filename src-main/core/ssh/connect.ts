@@ -53,6 +53,8 @@ export function targetLabel(t: SshTarget): string {
 export function socketProblem(e: NodeJS.ErrnoException, host: string, port: number, msg: string): string {
   if (e.code === 'ECONNREFUSED') return `nothing listens on port ${port} there (connection refused: ${msg}); is sshd running, and is the port right?`
   if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return `the name '${host}' does not resolve (${msg}); is it spelled right?`
+  // ssh2's own words, with no code: the peer took the connection and dropped it before speaking SSH.
+  if (msg === 'Connection lost before handshake') return `the connection closed before the SSH handshake (${msg}); is it an SSH server that answers on port ${port}, or does a firewall cut the connection?`
   return msg
 }
 
