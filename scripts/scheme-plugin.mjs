@@ -47,7 +47,10 @@ function step(dir, what, cmd, args) {
 const dir = mkdtempSync(join(tmpdir(), 'p4lab-plugin-'))
 try {
   // The project as committed plus what is not yet (but not what git ignores: node_modules, out…).
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean)
+  // node_modules is linked below, never copied: a symlinked one is not matched by `node_modules/`.
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f && f !== 'node_modules' && !f.startsWith('node_modules/'))
   for (const f of files) {
     if (!existsSync(join(ROOT, f))) continue // deleted in the working tree
     mkdirSync(dirname(join(dir, f)), { recursive: true })

@@ -64,6 +64,8 @@ export const ImportResult = z.object({
   runIds: z.record(z.string(), z.number().int()),
   files: z.number().int(),
   compareMatches: z.boolean().nullable(),
+  /** When it differs: the first line that does (1-based), as archived and as recomputed, and the p4lab that wrote the archive. */
+  compareDifference: z.object({ line: z.number().int(), archived: z.string(), here: z.string(), writtenBy: z.string() }).nullable().optional(),
   /** The archive's content hash: sha256 over its manifest's file list (core/archive/import.ts). */
   contentHash: z.string(),
   /** The store already held this archive (same content hash) and nothing was imported: experimentId and name are the one holding it. */

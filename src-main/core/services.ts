@@ -2,7 +2,7 @@
 // drivers, where resources live), so the CLI, the web bridge, the Electron shell and
 // the tests all construct the same thing.
 import { dirname, isAbsolute, join } from 'node:path'
-import type { Experiment, ExperimentSummary, Handlers, SpecError } from '../contract'
+import { TERMINAL_STATUSES, type Experiment, type ExperimentSummary, type Handlers, type SpecError } from '../contract'
 import { EventBus } from './bus'
 import { fabricHandlers } from './handlers/fabric'
 import { manageHandlers, toSummary } from './handlers/manage'
@@ -318,8 +318,13 @@ export class Core {
       'runs.get': async ({ id }) => toRun(getRun(id)),
       'runs.ranWith': async ({ id }) => ranWith(store, getRun(id)),
       'runs.cancel': async ({ id }) => {
-        getRun(id)
-        return { cancelled: this.orchestrator.cancel(id) }
+        const run = getRun(id)
+        if (this.orchestrator.cancel(id)) return { cancelled: true }
+        // Only this process's runs can be cancelled here: say why not, rather than nothing happening.
+        if ((TERMINAL_STATUSES as readonly string[]).includes(run.status)) throw new CoreError('conflict', `run ${id} has already ended (${run.status}): there is nothing to cancel`)
+        const task = store.slurmTaskOfRun(id)
+        if (task && !task.settled) throw new CoreError('conflict', `run ${id} is a task of Slurm job ${task.jobId}: cancel the job (p4lab slurm cancel ${task.jobId}), not the run`)
+        throw new CoreError('conflict', `run ${id} is ${run.status} in another p4lab process (${run.owner}), not this one: stop it where it runs (Ctrl-C on its p4lab run)`)
       },
       'runs.series': async ({ id, kinds, fromNs, toNs, maxValues }) => {
         getRun(id)

@@ -139,6 +139,18 @@ describe('p4lab import refuses hostile archives', () => {
     expect(r.stderr).toMatch(/not a gzip file/)
   })
 
+  it('says an archive cut short is cut short, not that it is no gzip file', () => {
+    const whole = tarGz(genuine)
+    const file = join(dir, 'cut.tar.gz')
+    writeFileSync(file, whole.subarray(0, Math.floor(whole.length / 2)))
+    const db = join(dir, 'cut.db')
+    const r = p4lab(['import', file, '--db', db], dir)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`${file}: archive refused: it is cut short: its gzip stream ends after ${Math.floor(whole.length / 2)} bytes (a download or a copy that did not finish?)`)
+    expect(r.stderr).not.toMatch(/not a gzip file/)
+    expect(existsSync(db), 'the database must not even be created').toBe(false)
+  })
+
   it('names a folder given as the archive, rather than a bare EISDIR', () => {
     const folder = join(dir, 'not-an-archive')
     mkdirSync(folder, { recursive: true })

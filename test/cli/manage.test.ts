@@ -131,6 +131,24 @@ describe('p4lab rm, archive and restore', () => {
     expect(listed()).toEqual([['cli-mng', [1]]])
   })
 
+  it('show says where a run set aside is and how to bring it back, with its tags and notes', () => {
+    expect(cli('rm', 'run', '1', '--yes').code).toBe(0)
+    const shown = cli('show', '1')
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).toMatch(/\nstatus {4}done\nset aside in the trash: p4lab restore run 1 brings it back\n/)
+    expect(shown.stdout).toMatch(/\ntags {6}fast\n/)
+    expect(cli('restore', 'run', '1').code).toBe(0)
+    expect(cli('note', 'run', '1', 'first line\nsecond line').code).toBe(0)
+    expect(cli('archive', 'experiment', 'cli-mng', '--yes').code).toBe(0)
+    const archived = cli('show', '1').stdout
+    expect(archived).toMatch(/\nset aside archived with experiment 1: p4lab restore experiment 1 brings it back\n/)
+    expect(archived).toMatch(/\nnotes {5}first line\n {10}second line\n/)
+    expect(cli('restore', 'experiment', '1').code).toBe(0)
+    expect(cli('note', 'run', '1', '').code).toBe(0)
+    const plain = cli('show', '1').stdout
+    expect(plain).not.toMatch(/\n(set aside|notes) /)
+  })
+
   it('archives an experiment and brings it back with archive --restore', () => {
     expect(cli('archive', 'experiment', 'cli-mng', '--yes').stdout).toBe('archived: experiment 1; bring it back with p4lab restore experiment 1\n')
     expect(listed()).toEqual([])

@@ -55,9 +55,15 @@ function storeWith(means: Record<string, number>, yaml = YAML, store?: Store): {
   const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: tmpdir(), workloadsDir: workloadsDir() })
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
   const exp = s.createExperiment({ name: parsed.spec.name, yaml, spec: parsed.spec, file: null, tags: parsed.spec.tags })
+  addRuns(s, exp.id, means)
+  return { store: s, id: exp.id }
+}
+
+/** Runs of the experiment's current revision with the mean FCTs given, per (scheme, load, seed); a negative mean fails. */
+function addRuns(s: Store, experimentId: number, means: Record<string, number>): void {
   for (const [cell, mean] of Object.entries(means)) {
     const [scheme, load, seed] = cell.split('/')
-    const [run] = s.createRuns(exp.id, 'sim', 'test:1', [{ scheme, load: Number(load), seed: Number(seed), params: {} }])
+    const [run] = s.createRuns(experimentId, 'sim', 'test:1', [{ scheme, load: Number(load), seed: Number(seed), params: {} }])
     s.setRunStatus(run.id, 'running')
     if (mean < 0) {
       s.setRunStatus(run.id, 'failed', { error: 'boom' })
@@ -72,7 +78,6 @@ function storeWith(means: Record<string, number>, yaml = YAML, store?: Store): {
     })
     s.setRunStatus(run.id, 'done')
   }
-  return { store: s, id: exp.id }
 }
 
 const MEANS = {
@@ -161,6 +166,39 @@ describe('compareRuns', () => {
     expect(diff[0].values).toEqual(['hand', 'fat'])
     expect(diffOnly([a, a])).toEqual([])
     expect(a.get('hash.topology')).toMatch(/^[0-9a-f]{64}$/)
+  })
+})
+
+describe('runs of an edited experiment', () => {
+  it('are not pooled with the runs of the text before the edit as if they were more seeds', () => {
+    const { store, id } = storeWith({ 'hula/0.3/1': 1000, 'ecmp/0.3/1': 2000 })
+    const edited = YAML.replace('flows: 4', 'flows: 8')
+    const parsed = parseExperiment(edited, { file: 'x.yaml', baseDir: tmpdir(), workloadsDir: workloadsDir() })
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
+    store.updateExperiment(id, { name: 'hand', yaml: edited, spec: parsed.spec, tags: parsed.spec.tags })
+    addRuns(store, id, { 'hula/0.3/1': 3000, 'ecmp/0.3/1': 6000 })
+    const r = compareRuns(store, { experimentIds: [id] })
+    expect(r.lineKeys).toEqual(['scheme', 'revision'])
+    expect(r.rows.map((x) => [x.line.scheme, x.line.revision, x.x, x.seeds, x.mean])).toEqual([
+      ['hula', 1, 0.3, [1], 1000],
+      ['hula', 2, 0.3, [1], 3000],
+      ['ecmp', 1, 0.3, [1], 2000],
+      ['ecmp', 2, 0.3, [1], 6000],
+    ])
+    // Only the current text's: one line per scheme again.
+    expect(compareRuns(store, { experimentIds: [id], query: 'stale = no' }).lineKeys).toEqual(['scheme'])
+  })
+
+  it('pool across a revision that changed nothing the runs ran with', () => {
+    const { store, id } = storeWith({ 'hula/0.3/1': 1000 })
+    const commented = `# a comment\n${YAML}`
+    const parsed = parseExperiment(commented, { file: 'x.yaml', baseDir: tmpdir(), workloadsDir: workloadsDir() })
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
+    store.updateExperiment(id, { name: 'hand', yaml: commented, spec: parsed.spec, tags: parsed.spec.tags })
+    addRuns(store, id, { 'hula/0.3/2': 3000 })
+    const r = compareRuns(store, { experimentIds: [id] })
+    expect(r.lineKeys).toEqual(['scheme'])
+    expect(r.rows.map((x) => [x.line.scheme, x.seeds, x.mean])).toEqual([['hula', [1, 2], 2000]])
   })
 })
 

@@ -178,4 +178,23 @@ describe('managing runs and experiments through the contract', () => {
     expect(await call('archive.import', {})).toMatchObject({ skipped: true, experimentId: copy.experimentId })
     await call('experiments.restore', { ids: [a] })
   }, 120_000)
+
+  it('refuses to cancel a run that has ended, or one another process runs, saying why; the run is left as it was', async () => {
+    const before = await call('runs.get', { id: runsA[0] })
+    const ended = await refused('runs.cancel', { id: runsA[0] })
+    expect(ended).toEqual({ code: 'conflict', message: `run ${runsA[0]} has already ended (done): there is nothing to cancel` })
+    expect(await call('runs.get', { id: runsA[0] })).toEqual(before)
+
+    const store = core.opts.store
+    const owner = 'elsewhere:4242:boot:1'
+    const [run] = store.createRuns(b, 'sim', owner, [{ scheme: 'hula', load: 0.3, seed: 7, params: {} }])
+    store.setRunStatus(run.id, 'running')
+    try {
+      const other = await refused('runs.cancel', { id: run.id })
+      expect(other).toEqual({ code: 'conflict', message: `run ${run.id} is running in another p4lab process (${owner}), not this one: stop it where it runs (Ctrl-C on its p4lab run)` })
+      expect((await call('runs.get', { id: run.id })).status).toBe('running')
+    } finally {
+      store.setRunStatus(run.id, 'cancelled')
+    }
+  })
 })

@@ -97,6 +97,36 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     remote.store.close()
   })
 
+  it('merges a run with the text it ran, though the experiment was edited while its job waited', async () => {
+    // The reference: the cell run here, with the text as submitted.
+    const local = open('edited-local')
+    const { exp: lexp } = experiment(local.core)
+    const [cell] = cells(lexp.spec as ExperimentSpec)
+    const [localRun] = local.core.orchestrator.enqueue(lexp.id, lexp.spec as ExperimentSpec, [{ ...cell, params: {} }])
+    await local.core.orchestrator.wait([localRun.id])
+    const reference = local.store.getRun(localRun.id)!
+    expect(reference.status).toBe('done')
+    local.store.close()
+
+    const { core, store } = open('edited')
+    const { exp, spec } = experiment(core)
+    const sh = shell()
+    const sweeps = new SlurmSweeps({ store, shell: sh })
+    const { job, runs } = await sweeps.submit(exp, spec, [cell], { workDir: join(lab.cluster.work, 'p4lab'), hold: true })
+    // Another fabric delay and flow count: another ideal FCT, so another slowdown, for runs of this text.
+    core.findOrCreateExperiment(YAML.replace('linkDelay: 1us', 'linkDelay: 40us').replace('flows: 40', 'flows: 80'), join(lab.dir, 'slurm-small.yaml'))
+    expect(store.getExperiment(exp.id)!.revision).toBe(2)
+    lab.cluster.run(['/usr/bin/scontrol', 'release', job.jobId])
+    const end = await sweeps.follow(job.id, { intervalMs: 300 })
+    expect(end.ended).toBe(true)
+    const merged = store.getRun(runs[0].id)!
+    expect(merged).toMatchObject({ status: 'done', revision: 1, stale: true })
+    expect(merged.stats).toEqual(reference.stats)
+    expect(merged.completion).toEqual(reference.completion)
+    sh.close()
+    store.close()
+  })
+
   it('cancels a sweep midway: nothing left in squeue, the cells not run show cancelled', async () => {
     const { core, store } = open('cancel')
     const { exp, spec } = experiment(core)

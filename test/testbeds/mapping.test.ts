@@ -86,6 +86,28 @@ mapping:
     await expect(svc.setMapping('two', { mapping: { kind: 'tofino', switches: [{ switch: 'leaf0', host: 'hostA', ports: [] }] } })).rejects.toThrow("mapping.kind: this is a bmv2 testbed; its mapping is of kind 'bmv2', not 'tofino'")
     await expect(svc.setMapping('two', { yaml: 'mapping:\n  kind: bmv2\n   hosts: []\n' })).rejects.toThrow('mapping YAML, line 2: Nested mappings are not allowed in compact mappings')
     await expect(svc.setMapping('two', { mapping: { kind: 'bmv2', hosts: [{ host: 'hostA', switches: ['leaf0'] }, { host: 'hostB', switches: ['leaf0', 'spine0'] }] } })).rejects.toThrow('mapping.hosts[1].switches: switch leaf0 is also on hostA; place it on one host')
+    // Typed in a file: the line of each problem, an unknown field with the known ones, the value refused.
+    await expect(
+      svc.setMapping('two', {
+        yaml: `mapping:
+  kind: bmv2
+  hosts:
+    - { host: hostA, swiches: [leaf0, spine0] }
+    - host: hostB
+      switches: [leaf1, spine1]
+      tunnelAddress: 192.168.5.300
+`,
+      }),
+    ).rejects.toThrow(
+      "invalid mapping: line 4: mapping.hosts[0].switches: expected a list of switch names; line 4: mapping.hosts[0].swiches: unknown field 'swiches'; expected one of host, switches, tunnelAddress; " +
+        "line 7: mapping.hosts[1].tunnelAddress: expected an IPv4 address (the tunnel end on this host), got '192.168.5.300'",
+    )
+    await expect(svc.setMapping('two', { yaml: 'mapping:\n  kind: bmv2\n  hosts:\n    - { host: hostA, switches: [leaf0] }\n    - { host: hostZ, switches: [leaf1] }\n' })).rejects.toThrow(
+      "invalid mapping: line 5: mapping.hosts[1].host: the testbed has no host 'hostZ' (its hosts: hostA, hostB, gen)",
+    )
+    await expect(svc.setMapping('two', { mapping: { kind: 'bmv2', vniBase: 4000, hosts: [{ host: 'hostA', switches: ['leaf0'] }], udpport: 4789 } })).rejects.toThrow(
+      "invalid mapping: mapping.udpport: unknown field 'udpport'; expected one of kind, tunnel, vniBase, udpPort, hosts",
+    )
     // Against a fabric: a switch it lacks, switches on no host, a host without an IPv4 address for its tunnels.
     const p = svc.previewMapping('two', LEAF_SPINE, { kind: 'bmv2', hosts: [{ host: 'hostA', switches: ['leaf0', 'leaf9'] }, { host: 'hostB', switches: ['spine0'] }] })
     expect(p.problems).toEqual([

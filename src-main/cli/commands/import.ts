@@ -28,7 +28,14 @@ async function cmdImport(file: string, db: string | undefined, json: boolean, co
         if (r.duplicateOf) process.stdout.write(`${file} is already here as experiment ${r.duplicateOf.experimentId} ${r.duplicateOf.name}; importing a copy (--copy)\n`)
         const runs = Object.keys(r.runIds).length
         process.stdout.write(`imported ${r.name} as experiment ${r.experimentId} (${runs} run${runs === 1 ? '' : 's'}, ${r.files} files) into ${store.file}\n`)
-        if (r.compareMatches === false) process.stdout.write('warning: the comparison recomputed here differs from the one in the archive\n')
+        const d = r.compareDifference
+        if (r.compareMatches === false) {
+          process.stdout.write(
+            d
+              ? `warning: the comparison recomputed here differs from the one in the archive (written by p4lab ${d.writtenBy}), from line ${d.line} of compare/mean-by-load.txt:\n  archived: ${d.archived}\n  here:     ${d.here}\n`
+              : 'warning: the comparison recomputed here differs from the one in the archive\n',
+          )
+        }
       }
       return 0
     } finally {

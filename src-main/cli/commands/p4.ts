@@ -15,12 +15,12 @@ import {
   type P4Target,
 } from '../../core/p4build'
 import { openStore } from '../../core/store'
-import { REMOTE_KINDS, isRemoteKind } from '../../core/targets/kinds'
+import { KINDS, isRemoteKind } from '../../core/targets/kinds'
 import { fail, openingDb, outFolder, UsageError, type Command } from '../common'
 import { p4SchemeNames, p4SchemesHelp } from '../schemes'
-import type { P4Diagnostic } from '../../core/p4/diagnostics'
+import { detailSections, type P4Diagnostic } from '../../core/p4/diagnostics'
 
-const TARGETS = Object.keys(REMOTE_KINDS).join(' or ')
+const TARGETS = Object.keys(KINDS).join(' or ')
 
 function target(value: string | undefined): P4Target {
   if (value === undefined) throw new UsageError(`--target is required: ${TARGETS}`)
@@ -103,6 +103,11 @@ async function cmdBuild(argv: string[]): Promise<number> {
     for (const d of list) {
       const shown = d.file ? { ...d, file: relative(process.cwd(), join(root, d.file)) || d.file } : d
       process.stderr.write(formatDiagnostic(shown) + '\n')
+      // Where p4c traces the error from (the "Actual error" is on the line above).
+      for (const sec of detailSections(d.detail)) {
+        const lines = /^actual error$/i.test(sec.heading) ? sec.lines.slice(1) : [`${sec.heading.toLowerCase()}:`, ...sec.lines]
+        for (const l of lines) process.stderr.write(`    ${l}\n`)
+      }
     }
   }
   try {

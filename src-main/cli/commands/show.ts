@@ -33,6 +33,9 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
     const lines = [
       `run ${row.id}: ${row.experimentName}, ${row.scheme}, load ${row.load}, seed ${row.seed} on ${row.target}`,
       `status    ${row.status}${row.error ? `: ${row.error}` : ''}`,
+      ...setAsideLines(row, store.getExperiment(row.experimentId)),
+      ...(row.tags.length > 0 ? [`tags      ${row.tags.join(', ')}`] : []),
+      ...(row.notes ? [`notes     ${row.notes.split('\n').join('\n          ')}`] : []),
       ...(row.completion
         ? [
             `flows     ${completionNumbers(row.completion)}${row.completion.complete ? '' : `; done needs ${COMPLETE_SHARE * 100} %`}`,
@@ -60,6 +63,18 @@ function cmdShow(idText: string, db: string | undefined, json: boolean): number 
   }
   store.close()
   return 0
+}
+
+/**
+ * Whether the run is hidden from lists, compare and the matrix, and how to bring it back: set
+ * aside itself, or with its experiment (which hides its runs without marking them).
+ */
+function setAsideLines(run: { id: number; archivedAt: string | null; deletedAt: string | null }, exp: { id: number; archivedAt: string | null; deletedAt: string | null } | undefined): string[] {
+  const where = (r: { deletedAt: string | null }) => (r.deletedAt ? 'in the trash' : 'archived')
+  return [
+    ...(run.deletedAt || run.archivedAt ? [`set aside ${where(run)}: p4lab restore run ${run.id} brings it back`] : []),
+    ...(exp && (exp.deletedAt || exp.archivedAt) ? [`set aside ${where(exp)} with experiment ${exp.id}: p4lab restore experiment ${exp.id} brings it back`] : []),
+  ]
 }
 
 /** FCT slowdown beside the FCT table: n/a for a run stored before it was measured. */

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { readFile } from 'node:fs/promises'
 import { DEFAULT_RECONNECT_WINDOW_S } from '../../contract'
 import { CoreError } from '../../core/errors'
-import { REMOTE_KINDS, isRemoteKind } from '../../core/targets/kinds'
+import { KINDS, isRemoteKind } from '../../core/targets/kinds'
 import { COMMON_OPTIONS, openCore, problem, UsageError, type Command } from '../common'
 import { HOST_OPTIONS, hostsFromFlags, keep, settingsFromFlags } from './testbed-input'
 import { describeHost, describeSettings, printCheck, printTestbed, table } from './testbed-print'
@@ -72,7 +72,7 @@ async function run(argv: string[]): Promise<number> {
         },
       })
       if (positionals.length !== 1) throw new UsageError('testbed add takes one NAME')
-      if (v.kind === undefined || !isRemoteKind(v.kind)) throw new UsageError(`--kind must be ${Object.keys(REMOTE_KINDS).map((k) => `'${k}'`).join(' or ')} ('sim' is built in)`)
+      if (v.kind === undefined || !isRemoteKind(v.kind)) throw new UsageError(`--kind must be ${Object.keys(KINDS).map((k) => `'${k}'`).join(' or ')} ('sim' is built in)`)
       const input = {
         name: positionals[0],
         kind: v.kind,

@@ -22,7 +22,7 @@ import { archivePlots, type ArchivePlot } from './plots'
 import { archiveReadme } from './readme'
 import { writeSubset } from './subset'
 import { runLogs, writeCsvTables } from './tables'
-import type { RemoteKind, TestbedKind } from '../../contract/testbeds'
+import { REMOTE_KINDS, type RemoteKind, type TestbedKind } from '../../contract/testbeds'
 import { isRemoteKind } from '../targets/kinds'
 
 export interface ExportOptions {
@@ -148,7 +148,11 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     const kinds = new Map<string, TestbedKind>()
     for (const name of targets) {
       const tb = store.getTestbed(name)
-      kinds.set(name, tb?.kind ?? 'sim')
+      // A testbed removed or renamed since its runs: its kind is what the runs' facts say they ran
+      // on, not the simulator's (which left their P4 sources and control plane out).
+      const ranOn = runs.find((r) => r.target === name && REMOTE_KINDS.includes(r.facts?.target as RemoteKind))?.facts?.target as RemoteKind | undefined
+      const kind: TestbedKind = tb?.kind ?? ranOn ?? 'sim'
+      kinds.set(name, kind)
       const description = tb
         ? {
             name: tb.name,
@@ -156,7 +160,10 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
             settings: tb.settings,
             hosts: tb.hosts.map((h) => ({ name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, role: h.role, hostKey: h.hostKey })),
           }
-        : { name, kind: 'sim' }
+        : ranOn
+          ? { name, kind, stored: false, note: "no longer stored here (removed or renamed since its runs): its kind is from the runs' facts, its hosts and settings are not known" }
+          : { name, kind: 'sim' }
+      if (ranOn && !tb) notes.push(`testbed ${name} (${kind}) is no longer stored: its hosts and settings are not in the archive`)
       put(stage, `testbed/${name}.json`, JSON.stringify(description, null, 2) + '\n')
     }
 

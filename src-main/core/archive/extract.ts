@@ -106,6 +106,8 @@ export async function extractSafely(file: string, dest: string, limits: ExtractL
     if (openFd !== null) closeSync(openFd)
     if (err instanceof ArchiveRefusedError) throw err
     const e = err as NodeJS.ErrnoException
+    // A gzip stream that stops mid-way is a file cut short, not another kind of file.
+    if (e.code === 'Z_BUF_ERROR') throw new ArchiveRefusedError(null, `it is cut short: its gzip stream ends after ${input.bytesRead} bytes (a download or a copy that did not finish?)`)
     if (e.code?.startsWith('Z_')) throw new ArchiveRefusedError(null, `not a gzip file (${e.message})`)
     if (e.syscall !== undefined && e.path === file) throw new ArchiveRefusedError(null, `cannot read ${file}: ${e.message}`)
     throw new ArchiveRefusedError(null, `not a valid tar archive: ${e.message}`)

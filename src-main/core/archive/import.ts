@@ -32,6 +32,8 @@ export interface ImportResult {
   files: number
   /** The compare table recomputed from the imported rows equals the one in the archive (null: none in it). */
   compareMatches: boolean | null
+  /** When it differs: the first line that does (1-based), as archived and as recomputed, and the p4lab that wrote the archive. */
+  compareDifference?: { line: number; archived: string; here: string; writtenBy: string } | null
   /** archiveContentHash of its manifest. */
   contentHash: string
   /** Already here and left alone: experimentId and name are those of the experiment holding it. */
@@ -120,11 +122,20 @@ export function commitImport(p: PreparedImport, store: Store, dataDir: string, o
   }
 
   let compareMatches: boolean | null = null
+  let compareDifference: ImportResult['compareDifference'] = null
   const saved = join(tmp, 'compare', 'mean-by-load.txt')
   if (existsSync(saved)) {
     // Under the name the archive gave it, which is what its saved table says.
     const now = formatCompareTable({ ...compareRuns(store, { experimentIds: [ids.experimentId] }), experiments: [manifest.experiment.name] })
-    compareMatches = now === readFileSync(saved, 'utf8')
+    const archived = readFileSync(saved, 'utf8')
+    compareMatches = now === archived
+    if (!compareMatches) {
+      // Where, so the reader can tell a changed number from a newer p4lab laying the table out anew.
+      const [a, b] = [archived.split('\n'), now.split('\n')]
+      let i = 0
+      while (i < a.length && i < b.length && a[i] === b[i]) i++
+      compareDifference = { line: i + 1, archived: a[i] ?? '(the end of the table)', here: b[i] ?? '(the end of the table)', writtenBy: manifest.p4labVersion }
+    }
   }
   store.recordArchiveHash(ids.experimentId, contentHash, 'imported')
   return {
@@ -133,6 +144,7 @@ export function commitImport(p: PreparedImport, store: Store, dataDir: string, o
     runIds: Object.fromEntries([...ids.runs].map(([a, b]) => [String(a), b])),
     files: manifest.files.length + 1,
     compareMatches,
+    compareDifference,
     contentHash,
     skipped: false,
     duplicateOf,

@@ -16,6 +16,13 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
   // Runs with results: done ones, and incomplete ones (shown as such, with their numbers and likely cause).
   const done = runs.filter((r) => r.status === 'done' || r.status === 'incomplete')
   const incomplete = runs.filter((r) => r.status === 'incomplete')
+  // 'What was run' is the current text; runs of an earlier one (more flows, another fabric) or
+  // on another testbed say so, as \`p4lab show\` does.
+  const stale = runs.filter((r) => r.stale)
+  const staleNote = stale.length
+    ? `; ${stale.length} of them (${stale.length === 1 ? 'run' : 'runs'} ${stale.map((r) => r.id).join(', ')}) ${stale.length === 1 ? 'is stale: it' : 'are stale: they'} ran with an earlier text or on another testbed than the one above (what each ran with: \`runs/run-<id>.json\`; the texts: \`experiment/revisions/\`)`
+    : ''
+  const revisionCell = (r: RunRow) => (stale.length ? ` ${r.revision ?? '-'}${r.stale ? ' (stale)' : ''} |` : '')
   const lines = [
     `# ${m.experiment.name}: p4lab result archive`,
     '',
@@ -31,7 +38,7 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
     `- Scheme parameters: ${Object.keys(spec.params).length ? Object.entries(spec.params).map(([k, v]) => `${k}=${v}`).join(', ') : 'defaults'}`,
     `- Transport: ${spec.transport.kind}; stop after ${spec.stopAfterNs / 1e9} s`,
     `- Targets: ${m.experiment.targets.join(', ') || '-'}`,
-    `- Runs: ${runs.length} (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ') || 'none'})`,
+    `- Runs: ${runs.length} (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ') || 'none'})${staleNote}`,
     '',
     'The experiment file is `experiment/experiment.yaml`; `experiment/spec.json` is the same after',
     'validation, with every unit normalised (rates in bit/s, sizes in bytes, times in ns).',
@@ -42,11 +49,11 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
     `A run is done when at least ${COMPLETE_SHARE * 100} % of its flows finished; a run that went to its end with fewer is`,
     '*incomplete*: its FCTs describe only the flows that finished, and the comparison leaves it out.',
     '',
-    '| scheme | load | seed | target | status | flows finished | mean FCT | p99 FCT |',
-    '|---|---|---|---|---|---|---|---|',
+    `| scheme | load | seed |${stale.length ? ' revision |' : ''} target | status | flows finished | mean FCT | p99 FCT |`,
+    `|---|---|---|${stale.length ? '---|' : ''}---|---|---|---|---|`,
     ...done.map((r) => {
       const finished = r.completion ? `${r.completion.finished}/${r.completion.flows}` : r.stats ? `${r.stats.finished}/${r.stats.flows}` : '-'
-      return `| ${r.scheme} | ${r.load} | ${r.seed} | ${r.target} | ${r.status} | ${finished} | ${ms(r.stats?.meanNs)} | ${ms(r.stats?.p99Ns)} |`
+      return `| ${r.scheme} | ${r.load} | ${r.seed} |${revisionCell(r)} ${r.target} | ${r.status} | ${finished} | ${ms(r.stats?.meanNs)} | ${ms(r.stats?.p99Ns)} |`
     }),
     '',
   ]

@@ -125,6 +125,17 @@ function latestPerCell(records: RunRecord[]): RunRecord[] {
   return records.filter((r) => kept.has(r))
 }
 
+/** Whether the runs of one experiment ran with more than one config (a revision that changed what runs). */
+function configVaries(cells: readonly RunRecord[]): boolean {
+  const configs = new Map<number, string>()
+  for (const r of cells) {
+    const seen = configs.get(r.experiment.id)
+    if (seen === undefined) configs.set(r.experiment.id, r.configKey)
+    else if (seen !== r.configKey) return true
+  }
+  return false
+}
+
 export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
   const metric = opts.metric ?? 'mean'
   const by = opts.by ?? 'load'
@@ -146,8 +157,10 @@ export function compareRuns(store: Store, opts: CompareOptions): CompareResult {
   // Line keys: scheme always; experiment, target, load (when it is not the x) and parameters
   // only when they vary. Left out, the loads of a sweep compared by scheme were pooled as if
   // they were seeds: "2 seeds" of one seed, and a CI across loads that went below zero.
-  const varies = (f: string) => new Set(cells.map((r) => JSON.stringify(r.get(f) ?? null))).size > 1
-  const candidates = ['experiment', 'target', 'scheme', 'load', ...[...known].filter((f) => cells.some((r) => r.paramNames.includes(f))).sort()]
+  const varies = (f: string) => (f === 'revision' ? configVaries(cells) : new Set(cells.map((r) => JSON.stringify(r.get(f) ?? null))).size > 1)
+  // The revision too, when an experiment's runs ran with different texts: the runs of an edited
+  // cell (more flows, another fabric) were pooled with those before the edit as extra seeds.
+  const candidates = ['experiment', 'target', 'scheme', 'load', 'revision', ...[...known].filter((f) => cells.some((r) => r.paramNames.includes(f))).sort()]
   for (const f of opts.lines ?? []) {
     if (!known.has(f)) throw new CompareError(`lines: unknown field '${f}'; known fields: ${[...known].sort().join(', ')}`)
   }

@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, posix } from 'node:path'
-import { parseDiagnostics, type P4Diagnostic } from '../p4/diagnostics'
+import { actualError, parseDiagnostics, type P4Diagnostic } from '../p4/diagnostics'
 import type { ArtifactRow } from '../store/artifacts'
 import type { Store } from '../store'
 import { outputContents, untrustedReason } from './contents'
@@ -28,7 +28,7 @@ import { artifactKey, type BuildOptions, type CompilerId } from './key'
 import { LocalRunner, type CompilerRunner } from './runner'
 import { collectSources, type ProgramSources } from './sources'
 import type { RemoteKind } from '../../contract/testbeds'
-import { REMOTE_KINDS } from '../targets/kinds'
+import { KINDS } from '../targets/kinds'
 
 export type P4Target = RemoteKind
 
@@ -100,7 +100,8 @@ export interface P4BuilderOptions {
 
 export function formatDiagnostic(d: P4Diagnostic): string {
   const where = d.file ? `${d.file}:${d.line ?? 0}:${d.column ?? 0}: ` : ''
-  return `${where}${d.severity}: ${d.message}`
+  const actual = actualError(d)
+  return `${where}${d.severity}: ${d.message}${actual ? `: ${actual}` : ''}`
 }
 
 export class P4Builder {
@@ -111,7 +112,7 @@ export class P4Builder {
 
   /** The compiler's path and identity on the runner; throws CompilerMissingError. */
   async compiler(target: P4Target): Promise<CompilerId & { path: string }> {
-    const { tool } = REMOTE_KINDS[target].compiler
+    const { tool } = KINDS[target].compiler
     const path = await this.runner.which(tool)
     if (!path) throw new CompilerMissingError(tool, this.runner.where)
     const fp = await this.runner.fingerprint(path)
@@ -148,7 +149,7 @@ export class P4Builder {
   async key(req: BuildRequest): Promise<{ key: string; sources: ProgramSources; compiler: CompilerId & { path: string }; options: BuildOptions }> {
     const sources = collectSources(req.file, req.includeDirs)
     const compiler = await this.compiler(req.target)
-    const options: BuildOptions = { target: req.target, arch: REMOTE_KINDS[req.target].compiler.arch, flags: req.flags ?? [] }
+    const options: BuildOptions = { target: req.target, arch: KINDS[req.target].compiler.arch, flags: req.flags ?? [] }
     return { key: artifactKey(sources, compiler, options), sources, compiler, options }
   }
 
@@ -167,7 +168,7 @@ export class P4Builder {
     }
 
     const name = basename(sources.main).replace(/\.p4$/, '')
-    const kind = REMOTE_KINDS[req.target].compiler
+    const kind = KINDS[req.target].compiler
     const outputs = kind.outputs(name)
     const argv = kind.argv(compiler.path, options.flags, outputs, sources.main)
 

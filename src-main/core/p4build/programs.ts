@@ -21,13 +21,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { randomBytes } from 'node:crypto'
 import { dirname, join, posix, sep } from 'node:path'
 import { readDeclarations, type P4Declarations } from '../p4/declarations'
-import { REMOTE_KINDS } from '../targets/kinds'
+import { KINDS } from '../targets/kinds'
 import type { P4Target } from './build'
 import { collectSources, sha256, type ProgramSources } from './sources'
 
-const TARGETS = Object.keys(REMOTE_KINDS) as P4Target[]
+const TARGETS = Object.keys(KINDS) as P4Target[]
 
-export const P4_ARCH = Object.fromEntries(TARGETS.map((t) => [t, REMOTE_KINDS[t].compiler.arch])) as Record<P4Target, string>
+export const P4_ARCH = Object.fromEntries(TARGETS.map((t) => [t, KINDS[t].compiler.arch])) as Record<P4Target, string>
 
 export interface ProgramRef {
   scheme: string

@@ -24,7 +24,7 @@ import { DEFAULT_PARAMS } from '../controlplane/defaults'
 import { isSchemeName, SCHEME_NAMES } from '../../schemes'
 import { parseExperiment, type IntSpec } from '../spec'
 import { programRelPath } from './programs'
-import { REMOTE_KINDS } from '../targets/kinds'
+import { KINDS } from '../targets/kinds'
 import { toTopology } from '../spec/checks'
 import { formatPath, locate } from '../spec/locate'
 import { normaliseParams } from '../spec/params'
@@ -154,7 +154,7 @@ export function renderPipeline(topology: Topology, scheme: string, target: CpTar
   const state = computeControlPlane(buildFabric(topology as FabricSpec), scheme, schemeParams(topology, params))
   const mod = schemeModule(scheme)
   const program = programRelPath({ scheme: mod.iface(target).programName, target })
-  const kind = REMOTE_KINDS[target].controlPlane
+  const kind = KINDS[target].controlPlane
   const files = kind.render(state, opts.int)
   const switches = state.switches.map((sw, i) => ({ name: sw.name, role: sw.role, switchId: sw.switchId, fileName: `${sw.name}.${kind.ext}`, ...files[i] }))
   return { scheme, target, program, switches, queues: kind.queues(state), state }

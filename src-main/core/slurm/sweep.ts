@@ -223,8 +223,11 @@ export class SlurmSweeps {
     if (open.length > 0) {
       const { states } = await readTaskStates(shell, job.jobId, tasks.length)
       const bundles = await this.bundlesPresent(job.sweepDir)
-      const spec = store.getExperiment(job.experimentId)!.spec as ExperimentSpec
+      const current = store.getExperiment(job.experimentId)!.spec as ExperimentSpec
       for (const t of open) {
+        // The text the run was submitted with, not the experiment's now: an edit while the job
+        // waited gave a run of the old fabric the new one's ideal FCTs (slowdowns under 1).
+        const spec = (store.getRunRecord(t.runId)?.spec ?? current) as ExperimentSpec
         const s: TaskState = states.get(t.arrayIndex) ?? (bundles.has(t.arrayIndex) ? { state: 'COMPLETED', reason: 'Slurm no longer lists the task; its result bundle is there', exitCode: null } : { state: 'UNKNOWN', reason: 'Slurm no longer lists the task and it left no result bundle', exitCode: null })
         const reason = [s.reason, s.exitCode && s.exitCode !== '0:0' ? `exit ${s.exitCode}` : null].filter(Boolean).join(', ') || null
         if (s.state !== t.state || reason !== t.reason) store.setSlurmTaskState(t.runId, s.state, reason)

@@ -49,6 +49,15 @@ export function targetLabel(t: SshTarget): string {
   return `${t.user}@${hostLabel(t.host, t.port ?? 22)}`
 }
 
+/** A socket error in the words a lab engineer acts on; the errno text stays in parentheses. */
+export function socketProblem(e: NodeJS.ErrnoException, host: string, port: number, msg: string): string {
+  if (e.code === 'ECONNREFUSED') return `nothing listens on port ${port} there (connection refused: ${msg}); is sshd running, and is the port right?`
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return `the name '${host}' does not resolve (${msg}); is it spelled right?`
+  // ssh2's own words, with no code: the peer took the connection and dropped it before speaking SSH.
+  if (msg === 'Connection lost before handshake') return `the connection closed before the SSH handshake (${msg}); is it an SSH server that answers on port ${port}, or does a firewall cut the connection?`
+  return msg
+}
+
 function describeAuth(a: SshAuth, env: NodeJS.ProcessEnv): string {
   switch (a.kind) {
     case 'agent':
@@ -163,7 +172,7 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
       if (e.level === 'client-timeout') {
         return finish(new SshError('connect', `${label}: timed out while connecting (no answer within ${cfg.readyTimeout} ms)`))
       }
-      finish(new SshError('connect', `${label}: cannot connect: ${msg}`))
+      finish(new SshError('connect', `${label}: cannot connect: ${socketProblem(e as NodeJS.ErrnoException, target.host, port, msg)}`))
     }
     const onClose = () => finish(hostKeyError ?? new SshError('connect', `${label}: the server closed the connection during login`))
     client.on('ready', onReady).on('error', onError).on('close', onClose)

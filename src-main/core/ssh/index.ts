@@ -5,7 +5,7 @@
  * electron. Every remote command line goes through `cmd()` (shell-quote).
  */
 export { cmd, q, shScript, type CmdOptions } from './cmd'
-export { connect, targetLabel, type ConnectOptions, type Connected, type SshAuth, type SshTarget } from './connect'
+export { connect, socketProblem, targetLabel, type ConnectOptions, type Connected, type SshAuth, type SshTarget } from './connect'
 export {
   HostKeyChangedError,
   HostKeyRevokedError,

@@ -62,10 +62,11 @@ export interface RemoteKindSpec<K extends RemoteKind = RemoteKind> {
   /** How a testbed of this kind places the fabric on its hosts (contract/testbed-mapping.ts). */
   readonly mapping: {
     /**
-     * What is wrong with a mapping beyond its shape: `need(where, host, role)` records a host
-     * the testbed lacks or of another role; the rest (a switch placed twice...) is returned.
+     * What is wrong with a mapping beyond its shape, each at its path in the mapping:
+     * `need(path, host, role)` records a host the testbed lacks or of another role; the rest (a
+     * switch placed twice...) is returned.
      */
-    problems(m: Extract<TestbedMapping, { kind: K }>, need: (where: string, host: string, role: HostRole) => void): string[]
+    problems(m: Extract<TestbedMapping, { kind: K }>, need: (path: ReadonlyArray<PropertyKey>, host: string, role: HostRole) => void): Array<{ path: ReadonlyArray<PropertyKey>; message: string }>
     /** The mapping laid over a fabric: a line per host or switch of what goes where, and what does not fit. */
     preview(state: ControlPlaneState, m: Extract<TestbedMapping, { kind: K }>, hosts: readonly MappedHost[]): { lines: string[]; problems: string[] }
   }

@@ -15,7 +15,7 @@ import {
   type SshPool,
   type SshTarget,
 } from '../ssh'
-import { REMOTE_KINDS } from '../targets/kinds'
+import { KINDS } from '../targets/kinds'
 import type { ToolSpec } from './tools'
 import { firstLine } from './versions'
 
@@ -147,7 +147,7 @@ export async function checkHost(
       const r = await h.exec(cmd(argv), { signal: timeoutSignal(opts.toolTimeoutMs ?? 20_000, opts.signal) })
       return { code: r.code, stdout: r.stdout.toString('utf8') }
     }
-    const plan = await REMOTE_KINDS[kind].checkPlan(input.role, settings, probe)
+    const plan = await KINDS[kind].checkPlan(input.role, settings, probe)
     result.tools.push(...plan.checked)
     result.tools.push(...(await mapLimited(plan.tools, opts.concurrency ?? 4, (spec) => probeTool(h, spec, plan.env, opts))))
   } catch (e) {

@@ -1,5 +1,5 @@
 import { Client } from 'ssh2'
-import { SshError, fingerprint, keyTypeOf, type KnownHosts } from '../ssh'
+import { SshError, fingerprint, keyTypeOf, socketProblem, type KnownHosts } from '../ssh'
 
 /**
  * The host key a server presents, fetched without logging in: the handshake stops as
@@ -31,7 +31,7 @@ export async function fetchHostKey(
       () => finish(new SshError('connect', `${host} port ${port}: no host key within ${timeoutMs} ms`)),
       timeoutMs,
     )
-    client.on('error', (e: Error) => finish(new SshError('connect', `${host} port ${port}: cannot connect: ${e.message}`)))
+    client.on('error', (e: Error) => finish(new SshError('connect', `${host} port ${port}: cannot connect: ${socketProblem(e, host, port, e.message)}`)))
     client.on('close', () => finish())
     client.connect({
       host,

@@ -22,7 +22,7 @@ import type { RemoteKind, MappingPreview } from '../../contract/testbeds'
 import { TestbedMapping } from '../../contract/testbed-mapping'
 import type { FabricSpec } from '../../model/topology'
 import { mappingFromYaml, mappingToYaml, previewMapping, validateMapping } from './mapping'
-import { REMOTE_KINDS } from '../targets/kinds'
+import { KINDS } from '../targets/kinds'
 
 export interface TestbedServiceOptions {
   store: Store
@@ -134,9 +134,10 @@ export class TestbedService {
   async setMapping(name: string, input: { mapping?: unknown; yaml?: string }): Promise<Testbed> {
     const row = this.row(name)
     if (row.kind === 'sim') throw new CoreError('conflict', "the 'sim' testbed runs everything in this process; it has no hosts to map onto")
-    const raw = input.yaml !== undefined ? (input.yaml.trim() === '' ? null : mappingFromYaml(input.yaml)) : input.mapping
+    const read = input.yaml !== undefined && input.yaml.trim() !== '' ? mappingFromYaml(input.yaml) : undefined
+    const raw = input.yaml !== undefined ? (read ? read.mapping : null) : input.mapping
     if (raw === undefined) throw new CoreError('invalid-request', 'give the mapping (or null to remove it), or its YAML')
-    this.o.store.setTestbedMapping(row.id, raw === null ? null : validateMapping(row.kind, row.hosts, raw))
+    this.o.store.setTestbedMapping(row.id, raw === null ? null : validateMapping(row.kind, row.hosts, raw, read?.lineOf))
     return this.get(row.name)
   }
 
@@ -276,7 +277,7 @@ export class TestbedService {
     const t = parsed.data
     if (t.name === 'sim') throw new CoreError('conflict', "'sim' is the built-in simulator testbed; choose another name")
     const problems: string[] = []
-    const roles = REMOTE_KINDS[t.kind].roles
+    const roles = KINDS[t.kind].roles
     const seen = new Set<string>()
     t.hosts.forEach((h, i) => {
       if (seen.has(h.name)) problems.push(`hosts[${i}].name: two hosts are named '${h.name}'`)
@@ -288,7 +289,7 @@ export class TestbedService {
     const need = roles[0]
     if (!t.hosts.some((h) => (h.role ?? need) === need)) problems.push(`hosts: a ${t.kind} testbed needs a '${need}' host`)
     if (problems.length) throw new CoreError('invalid-request', `invalid testbed: ${problems.join('; ')}`)
-    const settings = REMOTE_KINDS[t.kind].parseSettings(t.settings)
+    const settings = KINDS[t.kind].parseSettings(t.settings)
     // Earlier versions stored a bring-up choice the driver never used: it is not kept.
     delete settings.bringUp
     return { ...t, settings }
@@ -351,7 +352,7 @@ export class TestbedService {
           user: h.user,
           auth: h.auth,
           keyFile,
-          role: h.role ?? REMOTE_KINDS[kind].roles[0],
+          role: h.role ?? KINDS[kind].roles[0],
         },
       })
     }

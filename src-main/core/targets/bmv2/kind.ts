@@ -100,12 +100,12 @@ export const BMV2: RemoteKindSpec<'bmv2'> = {
   },
   mapping: {
     problems(m, need) {
-      const problems: string[] = []
+      const problems: Array<{ path: ReadonlyArray<PropertyKey>; message: string }> = []
       const seen = new Map<string, string>()
       m.hosts.forEach((h, i) => {
-        need(`mapping.hosts[${i}].host`, h.host, 'switch-host')
+        need(['hosts', i, 'host'], h.host, 'switch-host')
         for (const s of h.switches) {
-          if (seen.has(s)) problems.push(`mapping.hosts[${i}].switches: switch ${s} is also on ${seen.get(s)}; place it on one host`)
+          if (seen.has(s)) problems.push({ path: ['hosts', i, 'switches'], message: `switch ${s} is also on ${seen.get(s)}; place it on one host` })
           seen.set(s, h.host)
         }
       })

@@ -92,19 +92,19 @@ export const TOFINO: RemoteKindSpec<'tofino'> = {
   },
   mapping: {
     problems(m, need) {
-      const problems: string[] = []
+      const problems: Array<{ path: ReadonlyArray<PropertyKey>; message: string }> = []
       m.switches.forEach((s, i) => {
-        need(`mapping.switches[${i}].host`, s.host, 'sde')
+        need(['switches', i, 'host'], s.host, 'sde')
         const fp = new Set<string>()
         const ports = new Set<number>()
         s.ports.forEach((p, j) => {
-          if (fp.has(p.frontPanel)) problems.push(`mapping.switches[${i}].ports[${j}]: ${s.switch} front-panel port ${p.frontPanel} is used twice`)
-          if (ports.has(p.port)) problems.push(`mapping.switches[${i}].ports[${j}]: ${s.switch} port ${p.port} is mapped twice`)
+          if (fp.has(p.frontPanel)) problems.push({ path: ['switches', i, 'ports', j], message: `${s.switch} front-panel port ${p.frontPanel} is used twice` })
+          if (ports.has(p.port)) problems.push({ path: ['switches', i, 'ports', j], message: `${s.switch} port ${p.port} is mapped twice` })
           fp.add(p.frontPanel)
           ports.add(p.port)
         })
       })
-      m.servers.forEach((s, i) => need(`mapping.servers[${i}].host`, s.host, 'traffic'))
+      m.servers.forEach((s, i) => need(['servers', i, 'host'], s.host, 'traffic'))
       return problems
     },
     preview(state, m) {
