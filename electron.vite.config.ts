@@ -2,8 +2,9 @@ import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import vue from '@vitejs/plugin-vue'
 
-// Three bundles. "main" holds every Node entry: the Electron shell, the CLI/server
-// and the simulator worker; they share chunks, and only the shell imports electron.
+// Three bundles. "main" holds the Node entries: the Electron shell and the CLI/server; they
+// share chunks, and only the shell imports electron. The simulator worker is built apart,
+// self-contained, beside them (vite.worker.config.mts).
 export default defineConfig({
   main: {
     build: {
@@ -12,7 +13,6 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src-main/electron/main.ts'),
           cli: resolve(__dirname, 'src-main/cli/main.ts'),
-          'sim-worker': resolve(__dirname, 'src-main/core/targets/sim/worker.ts'),
         },
       },
     },

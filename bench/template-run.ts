@@ -5,9 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { parseExperiment } from '../src-main/core/spec'
-import { simConfigFor } from '../src-main/core/targets/sim/config'
-import { computeControlPlane, renderSimRoutes } from '../src-main/core/controlplane'
-import { buildFabric } from '../src-main/model/topology'
+import { simConfigFor, simRoutes } from '../src-main/core/targets/sim/config'
 import { runSim } from '../src-main/schemes'
 import type { SimConfig, SimResult } from '../src-main/sim'
 
@@ -40,7 +38,7 @@ export function cellConfig(cell: Cell): SimConfig {
     else if (w.kind === 'incast') cfg.workload = { ...w, background: { ...w.background, flows: n } }
     else throw new Error(`${file}: cannot cut a '${w.kind}' workload to ${n} flows`)
   }
-  return { ...cfg, routes: renderSimRoutes(computeControlPlane(buildFabric(cfg.topology), 'ecmp')) }
+  return { ...cfg, routes: simRoutes(cfg.topology) }
 }
 
 export interface CellRun {

@@ -9,14 +9,15 @@ import Database from 'better-sqlite3'
 import { configKey, specTestbed } from '../src-main/core/store/revisions'
 
 /**
- * The simulator's fingerprint: a SHA-256 over the bundled worker every run executes
- * (out/main/sim-worker.js, which carries src-main/sim, src-main/schemes and src-main/model as
- * built) and over the sources of everything else that decides what a run computes: the
- * simulator, the schemes and the model themselves (so a bundle left unbuilt after an edit still
- * changes it), the spec parser (its defaults), the sim target's config and control plane (the
- * routes the worker is given) and the statistics stored from its flows. A change in any of them
- * could change a result, so any change reruns every run; a change elsewhere (the UI, SSH
- * targets) does not.
+ * The simulator's fingerprint: a SHA-256 over the bundled worker every local run executes
+ * (out/main/sim-worker.js, self-contained: vite.worker.config.mts) and over the sources of
+ * everything else that decides what a run computes: the simulator, the schemes and the model
+ * themselves (so a bundle left unbuilt after an edit still changes it), the spec parser (its
+ * defaults), the sim target's configuration and routes (targets/sim/config.ts) with the workload
+ * it maps (targets/shared/workload.ts), the control plane the routes come from, the Slurm cell
+ * that runs a cell on a cluster, and the statistics stored from a run's flows. A change in any of
+ * them could change a result, so any change reruns every run; a change elsewhere (the UI, SSH
+ * targets, how the worker thread is started and stopped) does not.
  */
 export const FINGERPRINT_PATHS = [
   'out/main/sim-worker.js',
@@ -24,8 +25,10 @@ export const FINGERPRINT_PATHS = [
   'src-main/schemes',
   'src-main/model',
   'src-main/core/spec',
-  'src-main/core/targets/sim',
+  'src-main/core/targets/sim/config.ts',
+  'src-main/core/targets/shared/workload.ts',
   'src-main/core/controlplane',
+  'src-main/core/slurm/cell.ts',
   'src-main/core/stats.ts',
   'src-main/core/slowdown.ts',
   'src-main/core/completion.ts',

@@ -44,3 +44,30 @@ describe('Sim driver: telemetry.int', () => {
     expect((await buildLogs('')).some((l) => l.includes('telemetry.int'))).toBe(false)
   })
 })
+
+describe('Sim driver: a run the worker ends with an error', () => {
+  it('fails with the error the worker reported, though the worker exits before telemetry() reaches it', { timeout: 120_000 }, async () => {
+    // 500,000 flows need some 120 MB, mostly typed arrays the heap limit does not count: the worker's own
+    // check reports the 48 MB ceiling once the run is set up, then the worker exits.
+    const yaml = `name: sim-ceiling
+testbed: sim
+topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 10Gbps, fabricLink: 40Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 500000 }
+`
+    const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
+    const ctx: RunContext = { plan: { runId: 1, spec: parsed.spec, scheme: 'ecmp', load: 0.3, seed: 1 }, signal: new AbortController().signal, log: () => {} }
+    const s = new SimDriver({ parallelRuns: 1, memoryMb: 48 }).open(ctx)
+    await s.build()
+    await s.deploy()
+    await s.startTraffic()
+    // The consumer comes late (a busy store): the worker has posted its error and exited by then.
+    await expect.poll(() => (s as unknown as { exited: boolean }).exited, { timeout: 100_000, interval: 50 }).toBe(true)
+    const consume = async () => {
+      for await (const _ of s.telemetry()) void _
+    }
+    await expect(consume()).rejects.toThrow(/^the run went over the memory ceiling per run of 48 MB \(it used \d+ MB\) and was stopped/)
+    await s.teardown()
+  })
+})

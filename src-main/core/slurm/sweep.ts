@@ -7,15 +7,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunStatus } from '../../contract'
-import { buildFabric } from '../../model/topology'
-import { computeControlPlane, renderSimRoutes } from '../controlplane'
 import { ownerIsAlive, processOwner } from '../owner'
 import { packageRoot, packageVersion } from '../paths'
 import type { ExperimentSpec } from '../spec'
 import { cmd } from '../ssh'
 import type { ExperimentRow, RunRow, SlurmJobRow, SlurmSubmissionRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
-import { simConfigFor } from '../targets/sim/config'
+import { simConfigFor, simRoutes } from '../targets/sim/config'
 import { BUNDLE, JOB_FILE, JOB_FORMAT, type JobFile } from './bundle'
 import { BundleRefusedError, mergeTask } from './merge'
 import { check, type ClusterShell, type ShellResult } from './shell'
@@ -148,8 +146,8 @@ export class SlurmSweeps {
     const runs = store.createRuns(exp.id, spec.testbed, processOwner(), cells.map((c) => ({ scheme: c.scheme, load: c.load, seed: c.seed, params: c.params ?? {} })), { spec })
     const stage = mkdtempSync(join(tmpdir(), 'p4lab-slurm-stage-'))
     try {
-      // The same configuration the local sim driver builds for the cell (targets/sim).
-      const routes = renderSimRoutes(computeControlPlane(buildFabric(spec.topology), 'ecmp'))
+      // The same configuration the local sim driver builds for the cell (targets/sim/config.ts).
+      const routes = simRoutes(spec.topology)
       const job: JobFile = {
         format: JOB_FORMAT,
         version: 1,

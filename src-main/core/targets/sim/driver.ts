@@ -18,9 +18,7 @@ import {
   type TargetMessage,
   type TargetSession,
 } from '../driver'
-import { simConfigFor } from './config'
-import { computeControlPlane, renderSimRoutes } from '../../controlplane'
-import { buildFabric } from '../../../model/topology'
+import { simRunConfig } from './config'
 import type { FromWorker, ToWorker } from './protocol'
 
 const WORKER_FILE = 'sim-worker.js'
@@ -73,6 +71,8 @@ class SimSession implements TargetSession {
   private readonly credits = new Int32Array(new SharedArrayBuffer(4))
   private wake: (() => void) | undefined
   private failure: Error | undefined
+  /** The error the worker reported (an 'error' message), thrown once telemetry() reaches it. */
+  private reported: Error | undefined
   private exited = false
 
   constructor(
@@ -84,12 +84,7 @@ class SimSession implements TargetSession {
     if (this.ctx.plan.spec.int) {
       this.ctx.log('sim', 'telemetry.int is ignored on the sim: INT postcard reports come from the v1model programs on BMv2 testbeds (docs/TESTBEDS.md)')
     }
-    const config = simConfigFor(this.ctx.plan)
-    // The sim forwards by the control plane's next-hop groups, the same ones the
-    // simple_switch_CLI files and bfrt scripts carry. They are shortest-path groups and
-    // the same for every scheme, so they are computed without the scheme's P4 limits.
-    const routing = computeControlPlane(buildFabric(config.topology), 'ecmp')
-    this.config = { ...config, routes: renderSimRoutes(routing) }
+    this.config = simRunConfig(this.ctx.plan)
   }
 
   async deploy(): Promise<void> {
@@ -102,12 +97,7 @@ class SimSession implements TargetSession {
       if ((err as NodeJS.ErrnoException).code !== 'ERR_WORKER_OUT_OF_MEMORY') return this.fail(err)
       this.fail(this.overCeiling())
     })
-    worker.on('exit', (code) => {
-      this.exited = true
-      if (!this.result && !this.failure) {
-        this.fail(this.ctx.signal.aborted ? new CancelledError() : new Error(`simulator worker exited with code ${code}`))
-      }
-    })
+    worker.on('exit', (code) => this.onExit(code))
     this.ctx.signal.addEventListener('abort', () => this.fail(new CancelledError()), { once: true })
   }
 
@@ -146,18 +136,15 @@ class SimSession implements TargetSession {
           break
         case 'done':
           break
-        case 'error': {
-          if (msg.memory) throw this.overCeiling(msg.memory.usedMb)
-          const err = new Error(`simulator failed: ${msg.message}`)
-          if (msg.stack) this.ctx.log('sim', msg.stack)
-          throw err
-        }
+        case 'error':
+          // push() made it the run's error when it arrived.
+          throw this.reported ?? new Error(`simulator failed: ${msg.message}`)
       }
     }
   }
 
   async collect(): Promise<RunOutput> {
-    if (!this.result) throw this.failure ?? new Error('collect before the simulation finished')
+    if (!this.result) throw this.failure ?? this.reported ?? new Error('collect before the simulation finished')
     const c = this.result.counters
     const counters: Record<string, number> = {}
     for (const [k, v] of Object.entries(c)) counters[k] = v
@@ -190,14 +177,29 @@ class SimSession implements TargetSession {
     return new Error(message)
   }
 
+  /**
+   * A message from the worker. Its end (done, or the error it reports) is recorded at once: the
+   * worker exits right after posting it, and its exit may come before telemetry() has handed on
+   * what is queued ahead of it.
+   */
   private push(msg: FromWorker): void {
     if (msg.type === 'done') {
-      // Recorded at once: the worker may exit before telemetry() drains the queue.
       this.result = msg.result
       this.wallMs = msg.wallMs
+    } else if (msg.type === 'error' && !this.reported) {
+      if (msg.stack) this.ctx.log('sim', msg.stack)
+      this.reported = msg.memory ? this.overCeiling(msg.memory.usedMb) : new Error(`simulator failed: ${msg.message}`)
     }
     this.queue.push(msg)
     this.wakeUp()
+  }
+
+  /** The worker ended: without a result or an error it reported, that is the run's failure. */
+  private onExit(code: number): void {
+    this.exited = true
+    if (!this.result && !this.reported && !this.failure) {
+      this.fail(this.ctx.signal.aborted ? new CancelledError() : new Error(`simulator worker exited with code ${code}`))
+    }
   }
 
   private fail(err: Error): void {
