@@ -19,6 +19,22 @@ export const P4Diagnostic = z.object({
 })
 export type P4Diagnostic = z.infer<typeof P4Diagnostic>
 
+/** The sections of a diagnostic's detail (p4c's "---- Actual error:", "---- Originating from:"), each with its lines. */
+export function detailSections(detail: string): Array<{ heading: string; lines: string[] }> {
+  const out: Array<{ heading: string; lines: string[] }> = []
+  for (const line of detail.split('\n')) {
+    const h = /^----\s+(.*?):?\s*$/.exec(line)
+    if (h) out.push({ heading: h[1], lines: [] })
+    else if (line !== '' && out.length > 0) out[out.length - 1].lines.push(line)
+  }
+  return out
+}
+
+/** What is wrong, when p4c's message only names the expression at fault ('x') and says it in "Actual error". */
+export function actualError(d: Pick<P4Diagnostic, 'detail'>): string | null {
+  return detailSections(d.detail).find((s) => /^actual error$/i.test(s.heading))?.lines[0]?.trim() || null
+}
+
 /** A shipped program and what it declares for its control plane. */
 export const PipelineProgram = z.object({
   scheme: z.string(),

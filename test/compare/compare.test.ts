@@ -93,9 +93,13 @@ describe('compareRuns', () => {
     const all = compareRuns(store, { experimentIds: [id] })
     expect(all.unfinishedFlows).toEqual({ flows: 4, unfinished: 0 })
     // A done run may still carry unfinished flows (up to 1 %); here one of 2, to count it.
-    const run = store.listRuns({ experimentId: id }).find((r) => r.scheme === 'ecmp')!
-    store.setRunResults(run.id, { stats: { flows: 2, finished: 1, meanNs: 2000, p50Ns: 2000, p99Ns: 2000, smallMeanNs: null, largeMeanNs: null }, counters: {}, facts: {} })
-    const r = compareRuns(store, { experimentIds: [id] })
+    const other = storeWith({ 'hula/0.3/1': 1000 })
+    const [run] = other.store.createRuns(other.id, 'sim', 'test:1', [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }])
+    other.store.setRunStatus(run.id, 'running')
+    other.store.insertFlows(run.id, { src: [0, 1], dst: [2, 3], sizeBytes: [50_000, 20_000_000], startNs: [0, 0], finishNs: [2000, -1] })
+    other.store.setRunResults(run.id, { stats: { flows: 2, finished: 1, meanNs: 2000, p50Ns: 2000, p99Ns: 2000, smallMeanNs: null, largeMeanNs: null }, counters: {}, facts: {} })
+    other.store.setRunStatus(run.id, 'done')
+    const r = compareRuns(other.store, { experimentIds: [other.id] })
     expect(r.unfinishedFlows).toEqual({ flows: 4, unfinished: 1 })
     expect(formatCompareTable(r)).toContain('unfinished flows: 1 of 4 (25.00 %) in the runs above, left out of their FCT statistics')
   })

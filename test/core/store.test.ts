@@ -182,6 +182,21 @@ describe('runs', () => {
     expect(() => s.setRunResults(999, { stats, counters: {} })).toThrow('run 999 does not exist')
   })
 
+  it('refuses to change the results or the flows of a run that has ended, naming it; nothing changes', () => {
+    const s = open()
+    const { runs } = experimentWithRuns(s)
+    const id = runs[0].id
+    s.setRunStatus(id, 'running')
+    s.insertFlows(id, { src: [0], dst: [1], sizeBytes: [10], startNs: [0], finishNs: [5] })
+    s.setRunResults(id, { stats, counters: { drops: 3 } })
+    s.setRunStatus(id, 'done')
+    expect(() => s.setRunResults(id, { stats, counters: { drops: 9 } })).toThrow(`run ${id} has ended (done): its results stay as they were stored`)
+    expect(() => s.insertFlows(id, { src: [2], dst: [3], sizeBytes: [10], startNs: [0], finishNs: [5] })).toThrow(`run ${id} has ended (done): its flows stay as they were stored`)
+    expect(s.getRun(id)).toMatchObject({ status: 'done', counters: { drops: 3 } })
+    expect(s.listFlows(id)).toHaveLength(1)
+    expect(() => s.insertFlows(999, { src: [2], dst: [3], sizeBytes: [10], startNs: [0], finishNs: [5] })).toThrow('run 999 does not exist')
+  })
+
   it('marks runs of dead owners interrupted', () => {
     const s = open()
     const a = experimentWithRuns(s, 'pid:1').runs

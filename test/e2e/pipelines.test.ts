@@ -105,13 +105,16 @@ describe('the Pipelines view in Chromium', () => {
     const col = lines[at - 1].indexOf('bestHop') + 1
     writeFileSync(
       transcript(),
-      `hula/v1model/hula.p4(${at}): [--Werror=type-error] error: bestHop: register element width does not match its use\n` +
-        `${lines[at - 1]}\n${' '.repeat(col - 1)}^^^^^^^\n`,
+      `hula/v1model/hula.p4(${at}): [--Werror=type-error] error: bestHop\n` +
+        `${lines[at - 1]}\n${' '.repeat(col - 1)}^^^^^^^\n` +
+        `  ---- Actual error:\n  register element width does not match its use\n`,
     )
     await page.getByTestId('compile').click()
     await expect.poll(() => page.getByTestId('build-summary').getAttribute('data-status'), { timeout: 15_000 }).toBe('failed')
     const diag = page.getByTestId('diagnostic').first()
     await expect.poll(() => diag.innerText(), { timeout: 10_000 }).toMatch(new RegExp(`hula/v1model/hula\\.p4:${at}:${col}`))
+    // p4c names the expression ('bestHop'); what is wrong is its "Actual error", shown beside it.
+    await expect.poll(() => diag.innerText(), { timeout: 10_000 }).toMatch(/bestHop: register element width does not match its use/)
     // Scroll the source away, then follow the diagnostic back to its line.
     await source.evaluate((el) => (el.scrollTop = 0))
     await diag.click()

@@ -113,7 +113,7 @@ function ranWithLines(r: RunRanWith): string[] {
 
 export const showCommand: Command = {
   name: 'show',
-  usage: ['show RUN [--db PATH] [--json]', '    show one run: status, FCT statistics, counters in their units, events one per line (--json: raw numbers)'],
+  usage: ['show RUN [--db PATH] [--json]', '    show one run: status (and whether it is archived or in the trash), tags, notes, FCT statistics, counters in their units, events one per line (--json: raw numbers)'],
   run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: COMMON_OPTIONS })
     if (positionals.length !== 1) throw new UsageError('show takes one run id')

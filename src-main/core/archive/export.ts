@@ -15,7 +15,7 @@ import { renderPipeline } from '../p4build/render'
 import { packageVersion, writeDenied } from '../paths'
 import { ranWith } from '../run-view'
 import type { ExperimentSpec } from '../spec'
-import type { RunRow, Store } from '../store'
+import { configKey, type RunRow, type Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
 import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, archiveContentHash, sha256File, type Manifest } from './manifest'
 import { archivePlots, type ArchivePlot } from './plots'
@@ -170,15 +170,24 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     // What P4 runs built from: sources (the experiment's variant, else the shipped program),
     // compiled outputs, and the control-plane files rendered for that topology.
     const artifactKeys = new Set<string>()
-    const programs = new Map<string, { kind: RemoteKind; scheme: string; program: string }>()
+    // Per program, the fabrics its runs ran on (their own records, by config): an edit since
+    // the runs must not make their control plane that of a fabric they never deployed.
+    const programs = new Map<string, { kind: RemoteKind; scheme: string; program: string; ranOn: Map<string, { rev: number; spec: ExperimentSpec }> }>()
     for (const r of runs) {
       const kind = kinds.get(r.target)
       if (kind === undefined || !isRemoteKind(kind)) continue
       const facts = r.facts ?? {}
       if (typeof facts.artifact === 'string' && /^[0-9a-f]{64}$/.test(facts.artifact)) artifactKeys.add(facts.artifact)
-      if (typeof facts.program === 'string') programs.set(`${kind}:${r.scheme}`, { kind, scheme: r.scheme, program: facts.program })
+      if (typeof facts.program !== 'string') continue
+      const p = programs.get(`${kind}:${r.scheme}`) ?? { kind, scheme: r.scheme, program: facts.program, ranOn: new Map() }
+      programs.set(`${kind}:${r.scheme}`, p)
+      const ran = (store.getRunRecord(r.id)?.spec ?? spec) as ExperimentSpec
+      const key = configKey(ran)
+      const rev = r.revision ?? exp.revision
+      const seen = p.ranOn.get(key)
+      if (!seen || rev < seen.rev) p.ranOn.set(key, { rev, spec: ran })
     }
-    for (const { kind, scheme, program } of programs.values()) {
+    for (const { kind, scheme, program, ranOn } of programs.values()) {
       const name = basename(program, '.p4')
       const variant = readVariant(o.dataDir, exp.id, { scheme: name, target: kind })
       if (variant) cpSync(variant.dir, join(stage, 'p4', 'variants', `${kind}-${name}`), { recursive: true })
@@ -189,10 +198,13 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
         if (existsSync(shipped)) for (const f of collectSources(shipped).files) put(stage, `p4/${f.path}`, f.text)
         else notes.push(`the ${kind} program ${program} is not in ${o.p4Dir}; its sources are not in the archive`)
       }
-      try {
-        for (const sw of renderPipeline(spec.topology, scheme, kind, spec.params, spec.int ? { int: spec.int } : {}).switches) put(stage, `controlplane/${kind}-${scheme}/${sw.fileName}`, sw.text)
-      } catch (err) {
-        notes.push(`control-plane files for ${scheme} on ${kind} could not be rendered: ${(err as Error).message}`)
+      for (const { rev, spec: ran } of [...ranOn.values()].sort((a, b) => a.rev - b.rev)) {
+        const folder = ranOn.size === 1 ? `controlplane/${kind}-${scheme}` : `controlplane/${kind}-${scheme}/rev-${rev}`
+        try {
+          for (const sw of renderPipeline(ran.topology, scheme, kind, ran.params, ran.int ? { int: ran.int } : {}).switches) put(stage, `${folder}/${sw.fileName}`, sw.text)
+        } catch (err) {
+          notes.push(`control-plane files for ${scheme} on ${kind}${ranOn.size === 1 ? '' : ` (revision ${rev})`} could not be rendered: ${(err as Error).message}`)
+        }
       }
     }
     for (const key of [...artifactKeys].sort()) {

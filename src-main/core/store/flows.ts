@@ -1,4 +1,6 @@
+import type { RunStatus } from '../../contract'
 import type { FlowRow, StoreContext } from './rows'
+import { isTerminal } from './runs'
 
 export interface FlowColumns {
   src: ArrayLike<number>
@@ -24,6 +26,9 @@ export function insertFlows(s: StoreContext, runId: number, f: FlowColumns, ids?
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   s.write(() => {
+    const run = s.stmt('SELECT status FROM runs WHERE id = ?').get(runId) as { status: RunStatus } | undefined
+    if (!run) throw new Error(`run ${runId} does not exist`)
+    if (isTerminal(run.status)) throw new Error(`run ${runId} has ended (${run.status}): its flows stay as they were stored`)
     const next = ids
       ? 0
       : (s.stmt('SELECT COALESCE(MAX(id) + 1, 0) AS next FROM flows WHERE run_id = ?').get(runId) as { next: number }).next

@@ -186,6 +186,8 @@ export function setRunResults(
   s.write(() => {
     const run = getRun(s, id)
     if (!run) throw new Error(`run ${id} does not exist`)
+    // What a run that ended holds is its record: views, compare and archives read it as final.
+    if (isTerminal(run.status)) throw new Error(`run ${id} has ended (${run.status}): its results stay as they were stored`)
     const facts = r.facts === undefined ? run.facts : { ...(run.facts ?? {}), ...r.facts }
     const completion = r.completion ?? run.completion
     s.stmt('UPDATE runs SET stats = ?, counters = ?, facts = ?, completion = ? WHERE id = ?').run(
