@@ -28,4 +28,11 @@ describe('electron boundary', () => {
       expect(text).not.toMatch(/require\(["']electron["']\)/)
     }
   })
+
+  it('the simulator worker is one file that loads only Node built-ins: no chunk it shares with the app can change under it', () => {
+    const text = readFileSync(join(ROOT, 'out', 'main', 'sim-worker.js'), 'utf8')
+    const loads = [...text.matchAll(/require\(\s*["']([^"']+)["']\s*\)|\bfrom\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1] ?? m[2] ?? m[3])
+    expect(loads.length).toBeGreaterThan(0)
+    expect(loads.filter((m) => !m.startsWith('node:'))).toEqual([])
+  })
 })
