@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { t as listTar } from 'tar'
 import { afterAll, expect, it } from 'vitest'
 import { exportExperiment } from '../../src-main/core/archive'
-import { packageRoot, workloadsDir } from '../../src-main/core/paths'
-import { parseExperiment } from '../../src-main/core/spec'
+import { packageRoot } from '../../src-main/core/paths'
+import { specOf } from '../helpers/core'
 import { openStore, type Store } from '../../src-main/core/store'
 
 const YAML = `name: edited-fabric
@@ -24,9 +24,7 @@ const store = openStore(join(dir, 'c.db'))
 afterAll(() => store.close())
 
 function spec(yaml: string) {
-  const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['lab'] })
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
-  return parsed.spec
+  return specOf(yaml, { baseDir: dir, testbeds: ['lab'] })
 }
 
 function doneRun(s: Store, experimentId: number, seed: number): number {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { exportExperiment, importArchive } from '../../src-main/core/archive'
-import { packageRoot, workloadsDir } from '../../src-main/core/paths'
-import { parseExperiment } from '../../src-main/core/spec'
+import { packageRoot } from '../../src-main/core/paths'
+import { specOf } from '../helpers/core'
 import { openStore } from '../../src-main/core/store'
 import { t as listTar, x as extractTar } from 'tar'
 
@@ -24,10 +24,8 @@ const store = openStore(join(dir, 'g.db'))
 afterAll(() => store.close())
 
 it('exports the P4 sources and control plane of runs on a testbed no longer stored, and says it is gone', async () => {
-  const parsed = parseExperiment(YAML, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['lab'] })
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
   const tb = store.createTestbed({ name: 'lab', kind: 'bmv2', settings: {}, hosts: [{ name: 'h1', address: '192.0.2.1', port: 22, user: 'root', auth: 'agent', keyFile: null, role: 'switch-host' }] })
-  const exp = store.createExperiment({ name: 'gone', yaml: YAML, spec: parsed.spec, file: null, tags: [] })
+  const exp = store.createExperiment({ name: 'gone', yaml: YAML, spec: specOf(YAML, { baseDir: dir, testbeds: ['lab'] }), file: null, tags: [] })
   const [run] = store.createRuns(exp.id, 'lab', 'test:1', [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }])
   store.setRunStatus(run.id, 'running')
   store.insertFlows(run.id, { src: [0], dst: [2], sizeBytes: [1000], startNs: [0], finishNs: [5000] })

@@ -2,6 +2,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createNodeCore, type Core, type NodeCoreOptions } from '../../src-main/core'
+import { workloadsDir } from '../../src-main/core/paths'
+import { parseExperiment, type ExperimentSpec } from '../../src-main/core/spec'
 
 export const TINY_YAML = `name: tiny
 testbed: sim
@@ -16,4 +18,11 @@ export function tempCore(parallelRuns = 2, more: Partial<NodeCoreOptions> = {}):
   const dir = mkdtempSync(join(tmpdir(), 'p4lab-core-'))
   const dbPath = join(dir, 'p4lab.db')
   return { core: createNodeCore({ dbPath, baseDir: dir, parallelRuns, ...more }), dir, dbPath }
+}
+
+/** An experiment text parsed as the core does (workloads from the project), or the errors thrown. */
+export function specOf(yaml: string, o: { baseDir: string; testbeds: string[] }): ExperimentSpec {
+  const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: o.baseDir, workloadsDir: workloadsDir(), testbeds: o.testbeds })
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
+  return parsed.spec
 }

@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { workloadsDir } from '../../src-main/core/paths'
-import { parseExperiment } from '../../src-main/core/spec'
+import { specOf } from '../helpers/core'
 import type { RunContext } from '../../src-main/core/targets/driver'
 import { SimDriver } from '../../src-main/core/targets/sim/driver'
 
@@ -21,11 +20,9 @@ topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 1
 schemes: [ecmp]
 workload: { kind: web-search, load: 0.3, flows: 20 }
 ${telemetry}`
-  const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
   const logs: string[] = []
   const ctx: RunContext = {
-    plan: { runId: 1, spec: parsed.spec, scheme: 'ecmp', load: 0.3, seed: 1 },
+    plan: { runId: 1, spec: specOf(yaml, { baseDir: dir, testbeds: ['sim'] }), scheme: 'ecmp', load: 0.3, seed: 1 },
     signal: new AbortController().signal,
     log: (s, l) => logs.push(`${s}: ${l}`),
   }
@@ -55,9 +52,7 @@ topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 2, hostLink: 1
 schemes: [ecmp]
 workload: { kind: web-search, load: 0.3, flows: 500000 }
 `
-    const parsed = parseExperiment(yaml, { file: 'x.yaml', baseDir: dir, workloadsDir: workloadsDir(), testbeds: ['sim'] })
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
-    const ctx: RunContext = { plan: { runId: 1, spec: parsed.spec, scheme: 'ecmp', load: 0.3, seed: 1 }, signal: new AbortController().signal, log: () => {} }
+    const ctx: RunContext = { plan: { runId: 1, spec: specOf(yaml, { baseDir: dir, testbeds: ['sim'] }), scheme: 'ecmp', load: 0.3, seed: 1 }, signal: new AbortController().signal, log: () => {} }
     const s = new SimDriver({ parallelRuns: 1, memoryMb: 48 }).open(ctx)
     await s.build()
     await s.deploy()

@@ -91,7 +91,7 @@ export class HostTx implements HostAdmission {
     let i = this.head[h] + this.len[h]++
     if (i >= this.cap[h]) i -= this.cap[h]
     this.ring[this.base[h] + i] = f
-    if (this.len[h] === 1) this.nics[h].armDepartureWake()
+    if (this.len[h] === 1) this.nics[h].wakeAtDeparture()
   }
 
   /**

@@ -199,7 +199,7 @@ export class Link implements BufferedPort, PausableLink {
 
   /** PFC: the lossless class may send again (net/pfc.ts committed what it held). */
   resumed(): void {
-    if (this.hostTx !== null && this.hostTx.blockedCount(this.host) > 0) this.armDepartureWake()
+    if (this.hostTx !== null && this.hostTx.blockedCount(this.host) > 0) this.wakeAtDeparture()
   }
 
   /** A PFC frame (KIND_PAUSE) from the far end of this link reached our end (net/pfc.ts). */
@@ -258,6 +258,10 @@ export class Link implements BufferedPort, PausableLink {
     this.busyPs += dt
   }
 
+  /**
+   * Makes sure the element wakes when the next queued packet leaves (its pending event may be a
+   * later arrival, or none): a flow just blocked on this host NIC, or this switch just paused a port.
+   */
   wakeAtDeparture(): void {
     this.advance(this.ctx.now)
     if (this.qHead >= this.tail) return
@@ -340,18 +344,6 @@ export class Link implements BufferedPort, PausableLink {
   busyUntilNow(): number {
     const ahead = this.lastTxEndPs - this.ctx.now
     return ahead > 0 ? this.busyPs - ahead : this.busyPs
-  }
-
-  /**
-   * Host NIC: a flow just blocked on this NIC; make sure the element wakes when the next
-   * packet leaves (its pending event may be a later arrival, or none).
-   */
-  armDepartureWake(): void {
-    this.advance(this.ctx.now)
-    if (this.qHead >= this.tail) return
-    const d = this.buf[this.base + 2 * (this.qHead & this.mask)]
-    const heap = this.ctx.heap
-    if (!heap.isPending(this.elem) || heap.timeOf(this.elem) > d) heap.schedule(this.elem, d)
   }
 
   /** Takes the link down (dropping all it holds, queued or on the wire) or brings it back. */
