@@ -10,7 +10,7 @@ import { withSlowdown } from './slowdown'
 import { assessCompletion, incompleteReason } from './completion'
 import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
-import type { RunRow, Store } from './store'
+import { describeTestbed, type RunRow, type Store, type TestbedSeen } from './store'
 import { CancelledError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
@@ -156,13 +156,16 @@ export class Orchestrator {
   private async execute(job: Job): Promise<void> {
     const { store } = this.deps
     const { run, spec } = job
-    const { driver, testbed } = this.driverFor(spec.testbed)
+    const { driver, testbed, seen } = this.driverFor(spec.testbed)
     const plan: RunPlan = { runId: run.id, spec, scheme: run.scheme, load: run.load, seed: run.seed, experimentId: run.experimentId }
     // The run's log and event sinks close when execute returns (after teardown); see RunSinks.
     const sinks = new RunSinks(store, this.deps.bus, run.id)
     const log = sinks.log
     let session
     try {
+      // What the run found on its testbed, kept with it: an edit of the testbed afterwards does
+      // not change what this run says it ran on (an archive writes it).
+      if (seen) store.setRunTestbed(run.id, seen)
       session = driver?.open({
         plan,
         signal: job.abort.signal,
@@ -258,7 +261,7 @@ export class Orchestrator {
    * The driver of a testbed name: a driver registered under that name (the sim), else the
    * stored testbed's kind → its driver, with the testbed (and its hosts) for the run.
    */
-  private driverFor(name: string): { driver: TargetDriver | undefined; testbed: RunTestbed | undefined } {
+  private driverFor(name: string): { driver: TargetDriver | undefined; testbed: RunTestbed | undefined; seen?: TestbedSeen } {
     const row = this.deps.store.getTestbed(name)
     if (row && row.kind !== 'sim') {
       const testbed: RunTestbed = {
@@ -268,7 +271,7 @@ export class Orchestrator {
         hosts: row.hosts.map((h) => ({ id: h.id, name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, keyFile: h.keyFile, role: h.role })),
         mapping: row.mapping,
       }
-      return { driver: this.deps.drivers[row.kind], testbed }
+      return { driver: this.deps.drivers[row.kind], testbed, seen: describeTestbed(row) }
     }
     return { driver: this.deps.drivers[name], testbed: undefined }
   }

@@ -128,7 +128,7 @@ function checkSchema(db: DB, name: string): void {
 /** The columns that hold JSON, as the store reads them back. */
 const JSON_COLUMNS: Record<string, string[]> = {
   experiments: ['spec', 'tags', 'store_tags'],
-  runs: ['params', 'stats', 'counters', 'facts', 'completion', 'tags'],
+  runs: ['params', 'stats', 'counters', 'facts', 'completion', 'tags', 'testbed'],
   artifacts: ['options', 'outputs'],
   series: ['entity'],
   events: ['detail'],

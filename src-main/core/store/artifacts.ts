@@ -5,7 +5,8 @@
 // `outputs` JSON next to the output files: the status, the exit code, the parsed diagnostics,
 // the source list that was hashed and where the compile ran. No migration is needed for it.
 // Output files themselves are on disk under <userData>/artifacts/<hash>/; `outputs.files` maps
-// an output's name to its path relative to that directory.
+// an output's name to its path relative to that directory; `sources/` there holds the texts it
+// compiled under the paths `outputs.sources` lists (p4build/kept.ts; none for older builds).
 
 import type { P4Diagnostic } from '../p4/diagnostics'
 import { fromJson, toJson, type StoreContext } from './rows'

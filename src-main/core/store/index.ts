@@ -10,3 +10,4 @@ export type { SlurmClusterRef, SlurmJobRow, SlurmSubmissionRow, SlurmTaskRow } f
 export type { ClusterRow, ClusterRowInput } from './clusters'
 export { NameTakenError } from './experiments'
 export { configKey, type RevisionRow, type RunRecordJson } from './revisions'
+export { describeTestbed, type TestbedSeen } from './testbeds'

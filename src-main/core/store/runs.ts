@@ -1,6 +1,7 @@
 import { TERMINAL_STATUSES, type FctStats, type RunCompletion, type RunStatus } from '../../contract/schemas'
 import { fromJson, shownWhere, toJson, type RunRow, type Shown, type StoreContext } from './rows'
 import type { RunRecordJson } from './revisions'
+import type { TestbedSeen } from './testbeds'
 import { addEvent } from './telemetry'
 
 interface RunRecord {
@@ -83,6 +84,27 @@ export function getRunRecord(s: StoreContext, id: number): RunRecordJson | null 
   const r = s.stmt('SELECT record FROM runs WHERE id = ?').get(id) as { record: string | null } | undefined
   if (!r) throw new Error(`run ${id} does not exist`)
   return fromJson<RunRecordJson>(r.record)
+}
+
+/** The testbed as the run saw it when it started (runs.testbed); null for a sim run or one started before it was kept. */
+export function getRunTestbed(s: StoreContext, id: number): TestbedSeen | null {
+  const r = s.stmt('SELECT testbed FROM runs WHERE id = ?').get(id) as { testbed: string | null } | undefined
+  if (!r) throw new Error(`run ${id} does not exist`)
+  return fromJson<TestbedSeen>(r.testbed)
+}
+
+/**
+ * Records the testbed a run starts on. Once: what a run saw is its record, and a run that has
+ * ended says where it ran as it did then.
+ */
+export function setRunTestbed(s: StoreContext, id: number, seen: TestbedSeen): void {
+  s.write(() => {
+    const r = s.stmt('SELECT status, testbed FROM runs WHERE id = ?').get(id) as { status: RunStatus; testbed: string | null } | undefined
+    if (!r) throw new Error(`run ${id} does not exist`)
+    if (isTerminal(r.status)) throw new Error(`run ${id} has ended (${r.status}): the testbed it ran on stays as it was recorded`)
+    if (r.testbed !== null) throw new Error(`run ${id} already recorded the testbed it started on`)
+    s.stmt('UPDATE runs SET testbed = ? WHERE id = ?').run(toJson(seen), id)
+  })
 }
 
 export function isTerminal(status: RunStatus): boolean {

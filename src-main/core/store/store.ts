@@ -142,6 +142,15 @@ export class Store {
     return revisions.getRevision(this.s, experimentId, rev)
   }
 
+  /** The testbed a run saw when it started; null for a sim run or one started before it was kept. */
+  getRunTestbed(runId: number): testbeds.TestbedSeen | null {
+    return runs.getRunTestbed(this.s, runId)
+  }
+
+  setRunTestbed(runId: number, seen: testbeds.TestbedSeen): void {
+    runs.setRunTestbed(this.s, runId, seen)
+  }
+
   /** What a run ran with; null when it has no record. */
   getRunRecord(runId: number): revisions.RunRecordJson | null {
     return runs.getRunRecord(this.s, runId)

@@ -32,6 +32,29 @@ export interface TestbedRow {
   mapping: unknown
 }
 
+/**
+ * A testbed as a run saw it and as an archive writes it: what says where and how the run ran,
+ * nothing secret or local. Key file paths stay home; passphrases and passwords have no column.
+ */
+export interface TestbedSeen {
+  name: string
+  kind: TestbedKindRow
+  settings: Record<string, unknown>
+  hosts: Array<Pick<HostRow, 'name' | 'address' | 'port' | 'user' | 'auth' | 'role' | 'hostKey'>>
+  /** Where a fabric goes on it, when it has a mapping. */
+  mapping?: unknown
+}
+
+export function describeTestbed(tb: TestbedRow): TestbedSeen {
+  return {
+    name: tb.name,
+    kind: tb.kind,
+    settings: tb.settings,
+    hosts: tb.hosts.map((h) => ({ name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, role: h.role, hostKey: h.hostKey })),
+    ...(tb.mapping === null || tb.mapping === undefined ? {} : { mapping: tb.mapping }),
+  }
+}
+
 /** A host to write: with `id`, that existing host is updated in place. */
 export type HostRowInput = Omit<HostRow, 'id' | 'testbedId' | 'hostKey'> & { id?: number }
 
