@@ -3,7 +3,8 @@
 //   key = sha256(sources + compiler name and --version + options)      (key.ts)
 //   hit:  the artifacts row says ok, was compiled here (not imported), and its files in
 //         <artifactsDir>/<key>/ have the content hashes recorded then (contents.ts) → nothing runs
-//   miss: stage the sources on the runner, compile, bring the outputs back, store the row
+//   miss: stage the sources on the runner, compile, bring the outputs back with the source
+//         texts beside them (<key>/sources/, kept.ts), store the row
 //
 // BMv2:   p4c-bm2-ss --p4v 16 [flags] --p4runtime-files out/X.p4info.txtpb -o out/X.json X.p4
 // Tofino: bf-p4c --std p4-16 --target tofino --arch tna [flags] --bf-rt-schema out/X.tofino/bf-rt.json
@@ -26,7 +27,8 @@ import type { Store } from '../store'
 import { outputContents, untrustedReason } from './contents'
 import { artifactKey, type BuildOptions, type CompilerId } from './key'
 import { LocalRunner, type CompilerRunner } from './runner'
-import { collectSources, type ProgramSources } from './sources'
+import { keepSourcesOf, writeKeptSources } from './kept'
+import { collectSources, type ProgramSources, type SourceFile } from './sources'
 import type { RemoteKind } from '../../contract/testbeds'
 import { KINDS } from '../targets/kinds'
 
@@ -163,6 +165,8 @@ export class P4Builder {
     if (cached && cached.outputs.status === 'ok') {
       const files = Object.fromEntries(Object.entries(cached.outputs.files).map(([n, p]) => [n, join(dir, ...p.split('/'))]))
       if (untrustedReason(cached, files) === null) {
+        // Compiled before the sources were kept with it: the key says these are the texts it compiled.
+        keepSourcesOf(artifactsDir, dir, sources.files)
         return { key, hit: true, artifact: cached, dir, files, diagnostics: cached.outputs.diagnostics, root: sources.root }
       }
     }
@@ -180,7 +184,7 @@ export class P4Builder {
       result = await runner.exec(argv, { cwd: runner.join(work, 'src'), signal: req.signal })
       const log = [result.stderr, result.stdout].filter((s) => s.length > 0).join(result.stderr.endsWith('\n') ? '' : '\n')
       const diagnostics = parseDiagnostics(log).map((d) => ({ ...d, file: d.file === null ? null : tidyPath(d.file, work) }))
-      const missingOutputs = result.code === 0 ? await this.collect(work, dir, outputs) : []
+      const missingOutputs = result.code === 0 ? await this.collect(work, dir, outputs, sources.files) : []
       const ok = result.code === 0 && missingOutputs.length === 0
       const contents = ok ? outputContents(Object.fromEntries(Object.entries(outputs).map(([n, p]) => [n, join(dir, ...p.split('/'))]))) : undefined
       const record = {
@@ -223,14 +227,15 @@ export class P4Builder {
     }
   }
 
-  /** Brings <work>/out back into <dir>; returns the outputs that are missing. */
-  private async collect(work: string, dir: string, outputs: Record<string, string>): Promise<string[]> {
+  /** Brings <work>/out back into <dir>, with the sources it compiled; returns the outputs that are missing. */
+  private async collect(work: string, dir: string, outputs: Record<string, string>, sources: SourceFile[]): Promise<string[]> {
     mkdirSync(this.opts.artifactsDir, { recursive: true })
     const partial = join(this.opts.artifactsDir, `.partial-${randomBytes(6).toString('hex')}`)
     try {
       await this.runner.fetch(this.runner.join(work, 'out'), partial)
       const missing = Object.values(outputs).filter((p) => !existsSync(join(partial, ...p.split('/'))))
       if (missing.length > 0) return missing
+      writeKeptSources(partial, sources)
       rmSync(dir, { recursive: true, force: true })
       renameSync(partial, dir)
       return []
