@@ -2,12 +2,13 @@
 // standing in for p4c-bm2-ss (test/p4build/fake-compiler.ts): a second build of unchanged
 // sources runs no compiler, and each thing the key covers (an included header, the options,
 // the compiler version) makes it build again. Failed compiles replay real p4c transcripts.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseDiagnostics } from '../../src-main/core/p4/diagnostics'
 import { BuildFailedError, CompilerMissingError, LocalRunner, P4Builder, collectSources } from '../../src-main/core/p4build'
+import { readKeptSources } from '../../src-main/core/p4build/kept'
 import { openStore, type Store } from '../../src-main/core/store'
 import { fakeCompiler, type FakeCompiler } from './fake-compiler'
 
@@ -109,6 +110,26 @@ describe('the artifact cache', () => {
     expect(store.listArtifacts()).toHaveLength(1)
   })
 
+  it('keeps the sources it compiled with the outputs, checked by the sha256s it recorded; a hit on an older build adds them', async () => {
+    const file = project()
+    const first = await builder().build({ file, target: 'bmv2' })
+    const kept = readKeptSources(first.dir, first.artifact)
+    expect('files' in kept && kept.files.map((f) => [f.path, f.text])).toEqual([
+      ['v1model/prog.p4', MAIN],
+      ['include/headers.p4', 'header eth_t { bit<48> dst; }\n'],
+      ['v1model/local.p4', 'const bit<8> LOCAL = 1;\n'],
+    ])
+    // Changed by hand since: not taken for what was compiled.
+    writeFileSync(join(first.dir, 'sources', 'include', 'headers.p4'), 'header eth_t { bit<8> x; }\n')
+    expect(readKeptSources(first.dir, first.artifact)).toMatchObject({ reason: expect.stringMatching(/^its kept source include\/headers.p4 changed since the build/) })
+    // A build from before sources were kept: the next hit adds them, as they were compiled.
+    rmSync(join(first.dir, 'sources'), { recursive: true })
+    expect(readKeptSources(first.dir, first.artifact)).toMatchObject({ reason: 'it kept no sources (compiled before p4lab kept them with the build)' })
+    const hit = await builder().build({ file, target: 'bmv2' })
+    expect(hit.hit).toBe(true)
+    expect(readKeptSources(hit.dir, hit.artifact)).toEqual(kept)
+  })
+
   it('a changed included header changes the key and builds again', async () => {
     const file = project()
     const a = await builder().build({ file, target: 'bmv2' })
@@ -148,7 +169,6 @@ describe('the artifact cache', () => {
   it('rebuilds when the stored outputs were deleted', async () => {
     const file = project()
     const a = await builder().build({ file, target: 'bmv2' })
-    const { rmSync } = await import('node:fs')
     rmSync(a.dir, { recursive: true })
     const b = await builder().build({ file, target: 'bmv2' })
     expect(b).toMatchObject({ hit: false, key: a.key })

@@ -1,7 +1,9 @@
 // `p4lab export`: one experiment as a self-contained tar.gz (layout in docs/ARCHITECTURE.md).
 // Files are staged in a private temporary directory, hashed into manifest.json, packed, and
-// the archive is renamed into place only when complete. Secrets are never read: testbeds
-// are described from their rows (no key file paths), and the SecretStore is not touched.
+// the archive is renamed into place only when complete. What the runs ran with comes from
+// their own records: the testbed each saw (testbeds.ts), the sources each build compiled
+// (p4sources.ts). Secrets are never read: testbeds are described without key file paths,
+// and the SecretStore is not touched.
 import { constants, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { arch, platform, release, tmpdir } from 'node:os'
 import { basename, dirname, join, relative, sep } from 'node:path'
@@ -9,21 +11,19 @@ import Database from 'better-sqlite3'
 import { create } from 'tar'
 import { TERMINAL_STATUSES, completionNumbers } from '../../contract/schemas'
 import { compareRuns, formatCompareJson, formatCompareTable } from '../compare'
-import { collectSources } from '../p4build/sources'
-import { programPath, readVariant } from '../p4build/programs'
 import { renderPipeline } from '../p4build/render'
 import { packageVersion, writeDenied } from '../paths'
 import { ranWith } from '../run-view'
 import type { ExperimentSpec } from '../spec'
-import { configKey, type RunRow, type Store } from '../store'
+import type { RunRow, Store } from '../store'
 import { SCHEMA_VERSION } from '../store/migrations'
 import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, MANIFEST, archiveContentHash, sha256File, type Manifest } from './manifest'
 import { archivePlots, type ArchivePlot } from './plots'
 import { archiveReadme } from './readme'
 import { writeSubset } from './subset'
 import { runLogs, writeCsvTables } from './tables'
-import { REMOTE_KINDS, type RemoteKind, type TestbedKind } from '../../contract/testbeds'
-import { isRemoteKind } from '../targets/kinds'
+import { archiveP4 } from './p4sources'
+import { archiveTestbeds } from './testbeds'
 
 export interface ExportOptions {
   store: Store
@@ -143,61 +143,17 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     const wfile = (spec.workload as { file?: string }).file
     if (wfile && existsSync(wfile) && statSync(wfile).isFile()) cpSync(wfile, join(stage, 'experiment', 'workload', basename(wfile)))
 
-    // Testbeds, described without anything secret or local (key file paths stay home).
+    // Testbeds as each run saw them, without anything secret or local (key file paths stay home).
     const targets = [...new Set(runs.map((r) => r.target))].sort()
-    const kinds = new Map<string, TestbedKind>()
-    for (const name of targets) {
-      const tb = store.getTestbed(name)
-      // A testbed removed or renamed since its runs: its kind is what the runs' facts say they ran
-      // on, not the simulator's (which left their P4 sources and control plane out).
-      const ranOn = runs.find((r) => r.target === name && REMOTE_KINDS.includes(r.facts?.target as RemoteKind))?.facts?.target as RemoteKind | undefined
-      const kind: TestbedKind = tb?.kind ?? ranOn ?? 'sim'
-      kinds.set(name, kind)
-      const description = tb
-        ? {
-            name: tb.name,
-            kind: tb.kind,
-            settings: tb.settings,
-            hosts: tb.hosts.map((h) => ({ name: h.name, address: h.address, port: h.port, user: h.user, auth: h.auth, role: h.role, hostKey: h.hostKey })),
-          }
-        : ranOn
-          ? { name, kind, stored: false, note: "no longer stored here (removed or renamed since its runs): its kind is from the runs' facts, its hosts and settings are not known" }
-          : { name, kind: 'sim' }
-      if (ranOn && !tb) notes.push(`testbed ${name} (${kind}) is no longer stored: its hosts and settings are not in the archive`)
-      put(stage, `testbed/${name}.json`, JSON.stringify(description, null, 2) + '\n')
-    }
+    const kindOf = archiveTestbeds(store, runs, (path, data) => put(stage, path, data), notes)
 
-    // What P4 runs built from: sources (the experiment's variant, else the shipped program),
-    // compiled outputs, and the control-plane files rendered for that topology.
-    const artifactKeys = new Set<string>()
-    // Per program, the fabrics its runs ran on (their own records, by config): an edit since
-    // the runs must not make their control plane that of a fabric they never deployed.
-    const programs = new Map<string, { kind: RemoteKind; scheme: string; program: string; ranOn: Map<string, { rev: number; spec: ExperimentSpec }> }>()
-    for (const r of runs) {
-      const kind = kinds.get(r.target)
-      if (kind === undefined || !isRemoteKind(kind)) continue
-      const facts = r.facts ?? {}
-      if (typeof facts.artifact === 'string' && /^[0-9a-f]{64}$/.test(facts.artifact)) artifactKeys.add(facts.artifact)
-      if (typeof facts.program !== 'string') continue
-      const p = programs.get(`${kind}:${r.scheme}`) ?? { kind, scheme: r.scheme, program: facts.program, ranOn: new Map() }
-      programs.set(`${kind}:${r.scheme}`, p)
-      const ran = (store.getRunRecord(r.id)?.spec ?? spec) as ExperimentSpec
-      const key = configKey(ran)
-      const rev = r.revision ?? exp.revision
-      const seen = p.ranOn.get(key)
-      if (!seen || rev < seen.rev) p.ranOn.set(key, { rev, spec: ran })
-    }
-    for (const { kind, scheme, program, ranOn } of programs.values()) {
-      const name = basename(program, '.p4')
-      const variant = readVariant(o.dataDir, exp.id, { scheme: name, target: kind })
-      if (variant) cpSync(variant.dir, join(stage, 'p4', 'variants', `${kind}-${name}`), { recursive: true })
-      else {
-        // Found by name, not by the run's facts.program: a run recorded before p4/ had a folder
-        // per program wrote `v1model/hula.p4`, which is now `hula/v1model/hula.p4`.
-        const shipped = programPath(o.p4Dir, { scheme: name, target: kind })
-        if (existsSync(shipped)) for (const f of collectSources(shipped).files) put(stage, `p4/${f.path}`, f.text)
-        else notes.push(`the ${kind} program ${program} is not in ${o.p4Dir}; its sources are not in the archive`)
-      }
+    // What P4 runs built from: the sources each build compiled, its outputs, and the
+    // control-plane files rendered for the fabric the runs ran on.
+    const { programs, artifactKeys } = archiveP4({
+      store, experimentId: exp.id, spec, currentRevision: exp.revision, runs, kindOf,
+      dataDir: o.dataDir, p4Dir: o.p4Dir, stage, put: (path, data) => put(stage, path, data), notes,
+    })
+    for (const { kind, scheme, ranOn } of programs) {
       for (const { rev, spec: ran } of [...ranOn.values()].sort((a, b) => a.rev - b.rev)) {
         const folder = ranOn.size === 1 ? `controlplane/${kind}-${scheme}` : `controlplane/${kind}-${scheme}/rev-${rev}`
         try {
@@ -207,16 +163,11 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
         }
       }
     }
-    for (const key of [...artifactKeys].sort()) {
-      const dir = join(o.dataDir, 'artifacts', key)
-      if (existsSync(dir)) cpSync(dir, join(stage, 'artifacts', key), { recursive: true })
-      else notes.push(`artifact ${key} is not in ${join(o.dataDir, 'artifacts')}; its outputs are not in the archive`)
-    }
 
     // The data: SQLite subset, CSV and per-run logs.
     mkdirSync(join(stage, 'data'))
     const subset = join(stage, 'data', 'p4lab.sqlite')
-    writeSubset(store.connectName, subset, { experimentId: exp.id, artifactKeys: [...artifactKeys] })
+    writeSubset(store.connectName, subset, { experimentId: exp.id, artifactKeys })
     writeCsvTables(subset, join(stage, 'data'))
     for (const [runId, text] of runLogs(subset)) put(stage, `logs/run-${runId}.log`, text)
     // What each run ran with, from its own record, and every text the experiment has had: a run

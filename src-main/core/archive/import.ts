@@ -5,6 +5,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compareRuns, formatCompareTable } from '../compare'
+import { KEPT_SOURCES } from '../p4build/kept'
 import type { Store } from '../store'
 import { ArchiveRefusedError } from './entries'
 import { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
@@ -109,7 +110,14 @@ export function commitImport(p: PreparedImport, store: Store, dataDir: string, o
     new Set(manifest.files.filter((f) => f.path.startsWith(prefix)).map((f) => f.path.split('/')[depth]))
   for (const key of under('artifacts/', 1)) {
     const dest = join(dataDir, 'artifacts', key)
-    if (/^[0-9a-f]{64}$/.test(key) && !existsSync(dest)) cpSync(join(tmp, 'artifacts', key), dest, { recursive: true })
+    if (!/^[0-9a-f]{64}$/.test(key)) continue
+    if (!existsSync(dest)) cpSync(join(tmp, 'artifacts', key), dest, { recursive: true })
+    else {
+      // The build is here already, from before its sources were kept: the archive's are added
+      // (an export checks them against the build's recorded sha256s before it writes them).
+      const sources = join(tmp, 'artifacts', key, KEPT_SOURCES)
+      if (existsSync(sources) && !existsSync(join(dest, KEPT_SOURCES))) cpSync(sources, join(dest, KEPT_SOURCES), { recursive: true })
+    }
   }
   for (const name of under('p4/variants/', 2)) {
     const dest = join(dataDir, 'variants', String(ids.experimentId), name)

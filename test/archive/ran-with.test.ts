@@ -1,0 +1,204 @@
+// An archive says what each run ran with, not what the app holds at export: the P4 sources its
+// build compiled (kept with the artifact) and the testbed as the run found it when it started.
+// Runs go through the real orchestrator to a BMv2-kind driver that builds with the real
+// artifact cache (a fake p4c-bm2-ss on PATH, test/p4build/fake-compiler.ts), on a real SQLite
+// store; then the variant and the testbed are edited, and the archive is read back.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { x as extractTar } from 'tar'
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { exportExperiment, importArchive } from '../../src-main/core/archive'
+import { EventBus } from '../../src-main/core/bus'
+import { Orchestrator } from '../../src-main/core/orchestrator'
+import { LocalRunner, P4Builder, createVariant, programPath, readVariant, saveVariantFile } from '../../src-main/core/p4build'
+import { openStore, type Store } from '../../src-main/core/store'
+import type { TargetDriver, TargetFacts } from '../../src-main/core/targets/driver'
+import { specOf } from '../helpers/core'
+import { P4_DIR } from '../helpers/p4'
+import { fakeCompiler, type FakeCompiler } from '../p4build/fake-compiler'
+
+const YAML = `name: ran-with
+testbed: lab
+topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 1Gbps, fabricLink: 1Gbps }
+schemes: [ecmp]
+workload: { kind: web-search, load: [0.3], flows: 4 }
+seeds: [1, 2]
+`
+const MAIN = 'ecmp/v1model/ecmp.p4'
+const REF = { scheme: 'ecmp', target: 'bmv2' } as const
+
+let dir: string
+let home: string
+let store: Store
+let fake: FakeCompiler
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'p4lab-ran-with-'))
+  home = join(dir, 'home')
+  store = openStore(join(home, 'p4lab.db'))
+  fake = fakeCompiler(dir)
+})
+afterEach(() => store.close())
+
+/** Builds the experiment's variant (else the shipped program) as the BMv2 driver does, and records what it built. */
+function bmv2(): TargetDriver {
+  return {
+    kind: 'bmv2',
+    maxParallelRuns: 1,
+    check: async () => ({}),
+    open: (ctx) => {
+      const facts: TargetFacts = { target: 'bmv2' }
+      return {
+        build: async () => {
+          const variant = readVariant(home, ctx.plan.experimentId!, REF)
+          const builder = new P4Builder({ store, artifactsDir: join(home, 'artifacts'), runner: new LocalRunner(fake.env()) })
+          const b = await builder.build({ file: variant?.file ?? programPath(P4_DIR, REF), target: 'bmv2', program: variant ? 'variant:ecmp' : `p4/${MAIN}` })
+          Object.assign(facts, { program: MAIN, artifact: b.key, compiler: b.artifact.compiler })
+        },
+        deploy: async () => {},
+        startTraffic: async () => {},
+        telemetry: async function* () {},
+        collect: async () => ({
+          flows: { src: Int32Array.from([0, 1]), dst: Int32Array.from([2, 3]), sizeBytes: Float64Array.from([1000, 2000]), startNs: Float64Array.from([0, 10]), finishNs: Float64Array.from([5000, 9000]), deliveredBytes: Float64Array.from([1000, 2000]), group: Int32Array.from([-1, -1]) },
+          counters: {},
+          facts,
+        }),
+        teardown: async () => {},
+      }
+    },
+  }
+}
+
+const HOST = { name: 'sw1', address: '192.0.2.10', port: 22, user: 'p4', auth: 'key' as const, keyFile: '/home/alice/.ssh/lab_ed25519', role: 'switch-host' }
+
+function setup() {
+  const tb = store.createTestbed({ name: 'lab', kind: 'bmv2', settings: { bringUp: 'netns', rateCeilingBps: 1e9 }, hosts: [HOST] })
+  const spec = specOf(YAML, { baseDir: dir, testbeds: ['sim', 'lab'] })
+  const exp = store.createExperiment({ name: 'ran-with', yaml: YAML, spec, file: null, tags: [] })
+  const orchestrator = new Orchestrator({ store, bus: new EventBus(), drivers: { bmv2: bmv2() } })
+  const run = async (seed: number) => {
+    const [r] = orchestrator.enqueue(exp.id, spec, [{ scheme: 'ecmp', load: 0.3, seed }])
+    await orchestrator.wait([r.id])
+    expect(store.getRun(r.id)).toMatchObject({ status: 'done' })
+    return r.id
+  }
+  return { tb, exp, run }
+}
+
+function editVariant(experimentId: number, marker: string): string {
+  const v = readVariant(home, experimentId, REF)!
+  const text = `// ${marker}\n${readFileSync(v.file, 'utf8').replace(/^\/\/ (compiled by|edited after) [^\n]*\n/, '')}`
+  saveVariantFile(home, experimentId, REF, MAIN, text)
+  return text
+}
+
+async function exported(experimentId: number, name: string): Promise<{ x: string; file: string; read: (p: string) => string; notes: string[] }> {
+  const file = join(dir, `${name}.tar.gz`)
+  await exportExperiment({ store, experimentId, out: file, dataDir: home, p4Dir: P4_DIR })
+  const x = mkdtempSync(join(dir, `${name}-`))
+  await extractTar({ file, cwd: x })
+  const read = (p: string) => readFileSync(join(x, p), 'utf8')
+  return { x, file, read, notes: (JSON.parse(read('manifest.json')) as { notes: string[] }).notes }
+}
+
+it('writes the sources each build compiled and the testbed each run saw, whatever was edited since', async () => {
+  const { tb, exp, run } = setup()
+  createVariant(P4_DIR, home, exp.id, REF)
+  const ran1 = editVariant(exp.id, 'compiled by run 1')
+  const first = await run(1)
+  const key1 = store.getRun(first)!.facts!.artifact as string
+  // What a run saw is its record: once ended, it is not rewritten.
+  expect(() => store.setRunTestbed(first, { name: 'lab', kind: 'bmv2', settings: {}, hosts: [] })).toThrow(`run ${first} has ended (done): the testbed it ran on stays as it was recorded`)
+  // Both edited after the run: the variant's program, and the testbed's settings and host.
+  const edited = editVariant(exp.id, 'edited after run 1')
+  store.updateTestbed(tb.id, { name: 'lab', kind: 'bmv2', settings: { bringUp: 'netns', rateCeilingBps: 2e9 }, hosts: [{ ...HOST, id: tb.hosts[0].id, address: '192.0.2.99' }] })
+
+  const a = await exported(exp.id, 'one')
+  // The sources run 1 compiled, with the program, in the variant import restores, and with the build.
+  for (const p of [`p4/bmv2-ecmp/${MAIN}`, `p4/variants/bmv2-ecmp/${MAIN}`, `artifacts/${key1}/sources/${MAIN}`]) expect(a.read(p), p).toBe(ran1)
+  expect(a.read('p4/bmv2-ecmp/include/headers.p4')).toBe(readFileSync(join(P4_DIR, 'include', 'headers.p4'), 'utf8'))
+  expect(JSON.parse(a.read('p4/variants/bmv2-ecmp/variant.json'))).toMatchObject({ main: MAIN, scheme: 'ecmp', target: 'bmv2' })
+  expect(a.notes.join('\n')).toContain(`the bmv2 variant of ecmp was edited after run ${first}: p4/variants/bmv2-ecmp/ holds what that run compiled (import restores it), not the edit`)
+  // The testbed as run 1 found it, nothing secret or local.
+  expect(JSON.parse(a.read('testbed/lab.json'))).toEqual({
+    name: 'lab', kind: 'bmv2', settings: { bringUp: 'netns', rateCeilingBps: 1e9 },
+    hosts: [{ name: 'sw1', address: '192.0.2.10', port: 22, user: 'p4', auth: 'key', role: 'switch-host', hostKey: null }],
+    runs: [first],
+  })
+  expect(a.notes).toContain(`testbed lab was changed after run ${first} started on it (settings.rateCeilingBps; host sw1: address): testbed/lab.json is the testbed as it saw it, not as it is stored now`)
+  expect(readFileSync(a.file).includes('lab_ed25519')).toBe(false)
+
+  // A second run on the edited variant and testbed: each build and each description, said which is whose.
+  const second = await run(2)
+  const key2 = store.getRun(second)!.facts!.artifact as string
+  expect(key2).not.toBe(key1)
+  const b = await exported(exp.id, 'two')
+  expect(b.read(`p4/bmv2-ecmp/build-${key1.slice(0, 12)}/${MAIN}`)).toBe(ran1)
+  expect(b.read(`p4/bmv2-ecmp/build-${key2.slice(0, 12)}/${MAIN}`)).toBe(edited)
+  expect(b.read(`p4/variants/bmv2-ecmp/${MAIN}`)).toBe(edited)
+  expect(b.notes).toContain(`the bmv2 program ecmp ran as 2 builds: build ${key1.slice(0, 12)} for run ${first} (its sources: p4/bmv2-ecmp/build-${key1.slice(0, 12)}/); build ${key2.slice(0, 12)} for run ${second} (its sources: p4/bmv2-ecmp/build-${key2.slice(0, 12)}/)`)
+  expect(JSON.parse(b.read('testbed/lab/seen-1.json'))).toMatchObject({ settings: { rateCeilingBps: 1e9 }, hosts: [{ address: '192.0.2.10' }], runs: [first] })
+  expect(JSON.parse(b.read('testbed/lab/seen-2.json'))).toMatchObject({ settings: { rateCeilingBps: 2e9 }, hosts: [{ address: '192.0.2.99' }], runs: [second] })
+  expect(b.notes).toContain(`testbed lab was not the same for every run: run ${first} saw testbed/lab/seen-1.json; run ${second} saw testbed/lab/seen-2.json`)
+
+  // Imported elsewhere: the runs keep the testbed they saw, the variant is what the latest run compiled,
+  // and exported again from there the archive says the same.
+  const other = openStore(join(dir, 'other', 'p4lab.db'))
+  try {
+    const r = await importArchive({ file: b.file, store: other, dataDir: join(dir, 'other') })
+    expect(other.getRunTestbed(r.runIds[first])).toMatchObject({ settings: { rateCeilingBps: 1e9 } })
+    expect(other.getRunTestbed(r.runIds[second])).toMatchObject({ settings: { rateCeilingBps: 2e9 } })
+    expect(readFileSync(join(dir, 'other', 'variants', String(r.experimentId), 'bmv2-ecmp', ...MAIN.split('/')), 'utf8')).toBe(edited)
+    const again = join(dir, 'again.tar.gz')
+    await exportExperiment({ store: other, experimentId: r.experimentId, out: again, dataDir: join(dir, 'other'), p4Dir: P4_DIR })
+    const y = mkdtempSync(join(dir, 'again-'))
+    await extractTar({ file: again, cwd: y })
+    expect(readFileSync(join(y, `p4/bmv2-ecmp/build-${key1.slice(0, 12)}/${MAIN}`), 'utf8')).toBe(ran1)
+    expect(JSON.parse(readFileSync(join(y, 'testbed/lab/seen-1.json'), 'utf8'))).toMatchObject({ runs: [r.runIds[first]] })
+  } finally {
+    other.close()
+  }
+})
+
+it("falls back to the current sources for a build that kept none, and says whether they are still what it compiled", async () => {
+  const { exp, run } = setup()
+  const shipped = await run(1)
+  const key1 = store.getRun(shipped)!.facts!.artifact as string
+  // A build made before the sources were kept with it, and runs from before the testbed was kept.
+  rmSync(join(home, 'artifacts', key1, 'sources'), { recursive: true })
+  const db = new Database(store.file)
+  try {
+    db.prepare('UPDATE runs SET testbed = NULL').run()
+  } finally {
+    db.close()
+  }
+
+  const a = await exported(exp.id, 'old')
+  expect(a.read(`p4/${MAIN}`)).toBe(readFileSync(join(P4_DIR, ...MAIN.split('/')), 'utf8'))
+  expect(a.notes).toContain(`the bmv2 program ecmp, build ${key1.slice(0, 12)} of run ${shipped}: it kept no sources (compiled before p4lab kept them with the build); p4/ holds the current shipped program instead, and their sha256s match what the build recorded: they are exactly what it compiled`)
+  expect(a.notes).toContain(`run ${shipped} on testbed lab started before p4lab kept the testbed each run saw: testbed/lab.json is the testbed as stored at export, which may differ from what it ran on`)
+
+  // A variant compiled by an older build, edited since: the archive says its sources are not what it compiled.
+  createVariant(P4_DIR, home, exp.id, REF)
+  editVariant(exp.id, 'compiled by run 2')
+  const second = await run(2)
+  const key2 = store.getRun(second)!.facts!.artifact as string
+  rmSync(join(home, 'artifacts', key2, 'sources'), { recursive: true })
+  const now = editVariant(exp.id, 'edited after run 2')
+  const b = await exported(exp.id, 'edited')
+  expect(b.read(`p4/variants/bmv2-ecmp/${MAIN}`)).toBe(now)
+  expect(b.notes).toContain(`the bmv2 program ecmp, build ${key2.slice(0, 12)} of run ${second}: it kept no sources (compiled before p4lab kept them with the build); p4/variants/bmv2-ecmp/ holds the current variant instead, and their sha256s differ from what the build recorded (changed: ${MAIN}): they are not what it compiled`)
+})
+
+it('imports an archive written before runs kept their testbed (schema 4): its runs have no testbed record, and export again says what it can', async () => {
+  const r = await importArchive({ file: join(import.meta.dirname, '..', 'fixtures', 'archive', 'tiny.tar.gz'), store, dataDir: home })
+  const [runId] = Object.values(r.runIds)
+  expect(store.getRun(runId)).toMatchObject({ status: 'done', target: 'sim' })
+  expect(store.getRunTestbed(runId)).toBeNull()
+  const a = await exported(r.experimentId, 'tiny-again')
+  expect(JSON.parse(a.read('testbed/sim.json'))).toMatchObject({ name: 'sim', kind: 'sim' })
+  // A simulator run has no testbed to have edited: no note about it.
+  expect(a.notes.filter((n) => n.includes('testbed'))).toEqual([])
+})
