@@ -129,6 +129,8 @@ it('writes the sources each build compiled and the testbed each run saw, whateve
   })
   expect(a.notes).toContain(`testbed lab was changed after run ${first} started on it (settings.rateCeilingBps; host sw1: address): testbed/lab.json is the testbed as it saw it, not as it is stored now`)
   expect(readFileSync(a.file).includes('lab_ed25519')).toBe(false)
+  expect(a.read('README.md')).toContain(`## Notes\n\n`)
+  expect(a.read('README.md')).toContain(`- testbed lab was changed after run ${first} started on it`)
 
   // A second run on the edited variant and testbed: each build and each description, said which is whose.
   const second = await run(2)

@@ -30,7 +30,7 @@ function run(id: number, revision: number, stale: boolean, flows: number): RunRo
   }
 }
 
-const HEAD = { format: 1, p4labVersion: '0', createdAt: 'now', experiment: { name: 'edited', runs: 2, schemes: ['ecmp'], loads: [0.3], seeds: [1], targets: ['sim'] }, tools: {}, targets: {} }
+const HEAD = { format: 1, p4labVersion: '0', createdAt: 'now', experiment: { name: 'edited', runs: 2, schemes: ['ecmp'], loads: [0.3], seeds: [1], targets: ['sim'] }, tools: {}, targets: {}, notes: [] }
 
 describe('archive README', () => {
   it('names the runs of an earlier text and the revision of each', () => {

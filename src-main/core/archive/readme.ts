@@ -67,6 +67,7 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
   }
   if (compareText) lines.push('Mean FCT by scheme and load across seeds (`compare/mean-by-load.txt`):', '', '```', compareText.trimEnd(), '```', '')
   if (plots.length > 0) lines.push('Plots (SVG, the band is across seeds):', '', ...plots.map((p) => `- [${p.title}](${p.path})`), '')
+  if (m.notes.length > 0) lines.push('## Notes', '', ...m.notes.map((n) => `- ${n}`), '')
   lines.push(
     '## Files',
     '',
@@ -78,9 +79,17 @@ export function archiveReadme(m: Omit<Manifest, 'files'>, spec: ExperimentSpec, 
     '  finish = unfinished or failed; slowdown = FCT over the flow\'s ideal FCT alone on the idle fabric);',
     '  `series.csv` the telemetry series (kind, entity, unit) and `samples.csv` their samples (t in ns); `events.csv` the run events.',
     '- `logs/run-<id>.log`: each run\'s log (orchestrator steps, target output).',
-    '- `testbed/<name>.json`: the testbed each run went to, without secrets (no passwords, passphrases or key files).',
-    '- `p4/`, `artifacts/`, `controlplane/`: the P4 sources, compiled outputs and per-switch control-plane files, when runs used a P4 target',
-    '  (the control plane of the fabric the runs ran on; `controlplane/<target>-<scheme>/rev-N/` per revision when they ran on several).',
+    '- `testbed/<name>.json`: the testbed each run went to as the run found it when it started (`runs` lists them), without secrets',
+    '  (no passwords, passphrases or key files). Runs that found it different (it was edited between them) have one file each,',
+    '  `testbed/<name>/seen-N.json`; `stored.json` there, or `<name>.json` alone, is the testbed as stored at export for runs',
+    '  recorded before p4lab kept what a run found. The notes say which runs saw which and what was changed since.',
+    '- `p4/`, `artifacts/`, `controlplane/`: when runs used a P4 target, the sources each build compiled (`p4/<target>-<program>/`,',
+    '  `build-<key>/` in it per build when the runs used several; the notes say which run used which), the compiled outputs with',
+    '  the same sources (`artifacts/<key>/`, `sources/` checked against the sha256s the build recorded), the experiment\'s variant',
+    '  as import restores it (`p4/variants/`: what the latest run compiled) and the per-switch control-plane files (of the fabric',
+    '  the runs ran on; `controlplane/<target>-<scheme>/rev-N/` per revision when they ran on several). A build made before p4lab',
+    '  kept its sources has the current variant or shipped program (`p4/<program>/...`) instead, and a note says whether they',
+    '  still match what it compiled.',
     '- `compare/`: the comparison p4lab printed at export (`p4lab compare`), as text and JSON.',
     '- `plots/*.svg`: that comparison drawn as p4lab\'s compare view draws it: mean FCT vs load per scheme with the band',
     '  across seeds (`mean-fct-by-load.svg`, the rows of `compare/mean-by-load.*`), p99 FCT vs load (`p99-fct-by-load.svg`)',
