@@ -189,8 +189,17 @@ it("falls back to the current sources for a build that kept none, and says wheth
   const key2 = store.getRun(second)!.facts!.artifact as string
   rmSync(join(home, 'artifacts', key2, 'sources'), { recursive: true })
   const now = editVariant(exp.id, 'edited after run 2')
+  // A record of the testbed that is not one (as a crafted archive could bring): said, and not trusted.
+  const db2 = new Database(store.file)
+  try {
+    db2.prepare('UPDATE runs SET testbed = ? WHERE id = ?').run('{"name": "lab", "kind": "bmv2"}', second)
+  } finally {
+    db2.close()
+  }
   const b = await exported(exp.id, 'edited')
   expect(b.read(`p4/variants/bmv2-ecmp/${MAIN}`)).toBe(now)
+  expect(b.notes).toContain(`run ${second}'s record of the testbed it started on is malformed (it came with an imported archive?): it counts as a run that recorded none`)
+  expect(b.notes).toContain(`runs ${shipped}, ${second} on testbed lab started before p4lab kept the testbed each run saw: testbed/lab.json is the testbed as stored at export, which may differ from what they ran on`)
   expect(b.notes).toContain(`the bmv2 program ecmp, build ${key2.slice(0, 12)} of run ${second}: it kept no sources (compiled before p4lab kept them with the build); p4/variants/bmv2-ecmp/ holds the current variant instead, and their sha256s differ from what the build recorded (changed: ${MAIN}): they are not what it compiled`)
 })
 

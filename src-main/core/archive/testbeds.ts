@@ -3,9 +3,19 @@
 // between them) get one file each, and the notes say which runs saw which and what differs
 // from the testbed as stored now. Runs from before p4lab kept what a run saw fall back to
 // the stored testbed, and the notes say so. Nothing secret or local is written (describeTestbed).
-import { REMOTE_KINDS, type RemoteKind, type TestbedKind } from '../../contract/testbeds'
+import { REMOTE_KINDS, TestbedKind, type RemoteKind } from '../../contract/testbeds'
 import { canonicalJson } from '../p4build/key'
 import { describeTestbed, type RunRow, type Store, type TestbedSeen } from '../store'
+
+/** A record as this p4lab writes it; one that came with an imported archive may be anything. */
+function wellFormed(s: unknown): s is TestbedSeen {
+  const o = s as Partial<Record<keyof TestbedSeen, unknown>> | null
+  return (
+    typeof o === 'object' && o !== null && typeof o.name === 'string' && TestbedKind.safeParse(o.kind).success &&
+    typeof o.settings === 'object' && o.settings !== null && !Array.isArray(o.settings) &&
+    Array.isArray(o.hosts) && o.hosts.every((h) => typeof h === 'object' && h !== null && typeof (h as { name?: unknown }).name === 'string')
+  )
+}
 
 export function runList(ids: readonly number[]): string {
   return `${ids.length === 1 ? 'run' : 'runs'} ${ids.join(', ')}`
@@ -53,7 +63,9 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
     const seen: Array<{ seen: TestbedSeen; runs: number[] }> = []
     const unrecorded: number[] = []
     for (const r of mine) {
-      const s = store.getRunTestbed(r.id)
+      const recorded = store.getRunTestbed(r.id)
+      const s = recorded === null || wellFormed(recorded) ? recorded : null
+      if (recorded !== null && s === null) notes.push(`run ${r.id}'s record of the testbed it started on is malformed (it came with an imported archive?): it counts as a run that recorded none`)
       kinds.set(r.id, s?.kind ?? storedKind)
       if (!s) {
         unrecorded.push(r.id)

@@ -62,6 +62,8 @@ export function readKeptSources(dir: string, artifact: Pick<ArtifactRow, 'output
   const root = join(dir, KEPT_SOURCES)
   const kept = existsSync(root) && statSync(root).isDirectory()
   if (!kept) return { reason: 'it kept no sources (compiled before p4lab kept them with the build)', kept }
+  // A row that came with an imported archive is that archive's word: its list may be malformed.
+  if (!Array.isArray(recorded) || !recorded.every((r) => typeof r?.path === 'string' && typeof r.sha256 === 'string')) return { reason: 'its record of its sources is malformed', kept }
   if (recorded.length === 0) return { reason: 'its record lists no sources to check them against', kept }
   const files: KeptSources['files'] = []
   for (const r of recorded) {
