@@ -202,5 +202,5 @@ export function archiveP4(o: {
     const k = kept(key).kept
     if (k) for (const f of k.files) put(`artifacts/${key}/${KEPT_SOURCES}/${f.path}`, f.text)
   }
-  return { programs: [...programs.values()].map(({ runs: _runs, ...p }) => p), artifactKeys: [...artifactKeys] }
+  return { programs: [...programs.values()], artifactKeys: [...artifactKeys] }
 }
