@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { compareRuns, formatCompareTable } from '../../src-main/core/compare'
+import { compareRuns, formatCompareCdfs, formatCompareTable } from '../../src-main/core/compare'
 import { fabricHandlers } from '../../src-main/core/handlers/fabric'
 import { SIZE_BUCKETS } from '../../src-main/core/compare/metrics'
 import { workloadsDir } from '../../src-main/core/paths'
@@ -97,6 +97,21 @@ describe('FCT slowdown in compare', () => {
       expect(c.points.at(-2)![0], b.label).toBe(inBucket.at(-1))
       expect(c.points[0][0], b.label).toBe(inBucket[Math.ceil(0.01 * inBucket.length) - 1])
     }
+  })
+
+  it('says under the CDF table why a row has no point: no flow of that size, or none of them finished', () => {
+    const { store, expId } = setup(true)
+    const res = compareRuns(store, { experimentIds: [expId], metric: 'slowdown.mean', cdf: 'slowdown' })
+    const full = res.cdfs!.find((c) => c.points.length > 0)!
+    // The three cases side by side, from one real CDF: points, a size class no flow fell in, one whose flows all stayed unfinished.
+    res.cdfs = [full, { ...full, bucket: '1-10KB', points: [], flows: 0, finished: 0 }, { ...full, bucket: '>=10MB', points: [], flows: 3, finished: 0 }]
+    const text = formatCompareCdfs(res, 'slowdown')
+    expect(text).toMatch(/\n"-": no point to read \(2 rows\):\n/)
+    expect(text).toContain(`\n  - scheme ecmp, load ${full.x}, flows of 1-10KB: the runs had no flow of this size\n`)
+    expect(text).toContain(`\n  - scheme ecmp, load ${full.x}, flows of >=10MB: none of its 3 flows finished\n`)
+    // A table with every row filled has no such note.
+    res.cdfs = [full]
+    expect(formatCompareCdfs(res, 'slowdown')).not.toContain('no point to read')
   })
 
   it('gives the run view each flow\'s slowdown with its flows (runs.flows)', async () => {

@@ -118,5 +118,22 @@ export function formatCompareCdfs(r: CompareResult, kind: 'fct' | 'queue' | 'slo
   const line = (cells: string[]) => cells.map((c, i) => (i < textCols || (withBucket && i === textCols + 1) ? c.padEnd(width[i]) : c.padStart(width[i]))).join('  ').trimEnd()
   const cls = kind === 'fct' && /^(small|large)\./.test(r.metric) ? (r.metric.startsWith('small') ? ' of flows under 100 KB' : ' of flows over 10 MB') : ''
   const what = { fct: `FCT${cls}`, queue: 'queue depth (every port, every sample)', slowdown: 'FCT slowdown per flow size' }[kind]
-  return ['', `CDF of ${what}, seeds pooled: the value at each percentile (--json has the points)`, '', line(header), line(width.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n'
+  // A row of dashes is a CDF with no point: say under the table which rows and why, since a
+  // size class no flow fell in and one whose flows all failed to finish read alike otherwise.
+  const empty = cdfs
+    .filter((c) => c.points.length === 0)
+    .map((c) => {
+      const where = [...r.lineKeys.map((k) => `${k} ${cell(c.line[k])}`), `${r.by} ${cell(c.x)}`, ...(c.bucket !== undefined ? [`flows of ${c.bucket}`] : [])].join(', ')
+      const why =
+        c.flows === undefined
+          ? kind === 'queue'
+            ? 'no queue sample was recorded'
+            : 'no flow finished'
+          : c.flows === 0
+            ? 'the runs had no flow of this size'
+            : `none of its ${c.flows} flow${c.flows === 1 ? '' : 's'} finished`
+      return `  - ${where}: ${why}`
+    })
+  const notes = empty.length > 0 ? ['', `"-": no point to read (${empty.length} row${empty.length === 1 ? '' : 's'}):`, ...empty] : []
+  return ['', `CDF of ${what}, seeds pooled: the value at each percentile (--json has the points)`, '', line(header), line(width.map((w) => '-'.repeat(w))), ...rows.map(line), ...notes].join('\n') + '\n'
 }
