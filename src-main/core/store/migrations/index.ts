@@ -12,6 +12,7 @@ import { slurmClusters } from './009-slurm-clusters'
 import { testbedMappings } from './010-testbed-mappings'
 import { topologyLayouts } from './011-topology-layouts'
 import { slurmSubmissions } from './012-slurm-submissions'
+import { heldStatus } from './013-held-status'
 
 // Schema migrations, in order. Migration i (1-based) brings PRAGMA user_version from
 // i - 1 to i. Append new ones; never edit one that has shipped, since databases in the
@@ -24,7 +25,7 @@ import { slurmSubmissions } from './012-slurm-submissions'
 
 export type { Migration } from './types'
 
-export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage, slurmClusters, testbedMappings, topologyLayouts, slurmSubmissions]
+export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage, slurmClusters, testbedMappings, topologyLayouts, slurmSubmissions, heldStatus]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 
