@@ -3,7 +3,7 @@
 // started, each with the reason naming the testbed, the host and the error) instead of each
 // trying, waiting out its own connection attempt and failing with the same error. A resume once
 // the host is back runs them. The switches are the stand-ins of test/helpers/bmv2.ts.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNodeCore } from '../../src-main/core'
 import type { Core } from '../../src-main/core/services'
 import { p4labKnownHosts } from '../../src-main/core/ssh'
+import { p4labAsync, withDb } from '../helpers/cli'
 import { probeNetns } from '../helpers/netns'
 import { startBmv2Lab, stopBmv2Lab, type Bmv2Lab } from '../helpers/bmv2'
 
@@ -80,12 +81,57 @@ describe('a sweep on a testbed that cannot be reached', () => {
       const why = JSON.stringify(rows.map((r) => ({ id: r.id, status: r.status, error: r.error })))
       expect(sockets.length, why).toBe(1)
       expect(rows.map((r) => r.status), why).toEqual(['failed', 'held', 'held'])
-      expect(rows[0].error, why).toMatch(/^sw1: .*the connection closed before the SSH handshake/)
+      expect(rows[0].error, why).toMatch(new RegExp(`^sw1: ${lab.sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
     } finally {
       core.opts.store.close()
       await new Promise((r) => server.close(r))
     }
   })
+
+  it('p4lab run says how many runs it held and why, exits 1, and --resume tries the testbed once again', async () => {
+    const sockets: Socket[] = []
+    const server: Server = createServer((s) => {
+      sockets.push(s)
+      s.destroy()
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as { port: number }).port
+    const cwd = mkdtempSync(join(tmpdir(), 'p4lab-held-cli-'))
+    dirs.push(cwd)
+    try {
+      const { sshd } = lab
+      const add = await p4labAsync(['testbed', 'add', 'gone', '--kind', 'bmv2', '--host', `${sshd.user}@127.0.0.1:${port}`, '--key', sshd.plainKey, '--name', 'sw1'], cwd)
+      expect(add.code, add.stderr).toBe(0)
+      writeFileSync(join(cwd, 'sweep.yaml'), EXP('gone', 'held-cli'))
+      const run = await p4labAsync(['run', 'sweep.yaml'], cwd)
+      expect(run.code, run.stderr).toBe(1)
+      expect(sockets.length, run.stderr).toBe(1)
+      expect(run.stderr, run.stderr).toMatch(new RegExp(`run 1 ecmp load=0\\.3 seed=1: failed \\(sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
+      expect(run.stderr, run.stderr).toMatch(/run 2 ecmp load=0\.3 seed=2: held\n/)
+      expect(run.stderr, run.stderr).toMatch(/run 3 ecmp load=0\.3 seed=3: held\n/)
+      expect(run.stderr, run.stderr).toMatch(/p4lab: 2 run\(s\) held: not started: testbed 'gone' could not be reached when run 1 tried \(host sw1: /)
+      expect(run.stderr, run.stderr).toContain('p4lab: once the testbed is reachable: p4lab run sweep.yaml --resume')
+      const statuses = () => withDb(join(cwd, 'home', 'p4lab.db'), (d) => d.prepare('SELECT id, status FROM runs ORDER BY id').all())
+      expect(statuses()).toEqual([
+        { id: 1, status: 'failed' },
+        { id: 2, status: 'held' },
+        { id: 3, status: 'held' },
+      ])
+
+      // Still unreachable: the resume runs the three cells again, and holds two of them again after one attempt.
+      const resume = await p4labAsync(['run', 'sweep.yaml', '--resume'], cwd)
+      expect(resume.code, resume.stderr).toBe(1)
+      expect(resume.stderr).toMatch(/resuming: 0 of 3 cell\(s\) already done, 3 to run/)
+      expect(sockets.length, resume.stderr).toBe(2)
+      expect(statuses().slice(3)).toEqual([
+        { id: 4, status: 'failed' },
+        { id: 5, status: 'held' },
+        { id: 6, status: 'held' },
+      ])
+    } finally {
+      await new Promise((r) => server.close(r))
+    }
+  }, 120_000)
 
   it('fails the first run, holds the others with the reason, and a resume runs them once the sshd is back', async () => {
     const { sshd } = lab

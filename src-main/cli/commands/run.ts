@@ -162,7 +162,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   store.close()
   const held = finished.filter((r) => r.status === 'held')
   if (held.length) {
-    process.stderr.write(`p4lab: ${held.length} run(s) held, not started: ${held[0].error ?? 'their testbed could not be reached'}\np4lab: once the testbed is reachable: p4lab run ${file} --resume\n`)
+    process.stderr.write(`p4lab: ${held.length} run(s) held: ${held[0].error ?? 'their testbed could not be reached'}\np4lab: once the testbed is reachable: p4lab run ${file} --resume\n`)
   }
   if (finished.some((r) => r.status === 'cancelled' || r.status === 'interrupted')) return 128 + constants.signals[caught ?? 'SIGINT']
   // An incomplete run is not a success either: scripts that trust exit 0 get only done runs.
