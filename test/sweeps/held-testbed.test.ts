@@ -82,6 +82,8 @@ describe('a sweep on a testbed that cannot be reached', () => {
       expect(sockets.length, why).toBe(1)
       expect(rows.map((r) => r.status), why).toEqual(['failed', 'held', 'held'])
       expect(rows[0].error, why).toMatch(new RegExp(`^sw1: ${lab.sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
+      // Nothing to cancel in a held run, and it says why.
+      await expect(core.handlers['runs.cancel']({ id: rows[1].id })).rejects.toThrow(new RegExp(`^run ${rows[1].id} is held, never started \\(not started: testbed 'dropper' could not be reached`))
     } finally {
       core.opts.store.close()
       await new Promise((r) => server.close(r))
