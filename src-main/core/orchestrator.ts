@@ -273,9 +273,9 @@ export class Orchestrator {
   }
 
   /**
-   * A run could not reach its testbed: the runs queued on it are held rather than started, each
-   * to wait out its own connection timeout and fail with the same error. They end 'held' with
-   * the reason; a resume (or a new run) on the testbed tries it again.
+   * A run could not reach its testbed: the runs queued on it end 'held' with the reason, rather
+   * than start one after another, each to wait out its own connection attempt and fail with the
+   * same error. A resume (or a new run) on the testbed tries it again.
    */
   private hold(testbed: string, runId: number, why: string): void {
     const reason = `not started: testbed '${testbed}' could not be reached when run ${runId} tried (${why}); once it is fixed, resume the sweep (Resume in the run matrix, or p4lab run FILE --resume)`
