@@ -3,7 +3,7 @@ import { constants, homedir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Core } from '../core'
-import { cellsToResume, sweepMatrix } from '../core/sweeps'
+import { cellKey, cellsToResume, sweepMatrix } from '../core/sweeps'
 import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
 import { userDataDir } from '../core/paths'
 import { SlurmSweeps, SubmitCancelledError, cutOffSubmissions, loginLabel, type ClusterService, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
@@ -247,9 +247,19 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
       try {
         const look = await sweeps.lookForCutOff({ adopt: true })
         for (const line of look.lines) process.stderr.write(`p4lab: ${line}\n`)
-        // A cell a job adopted here carries is queued again: a resume leaves it to that job.
-        if (resume && look.adopted.some((j) => j.experimentId === exp.id)) {
-          cells = cellsToResume(sweepMatrix(store, exp.id))
+        // A cell a job adopted here carries is that job's (queued again, or merged if it has
+        // ended): submitted again, it would run twice. So with --resume or without.
+        const mine = look.adopted.filter((j) => j.experimentId === exp.id)
+        if (mine.length) {
+          const carried = new Set<string>()
+          for (const j of mine) {
+            for (const t of store.listSlurmTasks(j.id)) {
+              const run = store.getRun(t.runId)
+              // A run of an older revision computed another cell: the current one is still to run.
+              if (run && !run.stale) carried.add(cellKey(run))
+            }
+          }
+          cells = (resume ? cellsToResume(sweepMatrix(store, exp.id)) : cells).filter((c) => !carried.has(cellKey(c)))
           process.stderr.write(`p4lab: ${cells.length} cell(s) left to submit beside the job adopted\n`)
           if (cells.length === 0) return 0
         }

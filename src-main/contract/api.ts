@@ -259,7 +259,7 @@ export const methods = {
   },
   /** The run matrix (scheme × load × seed × params) with every cell's latest status. */
   'sweeps.matrix': { req: z.object({ experimentId: Id }).strict(), res: SweepMatrix },
-  /** Queues a new run for every failed, incomplete, cancelled or interrupted cell. */
+  /** Queues a new run for every failed, incomplete, cancelled, interrupted or held cell. */
   'sweeps.rerunFailed': { req: z.object({ experimentId: Id }).strict(), res: z.object({ runIds: z.array(z.number().int()) }) },
   /** Queues every cell without a done run that is not running now and did not end incomplete; done cells are never run twice. */
   'sweeps.resume': {

@@ -3,8 +3,12 @@ import { z } from 'zod'
 // Run statuses on their own, so every domain's shapes can use them without a cycle.
 // 'incomplete': the run went to its end, but fewer of its flows finished than a done run needs
 // (the rule and its reason: README, "An honest status"; core/completion.ts).
+// 'held': the run was never started: a run before it on the same testbed could not reach a host
+// there (refused, timed out, host key, login); its error names the testbed, the host and why.
+// Resume or Re-run failed runs its cell again once the testbed is fixed.
 export const RunStatus = z.enum([
   'queued',
+  'held',
   'deploying',
   'running',
   'collecting',
@@ -15,7 +19,8 @@ export const RunStatus = z.enum([
   'cancelled',
 ])
 export type RunStatus = z.infer<typeof RunStatus>
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['done', 'incomplete', 'failed', 'interrupted', 'cancelled']
+/** Statuses a run never leaves: a held run stays held, and a resume runs its cell as a new run. */
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['done', 'incomplete', 'failed', 'interrupted', 'cancelled', 'held']
 
 /** A run is done only when at least this share of its flows did what they were meant to (finish; run to the end for flows without a size). */
 export const COMPLETE_SHARE = 0.99

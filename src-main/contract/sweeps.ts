@@ -33,6 +33,8 @@ export const SweepMatrix = z.object({
   axes: z.object({ schemes: z.array(z.string()), loads: z.array(z.number()), seeds: z.array(z.number().int()) }),
   cells: z.array(SweepCell),
   counts: z.record(z.string(), z.number().int()),
+  /** Cells whose latest run is held (not started: its testbed could not be reached), by testbed and reason. */
+  held: z.array(z.object({ testbed: z.string(), cells: z.number().int(), reason: z.string() })).optional(),
 })
 export type SweepMatrix = z.infer<typeof SweepMatrix>
 

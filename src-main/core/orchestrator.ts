@@ -11,7 +11,8 @@ import { assessCompletion, incompleteReason } from './completion'
 import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
 import { describeTestbed, type RunRow, type Store, type TestbedSeen } from './store'
-import { CancelledError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
+import { CancelledError, TestbedUnreachableError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
+import { isUnreachable } from './ssh'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
 import { capFrame, capPoints, type TelemetryRateCap } from './run-limits'
@@ -43,6 +44,18 @@ interface Job {
   resolve: () => void
   /** Ids (index in the run's flow list) of the flows already stored while the run went on. */
   flowsStored: Set<number>
+}
+
+/**
+ * Why a run's error says its testbed cannot be reached (a host refused, timed out, has another
+ * host key, refused the login), or null for a failure of the run's own (a command, the traffic).
+ */
+function unreachable(err: unknown): string | null {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof TestbedUnreachableError) return `host ${e.host}: ${e.reason}`
+    if (isUnreachable(e)) return e.message
+  }
+  return null
 }
 
 export class Orchestrator {
@@ -243,7 +256,12 @@ export class Orchestrator {
       }
     } catch (err) {
       if (err instanceof CancelledError || job.abort.signal.aborted) outcome = { status: 'cancelled', error: null }
-      else outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) }
+      else {
+        outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err) }
+        // Before the teardown, which may take its time: no other run on the testbed may start meanwhile.
+        const why = stepped ? unreachable(err) : null
+        if (why) this.hold(spec.testbed, run.id, why)
+      }
     }
     if (!stepped) this.finish(job, outcome.status, outcome.error)
     try {
@@ -255,6 +273,27 @@ export class Orchestrator {
       sinks.close()
       if (stepped) this.finish(job, outcome.status, outcome.error)
     }
+  }
+
+  /**
+   * A run could not reach its testbed: the runs queued on it end 'held' with the reason, rather
+   * than start one after another, each to wait out its own connection attempt and fail with the
+   * same error. A resume (or a new run) on the testbed tries it again.
+   */
+  private hold(testbed: string, runId: number, why: string): void {
+    const reason = `not started: testbed '${testbed}' could not be reached when run ${runId} tried (${why}); once it is fixed, resume the sweep (Resume in the run matrix, or p4lab run FILE --resume)`
+    let held = 0
+    for (let i = 0; i < this.queue.length; ) {
+      const job = this.queue[i]
+      if (job.spec.testbed !== testbed) {
+        i++
+        continue
+      }
+      this.queue.splice(i, 1)
+      this.finish(job, 'held', reason)
+      held++
+    }
+    if (held) this.deps.store.addLog(runId, 'orchestrator', `testbed '${testbed}' unreachable: ${held} run(s) queued on it held, not started`)
   }
 
   /**

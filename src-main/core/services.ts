@@ -321,6 +321,7 @@ export class Core {
         const run = getRun(id)
         if (this.orchestrator.cancel(id)) return { cancelled: true }
         // Only this process's runs can be cancelled here: say why not, rather than nothing happening.
+        if (run.status === 'held') throw new CoreError('conflict', `run ${id} is held, never started (${run.error ?? 'its testbed could not be reached'}): there is nothing to cancel`)
         if ((TERMINAL_STATUSES as readonly string[]).includes(run.status)) throw new CoreError('conflict', `run ${id} has already ended (${run.status}): there is nothing to cancel`)
         const task = store.slurmTaskOfRun(id)
         if (task && !task.settled) throw new CoreError('conflict', `run ${id} is a task of Slurm job ${task.jobId}: cancel the job (p4lab slurm cancel ${task.jobId}), not the run`)

@@ -127,7 +127,7 @@ describe('a run whose flows do not finish is incomplete everywhere', () => {
 
   it('--rerun-failed runs the incomplete cells again (the same, since the simulator is deterministic)', () => {
     const again = p4lab(['run', 'cannot-finish.yaml', '--db', 'x.db', '--rerun-failed'], dir)
-    expect(again.stderr).toMatch(/re-running 2 failed, incomplete, cancelled or interrupted cell\(s\) of 2/)
+    expect(again.stderr).toMatch(/re-running 2 failed, incomplete, cancelled, interrupted or held cell\(s\) of 2/)
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(/run 3 ecmp load=0\.3 seed=1: incomplete/)
   }, 120_000)

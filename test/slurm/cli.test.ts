@@ -388,6 +388,40 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(again.stderr).toBe('p4lab: resuming on Slurm: 2 of 2 cell(s) already done, 0 to submit\n')
   })
 
+  it('a p4lab killed after sbatch made the job, before recording it, the job ended since: run --on slurm without --resume adopts it, merges it and submits none of its cells again', async () => {
+    const jobId = await killedAfterSbatch('ended-plain', { ended: true })
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const run = await p4labAsync(['run', 'ended-plain.yaml', '--db', 'ended-plain.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'ended-plain'), '--partition', lab.cluster.partition], lab.dir, { env })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-ended-plain-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it, ended since \\(found through squeue\\): adopted and its results merged: run 1 done, run 2 done$`, 'm'))
+    expect(run.stderr, run.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    const stored = withDb(join(lab.dir, 'ended-plain.db'), (d) => ({
+      jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
+      runs: d.prepare('SELECT id, status FROM runs ORDER BY id').all(),
+    }))
+    // The job adopted is the only one: its cells are not submitted again, nor run as new runs.
+    expect(stored).toEqual({ jobs: [jobId], runs: [{ id: 1, status: 'done' }, { id: 2, status: 'done' }] })
+    expect(lab.cluster.queued()).toEqual([])
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm without --resume adopts the job and submits none of its cells again', async () => {
+    const jobId = await killedAfterSbatch('queued-plain')
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const run = await p4labAsync(['run', 'queued-plain.yaml', '--db', 'queued-plain.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'queued-plain'), '--partition', lab.cluster.partition], lab.dir, { env })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-queued-plain-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
+    expect(run.stderr, run.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    const stored = withDb(join(lab.dir, 'queued-plain.db'), (d) => ({
+      jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
+      runs: d.prepare('SELECT status FROM runs ORDER BY id').pluck().all(),
+    }))
+    expect(stored).toEqual({ jobs: [jobId], runs: ['queued', 'queued'] })
+    expect(lab.cluster.queued().every((q) => q.startsWith(`${jobId}_`)), lab.cluster.queued().join(' ')).toBe(true)
+    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'queued-plain.db'], lab.dir, { env })
+    expect(cancelled.code, cancelled.stderr).toBe(130)
+    expect(lab.cluster.queued()).toEqual([])
+  })
+
   it('a p4lab killed after sbatch made the job, before recording it, the job ended since and its cells run again: p4lab slurm status leaves its results unmerged in its folder, saying where and why, and cancels nothing', async () => {
     const jobId = await killedAfterSbatch('ended-rerun', { ended: true })
     const resumed = await p4labAsync(['run', 'ended-rerun.yaml', '--db', 'ended-rerun.db', '--resume'], lab.dir)

@@ -24,7 +24,7 @@ type RunMode = 'all' | 'resume' | 'rerun-failed'
 const RUN_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 /**
- * --resume: every cell with no done run (never run, failed, cancelled, or interrupted by a
+ * --resume: every cell with no done run (never run, held, failed, cancelled, or interrupted by a
  * killed process) runs; done cells never run again, nor cells whose latest run ended
  * incomplete (it ran to its end). --rerun-failed: only cells whose latest run failed, ended
  * incomplete, was cancelled or interrupted. Both work on the experiment with this file's text.
@@ -39,7 +39,7 @@ function continueSweep(core: ReturnType<typeof openCore>, experimentId: number, 
   })
   if (mode === 'rerun-failed') {
     const r = sweeps.rerunFailed(experimentId)
-    process.stderr.write(`p4lab: re-running ${r.runs.length} failed, incomplete, cancelled or interrupted cell(s) of ${r.cells}\n`)
+    process.stderr.write(`p4lab: re-running ${r.runs.length} failed, incomplete, cancelled, interrupted or held cell(s) of ${r.cells}\n`)
     return r.runs
   }
   const r = sweeps.resume(experimentId)
@@ -141,7 +141,8 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   const print = (p: StatusChange) => {
     if (p.status === 'queued' || !ids!.includes(p.runId)) return
     const r = store.getRun(p.runId)!
-    process.stderr.write(`run ${p.runId} ${r.scheme} load=${r.load} seed=${r.seed}: ${p.status}${p.error ? ` (${p.error})` : ''}\n`)
+    // A held run's reason is the same for every run held with it: said once, at the end.
+    process.stderr.write(`run ${p.runId} ${r.scheme} load=${r.load} seed=${r.seed}: ${p.status}${p.error && p.status !== 'held' ? ` (${p.error})` : ''}\n`)
   }
   core.bus.subscribe((event, payload) => {
     if (event !== 'run.status') return
@@ -159,6 +160,10 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
     process.stdout.write(`experiment ${exp.id} ${exp.name}  (database ${store.file})\n${runsTable(finished)}\n`)
   }
   store.close()
+  const held = finished.filter((r) => r.status === 'held')
+  if (held.length) {
+    process.stderr.write(`p4lab: ${held.length} run(s) held: ${held[0].error ?? 'their testbed could not be reached'}\np4lab: once the testbed is reachable: p4lab run ${file} --resume\n`)
+  }
   if (finished.some((r) => r.status === 'cancelled' || r.status === 'interrupted')) return 128 + constants.signals[caught ?? 'SIGINT']
   // An incomplete run is not a success either: scripts that trust exit 0 get only done runs.
   return finished.every((r) => r.status === 'done') ? 0 : 1
@@ -171,7 +176,8 @@ export const runCommand: Command = {
     '    run every cell of an experiment file on its target',
     '    (sim runs in parallel, one per core unless --parallel; --testbed overrides the file\'s testbed)',
     '    --resume runs only the cells with no done run (an interrupted sweep; incomplete cells are left alone);',
-    '    --rerun-failed only failed/incomplete/cancelled/interrupted ones',
+    '    --rerun-failed only failed/incomplete/cancelled/interrupted/held ones',
+    '    (runs on a testbed that cannot be reached are held, not started: --resume runs them once it is fixed)',
     ...SLURM_RUN_USAGE,
   ],
   details: () => [...schemesHelp(), '', ...paramsHelp()],

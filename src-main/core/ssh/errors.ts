@@ -104,3 +104,12 @@ export function scrubSecrets(text: string, secrets: readonly (string | undefined
   for (const s of secrets) if (s && s.length >= 1) out = out.split(s).join('***')
   return out
 }
+
+/**
+ * Whether `e` says the host cannot be reached as it is set up: nothing answers (refused, timed
+ * out, a name that does not resolve, a reconnect that gave up), its host key is unknown, changed
+ * or revoked, or the login fails. Not a command's own failure, nor a connection lost under one.
+ */
+export function isUnreachable(e: unknown): e is SshError {
+  return e instanceof SshError && (e.code === 'connect' || e.code === 'auth' || e.code.startsWith('host-key'))
+}

@@ -11,6 +11,7 @@ export {
   HostKeyRevokedError,
   HostKeyUnknownError,
   SshError,
+  isUnreachable,
   scrubSecrets,
   type KnownKeyRef,
   type SshErrorCode,

@@ -41,21 +41,23 @@ export interface SweepMatrix {
   axes: { schemes: string[]; loads: number[]; seeds: number[] }
   cells: SweepCell[]
   counts: Record<CellStatus, number>
+  /** Cells whose latest run is held (its testbed unreachable), by testbed and reason. */
+  held: Array<{ testbed: string; cells: number; reason: string }>
 }
 
 /**
- * Failed, incomplete, cancelled and interrupted cells: what "re-run failed cells" repeats. An
+ * Failed, incomplete, cancelled, interrupted and held cells: what "re-run failed cells" repeats. An
  * incomplete run did not measure what it was meant to (most often a host or a spec to fix first);
  * re-running it is the user's explicit choice.
  */
-export const RERUN_STATUSES: readonly CellStatus[] = ['failed', 'incomplete', 'cancelled', 'interrupted']
+export const RERUN_STATUSES: readonly CellStatus[] = ['failed', 'incomplete', 'cancelled', 'interrupted', 'held']
 
 /**
- * What Resume repeats: cells never run, or whose latest run stopped before its end. A cell whose
+ * What Resume repeats: cells never run (held ones too), or whose latest run stopped before its end. A cell whose
  * latest run ended incomplete is not resumed: it ran to its end, and running it again unchanged
  * gives the same (the simulator is deterministic; on a testbed the cause needs fixing first).
  */
-export const RESUME_STATUSES: readonly CellStatus[] = ['pending', 'stale', 'failed', 'cancelled', 'interrupted']
+export const RESUME_STATUSES: readonly CellStatus[] = ['pending', 'stale', 'failed', 'cancelled', 'interrupted', 'held']
 
 export function cellKey(c: { scheme: string; load: number; seed: number; params: Record<string, unknown> }): string {
   return canonicalJson([c.scheme, c.load, c.seed, c.params])
@@ -87,11 +89,22 @@ export function sweepMatrix(store: Store, experimentId: number): SweepMatrix {
   }
   const counts = Object.fromEntries(['pending', 'stale', ...TERMINAL_STATUSES, 'queued', 'deploying', 'running', 'collecting'].map((s) => [s, 0])) as Record<CellStatus, number>
   for (const c of list) counts[c.status]++
+  const held = new Map<string, { testbed: string; cells: number; reason: string }>()
+  for (const c of list) {
+    const run = c.status === 'held' && c.inSpec && c.runId !== null ? store.getRun(c.runId) : undefined
+    if (!run) continue
+    const reason = run.error ?? `testbed '${run.target}' could not be reached`
+    const key = JSON.stringify([run.target, reason])
+    const h = held.get(key) ?? { testbed: run.target, cells: 0, reason }
+    h.cells++
+    held.set(key, h)
+  }
   return {
     experimentId,
     axes: { schemes: [...spec.schemes], loads: [...spec.workload.loads], seeds: [...spec.seeds] },
     cells: list,
     counts,
+    held: [...held.values()],
   }
 }
 
@@ -113,14 +126,14 @@ function record(cell: SweepCell, run: RunRow): void {
   if (run.status === 'done') cell.doneRunId = run.id
 }
 
-/** Cells whose latest run failed, ended incomplete, was cancelled or was interrupted. */
+/** Cells whose latest run failed, ended incomplete, was cancelled, was interrupted or was held. */
 export function cellsToRerun(m: SweepMatrix): SweepCell[] {
   return m.cells.filter((c) => c.inSpec && RERUN_STATUSES.includes(c.status))
 }
 
 /**
  * Cells with no done run that nothing is running now and that did not end incomplete: never
- * run, failed, cancelled or interrupted. A cell with a done run is never repeated; one queued
+ * run (or held), failed, cancelled or interrupted. A cell with a done run is never repeated; one queued
  * or running in a live process is left to it.
  */
 export function cellsToResume(m: SweepMatrix): SweepCell[] {

@@ -43,7 +43,7 @@ export class SweepService {
     )
   }
 
-  /** Queues a new run for every failed, incomplete, cancelled or interrupted cell. */
+  /** Queues a new run for every failed, incomplete, cancelled, interrupted or held cell. */
   rerunFailed(experimentId: number): { runs: RunRow[]; cells: number } {
     const exp = this.experiment(experimentId)
     const m = this.matrix(experimentId)

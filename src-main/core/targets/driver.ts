@@ -120,3 +120,22 @@ export class CancelledError extends Error {
     this.name = 'CancelledError'
   }
 }
+
+/**
+ * A run could not reach a host of its testbed: the connection was refused or timed out, the host
+ * key is unknown or has changed, or the login failed. The testbed's failure, not the run's: the
+ * orchestrator starts no more runs on the testbed and holds the queued ones (status 'held').
+ */
+export class TestbedUnreachableError extends Error {
+  constructor(
+    readonly testbed: string,
+    /** The host's name in the testbed. */
+    readonly host: string,
+    /** Why, naming the login (`user@[address]:port`) and what went wrong. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${host}: ${reason}`, options)
+    this.name = 'TestbedUnreachableError'
+  }
+}

@@ -6,6 +6,7 @@ export const STATUS_ORDER: readonly RunStatus[] = RunStatus.options
 /** One colour per run state, shared by badges, counts and the sidebar. */
 export const STATUS_COLOR: Record<RunStatus, string> = {
   queued: '#8b949e',
+  held: '#c98a5e',
   deploying: '#b180d7',
   running: '#3794ff',
   collecting: '#4ec9b0',

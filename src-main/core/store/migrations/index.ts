@@ -13,6 +13,7 @@ import { testbedMappings } from './010-testbed-mappings'
 import { topologyLayouts } from './011-topology-layouts'
 import { slurmSubmissions } from './012-slurm-submissions'
 import { runTestbeds } from './013-run-testbeds'
+import { heldStatus } from './014-held-status'
 
 // Schema migrations, in order. Migration i (1-based) brings PRAGMA user_version from
 // i - 1 to i. Append new ones; never edit one that has shipped, since databases in the
@@ -25,7 +26,7 @@ import { runTestbeds } from './013-run-testbeds'
 
 export type { Migration } from './types'
 
-export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage, slurmClusters, testbedMappings, topologyLayouts, slurmSubmissions, runTestbeds]
+export const MIGRATIONS: readonly Migration[] = [initialSchema, rollups, sampleChunks, incompleteStatus, revisions, heartbeats, slurmJobs, manage, slurmClusters, testbedMappings, topologyLayouts, slurmSubmissions, runTestbeds, heldStatus]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 

@@ -7,12 +7,12 @@ import { randomBytes } from 'node:crypto'
 import { buildFabric, destinationRule } from '../../../model/topology'
 import type { SecretStore } from '../../secrets'
 import type { ExperimentSpec } from '../../spec'
-import { RemoteProcesses, SshPool, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
+import { HostKeyUnknownError, RemoteProcesses, SshPool, isUnreachable, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
 import { checkHost } from '../../testbeds/check'
 import { passphraseSecretId } from '../../testbeds/service'
 import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type HostRole, type RemoteKind } from '../../../contract/schemas'
 import { describeTool } from '../kinds'
-import { CancelledError, type RunContext, type RunTestbedHost } from '../driver'
+import { CancelledError, TestbedUnreachableError, type RunContext, type RunTestbedHost } from '../driver'
 import { AgentOutputCollector, type AgentOutput } from './agent'
 import { cleanTestbedLeftovers, recordLeftover, type CleanupResult } from './leftovers'
 import { describeLeftovers, parseLeftovers, TEARDOWN_SCRIPT, VERIFY_SCRIPT, type Leftovers } from './netns'
@@ -234,6 +234,9 @@ export class RemoteRun {
   /** Logs in to the host and looks for the tools of its role (the testbeds' Check), failing on a missing required one. */
   async checkHost(kind: RemoteKind, settings: Record<string, unknown>, h: RunTestbedHost, ignore: readonly string[] = []): Promise<HostCheck> {
     this.throwIfCancelled()
+    // Logged in first, apart from the tools: a host this run cannot reach is the testbed's
+    // failure (the orchestrator holds the runs queued behind it), a missing tool is the run's.
+    await this.reach(h)
     const target = await sshTarget(h, this.deps.secrets)
     const r = await checkHost(this.pool, kind, settings, { name: h.name, role: h.role as HostRole, target }, { signal: this.ctx.signal })
     if (this.ctx.signal.aborted) throw new CancelledError()
@@ -247,6 +250,19 @@ export class RemoteRun {
     const missing = r.tools.filter((t) => r.missing.includes(t.name) && !ignore.includes(t.name))
     if (missing.length) throw new ToolMissingError(missing, `${h.name} (${h.user}@${h.address})`)
     return r
+  }
+
+  /** Logs in to the host, or throws TestbedUnreachableError saying why it cannot. */
+  async reach(h: RunTestbedHost): Promise<void> {
+    try {
+      await (await this.host(h)).connect()
+    } catch (e) {
+      if (this.ctx.signal.aborted) throw new CancelledError()
+      if (!isUnreachable(e)) throw e
+      const testbed = this.ctx.testbed?.name ?? '?'
+      const why = e instanceof HostKeyUnknownError ? `the host key ${e.fingerprint} is not trusted yet; compare it and run: p4lab testbed trust ${testbed}` : e.message
+      throw new TestbedUnreachableError(testbed, h.name, why, { cause: e })
+    }
   }
 
   /** Fails unless the login user is root (namespaces, veths and raw sockets need it). */

@@ -1,0 +1,191 @@
+// A sweep on a BMv2 testbed whose host cannot be reached, against the real test sshd: the first
+// run that cannot reach it fails, and the runs queued behind it on the testbed are held (not
+// started, each with the reason naming the testbed, the host and the error) instead of each
+// trying, waiting out its own connection attempt and failing with the same error. A resume once
+// the host is back runs them. The switches are the stand-ins of test/helpers/bmv2.ts.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createNodeCore } from '../../src-main/core'
+import type { Core } from '../../src-main/core/services'
+import { p4labKnownHosts } from '../../src-main/core/ssh'
+import { p4labAsync, withDb } from '../helpers/cli'
+import { probeNetns } from '../helpers/netns'
+import { startBmv2Lab, stopBmv2Lab, type Bmv2Lab } from '../helpers/bmv2'
+
+const probe = probeNetns()
+if (!probe.ok) console.warn(`[held-testbed] skipping the runs to their end: ${probe.reason}`)
+
+// Three cells (one scheme, one load, three seeds) on the testbed `testbed`.
+const EXP = (testbed: string, name: string) => `name: ${name}
+testbed: ${testbed}
+topology: { kind: leaf-spine, leaves: 2, spines: 1, hostsPerLeaf: 1, hostLink: 10Gbps, fabricLink: 40Gbps, linkDelay: 1us, queuePackets: 100 }
+schemes: [ecmp]
+workload: { kind: web-search, load: 0.3, flows: 2 }
+seeds: [1, 2, 3]
+`
+
+describe('a sweep on a testbed that cannot be reached', () => {
+  let lab: Bmv2Lab
+  const dirs: string[] = []
+  beforeAll(async () => {
+    lab = await startBmv2Lab('held', 9900, { switchStandIn: true })
+  })
+  afterAll(async () => {
+    await lab?.sshd.up().catch(() => undefined)
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+    await stopBmv2Lab(lab)
+  })
+
+  /** A core with the testbed `tb`: one switch host at `port` on 127.0.0.1, the lab sshd's host key trusted. */
+  async function setup(tb: string, port: number): Promise<Core> {
+    const d = mkdtempSync(join(tmpdir(), 'p4lab-held-'))
+    dirs.push(d)
+    const core = createNodeCore({ dbPath: join(d, 'p4lab.db'), baseDir: d, dataDir: d })
+    const { sshd } = lab
+    await p4labKnownHosts(d).trust(sshd.host, port, sshd.hostKey())
+    await core.testbeds.create({
+      name: tb,
+      kind: 'bmv2',
+      settings: { bringUp: 'netns', calibrate: false },
+      hosts: [{ name: 'sw1', address: sshd.host, port, user: sshd.user, auth: 'key', keyFile: sshd.plainKey }],
+    })
+    return core
+  }
+
+  const stepsOf = (core: Core, id: number) =>
+    core.opts.store
+      .listEvents(id)
+      .filter((e) => e.kind === 'step')
+      .map((e) => e.detail as { step: string; state: string })
+      .map((s) => `${s.step}:${s.state}`)
+
+  it('tries the host once: a host that drops every connection is connected to by the first run only', async () => {
+    // A listener that takes each connection and closes it before the SSH handshake, counting them.
+    const sockets: Socket[] = []
+    const server: Server = createServer((s) => {
+      sockets.push(s)
+      s.destroy()
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as { port: number }).port
+    const core = await setup('dropper', port)
+    try {
+      const exp = core.findOrCreateExperiment(EXP('dropper', 'held-drop'), null)
+      const runs = core.runExperiment(exp.id)
+      expect(runs).toHaveLength(3)
+      await core.orchestrator.wait(runs.map((r) => r.id))
+      const rows = runs.map((r) => core.opts.store.getRun(r.id)!)
+      const why = JSON.stringify(rows.map((r) => ({ id: r.id, status: r.status, error: r.error })))
+      expect(sockets.length, why).toBe(1)
+      expect(rows.map((r) => r.status), why).toEqual(['failed', 'held', 'held'])
+      expect(rows[0].error, why).toMatch(new RegExp(`^sw1: ${lab.sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
+      // Nothing to cancel in a held run, and it says why.
+      await expect(core.handlers['runs.cancel']({ id: rows[1].id })).rejects.toThrow(new RegExp(`^run ${rows[1].id} is held, never started \\(not started: testbed 'dropper' could not be reached`))
+    } finally {
+      core.opts.store.close()
+      await new Promise((r) => server.close(r))
+    }
+  })
+
+  it('p4lab run says how many runs it held and why, exits 1, and --resume tries the testbed once again', async () => {
+    const sockets: Socket[] = []
+    const server: Server = createServer((s) => {
+      sockets.push(s)
+      s.destroy()
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const port = (server.address() as { port: number }).port
+    const cwd = mkdtempSync(join(tmpdir(), 'p4lab-held-cli-'))
+    dirs.push(cwd)
+    try {
+      const { sshd } = lab
+      const add = await p4labAsync(['testbed', 'add', 'gone', '--kind', 'bmv2', '--host', `${sshd.user}@127.0.0.1:${port}`, '--key', sshd.plainKey, '--name', 'sw1'], cwd)
+      expect(add.code, add.stderr).toBe(0)
+      writeFileSync(join(cwd, 'sweep.yaml'), EXP('gone', 'held-cli'))
+      const run = await p4labAsync(['run', 'sweep.yaml'], cwd)
+      expect(run.code, run.stderr).toBe(1)
+      expect(sockets.length, run.stderr).toBe(1)
+      expect(run.stderr, run.stderr).toMatch(new RegExp(`run 1 ecmp load=0\\.3 seed=1: failed \\(sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
+      expect(run.stderr, run.stderr).toMatch(/run 2 ecmp load=0\.3 seed=2: held\n/)
+      expect(run.stderr, run.stderr).toMatch(/run 3 ecmp load=0\.3 seed=3: held\n/)
+      expect(run.stderr, run.stderr).toMatch(/p4lab: 2 run\(s\) held: not started: testbed 'gone' could not be reached when run 1 tried \(host sw1: /)
+      expect(run.stderr, run.stderr).toContain('p4lab: once the testbed is reachable: p4lab run sweep.yaml --resume')
+      const statuses = () => withDb(join(cwd, 'home', 'p4lab.db'), (d) => d.prepare('SELECT id, status FROM runs ORDER BY id').all())
+      expect(statuses()).toEqual([
+        { id: 1, status: 'failed' },
+        { id: 2, status: 'held' },
+        { id: 3, status: 'held' },
+      ])
+
+      // Still unreachable: the resume runs the three cells again, and holds two of them again after one attempt.
+      const resume = await p4labAsync(['run', 'sweep.yaml', '--resume'], cwd)
+      expect(resume.code, resume.stderr).toBe(1)
+      expect(resume.stderr).toMatch(/resuming: 0 of 3 cell\(s\) already done, 3 to run/)
+      expect(sockets.length, resume.stderr).toBe(2)
+      expect(statuses().slice(3)).toEqual([
+        { id: 4, status: 'failed' },
+        { id: 5, status: 'held' },
+        { id: 6, status: 'held' },
+      ])
+    } finally {
+      await new Promise((r) => server.close(r))
+    }
+  }, 120_000)
+
+  it('fails the first run, holds the others with the reason, and a resume runs them once the sshd is back', async () => {
+    const { sshd } = lab
+    const core = await setup('lab-down', sshd.port)
+    const store = core.opts.store
+    try {
+      await sshd.down()
+      const exp = core.findOrCreateExperiment(EXP('lab-down', 'held-down'), null)
+      const runs = core.runExperiment(exp.id)
+      await core.orchestrator.wait(runs.map((r) => r.id))
+      const rows = runs.map((r) => store.getRun(r.id)!)
+      const why = JSON.stringify(rows.map((r) => ({ id: r.id, status: r.status, error: r.error, steps: stepsOf(core, r.id) })))
+
+      // One run tried and failed, on the connection refused; it was not its own failure.
+      expect(rows.map((r) => r.status), why).toEqual(['failed', 'held', 'held'])
+      expect(rows[0].error, why).toMatch(new RegExp(`^sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${sshd.port}: cannot connect: nothing listens on port ${sshd.port} there \\(connection refused`))
+      expect(stepsOf(core, rows[0].id), why).toContain('check:failed')
+      // The others never started: no step, no start time, and the reason names the testbed, the host and the error.
+      for (const r of rows.slice(1)) {
+        expect(stepsOf(core, r.id), why).toEqual([])
+        expect(r.startedAt, why).toBeNull()
+        expect(r.error, why).toMatch(new RegExp(`^not started: testbed 'lab-down' could not be reached when run ${rows[0].id} tried \\(host sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${sshd.port}: cannot connect: nothing listens on port ${sshd.port} there \\(connection refused`))
+        expect(r.error, why).toMatch(/resume the sweep/)
+      }
+      // The sweep says it is held for the testbed; the experiment counts its held runs.
+      const m = await core.handlers['sweeps.matrix']({ experimentId: exp.id })
+      expect(m.cells.map((c) => c.status)).toEqual(['failed', 'held', 'held'])
+      expect(m.held).toEqual([{ testbed: 'lab-down', cells: 2, reason: rows[1].error }])
+      const summary = (await core.handlers['experiments.list']({})).find((e) => e.id === exp.id)!
+      expect(summary.runCounts).toMatchObject({ failed: 1, held: 2, queued: 0 })
+      // A process that looks for runs left by dead owners leaves held runs alone: they are not in flight.
+      expect(core.orchestrator.recoverInterrupted()).toEqual([])
+
+      if (!probe.ok) return
+      await sshd.up()
+      const resumed = await core.handlers['sweeps.resume']({ experimentId: exp.id })
+      // Every cell: the failed one and the two held.
+      expect(resumed.runIds).toHaveLength(3)
+      await core.orchestrator.wait(resumed.runIds)
+      const after = resumed.runIds.map((id) => store.getRun(id)!)
+      const awhy = JSON.stringify(after.map((r) => ({ id: r.id, status: r.status, error: r.error, steps: stepsOf(core, r.id) })))
+      // The stand-in switches forward nothing, so the flows fail: 'incomplete', as on a reachable testbed. Never failed nor held.
+      for (const r of after) {
+        expect(['done', 'incomplete'], awhy).toContain(r.status)
+        expect(stepsOf(core, r.id), awhy).toEqual(expect.arrayContaining(['check:done', 'traffic:done', 'teardown:done']))
+      }
+      const m2 = await core.handlers['sweeps.matrix']({ experimentId: exp.id })
+      expect(m2.held).toEqual([])
+      expect(m2.cells.every((c) => c.status === 'done' || c.status === 'incomplete')).toBe(true)
+    } finally {
+      await sshd.up().catch(() => undefined)
+      store.close()
+    }
+  }, 300_000)
+})
