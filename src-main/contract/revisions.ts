@@ -44,6 +44,19 @@ export const RunRanWith = z.object({
   spec: z.unknown(),
   /** Tool versions, artifact hashes, target mapping, as the run recorded them. */
   facts: z.record(z.string(), z.unknown()).nullable(),
+  /**
+   * The testbed as the run found it when it started (kind, settings, hosts, mapping; nothing
+   * secret); null for a sim run or one that started before p4lab kept it.
+   */
+  testbed: z
+    .object({
+      name: z.string(),
+      kind: z.string(),
+      settings: z.record(z.string(), z.unknown()),
+      hosts: z.array(z.object({ name: z.string(), address: z.string(), port: z.number().int(), user: z.string(), auth: z.string(), role: z.string(), hostKey: z.string().nullable() })),
+      mapping: z.unknown().optional(),
+    })
+    .nullable(),
   stale: z.boolean(),
 })
 export type RunRanWith = z.infer<typeof RunRanWith>

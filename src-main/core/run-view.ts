@@ -49,6 +49,7 @@ export function ranWith(store: Store, r: RunRow): RunRanWith {
     workload: spec?.workload ?? null,
     spec: rec?.spec ?? null,
     facts: r.facts,
+    testbed: store.getRunTestbed(r.id),
     stale: r.stale,
   }
 }

@@ -15,6 +15,7 @@ import { Orchestrator } from '../../src-main/core/orchestrator'
 import { LocalRunner, P4Builder, createVariant, programPath, readVariant, saveVariantFile } from '../../src-main/core/p4build'
 import { openStore, type Store } from '../../src-main/core/store'
 import type { TargetDriver, TargetFacts } from '../../src-main/core/targets/driver'
+import { p4lab } from '../helpers/cli'
 import { specOf } from '../helpers/core'
 import { P4_DIR } from '../helpers/p4'
 import { fakeCompiler, type FakeCompiler } from '../p4build/fake-compiler'
@@ -129,6 +130,12 @@ it('writes the sources each build compiled and the testbed each run saw, whateve
   })
   expect(a.notes).toContain(`testbed lab was changed after run ${first} started on it (settings.rateCeilingBps; host sw1: address): testbed/lab.json is the testbed as it saw it, not as it is stored now`)
   expect(readFileSync(a.file).includes('lab_ed25519')).toBe(false)
+  // The run's own record says the same, in the archive and in \`p4lab show\`: where it ran, as it found it.
+  const seen = { name: 'lab', kind: 'bmv2', settings: { bringUp: 'netns', rateCeilingBps: 1e9 }, hosts: [{ name: 'sw1', address: '192.0.2.10', port: 22, user: 'p4', auth: 'key', role: 'switch-host', hostKey: null }] }
+  expect(JSON.parse(a.read(`runs/run-${first}.json`)).testbed).toEqual(seen)
+  const shown = p4lab(['show', String(first), '--db', join(home, 'p4lab.db')], dir, { home })
+  expect(shown.code, shown.stderr).toBe(0)
+  expect(shown.stdout).toContain('\n  testbed   lab (bmv2) as the run found it: bringUp netns, rateCeilingBps 1000000000\n    sw1  p4@192.0.2.10:22 (switch-host, key)\n')
   expect(a.read('README.md')).toContain(`## Notes\n\n`)
   expect(a.read('README.md')).toContain(`- testbed lab was changed after run ${first} started on it`)
 

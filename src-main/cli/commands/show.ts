@@ -108,6 +108,18 @@ function ranWithLines(r: RunRanWith): string[] {
     `  topology  ${scalars(r.topology)}`,
     `  workload  ${scalars(r.workload)}`,
     `  params    ${Object.entries(r.params).map(([k, v]) => `${k} ${specValue(k, v)}`).join(', ') || '-'}`,
+    ...(r.testbed ? testbedLines(r.testbed) : []),
+  ]
+}
+
+/** The testbed as the run found it at start, which an edit of the testbed since does not change. */
+function testbedLines(t: NonNullable<RunRanWith['testbed']>): string[] {
+  const settings = Object.entries(t.settings)
+    .filter(([, v]) => v === null || typeof v !== 'object')
+    .map(([k, v]) => `${k} ${v}`)
+  return [
+    `  testbed   ${t.name} (${t.kind}) as the run found it${settings.length ? `: ${settings.join(', ')}` : ''}`,
+    ...t.hosts.map((h) => `    ${h.name}  ${h.user}@${h.address}:${h.port} (${h.role}, ${h.auth}${h.hostKey ? ', host key pinned' : ''})`),
   ]
 }
 
