@@ -210,6 +210,30 @@ it("falls back to the current sources for a build that kept none, and says wheth
   expect(b.notes).toContain(`the bmv2 program ecmp, build ${key2.slice(0, 12)} of run ${second}: it kept no sources (compiled before p4lab kept them with the build); p4/variants/bmv2-ecmp/ holds the current variant instead, and their sha256s differ from what the build recorded (changed: ${MAIN}): they are not what it compiled`)
 })
 
+it("keeps a run's second build, as Tofino's cabling check records it (facts.checkArtifact), with its outputs and sources", async () => {
+  const { exp, run } = setup()
+  const id = await run(1)
+  // The check program a Tofino run compiles beside the scheme's: here the shipped RPS program stands in for it.
+  const builder = new P4Builder({ store, artifactsDir: join(home, 'artifacts'), runner: new LocalRunner(fake.env()) })
+  const check = await builder.build({ file: programPath(P4_DIR, { scheme: 'rps', target: 'bmv2' }), target: 'bmv2', program: 'p4lab:check' })
+  const db = new Database(store.file)
+  try {
+    db.prepare('UPDATE runs SET facts = json_set(facts, \'$.checkArtifact\', ?) WHERE id = ?').run(check.key, id)
+  } finally {
+    db.close()
+  }
+  const a = await exported(exp.id, 'check')
+  expect(a.read(`artifacts/${check.key}/sources/rps/v1model/rps.p4`)).toBe(readFileSync(join(P4_DIR, 'rps', 'v1model', 'rps.p4'), 'utf8'))
+  for (const f of Object.values(check.artifact.outputs.files)) expect(a.read(`artifacts/${check.key}/${f}`)).toBe(readFileSync(join(home, 'artifacts', check.key, ...f.split('/')), 'utf8'))
+  const sub = new Database(join(a.x, 'data', 'p4lab.sqlite'), { readonly: true })
+  try {
+    expect(sub.prepare('SELECT program FROM artifacts WHERE hash = ?').pluck().get(check.key)).toBe('p4lab:check')
+  } finally {
+    sub.close()
+  }
+  expect(a.notes.filter((n) => n.includes(check.key))).toEqual([])
+})
+
 it('imports an archive written before runs kept their testbed (schema 4): its runs have no testbed record, and export again says what it can', async () => {
   const r = await importArchive({ file: join(import.meta.dirname, '..', 'fixtures', 'archive', 'tiny.tar.gz'), store, dataDir: home })
   const [runId] = Object.values(r.runIds)

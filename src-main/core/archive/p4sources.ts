@@ -81,7 +81,8 @@ export function archiveP4(o: {
     const kind = o.kindOf(r)
     if (!isRemoteKind(kind)) continue
     const facts = r.facts ?? {}
-    if (typeof facts.artifact === 'string' && KEY.test(facts.artifact)) artifactKeys.add(facts.artifact)
+    // The scheme's build and, on Tofino, the cabling check's: both are what the run deployed.
+    for (const k of [facts.artifact, facts.checkArtifact]) if (typeof k === 'string' && KEY.test(k)) artifactKeys.add(k)
     if (typeof facts.program !== 'string') continue
     const p = programs.get(`${kind}:${r.scheme}`) ?? { kind, scheme: r.scheme, program: facts.program, ranOn: new Map(), runs: [] as RunRow[] }
     programs.set(`${kind}:${r.scheme}`, p)
