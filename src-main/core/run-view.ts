@@ -1,6 +1,6 @@
 // A stored run as the contract shows it: what runs.get and runs.list answer, and what a
 // 'run.status' event carries, so a view gets a run's status and its results in one message.
-import type { Run, RunRanWith } from '../contract'
+import { RunRanWith, type Run } from '../contract'
 import type { RunRow, Store } from './store'
 
 export function toRun(r: RunRow): Run {
@@ -29,6 +29,12 @@ export function toRun(r: RunRow): Run {
   }
 }
 
+/** The testbed a run recorded at start; null when none, or when the record is not one (an imported archive may bring anything). */
+function seenTestbed(store: Store, runId: number): RunRanWith['testbed'] {
+  const seen = RunRanWith.shape.testbed.safeParse(store.getRunTestbed(runId))
+  return seen.success ? seen.data : null
+}
+
 /** What a run ran with, from its own record (never the experiment's current text). */
 export function ranWith(store: Store, r: RunRow): RunRanWith {
   const rec = store.getRunRecord(r.id)
@@ -49,7 +55,7 @@ export function ranWith(store: Store, r: RunRow): RunRanWith {
     workload: spec?.workload ?? null,
     spec: rec?.spec ?? null,
     facts: r.facts,
-    testbed: store.getRunTestbed(r.id),
+    testbed: seenTestbed(store, r.id),
     stale: r.stale,
   }
 }

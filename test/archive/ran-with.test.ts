@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { x as extractTar } from 'tar'
 import { afterEach, beforeEach, expect, it } from 'vitest'
@@ -129,7 +130,10 @@ it('writes the sources each build compiled and the testbed each run saw, whateve
     runs: [first],
   })
   expect(a.notes).toContain(`testbed lab was changed after run ${first} started on it (settings.rateCeilingBps; host sw1: address): testbed/lab.json is the testbed as it saw it, not as it is stored now`)
-  expect(readFileSync(a.file).includes('lab_ed25519')).toBe(false)
+  // Nothing local: the key file's path is nowhere in the archive, tables included (gunzipped: the
+  // compressed bytes would hide any string).
+  expect(gunzipSync(readFileSync(a.file)).includes('192.0.2.10')).toBe(true)
+  expect(gunzipSync(readFileSync(a.file)).includes('lab_ed25519')).toBe(false)
   // The run's own record says the same, in the archive and in \`p4lab show\`: where it ran, as it found it.
   const seen = { name: 'lab', kind: 'bmv2', settings: { bringUp: 'netns', rateCeilingBps: 1e9 }, hosts: [{ name: 'sw1', address: '192.0.2.10', port: 22, user: 'p4', auth: 'key', role: 'switch-host', hostKey: null }] }
   expect(JSON.parse(a.read(`runs/run-${first}.json`)).testbed).toEqual(seen)
@@ -204,6 +208,11 @@ it("falls back to the current sources for a build that kept none, and says wheth
     db2.close()
   }
   const b = await exported(exp.id, 'edited')
+  // Nor shown as one: the run's record in the archive and \`p4lab show\` have no testbed for it.
+  expect(JSON.parse(b.read(`runs/run-${second}.json`)).testbed).toBeNull()
+  const shown = p4lab(['show', String(second), '--db', join(home, 'p4lab.db')], dir, { home })
+  expect(shown.code, shown.stderr).toBe(0)
+  expect(shown.stdout).not.toContain('  testbed ')
   expect(b.read(`p4/variants/bmv2-ecmp/${MAIN}`)).toBe(now)
   expect(b.notes).toContain(`run ${second}'s record of the testbed it started on is malformed (it came with an imported archive?): it counts as a run that recorded none`)
   expect(b.notes).toContain(`runs ${shipped}, ${second} on testbed lab started before p4lab kept the testbed each run saw: testbed/lab.json is the testbed as stored at export, which may differ from what they ran on`)
@@ -232,6 +241,41 @@ it("keeps a run's second build, as Tofino's cabling check records it (facts.chec
     sub.close()
   }
   expect(a.notes.filter((n) => n.includes(check.key))).toEqual([])
+})
+
+it('leaves a run that never started (held) out of what the runs saw, and writes the testbed once', async () => {
+  const { exp, run } = setup()
+  const id = await run(1)
+  const spec = specOf(YAML, { baseDir: dir, testbeds: ['sim', 'lab'] })
+  const [held] = store.createRuns(exp.id, 'lab', 'o', [{ scheme: 'ecmp', load: 0.3, seed: 2, params: {} }], { spec })
+  store.setRunStatus(held.id, 'held', { error: "not started: testbed 'lab' could not be reached" })
+  const a = await exported(exp.id, 'held')
+  expect(JSON.parse(a.read('testbed/lab.json'))).toMatchObject({ name: 'lab', runs: [id] })
+  expect(a.notes.filter((n) => n.includes('testbed lab'))).toEqual([])
+
+  // Only runs that never started: the testbed as stored, and nothing said of what they saw.
+  const other = store.createExperiment({ name: 'held-only', yaml: YAML.replace('name: ran-with', 'name: held-only'), spec: { ...spec, name: 'held-only' }, file: null, tags: [] })
+  const [h2] = store.createRuns(other.id, 'lab', 'o', [{ scheme: 'ecmp', load: 0.3, seed: 1, params: {} }], { spec })
+  store.setRunStatus(h2.id, 'held', { error: "not started: testbed 'lab' could not be reached" })
+  const b = await exported(other.id, 'held-only')
+  expect(JSON.parse(b.read('testbed/lab.json'))).toMatchObject({ name: 'lab', kind: 'bmv2', settings: { rateCeilingBps: 1e9 } })
+  expect(b.notes.filter((n) => n.includes('testbed lab'))).toEqual([])
+})
+
+it("exports a build whose record of its sources is malformed (an imported archive's), saying so", async () => {
+  const { exp, run } = setup()
+  const id = await run(1)
+  const key = store.getRun(id)!.facts!.artifact as string
+  rmSync(join(home, 'artifacts', key, 'sources'), { recursive: true })
+  const db = new Database(store.file)
+  try {
+    db.prepare("UPDATE artifacts SET outputs = json_set(outputs, '$.sources', 'xx') WHERE hash = ?").run(key)
+  } finally {
+    db.close()
+  }
+  const a = await exported(exp.id, 'malformed-sources')
+  expect(a.read(`p4/${MAIN}`)).toBe(readFileSync(join(P4_DIR, ...MAIN.split('/')), 'utf8'))
+  expect(a.notes.join('\n')).toMatch(/the bmv2 program ecmp, build [0-9a-f]{12} of run \d+: it kept no sources \(compiled before p4lab kept them with the build\); p4\/ holds the current shipped program instead, which cannot be checked against what it compiled \(its record of its sources is malformed\)/)
 })
 
 it('imports an archive written before runs kept their testbed (schema 4): its runs have no testbed record, and export again says what it can', async () => {

@@ -1,4 +1,4 @@
-// `p4lab export`: one experiment as a self-contained tar.gz (layout in docs/ARCHITECTURE.md).
+// `p4lab export`: one experiment as a self-contained tar.gz (its layout: readme.ts, the archive's README).
 // Files are staged in a private temporary directory, hashed into manifest.json, packed, and
 // the archive is renamed into place only when complete. What the runs ran with comes from
 // their own records: the testbed each saw (testbeds.ts), the sources each build compiled

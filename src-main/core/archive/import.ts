@@ -5,7 +5,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compareRuns, formatCompareTable } from '../compare'
-import { KEPT_SOURCES } from '../p4build/kept'
+import { KEPT_SOURCES, readKeptSources } from '../p4build/kept'
 import type { Store } from '../store'
 import { ArchiveRefusedError } from './entries'
 import { DEFAULT_LIMITS, extractSafely, type ExtractLimits } from './extract'
@@ -114,9 +114,13 @@ export function commitImport(p: PreparedImport, store: Store, dataDir: string, o
     if (!existsSync(dest)) cpSync(join(tmp, 'artifacts', key), dest, { recursive: true })
     else {
       // The build is here already, from before its sources were kept: the archive's are added
-      // (an export checks them against the build's recorded sha256s before it writes them).
+      // when they are what this build's own row recorded (an archive may bring anything, and a
+      // folder once there is never filled again).
       const sources = join(tmp, 'artifacts', key, KEPT_SOURCES)
-      if (existsSync(sources) && !existsSync(join(dest, KEPT_SOURCES))) cpSync(sources, join(dest, KEPT_SOURCES), { recursive: true })
+      const row = store.getArtifact(key)
+      if (existsSync(sources) && !existsSync(join(dest, KEPT_SOURCES)) && row && !('reason' in readKeptSources(join(tmp, 'artifacts', key), row))) {
+        cpSync(sources, join(dest, KEPT_SOURCES), { recursive: true })
+      }
     }
   }
   for (const name of under('p4/variants/', 2)) {

@@ -7,7 +7,7 @@ import { cpSync, existsSync } from 'node:fs'
 import { basename, join, sep } from 'node:path'
 import { isRemoteKind } from '../targets/kinds'
 import type { RemoteKind, TestbedKind } from '../../contract/testbeds'
-import { KEPT_SOURCES, readKeptSources, type KeptSources } from '../p4build/kept'
+import { KEPT_SOURCES, readKeptSources, recordedSources, type KeptSources } from '../p4build/kept'
 import { programPath, readVariant, type VariantInfo } from '../p4build/programs'
 import { collectSources, type ProgramSources } from '../p4build/sources'
 import type { ExperimentSpec } from '../spec'
@@ -186,6 +186,7 @@ export function archiveP4(o: {
     for (const b of unkept) {
       const head = `the ${p.kind} program ${name}, ${b.key ? `build ${shortKey(b.key)} of ${runList(b.runs)}` : runList(b.runs)}`
       if (!b.row) notes.push(`${head} ${b.why}: ${what}, which cannot be checked against what it compiled`)
+      else if (!recordedSources(b.row.outputs.sources)) notes.push(`${head}: ${b.why}; ${what}, which cannot be checked against what it compiled (its record of its sources is malformed)`)
       else if (b.row.outputs.sources.length === 0) notes.push(`${head}: ${b.why}; ${what}, which cannot be checked against what it compiled`)
       else notes.push(`${head}: ${b.why}; ${what}, and ${compareWithRecorded(now, b.row.outputs.sources).text}`)
     }

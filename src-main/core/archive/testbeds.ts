@@ -62,7 +62,14 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
 
     const seen: Array<{ seen: TestbedSeen; runs: number[] }> = []
     const unrecorded: number[] = []
+    let neverStarted = 0
     for (const r of mine) {
+      // Held, or cancelled while queued: it ran on nothing, so it saw no testbed and misses no record.
+      if (r.startedAt === null) {
+        kinds.set(r.id, storedKind)
+        neverStarted++
+        continue
+      }
       const recorded = store.getRunTestbed(r.id)
       const s = recorded === null || wellFormed(recorded) ? recorded : null
       if (recorded !== null && s === null) notes.push(`run ${r.id}'s record of the testbed it started on is malformed (it came with an imported archive?): it counts as a run that recorded none`)
@@ -99,7 +106,11 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
         notes.push(`${runList(unrecorded)} on testbed ${name} started before p4lab kept the testbed each run saw: ${file} is the testbed as stored at export, which may differ from what ${unrecorded.length === 1 ? 'it' : 'they'} ran on`)
       }
     }
-    if (!one) {
+    if (seen.length === 0 && unrecorded.length === 0 && neverStarted > 0) {
+      // Only runs that never started: the testbed they were queued on, as stored at export.
+      put(`testbed/${name}.json`, JSON.stringify(current ?? { name, kind: storedKind, stored: false, note: 'no longer stored here (removed or renamed since its runs)' }, null, 2) + '\n')
+    }
+    if (seen.length + unrecorded.length > 0 && !one) {
       const parts = seen.map((g, i) => `${runList(g.runs)} saw testbed/${name}/seen-${i + 1}.json`)
       if (unrecorded.length > 0) parts.push(`${runList(unrecorded)} recorded none (testbed/${name}/stored.json is the testbed as stored at export)`)
       notes.push(`testbed ${name} was not the same for every run: ${parts.join('; ')}`)

@@ -128,7 +128,7 @@ export function formatCompareCdfs(r: CompareResult, kind: 'fct' | 'queue' | 'slo
         c.flows === undefined
           ? kind === 'queue'
             ? 'no queue sample was recorded'
-            : 'no flow finished'
+            : `no flow${cls.replace(/^ of flows/, '')} finished`
           : c.flows === 0
             ? 'the runs had no flow of this size'
             : `none of its ${c.flows} flow${c.flows === 1 ? '' : 's'} finished`

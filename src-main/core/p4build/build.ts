@@ -165,8 +165,14 @@ export class P4Builder {
     if (cached && cached.outputs.status === 'ok') {
       const files = Object.fromEntries(Object.entries(cached.outputs.files).map(([n, p]) => [n, join(dir, ...p.split('/'))]))
       if (untrustedReason(cached, files) === null) {
-        // Compiled before the sources were kept with it: the key says these are the texts it compiled.
-        keepSourcesOf(artifactsDir, dir, sources.files)
+        // Compiled before the sources were kept with it: the key says these are the texts it
+        // compiled. Best effort: a build that is there must not fail for want of room to keep
+        // them, and an export of its runs then says it kept none.
+        try {
+          keepSourcesOf(artifactsDir, dir, sources.files)
+        } catch {
+          /* kept on a later hit, or never: readKeptSources says which */
+        }
         return { key, hit: true, artifact: cached, dir, files, diagnostics: cached.outputs.diagnostics, root: sources.root }
       }
     }

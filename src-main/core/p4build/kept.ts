@@ -52,6 +52,11 @@ export interface KeptSources {
   files: Array<{ path: string; text: string; sha256: string }>
 }
 
+/** A build's record of its sources as p4lab writes it: a row that came with an imported archive may hold anything. */
+export function recordedSources(v: unknown): v is ArtifactRow['outputs']['sources'] {
+  return Array.isArray(v) && v.every((r) => typeof r?.path === 'string' && typeof r?.sha256 === 'string')
+}
+
 /**
  * The sources an artifact kept, each checked against the sha256 its row recorded; or why they
  * cannot be used: none kept (a build from before they were), none recorded, a file missing
@@ -62,8 +67,7 @@ export function readKeptSources(dir: string, artifact: Pick<ArtifactRow, 'output
   const root = join(dir, KEPT_SOURCES)
   const kept = existsSync(root) && statSync(root).isDirectory()
   if (!kept) return { reason: 'it kept no sources (compiled before p4lab kept them with the build)', kept }
-  // A row that came with an imported archive is that archive's word: its list may be malformed.
-  if (!Array.isArray(recorded) || !recorded.every((r) => typeof r?.path === 'string' && typeof r.sha256 === 'string')) return { reason: 'its record of its sources is malformed', kept }
+  if (!recordedSources(recorded)) return { reason: 'its record of its sources is malformed', kept }
   if (recorded.length === 0) return { reason: 'its record lists no sources to check them against', kept }
   const files: KeptSources['files'] = []
   for (const r of recorded) {
