@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parse } from 'shell-quote'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNodeCore } from '../../src-main/core'
 import type { Core } from '../../src-main/core/services'
@@ -90,7 +91,7 @@ describe('a sweep on a testbed that cannot be reached', () => {
     }
   })
 
-  it('p4lab run says how many runs it held and why, exits 1, and --resume tries the testbed once again', async () => {
+  it('p4lab run says how many runs it held and why, exits 1, and the --resume command it prints (with its --db and --testbed) tries the testbed once again', async () => {
     const sockets: Socket[] = []
     const server: Server = createServer((s) => {
       sockets.push(s)
@@ -102,34 +103,43 @@ describe('a sweep on a testbed that cannot be reached', () => {
     dirs.push(cwd)
     try {
       const { sshd } = lab
-      const add = await p4labAsync(['testbed', 'add', 'gone', '--kind', 'bmv2', '--host', `${sshd.user}@127.0.0.1:${port}`, '--key', sshd.plainKey, '--name', 'sw1'], cwd)
+      // A database of its own (a name the shell must quote), and the file says another testbed than the one run on.
+      const db = 'held cli.db'
+      const add = await p4labAsync(['testbed', 'add', 'gone', '--db', db, '--kind', 'bmv2', '--host', `${sshd.user}@127.0.0.1:${port}`, '--key', sshd.plainKey, '--name', 'sw1'], cwd)
       expect(add.code, add.stderr).toBe(0)
-      writeFileSync(join(cwd, 'sweep.yaml'), EXP('gone', 'held-cli'))
-      const run = await p4labAsync(['run', 'sweep.yaml'], cwd)
+      writeFileSync(join(cwd, 'sweep.yaml'), EXP('sim', 'held-cli'))
+      const run = await p4labAsync(['run', 'sweep.yaml', '--db', db, '--testbed', 'gone'], cwd)
       expect(run.code, run.stderr).toBe(1)
       expect(sockets.length, run.stderr).toBe(1)
       expect(run.stderr, run.stderr).toMatch(new RegExp(`run 1 ecmp load=0\\.3 seed=1: failed \\(sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
       expect(run.stderr, run.stderr).toMatch(/run 2 ecmp load=0\.3 seed=2: held\n/)
       expect(run.stderr, run.stderr).toMatch(/run 3 ecmp load=0\.3 seed=3: held\n/)
       expect(run.stderr, run.stderr).toMatch(/p4lab: 2 run\(s\) held: not started: testbed 'gone' could not be reached when run 1 tried \(host sw1: /)
-      expect(run.stderr, run.stderr).toContain('p4lab: once the testbed is reachable: p4lab run sweep.yaml --resume')
-      const statuses = () => withDb(join(cwd, 'home', 'p4lab.db'), (d) => d.prepare('SELECT id, status FROM runs ORDER BY id').all())
+      expect(run.stderr, run.stderr).toContain("p4lab: once the testbed is reachable: p4lab run sweep.yaml --db 'held cli.db' --testbed gone --resume\n")
+      const statuses = () => withDb(join(cwd, db), (d) => d.prepare('SELECT id, status FROM runs ORDER BY id').all())
       expect(statuses()).toEqual([
         { id: 1, status: 'failed' },
         { id: 2, status: 'held' },
         { id: 3, status: 'held' },
       ])
 
-      // Still unreachable: the resume runs the three cells again, and holds two of them again after one attempt.
-      const resume = await p4labAsync(['run', 'sweep.yaml', '--resume'], cwd)
+      // Still unreachable: the command as printed resumes the same experiment in the same
+      // database on the same testbed (no new revision, nothing stale), runs the three cells
+      // again, and holds two of them again after one attempt.
+      const hint = /^p4lab: once the testbed is reachable: (.*)$/m.exec(run.stderr)![1]
+      const argv = parse(hint) as string[]
+      expect(argv.slice(0, 2)).toEqual(['p4lab', 'run'])
+      const resume = await p4labAsync(argv.slice(1), cwd)
       expect(resume.code, resume.stderr).toBe(1)
-      expect(resume.stderr).toMatch(/resuming: 0 of 3 cell\(s\) already done, 3 to run/)
+      expect(resume.stderr).toMatch(/^p4lab: resuming: 0 of 3 cell\(s\) already done, 3 to run$/m)
+      expect(resume.stderr).not.toMatch(/saved as revision/)
       expect(sockets.length, resume.stderr).toBe(2)
       expect(statuses().slice(3)).toEqual([
         { id: 4, status: 'failed' },
         { id: 5, status: 'held' },
         { id: 6, status: 'held' },
       ])
+      expect(withDb(join(cwd, db), (d) => d.prepare('SELECT COUNT(*) FROM experiments').pluck().get())).toBe(1)
     } finally {
       await new Promise((r) => server.close(r))
     }
