@@ -3,7 +3,8 @@
 // started, each with the reason naming the testbed, the host and the error) instead of each
 // trying, waiting out its own connection attempt and failing with the same error. A resume once
 // the host is back runs them. The switches are the stand-ins of test/helpers/bmv2.ts.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +12,6 @@ import { parse } from 'shell-quote'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNodeCore } from '../../src-main/core'
 import type { Core } from '../../src-main/core/services'
-import { p4labKnownHosts } from '../../src-main/core/ssh'
 import { p4labAsync, withDb } from '../helpers/cli'
 import { probeNetns } from '../helpers/netns'
 import { startBmv2Lab, stopBmv2Lab, type Bmv2Lab } from '../helpers/bmv2'
@@ -40,18 +40,24 @@ describe('a sweep on a testbed that cannot be reached', () => {
     await stopBmv2Lab(lab)
   })
 
-  /** A core with the testbed `tb`: one switch host at `port` on 127.0.0.1, the lab sshd's host key trusted. */
-  async function setup(tb: string, port: number): Promise<Core> {
-    const d = mkdtempSync(join(tmpdir(), 'p4lab-held-'))
-    dirs.push(d)
-    const core = createNodeCore({ dbPath: join(d, 'p4lab.db'), baseDir: d, dataDir: d })
+  /**
+   * A core (a new one, or `o.core`) with the testbed `tb`: one switch host at `port` on
+   * 127.0.0.1 logging in with `o.keyFile` (default the lab's key), the lab sshd's host key trusted.
+   */
+  async function setup(tb: string, port: number, o: { core?: Core; keyFile?: string } = {}): Promise<Core> {
+    let core = o.core
+    if (!core) {
+      const d = mkdtempSync(join(tmpdir(), 'p4lab-held-'))
+      dirs.push(d)
+      core = createNodeCore({ dbPath: join(d, 'p4lab.db'), baseDir: d, dataDir: d })
+    }
     const { sshd } = lab
-    await p4labKnownHosts(d).trust(sshd.host, port, sshd.hostKey())
+    await core.opts.knownHosts!.trust(sshd.host, port, sshd.hostKey())
     await core.testbeds.create({
       name: tb,
       kind: 'bmv2',
       settings: { bringUp: 'netns', calibrate: false },
-      hosts: [{ name: 'sw1', address: sshd.host, port, user: sshd.user, auth: 'key', keyFile: sshd.plainKey }],
+      hosts: [{ name: 'sw1', address: sshd.host, port, user: sshd.user, auth: 'key', keyFile: o.keyFile ?? sshd.plainKey }],
     })
     return core
   }
@@ -144,6 +150,49 @@ describe('a sweep on a testbed that cannot be reached', () => {
       await new Promise((r) => server.close(r))
     }
   }, 120_000)
+
+  it('a key file the host refuses, or one that cannot be read: the held runs say which host and why, never the local path of the key', async () => {
+    const { sshd } = lab
+    const keys = mkdtempSync(join(tmpdir(), 'p4lab-held-keys-'))
+    dirs.push(keys)
+    // A key of the right kind that the sshd does not authorize; another saved with the testbed, then removed.
+    const refused = join(keys, 'id_refused_by_sshd')
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', refused])
+    const gone = join(keys, 'id_gone_since')
+    copyFileSync(sshd.plainKey, gone)
+    const core = await setup('key-refused', sshd.port, { keyFile: refused })
+    await setup('key-gone', sshd.port, { core, keyFile: gone })
+    rmSync(gone)
+    const store = core.opts.store
+    try {
+      for (const [tb, keyFile, why] of [
+        ['key-refused', refused, /authentication failed with the key file of host sw1 \(/],
+        ['key-gone', gone, /cannot read the key file of host sw1: ENOENT/],
+      ] as const) {
+        const exp = core.findOrCreateExperiment(EXP(tb, `held-${tb}`), null)
+        const runs = core.runExperiment(exp.id)
+        await core.orchestrator.wait(runs.map((r) => r.id))
+        const rows = runs.map((r) => store.getRun(r.id)!)
+        const all = JSON.stringify(rows.map((r) => ({ id: r.id, status: r.status, error: r.error })))
+        expect(rows.map((r) => r.status), all).toEqual(['failed', 'held', 'held'])
+        // The run that tried says why, naming the host's key file by its host.
+        expect(rows[0].error, all).toMatch(new RegExp(`^sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${sshd.port}: `))
+        expect(rows[0].error, all).toMatch(why)
+        for (const r of rows.slice(1)) {
+          expect(r.error, all).toMatch(new RegExp(`^not started: testbed '${tb}' could not be reached when run ${rows[0].id} tried \\(host sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${sshd.port}: `))
+          expect(r.error, all).toMatch(why)
+        }
+        // The path is in no run's error, nor in what the run matrix says above its cells; the log of the run that tried has it.
+        for (const r of rows) expect(r.error, all).not.toContain(keys)
+        const m = await core.handlers['sweeps.matrix']({ experimentId: exp.id })
+        expect(m.held).toEqual([{ testbed: tb, cells: 2, reason: rows[1].error }])
+        expect(JSON.stringify(m)).not.toContain(keys)
+        expect(store.listLogs(rows[0].id).map((l) => l.line).join('\n')).toContain(keyFile)
+      }
+    } finally {
+      store.close()
+    }
+  })
 
   it('fails the first run, holds the others with the reason, and a resume runs them once the sshd is back', async () => {
     const { sshd } = lab
