@@ -4,12 +4,13 @@
 // trying, waiting out its own connection attempt and failing with the same error. A resume once
 // the host is back runs them. The switches are the stand-ins of test/helpers/bmv2.ts.
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server, type Socket } from 'node:net'
+import { copyFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { connect, createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'shell-quote'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TERMINAL_STATUSES } from '../../src-main/contract'
 import { createNodeCore } from '../../src-main/core'
 import type { Core } from '../../src-main/core/services'
 import { p4labAsync, withDb } from '../helpers/cli'
@@ -194,6 +195,70 @@ describe('a sweep on a testbed that cannot be reached', () => {
     }
   })
 
+  it("a run's own failure (a tool missing on a host it reaches) holds nothing, and a testbed held leaves the runs queued on another one alone", async () => {
+    const { sshd } = lab
+    // Testbed 'down': a host that drops every connection. Testbed 'up': the lab sshd, behind a
+    // gate that passes no byte until opened, so that its runs are still queued (its first one
+    // logging in) when the first run on 'down' fails; its simple_switch hidden, so each of its
+    // runs fails on its own check.
+    const dropper: Server = createServer((sock) => sock.destroy())
+    await new Promise<void>((r) => dropper.listen(0, '127.0.0.1', r))
+    let open!: () => void
+    const opened = new Promise<void>((r) => (open = r))
+    const gateSockets: Socket[] = []
+    const gate: Server = createServer((client) => {
+      gateSockets.push(client)
+      client.pause()
+      void opened.then(() => {
+        const upstream = connect(sshd.port, '127.0.0.1')
+        gateSockets.push(upstream)
+        client.pipe(upstream).pipe(client)
+        client.resume()
+        const end = () => {
+          client.destroy()
+          upstream.destroy()
+        }
+        client.on('error', end).on('close', end)
+        upstream.on('error', end).on('close', end)
+      })
+    })
+    await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r))
+    const simpleSwitch = join(lab.dir, 'switch-bin', 'simple_switch')
+    renameSync(simpleSwitch, `${simpleSwitch}.hidden`)
+    const core = await setup('down', (dropper.address() as { port: number }).port)
+    await setup('up', (gate.address() as { port: number }).port, { core })
+    const store = core.opts.store
+    try {
+      const up = core.runExperiment(core.findOrCreateExperiment(EXP('up', 'held-not-up'), null).id)
+      const down = core.runExperiment(core.findOrCreateExperiment(EXP('down', 'held-down-only'), null).id)
+      const statuses = (runs: typeof up) => runs.map((r) => store.getRun(r.id)!.status)
+      await core.orchestrator.wait(down.map((r) => r.id))
+      expect(statuses(down)).toEqual(['failed', 'held', 'held'])
+      // Held for 'down' while they waited behind the first run on 'up': still queued.
+      const early = statuses(up)
+      expect(early.slice(1), early.join()).toEqual(['queued', 'queued'])
+      expect(TERMINAL_STATUSES, early.join()).not.toContain(early[0])
+      open()
+      await core.orchestrator.wait(up.map((r) => r.id))
+      const rows = up.map((r) => store.getRun(r.id)!)
+      const why = JSON.stringify(rows.map((r) => ({ id: r.id, status: r.status, error: r.error, steps: stepsOf(core, r.id) })))
+      // Each ran its check and failed on its own: the first failure held nothing.
+      expect(rows.map((r) => r.status), why).toEqual(['failed', 'failed', 'failed'])
+      for (const r of rows) {
+        expect(r.error, why).toMatch(/simple_switch/)
+        expect(stepsOf(core, r.id), why).toContain('check:failed')
+      }
+      expect((await core.handlers['sweeps.matrix']({ experimentId: rows[0].experimentId })).held).toEqual([])
+    } finally {
+      open()
+      renameSync(`${simpleSwitch}.hidden`, simpleSwitch)
+      store.close()
+      for (const sock of gateSockets) sock.destroy()
+      await new Promise((r) => gate.close(r))
+      await new Promise((r) => dropper.close(r))
+    }
+  }, 120_000)
+
   it('fails the first run, holds the others with the reason, and a resume runs them once the sshd is back', async () => {
     const { sshd } = lab
     const core = await setup('lab-down', sshd.port)
@@ -223,8 +288,11 @@ describe('a sweep on a testbed that cannot be reached', () => {
       expect(m.held).toEqual([{ testbed: 'lab-down', cells: 2, reason: rows[1].error }])
       const summary = (await core.handlers['experiments.list']({})).find((e) => e.id === exp.id)!
       expect(summary.runCounts).toMatchObject({ failed: 1, held: 2, queued: 0 })
-      // A process that looks for runs left by dead owners leaves held runs alone: they are not in flight.
-      expect(core.orchestrator.recoverInterrupted()).toEqual([])
+      // A process that looks for runs left by dead owners leaves held runs alone: they are not in
+      // flight. Asked as if this process (their owner) were gone, so a held run that counted as
+      // in flight would be marked interrupted here.
+      expect(store.markInterruptedRuns(() => false)).toEqual([])
+      expect(rows.map((r) => store.getRun(r.id)!.status)).toEqual(['failed', 'held', 'held'])
 
       if (!probe.ok) return
       await sshd.up()
