@@ -344,21 +344,27 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(withDb(join(lab.dir, 'rerun-after.db'), (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['interrupted', 'interrupted', 'done', 'done'])
   })
 
-  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm --resume adopts the job and submits none of its cells again', async () => {
+  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm --resume adopts the job, submits none of its cells again and follows it to its end', async () => {
     const jobId = await killedAfterSbatch('resume-after')
     const env = { SLURM_CONF: lab.cluster.conf }
-    const resumed = await p4labAsync(['run', 'resume-after.yaml', '--db', 'resume-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'resume-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
-    expect(resumed.code, resumed.stderr).toBe(0)
-    expect(resumed.stderr).toContain('p4lab: resuming on Slurm: 0 of 2 cell(s) already done, 2 to submit\n')
-    expect(resumed.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-resume-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
-    expect(resumed.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
-    const stored = withDb(join(lab.dir, 'resume-after.db'), (d) => ({
+    const db = join(lab.dir, 'resume-after.db')
+    const following = p4labAsync(['run', 'resume-after.yaml', '--db', 'resume-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'resume-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
+    // Adopted (recorded), the job is released: it runs, and the command that adopted it follows it and merges its runs.
+    await expect.poll(() => withDb(db, (d) => d.prepare('SELECT job_id FROM slurm_jobs').pluck().all()), { timeout: 60_000, interval: 200 }).toEqual([jobId])
+    lab.cluster.run(['scontrol', 'release', jobId])
+    const resumed = await following
+    const stored = withDb(db, (d) => ({
       jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
       runs: d.prepare('SELECT status FROM runs ORDER BY id').pluck().all(),
     }))
-    expect(stored).toEqual({ jobs: [jobId], runs: ['queued', 'queued'] })
-    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'resume-after.db'], lab.dir, { env })
-    expect(cancelled.code, cancelled.stderr).toBe(130)
+    const why = `${resumed.stderr}\n${resumed.stdout}\n${JSON.stringify(stored)}`
+    expect(resumed.stderr, why).toContain('p4lab: resuming on Slurm: 0 of 2 cell(s) already done, 2 to submit\n')
+    expect(resumed.stderr, why).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-resume-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
+    expect(resumed.stderr, why).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    expect(resumed.stdout, why).toMatch(/^run 1 ecmp load=0\.3 seed=1: done \(Slurm COMPLETED\)$/m)
+    expect(resumed.stdout, why).toMatch(/^run 2 ecmp load=0\.3 seed=2: done \(Slurm COMPLETED\)$/m)
+    expect(resumed.code, why).toBe(0)
+    expect(stored, why).toEqual({ jobs: [jobId], runs: ['done', 'done'] })
     expect(lab.cluster.queued()).toEqual([])
   })
 
