@@ -7,7 +7,7 @@ import { cellKey, cellsToResume, sweepMatrix } from '../core/sweeps'
 import { HostKeyUnknownError, p4labKnownHosts, type KnownHosts } from '../core/ssh'
 import { userDataDir } from '../core/paths'
 import { SlurmSweeps, SubmitCancelledError, cutOffSubmissions, loginLabel, type ClusterService, type ClusterShell, type SlurmProgress, type SlurmSubmitOptions } from '../core/slurm'
-import type { ClusterRow, ExperimentRow, SlurmClusterRef, Store } from '../core/store'
+import type { ClusterRow, ExperimentRow, SlurmClusterRef, SlurmJobRow, Store } from '../core/store'
 import type { ExperimentSpec, RunnerSpec } from '../core/spec'
 import { printable } from '../model/printable'
 import { openCore, COMMON_OPTIONS, UsageError, type Command } from './common'
@@ -200,6 +200,21 @@ function outcome(core: Core, p: SlurmProgress): number {
   return statuses.every((s) => s === 'done') ? 0 : 1
 }
 
+/**
+ * Follows each job to its end in turn (one that has ended answers at once) and says how each of
+ * its runs in `runs` ended (an adopted job's failed task was submitted again: not its outcome);
+ * the exit status is the worst: 130 for one cancelled, else 1 unless all are done.
+ */
+async function followAll(core: Core, sweeps: SlurmSweeps, jobs: readonly number[], runs: ReadonlySet<number>, interrupt: AbortSignal): Promise<number> {
+  let code = 0
+  for (const j of jobs) {
+    const p = await followJob(sweeps, j, { interrupt })
+    const c = outcome(core, { ...p, tasks: p.tasks.filter((t) => runs.has(t.runId)) })
+    code = c === 130 || code === 130 ? 130 : Math.max(code, c)
+  }
+  return code
+}
+
 /** Besides SIGINT, the signals a submission catches (`kill`, a terminal closed) until its job is recorded. */
 const SUBMIT_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP']
 
@@ -244,24 +259,36 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
     const shell = await connectPinned(core, ref, v['trust-host-key'])
     try {
       const sweeps = new SlurmSweeps({ store, shell })
+      // The jobs of this experiment adopted here and the runs of theirs that carry a cell: followed
+      // with the job submitted, or alone, and said as its runs are.
+      let mine: SlurmJobRow[] = []
+      const carriedRuns = new Set<number>()
       try {
         const look = await sweeps.lookForCutOff({ adopt: true })
         for (const line of look.lines) process.stderr.write(`p4lab: ${line}\n`)
         // A cell a job adopted here carries is that job's (queued again, or merged if it has
-        // ended): submitted again, it would run twice. So with --resume or without.
-        const mine = look.adopted.filter((j) => j.experimentId === exp.id)
+        // ended): submitted again, it would run twice. So with --resume or without. A task that
+        // ended failed (or cancelled) carries nothing: its cell is submitted again, as any failed one.
+        mine = look.adopted.filter((j) => j.experimentId === exp.id)
         if (mine.length) {
           const carried = new Set<string>()
           for (const j of mine) {
             for (const t of store.listSlurmTasks(j.id)) {
               const run = store.getRun(t.runId)
               // A run of an older revision computed another cell: the current one is still to run.
-              if (run && !run.stale) carried.add(cellKey(run))
+              if (run && !run.stale && (!t.settled || run.status === 'done' || run.status === 'incomplete')) {
+                carried.add(cellKey(run))
+                carriedRuns.add(run.id)
+              }
             }
           }
           cells = (resume ? cellsToResume(sweepMatrix(store, exp.id)) : cells).filter((c) => !carried.has(cellKey(c)))
           process.stderr.write(`p4lab: ${cells.length} cell(s) left to submit beside the job adopted\n`)
-          if (cells.length === 0) return 0
+          if (cells.length === 0) {
+            if (v.detach) return 0
+            const code = await followAll(core, sweeps, mine.map((j) => j.id), carriedRuns, interrupt.signal)
+            return code === 130 && interrupt.signal.aborted ? interrupted() : code
+          }
         }
       } catch (err) {
         process.stderr.write(`p4lab: could not look on ${shell.label} for the jobs of submissions cut off before their record (p4lab slurm status looks again): ${err instanceof Error ? err.message : String(err)}\n`)
@@ -282,7 +309,7 @@ export async function runOnSlurm(core: Core, exp: ExperimentRow, resume: boolean
         process.stdout.write(`${job.jobId}\n`)
         return 0
       }
-      const code = outcome(core, await followJob(sweeps, job.id, { interrupt: interrupt.signal }))
+      const code = await followAll(core, sweeps, [job.id, ...mine.map((j) => j.id)], new Set([...store.listSlurmTasks(job.id).map((t) => t.runId), ...carriedRuns]), interrupt.signal)
       return code === 130 && interrupt.signal.aborted ? interrupted() : code
     } finally {
       shell.close()

@@ -12,7 +12,7 @@ import { Ingest } from './telemetry/ingest'
 import type { ExperimentSpec } from './spec'
 import { describeTestbed, type RunRow, type Store, type TestbedSeen } from './store'
 import { CancelledError, TestbedUnreachableError, type RunOutput, type RunPlan, type RunTestbed, type TargetDriver, type TargetMessage } from './targets/driver'
-import { isUnreachable } from './ssh'
+import { isUnreachable, withoutKeyFile } from './ssh'
 import { toWireBatch } from './wire'
 import { toRun } from './run-view'
 import { capFrame, capPoints, type TelemetryRateCap } from './run-limits'
@@ -53,7 +53,8 @@ interface Job {
 function unreachable(err: unknown): string | null {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (e instanceof TestbedUnreachableError) return `host ${e.host}: ${e.reason}`
-    if (isUnreachable(e)) return e.message
+    // Its message begins with the login; the key file's path stays out of every held run's error.
+    if (isUnreachable(e)) return withoutKeyFile(e, 'of this login')
   }
   return null
 }

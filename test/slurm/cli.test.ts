@@ -344,21 +344,27 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(withDb(join(lab.dir, 'rerun-after.db'), (d) => d.prepare('SELECT status FROM runs ORDER BY id').pluck().all())).toEqual(['interrupted', 'interrupted', 'done', 'done'])
   })
 
-  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm --resume adopts the job and submits none of its cells again', async () => {
+  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm --resume adopts the job, submits none of its cells again and follows it to its end', async () => {
     const jobId = await killedAfterSbatch('resume-after')
     const env = { SLURM_CONF: lab.cluster.conf }
-    const resumed = await p4labAsync(['run', 'resume-after.yaml', '--db', 'resume-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'resume-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
-    expect(resumed.code, resumed.stderr).toBe(0)
-    expect(resumed.stderr).toContain('p4lab: resuming on Slurm: 0 of 2 cell(s) already done, 2 to submit\n')
-    expect(resumed.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-resume-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
-    expect(resumed.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
-    const stored = withDb(join(lab.dir, 'resume-after.db'), (d) => ({
+    const db = join(lab.dir, 'resume-after.db')
+    const following = p4labAsync(['run', 'resume-after.yaml', '--db', 'resume-after.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'resume-after'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
+    // Adopted (recorded), the job is released: it runs, and the command that adopted it follows it and merges its runs.
+    await expect.poll(() => withDb(db, (d) => d.prepare('SELECT job_id FROM slurm_jobs').pluck().all()), { timeout: 60_000, interval: 200 }).toEqual([jobId])
+    lab.cluster.run(['scontrol', 'release', jobId])
+    const resumed = await following
+    const stored = withDb(db, (d) => ({
       jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
       runs: d.prepare('SELECT status FROM runs ORDER BY id').pluck().all(),
     }))
-    expect(stored).toEqual({ jobs: [jobId], runs: ['queued', 'queued'] })
-    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'resume-after.db'], lab.dir, { env })
-    expect(cancelled.code, cancelled.stderr).toBe(130)
+    const why = `${resumed.stderr}\n${resumed.stdout}\n${JSON.stringify(stored)}`
+    expect(resumed.stderr, why).toContain('p4lab: resuming on Slurm: 0 of 2 cell(s) already done, 2 to submit\n')
+    expect(resumed.stderr, why).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-resume-after-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
+    expect(resumed.stderr, why).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    expect(resumed.stdout, why).toMatch(/^run 1 ecmp load=0\.3 seed=1: done \(Slurm COMPLETED\)$/m)
+    expect(resumed.stdout, why).toMatch(/^run 2 ecmp load=0\.3 seed=2: done \(Slurm COMPLETED\)$/m)
+    expect(resumed.code, why).toBe(0)
+    expect(stored, why).toEqual({ jobs: [jobId], runs: ['done', 'done'] })
     expect(lab.cluster.queued()).toEqual([])
   })
 
@@ -404,21 +410,60 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     expect(lab.cluster.queued()).toEqual([])
   })
 
-  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm without --resume adopts the job and submits none of its cells again', async () => {
+  it('a p4lab killed after sbatch made the job, before recording it: run --on slurm without --resume adopts the job, submits none of its cells again and follows it to its end', async () => {
     const jobId = await killedAfterSbatch('queued-plain')
     const env = { SLURM_CONF: lab.cluster.conf }
-    const run = await p4labAsync(['run', 'queued-plain.yaml', '--db', 'queued-plain.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'queued-plain'), '--partition', lab.cluster.partition], lab.dir, { env })
-    expect(run.code, run.stderr).toBe(0)
-    expect(run.stderr).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-queued-plain-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
-    expect(run.stderr, run.stderr).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
-    const stored = withDb(join(lab.dir, 'queued-plain.db'), (d) => ({
+    const db = join(lab.dir, 'queued-plain.db')
+    const followed = p4labAsync(['run', 'queued-plain.yaml', '--db', 'queued-plain.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'queued-plain'), '--partition', lab.cluster.partition], lab.dir, { env })
+    // Adopted (recorded), the job is released: it runs, and the command that adopted it follows it and merges its runs.
+    await expect.poll(() => withDb(db, (d) => d.prepare('SELECT job_id FROM slurm_jobs').pluck().all()), { timeout: 60_000, interval: 200 }).toEqual([jobId])
+    lab.cluster.run(['scontrol', 'release', jobId])
+    const run = await followed
+    const stored = withDb(db, (d) => ({
       jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
       runs: d.prepare('SELECT status FROM runs ORDER BY id').pluck().all(),
     }))
-    expect(stored).toEqual({ jobs: [jobId], runs: ['queued', 'queued'] })
-    expect(lab.cluster.queued().every((q) => q.startsWith(`${jobId}_`)), lab.cluster.queued().join(' ')).toBe(true)
-    const cancelled = await p4labAsync(['slurm', 'cancel', '--db', 'queued-plain.db'], lab.dir, { env })
-    expect(cancelled.code, cancelled.stderr).toBe(130)
+    const why = `${run.stderr}\n${run.stdout}\n${JSON.stringify(stored)}`
+    expect(run.stderr, why).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-queued-plain-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it: adopted, `, 'm'))
+    expect(run.stderr, why).toContain('p4lab: 0 cell(s) left to submit beside the job adopted\n')
+    expect(run.stdout, why).toMatch(/^run 1 ecmp load=0\.3 seed=1: done \(Slurm COMPLETED\)$/m)
+    expect(run.stdout, why).toMatch(/^run 2 ecmp load=0\.3 seed=2: done \(Slurm COMPLETED\)$/m)
+    expect(run.code, why).toBe(0)
+    expect(stored, why).toEqual({ jobs: [jobId], runs: ['done', 'done'] })
+    expect(lab.cluster.queued()).toEqual([])
+  })
+
+  it('a p4lab killed after sbatch made the job, before recording it, one task of it failed and the job ended since: run --on slurm --resume adopts it, merges it, submits the failed cell again and follows that job', async () => {
+    const jobId = await killedAfterSbatch('failed-task')
+    // Task 1 finds no cell of its own in the job file: it fails (Slurm FAILED); task 0 runs as submitted.
+    const sweeps = join(lab.cluster.work, 'failed-task', 'sweeps')
+    const [sweep] = readdirSync(sweeps)
+    const jobFile = join(sweeps, sweep, 'job.json')
+    const job = JSON.parse(readFileSync(jobFile, 'utf8')) as { cells: unknown[] }
+    expect(job.cells).toHaveLength(2)
+    writeFileSync(jobFile, JSON.stringify({ ...job, cells: [job.cells[0], null] }))
+    lab.cluster.run(['scontrol', 'release', jobId])
+    await expect.poll(() => lab.cluster.run(['squeue', '-h', '-r', '-j', jobId, '-o', '%i']).trim(), { timeout: 120_000, interval: 500 }).toBe('')
+    const env = { SLURM_CONF: lab.cluster.conf }
+    const resumed = await p4labAsync(['run', 'failed-task.yaml', '--db', 'failed-task.db', '--on', 'slurm', '--work', join(lab.cluster.work, 'failed-task'), '--partition', lab.cluster.partition, '--resume'], lab.dir, { env })
+    const stored = withDb(join(lab.dir, 'failed-task.db'), (d) => ({
+      jobs: d.prepare('SELECT job_id FROM slurm_jobs ORDER BY id').pluck().all() as string[],
+      runs: d.prepare('SELECT id, seed, status FROM runs ORDER BY id').all(),
+    }))
+    const why = `${resumed.stderr}\n${resumed.stdout}\n${JSON.stringify(stored)}`
+    expect(resumed.stderr, why).toMatch(new RegExp(`^p4lab: Slurm job ${jobId} \\(p4lab-failed-task-[0-9a-f]{8}\\) on this machine, submitted for run\\(s\\) 1, 2 by a p4lab that ended before recording it, ended since \\(found through squeue\\): adopted and its results merged: run 1 done, run 2 failed$`, 'm'))
+    expect(resumed.stderr, why).toContain('p4lab: 1 cell(s) left to submit beside the job adopted\n')
+    expect(resumed.stderr, why).toMatch(/submitted 1 cell\(s\) as Slurm job \d+/)
+    // The failed cell ran again, as the run of a job of its own; the done one did not.
+    expect(stored.jobs, why).toHaveLength(2)
+    expect(stored.jobs[0], why).toBe(jobId)
+    expect(stored.runs, why).toEqual([
+      { id: 1, seed: 1, status: 'done' },
+      { id: 2, seed: 2, status: 'failed' },
+      { id: 3, seed: 2, status: 'done' },
+    ])
+    expect(resumed.stdout, why).toMatch(/^run 3 ecmp load=0\.3 seed=2: done \(Slurm COMPLETED\)$/m)
+    expect(resumed.code, why).toBe(0)
     expect(lab.cluster.queued()).toEqual([])
   })
 

@@ -2,6 +2,7 @@ import { constants } from 'node:os'
 import { parseArgs } from 'node:util'
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import { quote } from 'shell-quote'
 import { workloadsDir } from '../../core/paths'
 import { toRun } from '../../core/services'
 import { sweepService } from '../../core/handlers/sweeps'
@@ -46,6 +47,20 @@ function continueSweep(core: ReturnType<typeof openCore>, experimentId: number, 
   const left = r.incomplete ? `, ${r.incomplete} incomplete left alone (--rerun-failed runs them again)` : ''
   process.stderr.write(`p4lab: resuming: ${r.done} of ${r.cells} cell(s) already done${left}, ${r.runs.length} to run\n`)
   return r.runs
+}
+
+/**
+ * The command that resumes this one: the file and every flag that says where and how its runs
+ * ran (database, testbed, runner, parallelism). Without them --resume finds no such experiment in
+ * the default database, or saves another revision back on the file's testbed (the held runs stale).
+ */
+function resumeCommand(file: string, db: string | undefined, parallel: number | undefined, testbed: string | undefined, on: string | undefined): string {
+  const argv = ['p4lab', 'run', file]
+  if (db !== undefined) argv.push('--db', db)
+  if (testbed !== undefined) argv.push('--testbed', testbed)
+  if (on !== undefined) argv.push('--on', on)
+  if (parallel !== undefined) argv.push('--parallel', String(parallel))
+  return quote([...argv, '--resume'])
 }
 
 async function cmdRun(file: string, db: string | undefined, json: boolean, parallel: number | undefined, testbed?: string, mode: RunMode = 'all', slurmValues: SlurmRunValues = {}): Promise<number> {
@@ -162,7 +177,7 @@ async function cmdRun(file: string, db: string | undefined, json: boolean, paral
   store.close()
   const held = finished.filter((r) => r.status === 'held')
   if (held.length) {
-    process.stderr.write(`p4lab: ${held.length} run(s) held: ${held[0].error ?? 'their testbed could not be reached'}\np4lab: once the testbed is reachable: p4lab run ${file} --resume\n`)
+    process.stderr.write(`p4lab: ${held.length} run(s) held: ${held[0].error ?? 'their testbed could not be reached'}\np4lab: once the testbed is reachable: ${resumeCommand(file, db, parallel, testbed, slurmValues.on === 'local' ? 'local' : undefined)}\n`)
   }
   if (finished.some((r) => r.status === 'cancelled' || r.status === 'interrupted')) return 128 + constants.signals[caught ?? 'SIGINT']
   // An incomplete run is not a success either: scripts that trust exit 0 get only done runs.

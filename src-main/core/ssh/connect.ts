@@ -99,11 +99,13 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
     try {
       data = await fs.readFile(auth.path)
     } catch (e) {
-      throw new SshError('auth', `${label}: cannot read the key file ${auth.path}: ${(e as Error).message}`)
+      // fs names the path again (", open '...'"): once is enough.
+      const why = (e as Error).message.replace(/, open '.*'$/s, '')
+      throw new SshError('auth', `${label}: cannot read the key file ${auth.path}: ${why}`, { keyFile: auth.path })
     }
     const passphrase = auth.passphraseSecret ? await opts.secrets.get(auth.passphraseSecret) : undefined
     if (auth.passphraseSecret && passphrase === undefined) {
-      throw new SshError('auth', `${label}: the key file ${auth.path} needs the passphrase stored as secret ${JSON.stringify(auth.passphraseSecret)}, and there is none`)
+      throw new SshError('auth', `${label}: the key file ${auth.path} needs the passphrase stored as secret ${JSON.stringify(auth.passphraseSecret)}, and there is none`, { keyFile: auth.path })
     }
     if (passphrase !== undefined) secrets.push(passphrase)
     // Parse first, for a clear message (ssh2 would throw from connect()).
@@ -115,7 +117,7 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
           ? '; the key is encrypted: store its passphrase in the secret store and give its id'
           : '; is the stored passphrase right?'
         : ''
-      throw new SshError('auth', `${label}: cannot use the key file ${auth.path}: ${msg}${hint}`)
+      throw new SshError('auth', `${label}: cannot use the key file ${auth.path}: ${msg}${hint}`, { keyFile: auth.path })
     }
     cfg.privateKey = data
     if (passphrase !== undefined) cfg.passphrase = passphrase
@@ -167,7 +169,7 @@ export async function connect(target: SshTarget, opts: ConnectOptions): Promise<
       if (hostKeyError) return finish(hostKeyError)
       const msg = scrubSecrets(e.message, secrets)
       if (e.level === 'client-authentication') {
-        return finish(new SshError('auth', `${label}: authentication failed with ${describeAuth(auth, env)} (${msg})`))
+        return finish(new SshError('auth', `${label}: authentication failed with ${describeAuth(auth, env)} (${msg})`, auth.kind === 'key' ? { keyFile: auth.path } : undefined))
       }
       if (e.level === 'client-timeout') {
         return finish(new SshError('connect', `${label}: timed out while connecting (no answer within ${cfg.readyTimeout} ms)`))

@@ -18,14 +18,28 @@ export type SshErrorCode =
   | 'usage'
 
 export class SshError extends Error {
+  /** The local key file (a path on this machine) that the message names, if any: see {@link withoutKeyFile}. */
+  readonly keyFile?: string
+
   constructor(
     readonly code: SshErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; keyFile?: string },
   ) {
-    super(message, options)
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'SshError'
+    if (options?.keyFile) this.keyFile = options.keyFile
   }
+}
+
+/**
+ * `e`'s message with the local key file it names said as "the key file WHOSE" (e.g. "of host
+ * sw1"), its path nowhere: for text that leaves this machine with the runs (their errors go into
+ * run tables, CSVs and archives, once for each run held behind one). The path is the user's.
+ */
+export function withoutKeyFile(e: SshError, whose: string): string {
+  if (!e.keyFile) return e.message
+  return e.message.split(`the key file ${e.keyFile}`).join(`the key file ${whose}`).split(e.keyFile).join(`the key file ${whose}`)
 }
 
 export interface KnownKeyRef {

@@ -13,6 +13,7 @@ export {
   SshError,
   isUnreachable,
   scrubSecrets,
+  withoutKeyFile,
   type KnownKeyRef,
   type SshErrorCode,
 } from './errors'

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { buildFabric, destinationRule } from '../../../model/topology'
 import type { SecretStore } from '../../secrets'
 import type { ExperimentSpec } from '../../spec'
-import { HostKeyUnknownError, RemoteProcesses, SshPool, isUnreachable, q, shScript, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
+import { HostKeyUnknownError, RemoteProcesses, SshPool, isUnreachable, q, shScript, withoutKeyFile, type ExecResult, type KnownHosts, type SshHost, type SshTarget } from '../../ssh'
 import { checkHost } from '../../testbeds/check'
 import { passphraseSecretId } from '../../testbeds/service'
 import { DEFAULT_RECONNECT_WINDOW_S, type HostCheck, type HostRole, type RemoteKind } from '../../../contract/schemas'
@@ -260,7 +260,10 @@ export class RemoteRun {
       if (this.ctx.signal.aborted) throw new CancelledError()
       if (!isUnreachable(e)) throw e
       const testbed = this.ctx.testbed?.name ?? '?'
-      const why = e instanceof HostKeyUnknownError ? `the host key ${e.fingerprint} is not trusted yet; compare it and run: p4lab testbed trust ${testbed}` : e.message
+      // The reason becomes this run's error and that of every run held behind it: the local
+      // key file is named by its host there, and by its path in this run's log alone.
+      const why = e instanceof HostKeyUnknownError ? `the host key ${e.fingerprint} is not trusted yet; compare it and run: p4lab testbed trust ${testbed}` : withoutKeyFile(e, `of host ${h.name}`)
+      if (why !== e.message) this.ctx.log(h.name, e.message)
       throw new TestbedUnreachableError(testbed, h.name, why, { cause: e })
     }
   }
