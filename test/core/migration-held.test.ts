@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { MIGRATIONS, openStore, SCHEMA_VERSION, type Store } from '../../src-main/core/store'
+import { danglingRows } from '../../src-main/core/store/migrations'
 
 let store: Store | undefined
 afterEach(() => {
@@ -62,5 +63,29 @@ describe('migration 14: held runs', () => {
     store = openStore(file)
     const [held] = store.createRuns(1, 'lab', 'o', [{ scheme: 'ecmp', load: 0.3, seed: 3, params: {} }])
     expect(store.setRunStatus(held.id, 'held', { error: "not started: testbed 'lab' could not be reached" }).status).toBe('held')
+  })
+
+  it('checks only the rebuilt table and those that reference it: a telemetry row already pointing at nothing is neither counted nor read', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'p4lab-mig14-')), 'scope.db')
+    schema13(file)
+    const db = new Database(file)
+    db.pragma('foreign_keys = OFF')
+    // Written with foreign keys off: a sample chunk of a series that is gone, and a flow of a run that is gone.
+    db.prepare('INSERT INTO series (id, run_id, kind, entity, unit) VALUES (5, 7, ?, ?, ?)').run('link.util', '{}', 'ratio')
+    db.prepare('INSERT INTO flows (run_id, id, src, dst, size_bytes, start_ns, finish_ns, fct_ns) VALUES (99, 0, 0, 1, 100, 0, 10, 10)').run()
+    db.exec('DELETE FROM series WHERE id = 5')
+    db.prepare('INSERT INTO sample_chunks (series_id, t_first_ns, t_last_ns, n, t, v) VALUES (5, 0, 0, 1, NULL, ?)').run(Buffer.alloc(8))
+    expect(danglingRows(db)).toBe(2)
+    expect(danglingRows(db, ['runs'])).toBe(1)
+    expect(danglingRows(db, ['slurm_jobs'])).toBe(0)
+    db.close()
+    // Migration 14 adds no such row, so it goes through with the two left as they were.
+    store = openStore(file)
+    store.close()
+    store = undefined
+    const after = new Database(file, { readonly: true })
+    expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(danglingRows(after)).toBe(2)
+    after.close()
   })
 })

@@ -4,6 +4,7 @@ import type { Migration } from './types'
 export const heldStatus: Migration = {
   name: "runs: status 'held' (not started, its testbed unreachable)",
   rebuildsTables: true,
+  rebuilt: ['runs'],
   up(db) {
     db.exec(`
       CREATE TABLE runs_new (

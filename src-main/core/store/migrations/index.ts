@@ -37,6 +37,18 @@ export const SCHEMA_VERSION = MIGRATIONS.length
  * lock first and re-reads the version, so two processes opening a new file at once
  * (the app and the CLI) do not both run a migration.
  */
+/**
+ * Rows whose foreign key points at nothing: in `tables` and in every table that references one
+ * of them, or in the whole database when `tables` is not given.
+ */
+export function danglingRows(db: Database, tables?: readonly string[]): number {
+  if (!tables) return (db.pragma('foreign_key_check') as unknown[]).length
+  const all = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]
+  const refersTo = db.prepare('SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)').pluck()
+  const checked = all.filter((t) => tables.includes(t) || (refersTo.all(t) as string[]).some((p) => tables.includes(p)))
+  return checked.reduce((n, t) => n + (db.pragma(`foreign_key_check(${JSON.stringify(t)})`) as unknown[]).length, 0)
+}
+
 export function migrate(db: Database, file: string): void {
   const version = () => db.pragma('user_version', { simple: true }) as number
   const refuseNewer = (v: number) => {
@@ -62,7 +74,7 @@ export function migrate(db: Database, file: string): void {
         if (MIGRATIONS[v].rebuildsTables && db.pragma('foreign_keys', { simple: true })) return
         // Rows already pointing at nothing (written with foreign keys off) are left as they are;
         // a rebuild must not add any.
-        const dangling = () => (MIGRATIONS[v].rebuildsTables ? (db.pragma('foreign_key_check') as unknown[]).length : 0)
+        const dangling = () => (MIGRATIONS[v].rebuildsTables ? danglingRows(db, MIGRATIONS[v].rebuilt) : 0)
         const before = dangling()
         MIGRATIONS[v].up(db)
         const after = dangling()
