@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { TestbedKind } from './testbeds'
 
 // ---- Experiment revisions and what each run ran with (issue 14). ----
 
@@ -18,6 +19,20 @@ export const ExperimentRevision = z.object({
   runs: z.number().int(),
 })
 export type ExperimentRevision = z.infer<typeof ExperimentRevision>
+
+/**
+ * The testbed as a run found it when it started: kind, settings, hosts, mapping; nothing secret
+ * or local (no key file path). The one definition of a well-formed record, as a run or an
+ * imported archive (which may bring anything) stored it.
+ */
+export const SeenTestbed = z.object({
+  name: z.string(),
+  kind: TestbedKind,
+  settings: z.record(z.string(), z.unknown()),
+  hosts: z.array(z.object({ name: z.string(), address: z.string(), port: z.number().int(), user: z.string(), auth: z.string(), role: z.string(), hostKey: z.string().nullable() })),
+  mapping: z.unknown().optional(),
+})
+export type SeenTestbed = z.infer<typeof SeenTestbed>
 
 /**
  * What a run ran with, read from the run's own record, never from the experiment's current text:
@@ -48,15 +63,7 @@ export const RunRanWith = z.object({
    * The testbed as the run found it when it started (kind, settings, hosts, mapping; nothing
    * secret); null for a sim run or one that started before p4lab kept it.
    */
-  testbed: z
-    .object({
-      name: z.string(),
-      kind: z.string(),
-      settings: z.record(z.string(), z.unknown()),
-      hosts: z.array(z.object({ name: z.string(), address: z.string(), port: z.number().int(), user: z.string(), auth: z.string(), role: z.string(), hostKey: z.string().nullable() })),
-      mapping: z.unknown().optional(),
-    })
-    .nullable(),
+  testbed: SeenTestbed.nullable(),
   stale: z.boolean(),
 })
 export type RunRanWith = z.infer<typeof RunRanWith>

@@ -1,6 +1,6 @@
 // A stored run as the contract shows it: what runs.get and runs.list answer, and what a
 // 'run.status' event carries, so a view gets a run's status and its results in one message.
-import { RunRanWith, type Run } from '../contract'
+import { SeenTestbed, type Run, type RunRanWith } from '../contract'
 import type { RunRow, Store } from './store'
 
 export function toRun(r: RunRow): Run {
@@ -29,14 +29,22 @@ export function toRun(r: RunRow): Run {
   }
 }
 
-/** The testbed a run recorded at start; null when none, or when the record is not one (an imported archive may bring anything). */
-function seenTestbed(store: Store, runId: number): RunRanWith['testbed'] {
-  const seen = RunRanWith.shape.testbed.safeParse(store.getRunTestbed(runId))
-  return seen.success ? seen.data : null
+/**
+ * The testbed a run recorded at start: null when it recorded none, and `malformed` when the
+ * record is not one (an imported archive may bring anything), which then counts as none.
+ */
+export function readSeenTestbed(store: Store, runId: number): { seen: SeenTestbed | null; malformed: boolean } {
+  const recorded = store.getRunTestbed(runId)
+  if (recorded === null) return { seen: null, malformed: false }
+  const parsed = SeenTestbed.safeParse(recorded)
+  return parsed.success ? { seen: parsed.data, malformed: false } : { seen: null, malformed: true }
 }
 
-/** What a run ran with, from its own record (never the experiment's current text). */
-export function ranWith(store: Store, r: RunRow): RunRanWith {
+/**
+ * What a run ran with, from its own record (never the experiment's current text). `testbed`
+ * spares a second read when the caller has already read the run's (an export).
+ */
+export function ranWith(store: Store, r: RunRow, testbed: SeenTestbed | null = readSeenTestbed(store, r.id).seen): RunRanWith {
   const rec = store.getRunRecord(r.id)
   const spec = (rec?.spec ?? null) as { name?: unknown; topology?: unknown; workload?: unknown } | null
   return {
@@ -55,7 +63,7 @@ export function ranWith(store: Store, r: RunRow): RunRanWith {
     workload: spec?.workload ?? null,
     spec: rec?.spec ?? null,
     facts: r.facts,
-    testbed: seenTestbed(store, r.id),
+    testbed,
     stale: r.stale,
   }
 }

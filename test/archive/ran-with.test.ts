@@ -288,3 +288,31 @@ it('imports an archive written before runs kept their testbed (schema 4): its ru
   // A simulator run has no testbed to have edited: no note about it.
   expect(a.notes.filter((n) => n.includes('testbed'))).toEqual([])
 })
+
+it('decides what a well-formed testbed record is in one place: the archive and `p4lab show` take and refuse the same records', async () => {
+  const { exp, run } = setup()
+  const hostless = await run(1)
+  const unknownKind = await run(2)
+  const good = await run(3)
+  const recorded = JSON.parse(JSON.stringify(store.getRunTestbed(good))) as { hosts: Array<Record<string, unknown>>; kind: string }
+  const db = new Database(store.file)
+  try {
+    // A host with a name and nothing else, as a crafted archive could bring; and a kind no p4lab has.
+    db.prepare('UPDATE runs SET testbed = ? WHERE id = ?').run(JSON.stringify({ ...recorded, hosts: [{ name: 'sw1' }] }), hostless)
+    db.prepare('UPDATE runs SET testbed = ? WHERE id = ?').run(JSON.stringify({ ...recorded, kind: 'p4runtime' }), unknownKind)
+  } finally {
+    db.close()
+  }
+  const a = await exported(exp.id, 'one-definition')
+  for (const id of [hostless, unknownKind]) {
+    expect(a.notes).toContain(`run ${id}'s record of the testbed it started on is malformed (it came with an imported archive?): it counts as a run that recorded none`)
+    expect(JSON.parse(a.read(`runs/run-${id}.json`)).testbed).toBeNull()
+    const shown = p4lab(['show', String(id), '--db', join(home, 'p4lab.db')], dir, { home })
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.stdout).not.toContain('  testbed ')
+  }
+  // The well-formed one is kept, in the run's record and as the testbed its run saw.
+  expect(JSON.parse(a.read(`runs/run-${good}.json`)).testbed).toEqual(recorded)
+  expect(JSON.parse(a.read('testbed/lab/seen-1.json'))).toEqual({ ...recorded, runs: [good] })
+  expect(a.notes).toContain(`testbed lab was not the same for every run: run ${good} saw testbed/lab/seen-1.json; runs ${hostless}, ${unknownKind} recorded none (testbed/lab/stored.json is the testbed as stored at export)`)
+})

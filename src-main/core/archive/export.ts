@@ -145,7 +145,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
 
     // Testbeds as each run saw them, without anything secret or local (key file paths stay home).
     const targets = [...new Set(runs.map((r) => r.target))].sort()
-    const kindOf = archiveTestbeds(store, runs, (path, data) => put(stage, path, data), notes)
+    const { kindOf, seenBy } = archiveTestbeds(store, runs, (path, data) => put(stage, path, data), notes)
 
     // What P4 runs built from: the sources each build compiled, its outputs, and the
     // control-plane files rendered for the fabric the runs ran on.
@@ -173,7 +173,7 @@ export async function exportExperiment(o: ExportOptions): Promise<ExportResult> 
     // What each run ran with, from its own record, and every text the experiment has had: a run
     // of an earlier revision reads here as it ran, whatever experiment.yaml says now.
     for (const r of store.listRevisions(exp.id)) put(stage, `experiment/revisions/rev-${r.rev}.yaml`, r.yaml)
-    for (const r of runs) put(stage, `runs/run-${r.id}.json`, JSON.stringify(ranWith(store, r), null, 2) + '\n')
+    for (const r of runs) put(stage, `runs/run-${r.id}.json`, JSON.stringify(ranWith(store, r, seenBy(r)), null, 2) + '\n')
 
     // The comparison as p4lab prints it, so a reader (and import) can check the numbers, and
     // drawn from the same rows as SVG plots.

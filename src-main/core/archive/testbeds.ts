@@ -3,26 +3,18 @@
 // between them) get one file each, and the notes say which runs saw which and what differs
 // from the testbed as stored now. Runs from before p4lab kept what a run saw fall back to
 // the stored testbed, and the notes say so. Nothing secret or local is written (describeTestbed).
-import { REMOTE_KINDS, TestbedKind, type RemoteKind } from '../../contract/testbeds'
+import type { SeenTestbed } from '../../contract/revisions'
+import { REMOTE_KINDS, type RemoteKind, type TestbedKind } from '../../contract/testbeds'
 import { canonicalJson } from '../p4build/key'
-import { describeTestbed, type RunRow, type Store, type TestbedSeen } from '../store'
-
-/** A record as this p4lab writes it; one that came with an imported archive may be anything. */
-function wellFormed(s: unknown): s is TestbedSeen {
-  const o = s as Partial<Record<keyof TestbedSeen, unknown>> | null
-  return (
-    typeof o === 'object' && o !== null && typeof o.name === 'string' && TestbedKind.safeParse(o.kind).success &&
-    typeof o.settings === 'object' && o.settings !== null && !Array.isArray(o.settings) &&
-    Array.isArray(o.hosts) && o.hosts.every((h) => typeof h === 'object' && h !== null && typeof (h as { name?: unknown }).name === 'string')
-  )
-}
+import { readSeenTestbed } from '../run-view'
+import { describeTestbed, type RunRow, type Store } from '../store'
 
 export function runList(ids: readonly number[]): string {
   return `${ids.length === 1 ? 'run' : 'runs'} ${ids.join(', ')}`
 }
 
 /** What differs between the testbed a run saw and the one stored now, as short phrases. */
-export function testbedDifferences(then: TestbedSeen, now: TestbedSeen): string[] {
+export function testbedDifferences(then: SeenTestbed, now: SeenTestbed): string[] {
   const out: string[] = []
   const same = (a: unknown, b: unknown) => canonicalJson(a ?? null) === canonicalJson(b ?? null)
   if (then.kind !== now.kind) out.push(`kind ${then.kind} → ${now.kind}`)
@@ -44,13 +36,17 @@ export function testbedDifferences(then: TestbedSeen, now: TestbedSeen): string[
   return out
 }
 
-/**
- * Writes testbed/ for the runs and adds its notes. Returns each run's testbed kind: what the
- * run saw, else the stored testbed's, else what its facts say it ran on (a testbed removed
- * since), else the simulator.
- */
-export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (path: string, data: string) => void, notes: string[]): (run: RunRow) => TestbedKind {
+export interface ArchivedTestbeds {
+  /** The run's testbed kind: what it saw, else the stored testbed's, else what its facts say it ran on (a testbed removed since), else the simulator. */
+  kindOf: (run: RunRow) => TestbedKind
+  /** The testbed the run recorded at start, well formed, else null. */
+  seenBy: (run: RunRow) => SeenTestbed | null
+}
+
+/** Writes testbed/ for the runs and adds its notes; reads each run's record of its testbed once. */
+export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (path: string, data: string) => void, notes: string[]): ArchivedTestbeds {
   const kinds = new Map<number, TestbedKind>()
+  const seenBy = new Map<number, SeenTestbed>()
   for (const name of [...new Set(runs.map((r) => r.target))].sort()) {
     const mine = runs.filter((r) => r.target === name)
     const tb = store.getTestbed(name)
@@ -60,7 +56,7 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
     const ranOn = mine.find((r) => REMOTE_KINDS.includes(r.facts?.target as RemoteKind))?.facts?.target as RemoteKind | undefined
     const storedKind: TestbedKind = tb?.kind ?? ranOn ?? 'sim'
 
-    const seen: Array<{ seen: TestbedSeen; runs: number[] }> = []
+    const seen: Array<{ seen: SeenTestbed; runs: number[] }> = []
     const unrecorded: number[] = []
     let neverStarted = 0
     for (const r of mine) {
@@ -70,14 +66,14 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
         neverStarted++
         continue
       }
-      const recorded = store.getRunTestbed(r.id)
-      const s = recorded === null || wellFormed(recorded) ? recorded : null
-      if (recorded !== null && s === null) notes.push(`run ${r.id}'s record of the testbed it started on is malformed (it came with an imported archive?): it counts as a run that recorded none`)
+      const { seen: s, malformed } = readSeenTestbed(store, r.id)
+      if (malformed) notes.push(`run ${r.id}'s record of the testbed it started on is malformed (it came with an imported archive?): it counts as a run that recorded none`)
       kinds.set(r.id, s?.kind ?? storedKind)
       if (!s) {
         unrecorded.push(r.id)
         continue
       }
+      seenBy.set(r.id, s)
       const key = canonicalJson(s)
       const g = seen.find((x) => canonicalJson(x.seen) === key)
       if (g) g.runs.push(r.id)
@@ -116,5 +112,5 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
       notes.push(`testbed ${name} was not the same for every run: ${parts.join('; ')}`)
     }
   }
-  return (run) => kinds.get(run.id) ?? 'sim'
+  return { kindOf: (run) => kinds.get(run.id) ?? 'sim', seenBy: (run) => seenBy.get(run.id) ?? null }
 }

@@ -86,11 +86,15 @@ export function getRunRecord(s: StoreContext, id: number): RunRecordJson | null 
   return fromJson<RunRecordJson>(r.record)
 }
 
-/** The testbed as the run saw it when it started (runs.testbed); null for a sim run or one started before it was kept. */
-export function getRunTestbed(s: StoreContext, id: number): TestbedSeen | null {
+/**
+ * The testbed as the run saw it when it started (runs.testbed), as stored: null for a sim run or
+ * one started before it was kept. Unchecked (an imported archive may bring anything): read it
+ * through readSeenTestbed.
+ */
+export function getRunTestbed(s: StoreContext, id: number): unknown {
   const r = s.stmt('SELECT testbed FROM runs WHERE id = ?').get(id) as { testbed: string | null } | undefined
   if (!r) throw new Error(`run ${id} does not exist`)
-  return fromJson<TestbedSeen>(r.testbed)
+  return fromJson<unknown>(r.testbed)
 }
 
 /**

@@ -142,8 +142,8 @@ export class Store {
     return revisions.getRevision(this.s, experimentId, rev)
   }
 
-  /** The testbed a run saw when it started; null for a sim run or one started before it was kept. */
-  getRunTestbed(runId: number): testbeds.TestbedSeen | null {
+  /** The testbed a run saw when it started, unchecked; null for a sim run or one started before it was kept. */
+  getRunTestbed(runId: number): unknown {
     return runs.getRunTestbed(this.s, runId)
   }
 
