@@ -5,12 +5,12 @@
 // host once more. Screenshot: test-artifacts/e2e/held-*.png.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, contract, launchChromium } from '../helpers/browser'
+import { dropper, type Dropper } from '../helpers/dropper'
 import { startApp, type Started } from '../helpers/start'
 
 const YAML = `name: held-gui
@@ -26,18 +26,13 @@ describe('a sweep held for its testbed in the GUI', () => {
   let app: Started
   let browser: Browser
   let page: Page
-  let server: Server
+  let host: Dropper
   let port: number
-  const sockets: Socket[] = []
   const errors: string[] = []
 
   beforeAll(async () => {
-    server = createServer((s) => {
-      sockets.push(s)
-      s.destroy()
-    })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    port = (server.address() as { port: number }).port
+    host = await dropper()
+    port = host.port
     home = mkdtempSync(join(tmpdir(), 'p4lab-e2e-held-'))
     app = await startApp([], { P4LAB_HOME: home })
     browser = await launchChromium()
@@ -48,7 +43,7 @@ describe('a sweep held for its testbed in the GUI', () => {
   afterAll(async () => {
     await browser?.close()
     await app?.stop()
-    await new Promise((r) => server?.close(r))
+    await host?.close()
     if (home) rmSync(home, { recursive: true, force: true })
   })
 
@@ -67,7 +62,7 @@ describe('a sweep held for its testbed in the GUI', () => {
     await page.goto(app.url)
     await page.locator(`[data-testid="experiment-item"][data-experiment-id="${exp.id}"]`).click()
     await expect.poll(() => statuses().then((s) => s.join(',')), { timeout: 30_000, interval: 200 }).toBe('failed,held,held')
-    expect(sockets).toHaveLength(1)
+    expect(host.connections()).toBe(1)
     await expect.poll(() => held().count(), { timeout: 10_000 }).toBe(1)
     expect(await held().getAttribute('data-testbed')).toBe('gone')
     expect(await held().innerText()).toMatch(
@@ -82,7 +77,7 @@ describe('a sweep held for its testbed in the GUI', () => {
     await expect.poll(() => page.getByTestId('sweep-note').innerText(), { timeout: 10_000 }).toMatch(/^Queued 3 runs/)
     await expect.poll(() => held().innerText(), { timeout: 30_000, interval: 200 }).toMatch(new RegExp(`when run ${runIds[2] + 1} tried`))
     expect(await statuses()).toEqual(['failed', 'held', 'held'])
-    expect(sockets).toHaveLength(2)
+    expect(host.connections()).toBe(2)
     expect(errors).toEqual([])
   }, 120_000)
 })

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { MemorySecretStore } from '../../src-main/core/secrets'
 import { KnownHosts, connect, type SshTarget } from '../../src-main/core/ssh'
 import { fetchHostKey } from '../../src-main/core/testbeds/hostkey'
+import { dropper } from '../helpers/dropper'
 
 const dir = mkdtempSync(join(tmpdir(), 'p4lab-connect-errors-'))
 const key = join(dir, 'id_ed25519')
@@ -48,15 +49,14 @@ describe('connect to a host it cannot reach', () => {
 
   it('says the connection closed before the SSH handshake, and asks whether it is an SSH server', async () => {
     // Something that takes the connection and drops it at once, as a firewall or another service can.
-    const server = createServer((socket) => socket.destroy())
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const { port } = server.address() as { port: number }
+    const host = await dropper()
+    const { port } = host
     try {
       await expect(connect(target('127.0.0.1', port), opts)).rejects.toThrow(
         `root@[127.0.0.1]:${port}: cannot connect: the connection closed before the SSH handshake (Connection lost before handshake); is it an SSH server that answers on port ${port}, or does a firewall cut the connection?`,
       )
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await host.close()
     }
   })
 })

@@ -14,6 +14,7 @@ import { TERMINAL_STATUSES } from '../../src-main/contract'
 import { createNodeCore } from '../../src-main/core'
 import type { Core } from '../../src-main/core/services'
 import { p4labAsync, withDb } from '../helpers/cli'
+import { dropper } from '../helpers/dropper'
 import { probeNetns } from '../helpers/netns'
 import { startBmv2Lab, stopBmv2Lab, type Bmv2Lab } from '../helpers/bmv2'
 
@@ -71,14 +72,8 @@ describe('a sweep on a testbed that cannot be reached', () => {
       .map((s) => `${s.step}:${s.state}`)
 
   it('tries the host once: a host that drops every connection is connected to by the first run only', async () => {
-    // A listener that takes each connection and closes it before the SSH handshake, counting them.
-    const sockets: Socket[] = []
-    const server: Server = createServer((s) => {
-      sockets.push(s)
-      s.destroy()
-    })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const port = (server.address() as { port: number }).port
+    const host = await dropper()
+    const { port } = host
     const core = await setup('dropper', port)
     try {
       const exp = core.findOrCreateExperiment(EXP('dropper', 'held-drop'), null)
@@ -87,25 +82,20 @@ describe('a sweep on a testbed that cannot be reached', () => {
       await core.orchestrator.wait(runs.map((r) => r.id))
       const rows = runs.map((r) => core.opts.store.getRun(r.id)!)
       const why = JSON.stringify(rows.map((r) => ({ id: r.id, status: r.status, error: r.error })))
-      expect(sockets.length, why).toBe(1)
+      expect(host.connections(), why).toBe(1)
       expect(rows.map((r) => r.status), why).toEqual(['failed', 'held', 'held'])
       expect(rows[0].error, why).toMatch(new RegExp(`^sw1: ${lab.sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
       // Nothing to cancel in a held run, and it says why.
       await expect(core.handlers['runs.cancel']({ id: rows[1].id })).rejects.toThrow(new RegExp(`^run ${rows[1].id} is held, never started \\(not started: testbed 'dropper' could not be reached`))
     } finally {
       core.opts.store.close()
-      await new Promise((r) => server.close(r))
+      await host.close()
     }
   })
 
   it('p4lab run says how many runs it held and why, exits 1, and the --resume command it prints (with its --db and --testbed) tries the testbed once again', async () => {
-    const sockets: Socket[] = []
-    const server: Server = createServer((s) => {
-      sockets.push(s)
-      s.destroy()
-    })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const port = (server.address() as { port: number }).port
+    const host = await dropper()
+    const { port } = host
     const cwd = mkdtempSync(join(tmpdir(), 'p4lab-held-cli-'))
     dirs.push(cwd)
     try {
@@ -117,7 +107,7 @@ describe('a sweep on a testbed that cannot be reached', () => {
       writeFileSync(join(cwd, 'sweep.yaml'), EXP('sim', 'held-cli'))
       const run = await p4labAsync(['run', 'sweep.yaml', '--db', db, '--testbed', 'gone'], cwd)
       expect(run.code, run.stderr).toBe(1)
-      expect(sockets.length, run.stderr).toBe(1)
+      expect(host.connections(), run.stderr).toBe(1)
       expect(run.stderr, run.stderr).toMatch(new RegExp(`run 1 ecmp load=0\\.3 seed=1: failed \\(sw1: ${sshd.user}@\\[127\\.0\\.0\\.1\\]:${port}: cannot connect: `))
       expect(run.stderr, run.stderr).toMatch(/run 2 ecmp load=0\.3 seed=2: held\n/)
       expect(run.stderr, run.stderr).toMatch(/run 3 ecmp load=0\.3 seed=3: held\n/)
@@ -140,7 +130,7 @@ describe('a sweep on a testbed that cannot be reached', () => {
       expect(resume.code, resume.stderr).toBe(1)
       expect(resume.stderr).toMatch(/^p4lab: resuming: 0 of 3 cell\(s\) already done, 3 to run$/m)
       expect(resume.stderr).not.toMatch(/saved as revision/)
-      expect(sockets.length, resume.stderr).toBe(2)
+      expect(host.connections(), resume.stderr).toBe(2)
       expect(statuses().slice(3)).toEqual([
         { id: 4, status: 'failed' },
         { id: 5, status: 'held' },
@@ -148,7 +138,7 @@ describe('a sweep on a testbed that cannot be reached', () => {
       ])
       expect(withDb(join(cwd, db), (d) => d.prepare('SELECT COUNT(*) FROM experiments').pluck().get())).toBe(1)
     } finally {
-      await new Promise((r) => server.close(r))
+      await host.close()
     }
   }, 120_000)
 
@@ -201,8 +191,7 @@ describe('a sweep on a testbed that cannot be reached', () => {
     // gate that passes no byte until opened, so that its runs are still queued (its first one
     // logging in) when the first run on 'down' fails; its simple_switch hidden, so each of its
     // runs fails on its own check.
-    const dropper: Server = createServer((sock) => sock.destroy())
-    await new Promise<void>((r) => dropper.listen(0, '127.0.0.1', r))
+    const unreachable = await dropper()
     let open!: () => void
     const opened = new Promise<void>((r) => (open = r))
     const gateSockets: Socket[] = []
@@ -225,7 +214,7 @@ describe('a sweep on a testbed that cannot be reached', () => {
     await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r))
     const simpleSwitch = join(lab.dir, 'switch-bin', 'simple_switch')
     renameSync(simpleSwitch, `${simpleSwitch}.hidden`)
-    const core = await setup('down', (dropper.address() as { port: number }).port)
+    const core = await setup('down', unreachable.port)
     await setup('up', (gate.address() as { port: number }).port, { core })
     const store = core.opts.store
     try {
@@ -255,7 +244,7 @@ describe('a sweep on a testbed that cannot be reached', () => {
       store.close()
       for (const sock of gateSockets) sock.destroy()
       await new Promise((r) => gate.close(r))
-      await new Promise((r) => dropper.close(r))
+      await unreachable.close()
     }
   }, 120_000)
 
