@@ -7,24 +7,50 @@ import { existsSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import { withDb } from './cli'
 
-// Runs argv (JSON) in a pty, copies what it writes there to stdout as it comes, and closes the
-// terminal once a line arrives on stdin. Prints the command's pid first and, once it has ended,
-// its exit status as JSON, each a line on stderr.
+// Runs argv (JSON) in a pty and copies what it writes there to stdout as it comes. It closes the
+// terminal once a line arrives on stdin or, given FIFOs argv[2] and argv[3], on argv[2]; then, in
+// the FIFO case, once the kernel's SIGHUP is no longer pending (a thread of the command has taken
+// it, so Node hears of it before of anything that follows), writes a line to argv[3] to let the
+// writer go on. Prints the command's pid first and, once it has ended, its exit status as JSON,
+// each a line on stderr.
 const IN_TERMINAL = `
-import json, os, pty, select, signal, sys
+import json, os, pty, re, select, signal, sys, time
 argv = json.loads(sys.argv[1])
+hup, go = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else (None, None)
+
+def hup_pending(pid):
+    # The process's pending set and each thread's: SIGHUP is bit 0.
+    try:
+        files = ['/proc/%d/status' % pid] + ['/proc/%d/task/%s/status' % (pid, t) for t in os.listdir('/proc/%d/task' % pid)]
+    except OSError:
+        return False
+    for f in files:
+        try:
+            text = open(f).read()
+        except OSError:
+            continue
+        for m in re.finditer(r'^(?:ShdPnd|SigPnd):\\s*([0-9a-f]+)$', text, re.M):
+            if int(m.group(1), 16) & 1:
+                return True
+    return False
+
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(argv[0], argv)
 sys.stderr.write('%d\\n' % pid)
 sys.stderr.flush()
-stdin = sys.stdin.fileno()
+line = os.open(hup, os.O_RDWR) if hup else sys.stdin.fileno()
 while fd is not None:
-    ready, _, _ = select.select([fd, stdin], [], [])
-    if stdin in ready:
-        os.read(stdin, 4096)
+    ready, _, _ = select.select([fd, line], [], [])
+    if line in ready:
+        os.read(line, 4096)
         os.close(fd)
         fd = None
+        if go:
+            while hup_pending(pid):
+                time.sleep(0.01)
+            with open(go, 'w') as f:
+                f.write('go\\n')
         break
     try:
         chunk = os.read(fd, 4096)
@@ -39,6 +65,26 @@ sys.stderr.write(json.dumps({
     'signal': signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else None,
 }) + '\\n')
 `
+
+/**
+ * The program and arguments that run `argv` in a terminal of its own (IN_TERMINAL): closed on a
+ * line on stdin, or with `fifos` on a line through `fifos.hup`, the writer let go through `fifos.go`.
+ * Its stderr starts with the command's pid (inTerminalPid); terminalEnded reads how it ended.
+ */
+export function inTerminal(argv: string[], fifos?: { hup: string; go: string }): [string, string[]] {
+  return ['python3', ['-c', IN_TERMINAL, JSON.stringify(argv), ...(fifos ? [fifos.hup, fifos.go] : [])]]
+}
+
+/** The pid of the command in the terminal, once the driver has printed it. */
+export function inTerminalPid(stderr: string): number | undefined {
+  return Number(/^(\d+)\n/.exec(stderr)?.[1]) || undefined
+}
+
+/** How the command in the terminal ended, from the driver's stderr (`exit`: the driver's own exit code, for when it failed). */
+export function terminalEnded(stderr: string, exit: number | null): { code: number | null; signal: string | null } {
+  const status = /\n(\{.*\})\n$/.exec(stderr)?.[1]
+  return status ? (JSON.parse(status) as { code: number | null; signal: string | null }) : { code: null, signal: `python3 exited ${exit}: ${stderr}` }
+}
 
 export interface Ended {
   code: number | null
@@ -65,7 +111,7 @@ export interface Started {
  */
 export function start(argv: string[], o: { cwd: string; env: NodeJS.ProcessEnv; terminal?: boolean; maxMs?: number }): Started {
   const child: ChildProcess = o.terminal
-    ? spawn('python3', ['-c', IN_TERMINAL, JSON.stringify(argv)], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] })
+    ? spawn(...inTerminal(argv), { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] })
     : spawn(argv[0], argv.slice(1), { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
@@ -76,7 +122,7 @@ export function start(argv: string[], o: { cwd: string; env: NodeJS.ProcessEnv; 
   }
   child.stdout!.on('data', (b: Buffer) => ((out += b.toString()), wake()))
   child.stderr!.on('data', (b: Buffer) => ((err += b.toString()), wake()))
-  const pid = () => (o.terminal ? Number(/^(\d+)\n/.exec(err)?.[1]) || undefined : child.pid)
+  const pid = () => (o.terminal ? inTerminalPid(err) : child.pid)
   const hung = setTimeout(() => {
     const p = pid()
     if (p) process.kill(p, 'SIGKILL')
@@ -88,9 +134,7 @@ export function start(argv: string[], o: { cwd: string; env: NodeJS.ProcessEnv; 
       done = true
       wake()
       if (!o.terminal) return resolve({ code, signal, output: err })
-      const status = /\n(\{.*\})\n$/.exec(err)?.[1]
-      const s = status ? (JSON.parse(status) as { code: number | null; signal: string | null }) : { code: null, signal: `python3 exited ${code}: ${err}` }
-      resolve({ ...s, output: out })
+      resolve({ ...terminalEnded(err, code), output: out })
     }),
   )
   const output = () => (o.terminal ? out : err)

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { BIN, p4labAsync, withDb } from '../helpers/cli'
 import { useSlurmLogin } from '../helpers/slurm'
 import { ROOT } from '../helpers/start'
+import { inTerminal, inTerminalPid, terminalEnded } from '../helpers/terminal'
 
 // `p4lab run FILE --on slurm` as a user runs it: the built CLI, a real cluster behind the test
 // sshd, the login node's key pinned only when the user names its fingerprint.
@@ -15,66 +16,6 @@ topology: { kind: leaf-spine, leaves: 2, spines: 2, hostsPerLeaf: 2, hostLink: 1
 schemes: [ecmp]
 workload: { kind: web-search, load: [0.3], flows: 30 }
 seeds: [1, 2]
-`
-
-// Runs argv (JSON) in a terminal of its own (a pty; the command leads its session, the
-// terminal its controlling one) and closes the terminal, which sends the command the kernel's
-// SIGHUP, once a line comes through the FIFO argv[2]; then, once the SIGHUP is no longer pending
-// (a thread of the command has taken it, so Node hears of it before of anything that follows),
-// writes to the FIFO argv[3] to let the writer go on. Prints the command's pid on stderr first
-// (it leads a process group of its own), then its exit status and what it wrote to the terminal,
-// as JSON.
-const IN_TERMINAL = `
-import json, os, pty, re, select, signal, sys, time
-argv, hup, go = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
-
-def hup_pending(pid):
-    # The process's pending set and each thread's: SIGHUP is bit 0.
-    try:
-        files = ['/proc/%d/status' % pid] + ['/proc/%d/task/%s/status' % (pid, t) for t in os.listdir('/proc/%d/task' % pid)]
-    except OSError:
-        return False
-    for f in files:
-        try:
-            text = open(f).read()
-        except OSError:
-            continue
-        for m in re.finditer(r'^(?:ShdPnd|SigPnd):\\s*([0-9a-f]+)$', text, re.M):
-            if int(m.group(1), 16) & 1:
-                return True
-    return False
-
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(argv[0], argv)
-sys.stderr.write('%d\\n' % pid)
-sys.stderr.flush()
-line = os.open(hup, os.O_RDWR)
-output = b''
-while fd is not None:
-    ready, _, _ = select.select([fd, line], [], [])
-    if line in ready:
-        os.read(line, 4096)
-        os.close(fd)
-        fd = None
-        while hup_pending(pid):
-            time.sleep(0.01)
-        with open(go, 'w') as f:
-            f.write('go\\n')
-        break
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        chunk = b''
-    if not chunk:
-        break
-    output += chunk
-_, status = os.waitpid(pid, 0)
-print(json.dumps({
-    'code': os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-    'signal': signal.Signals(os.WTERMSIG(status)).name if os.WIFSIGNALED(status) else None,
-    'output': output.decode('utf8', 'replace'),
-}))
 `
 
 describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
@@ -117,7 +58,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
    * group of its own (a terminal's foreground job), `commands` (name to sh script) first on its
    * PATH. A script sends what a Ctrl-C in the terminal sends: SIGINT to that group, its
    * parent's (`kill -INT "-$PPID"`). A p4lab that hangs is ended with its group.
-   * `terminal`: p4lab runs instead in a terminal of its own (IN_TERMINAL), closed when a
+   * `terminal`: p4lab runs instead in a terminal of its own (helpers/terminal.ts), closed when a
    * script writes a line to the FIFO `terminal.hup`; the script goes on once it reads the FIFO
    * `terminal.go`. What p4lab wrote there is `stderr`.
    * `handled`: a FIFO a script reads after sending its signal (`read x < FIFO`), written once
@@ -135,7 +76,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     writeFileSync(join(lab.dir, `${name}.yaml`), YAML.replace('name: slurm-cli', `name: ${name}`))
     const db = join(lab.dir, `${name}.db`)
     const argv = [BIN, 'run', `${name}.yaml`, '--db', db, '--on', 'slurm', '--work', join(lab.cluster.work, name), '--partition', lab.cluster.partition]
-    const [command, args] = terminal ? ['python3', ['-c', IN_TERMINAL, JSON.stringify([process.execPath, ...argv]), terminal.hup, terminal.go]] : [process.execPath, argv]
+    const [command, args] = terminal ? inTerminal([process.execPath, ...argv], terminal) : [process.execPath, argv]
     const child = spawn(command, args, {
       cwd: lab.dir,
       detached: true,
@@ -153,8 +94,8 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     const hung = setTimeout(() => {
       process.kill(-child.pid!, 'SIGKILL')
       // p4lab in a terminal of its own is outside that group.
-      const inTerminal = terminal && /^(\d+)\n/.exec(stderr)?.[1]
-      if (inTerminal) process.kill(-Number(inTerminal), 'SIGKILL')
+      const pid = terminal && inTerminalPid(stderr)
+      if (pid) process.kill(-pid, 'SIGKILL')
     }, 150_000)
     let [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
     clearTimeout(hung)
@@ -171,8 +112,8 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     await released
     if (terminal) {
       expect(code, stderr).toBe(0)
-      const t = JSON.parse(stdout) as { code: number | null; signal: string | null; output: string }
-      ;[code, signal, stdout, stderr] = [t.code, t.signal, '', t.output + stderr]
+      const t = terminalEnded(stderr, code)
+      ;[code, signal, stdout, stderr] = [t.code, t.signal, '', stdout + stderr]
     }
     const stored = withDb(db, (d) => ({
       jobs: d.prepare('SELECT job_id FROM slurm_jobs').pluck().all(),
