@@ -123,6 +123,28 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
     return { code, signal, stdout, stderr, stored }
   }
 
+  it("a task cancelled while pending (scancel JOB_1), which Slurm then lists nowhere: its run ends cancelled, saying why, and the follow ends with the other's result", async () => {
+    // sbatch as on the cluster, held so that no task starts; the second task is cancelled while
+    // it waits, then the job released. Without accounting Slurm keeps no record of that task,
+    // while it lists the first one (running, then completed) for MinJobAge, an hour here.
+    const r = await signalled('pending-cancelled', { sbatch: `out=$(/usr/bin/sbatch --hold "$@") || exit $?\njob=\${out%%;*}\n/usr/bin/scancel "\${job}_1" || exit 1\n/usr/bin/scontrol release "$job" || exit 1\nprintf '%s\\n' "$out"\n` })
+    const jobId = /submitted 2 cell\(s\) as Slurm job (\d+)/.exec(r.stderr)?.[1]
+    expect(jobId, r.stderr).toBeTruthy()
+    expect(lab.cluster.run(['scontrol', 'show', 'job', '-o', jobId!]), r.stderr).not.toMatch(/ArrayTaskId=1\b/)
+    expect(r.stored, r.stderr).toEqual({
+      jobs: [jobId],
+      tasks: [
+        { state: 'COMPLETED', settled: 1 },
+        { state: 'CANCELLED', settled: 1 },
+      ],
+      runs: ['done', 'cancelled'],
+    })
+    expect(r.stdout).toMatch(/run 1 ecmp load=0.3 seed=1: done \(Slurm COMPLETED\)/)
+    expect(r.stdout).toMatch(/run 2 ecmp load=0.3 seed=2: cancelled \(Slurm CANCELLED: removed from the queue before it started \(a pending task cancelled\)/)
+    // A run cancelled: 130, as for any (p4lab run --on slurm's exit status).
+    expect([r.code, r.signal], r.stderr).toEqual([130, null])
+  })
+
   it('Ctrl-C between sbatch submitting the array and p4lab recording it: the job is recorded, then cancelled, and its runs say so', async () => {
     // sbatch as on the cluster (held, so no task can finish first), then the Ctrl-C before its
     // answer reaches p4lab.

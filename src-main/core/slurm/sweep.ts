@@ -221,12 +221,23 @@ export class SlurmSweeps {
     if (open.length > 0) {
       const { states } = await readTaskStates(shell, job.jobId, tasks.length)
       const bundles = await this.bundlesPresent(job.sweepDir)
+      // A task Slurm no longer lists that left no bundle: one that never started has no log
+      // either. Slurm drops a pending task cancelled (scancel JOB_N) from the array at once and,
+      // without accounting, keeps no record of it, while its siblings stay listed.
+      const lost = open.some((t) => !states.has(t.arrayIndex) && !bundles.has(t.arrayIndex))
+      const logs = lost ? await this.filesIn(`${job.sweepDir}/logs`) : null
       const current = store.getExperiment(job.experimentId)!.spec as ExperimentSpec
       for (const t of open) {
         // The text the run was submitted with, not the experiment's now: an edit while the job
         // waited gave a run of the old fabric the new one's ideal FCTs (slowdowns under 1).
         const spec = (store.getRunRecord(t.runId)?.spec ?? current) as ExperimentSpec
-        const s: TaskState = states.get(t.arrayIndex) ?? (bundles.has(t.arrayIndex) ? { state: 'COMPLETED', reason: 'Slurm no longer lists the task; its result bundle is there', exitCode: null } : { state: 'UNKNOWN', reason: 'Slurm no longer lists the task and it left no result bundle', exitCode: null })
+        const s: TaskState =
+          states.get(t.arrayIndex) ??
+          (bundles.has(t.arrayIndex)
+            ? { state: 'COMPLETED', reason: 'Slurm no longer lists the task; its result bundle is there', exitCode: null }
+            : logs && !logs.has(`${t.arrayIndex}.out`)
+              ? { state: 'CANCELLED', reason: 'removed from the queue before it started (a pending task cancelled): Slurm no longer lists it, and it left no log and no result', exitCode: null }
+              : { state: 'UNKNOWN', reason: 'Slurm no longer lists the task and it left no result bundle', exitCode: null })
         const reason = [s.reason, s.exitCode && s.exitCode !== '0:0' ? `exit ${s.exitCode}` : null].filter(Boolean).join(', ') || null
         if (s.state !== t.state || reason !== t.reason) store.setSlurmTaskState(t.runId, s.state, reason)
         const run = store.getRun(t.runId)!
@@ -315,10 +326,15 @@ export class SlurmSweeps {
 
   /** Array indices with a complete bundle under results/ (a `.partial` one is still being written). */
   private async bundlesPresent(sweepDir: string): Promise<Set<number>> {
-    const r = await this.d.shell.run(['ls', '-1', `${sweepDir}/results`])
     const out = new Set<number>()
-    if (r.code === 0) for (const name of r.stdout.toString('utf8').split('\n')) if (/^\d+$/.test(name.trim())) out.add(Number(name.trim()))
+    for (const name of (await this.filesIn(`${sweepDir}/results`)) ?? []) if (/^\d+$/.test(name)) out.add(Number(name))
     return out
+  }
+
+  /** The names in a folder on the cluster; null when it cannot be listed (then nothing is concluded from what is missing). */
+  private async filesIn(dir: string): Promise<Set<string> | null> {
+    const r = await this.d.shell.run(['ls', '-1', dir])
+    return r.code === 0 ? new Set(r.stdout.toString('utf8').split('\n').map((n) => n.trim()).filter(Boolean)) : null
   }
 
   /**
