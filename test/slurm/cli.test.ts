@@ -140,7 +140,7 @@ describe('p4lab run --on slurm', { timeout: 240_000 }, () => {
       runs: ['done', 'cancelled'],
     })
     expect(r.stdout).toMatch(/run 1 ecmp load=0.3 seed=1: done \(Slurm COMPLETED\)/)
-    expect(r.stdout).toMatch(/run 2 ecmp load=0.3 seed=2: cancelled \(Slurm CANCELLED: removed from the queue before it started \(a pending task cancelled\)/)
+    expect(r.stdout).toMatch(/run 2 ecmp load=0.3 seed=2: cancelled \(Slurm CANCELLED: removed from the queue before it started \(a pending task cancelled\): Slurm lists other tasks of the job but not this one, and it left no log and no result\)/)
     // A run cancelled: 130, as for any (p4lab run --on slurm's exit status).
     expect([r.code, r.signal], r.stderr).toEqual([130, null])
   })

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { createNodeCore, type Core } from '../../src-main/core'
 import { KnownHosts, p4labKnownHosts } from '../../src-main/core/ssh'
 import { FileSecretStore } from '../../src-main/core/secrets'
@@ -185,6 +186,52 @@ describe('a sweep on Slurm through SSH', { timeout: 240_000 }, () => {
     expect(store.listFlows(status[2].id)).toHaveLength(0)
     const failed = sweepMatrix(store, exp.id).cells.find((c) => c.runId === status[1].id)!
     expect(failed.slurm).toMatchObject({ job: job.jobId, task: 1, state: 'FAILED' })
+    sh.close()
+    store.close()
+  })
+
+  it('a task Slurm lists nowhere ends cancelled only when it left no log while Slurm lists others of its job; one of a job Slurm has forgotten ends failed', async () => {
+    const { core, store } = open('lost')
+    const { exp, spec } = experiment(core)
+    const sh = shell()
+    const sweeps = new SlurmSweeps({ store, shell: sh })
+    const { job, runs } = await sweeps.submit(exp, spec, cells(spec).slice(0, 2), { workDir: join(lab.cluster.work, 'p4lab'), hold: true })
+    const { sweepDir } = store.getSlurmJob(job.id)!
+    // Task 1 cancelled while held (pending): Slurm then lists it nowhere, while it lists task 0.
+    lab.cluster.run(['/usr/bin/scancel', `${job.jobId}_1`])
+    expect(lab.cluster.run(['/usr/bin/scontrol', 'show', 'job', '-o', job.jobId])).not.toMatch(/ArrayTaskId=1\b/)
+    // With a log it has started: nothing is concluded, it stays open.
+    const log = join(sweepDir, 'logs', '1.out')
+    writeFileSync(log, 'started\n')
+    let p = await sweeps.refresh(job.id)
+    expect(p.tasks.map((t) => [t.state, t.settled, t.runStatus])).toEqual([
+      ['PENDING', false, 'queued'],
+      ['UNKNOWN', false, 'queued'],
+    ])
+    // Without one, it never started: cancelled, saying why.
+    rmSync(log)
+    p = await sweeps.refresh(job.id)
+    expect(p.tasks.map((t) => [t.state, t.settled, t.runStatus])).toEqual([
+      ['PENDING', false, 'queued'],
+      ['CANCELLED', true, 'cancelled'],
+    ])
+    expect(store.getRun(runs[1].id)!.error).toMatch(/removed from the queue before it started \(a pending task cancelled\): Slurm lists other tasks of the job but not this one, and it left no log and no result/)
+    // A job Slurm knows nothing of (forgotten after MinJobAge, or its state lost): its task without
+    // a log may have failed before its log was made, so it ends failed, not cancelled.
+    const db = new Database(store.file)
+    try {
+      db.prepare('UPDATE slurm_jobs SET job_id = ? WHERE id = ?').run('999999', job.id)
+    } finally {
+      db.close()
+    }
+    p = await sweeps.refresh(job.id)
+    expect(p.ended).toBe(true)
+    expect(p.tasks.map((t) => [t.state, t.settled, t.runStatus])).toEqual([
+      ['FAILED', true, 'failed'],
+      ['CANCELLED', true, 'cancelled'],
+    ])
+    expect(store.getRun(runs[0].id)!.error).toMatch(/Slurm no longer lists the task and it left no result bundle/)
+    lab.cluster.run(['/usr/bin/scancel', job.jobId])
     sh.close()
     store.close()
   })

@@ -221,10 +221,12 @@ export class SlurmSweeps {
     if (open.length > 0) {
       const { states } = await readTaskStates(shell, job.jobId, tasks.length)
       const bundles = await this.bundlesPresent(job.sweepDir)
-      // A task Slurm no longer lists that left no bundle: one that never started has no log
-      // either. Slurm drops a pending task cancelled (scancel JOB_N) from the array at once and,
-      // without accounting, keeps no record of it, while its siblings stay listed.
-      const lost = open.some((t) => !states.has(t.arrayIndex) && !bundles.has(t.arrayIndex))
+      // A task Slurm no longer lists, while it lists others of the job, that left no bundle and
+      // no log never started: Slurm drops a pending task cancelled (scancel JOB_N) from the array
+      // at once and, without accounting, keeps no record of it. When Slurm lists none of the job
+      // (forgotten after MinJobAge, or its state lost), a task may have failed before its log
+      // was made: that one ends failed, below, as before.
+      const lost = states.size > 0 && open.some((t) => !states.has(t.arrayIndex) && !bundles.has(t.arrayIndex))
       const logs = lost ? await this.filesIn(`${job.sweepDir}/logs`) : null
       const current = store.getExperiment(job.experimentId)!.spec as ExperimentSpec
       for (const t of open) {
@@ -236,7 +238,7 @@ export class SlurmSweeps {
           (bundles.has(t.arrayIndex)
             ? { state: 'COMPLETED', reason: 'Slurm no longer lists the task; its result bundle is there', exitCode: null }
             : logs && !logs.has(`${t.arrayIndex}.out`)
-              ? { state: 'CANCELLED', reason: 'removed from the queue before it started (a pending task cancelled): Slurm no longer lists it, and it left no log and no result', exitCode: null }
+              ? { state: 'CANCELLED', reason: 'removed from the queue before it started (a pending task cancelled): Slurm lists other tasks of the job but not this one, and it left no log and no result', exitCode: null }
               : { state: 'UNKNOWN', reason: 'Slurm no longer lists the task and it left no result bundle', exitCode: null })
         const reason = [s.reason, s.exitCode && s.exitCode !== '0:0' ? `exit ${s.exitCode}` : null].filter(Boolean).join(', ') || null
         if (s.state !== t.state || reason !== t.reason) store.setSlurmTaskState(t.runId, s.state, reason)
