@@ -294,12 +294,15 @@ it('decides what a well-formed testbed record is in one place: the archive and `
   const hostless = await run(1)
   const unknownKind = await run(2)
   const good = await run(3)
+  const unstarted = await run(4)
   const recorded = JSON.parse(JSON.stringify(store.getRunTestbed(good))) as { hosts: Array<Record<string, unknown>>; kind: string }
   const db = new Database(store.file)
   try {
     // A host with a name and nothing else, as a crafted archive could bring; and a kind no p4lab has.
     db.prepare('UPDATE runs SET testbed = ? WHERE id = ?').run(JSON.stringify({ ...recorded, hosts: [{ name: 'sw1' }] }), hostless)
     db.prepare('UPDATE runs SET testbed = ? WHERE id = ?').run(JSON.stringify({ ...recorded, kind: 'p4runtime' }), unknownKind)
+    // A run with a record but no start time, as an imported database could bring.
+    db.prepare('UPDATE runs SET started_at = NULL WHERE id = ?').run(unstarted)
   } finally {
     db.close()
   }
@@ -313,6 +316,10 @@ it('decides what a well-formed testbed record is in one place: the archive and `
   }
   // The well-formed one is kept, in the run's record and as the testbed its run saw.
   expect(JSON.parse(a.read(`runs/run-${good}.json`)).testbed).toEqual(recorded)
+  // The run that never started: its record in the archive is what \`p4lab show\` shows.
+  expect(JSON.parse(a.read(`runs/run-${unstarted}.json`)).testbed).toEqual(store.getRunTestbed(unstarted))
+  const shown = p4lab(['show', String(unstarted), '--db', join(home, 'p4lab.db')], dir, { home })
+  expect(shown.stdout, shown.stderr).toContain('  testbed   lab (bmv2) as the run found it')
   expect(JSON.parse(a.read('testbed/lab/seen-1.json'))).toEqual({ ...recorded, runs: [good] })
   expect(a.notes).toContain(`testbed lab was not the same for every run: run ${good} saw testbed/lab/seen-1.json; runs ${hostless}, ${unknownKind} recorded none (testbed/lab/stored.json is the testbed as stored at export)`)
 })

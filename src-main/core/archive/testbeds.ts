@@ -112,5 +112,7 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
       notes.push(`testbed ${name} was not the same for every run: ${parts.join('; ')}`)
     }
   }
-  return { kindOf: (run) => kinds.get(run.id) ?? 'sim', seenBy: (run) => seenBy.get(run.id) ?? null }
+  // A run that never started has no record as this p4lab writes them; one that came with an
+  // imported database may: read as run-view reads it, so the archive and `p4lab show` agree.
+  return { kindOf: (run) => kinds.get(run.id) ?? 'sim', seenBy: (run) => seenBy.get(run.id) ?? (run.startedAt === null ? readSeenTestbed(store, run.id).seen : null) }
 }

@@ -1,4 +1,5 @@
 import { fromJson, toJson, type StoreContext } from './rows'
+import type { SeenTestbed } from '../../contract/revisions'
 import type { TestbedKind } from '../../contract/testbeds'
 
 // Testbeds and their hosts (migration 1's tables). A host's pinned key is kept in the
@@ -36,14 +37,7 @@ export interface TestbedRow {
  * A testbed as a run saw it and as an archive writes it: what says where and how the run ran,
  * nothing secret or local. Key file paths stay home; passphrases and passwords have no column.
  */
-export interface TestbedSeen {
-  name: string
-  kind: TestbedKindRow
-  settings: Record<string, unknown>
-  hosts: Array<Pick<HostRow, 'name' | 'address' | 'port' | 'user' | 'auth' | 'role' | 'hostKey'>>
-  /** Where a fabric goes on it, when it has a mapping. */
-  mapping?: unknown
-}
+export type TestbedSeen = SeenTestbed
 
 export function describeTestbed(tb: TestbedRow): TestbedSeen {
   return {
