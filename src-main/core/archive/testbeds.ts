@@ -64,6 +64,10 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
       if (r.startedAt === null) {
         kinds.set(r.id, storedKind)
         neverStarted++
+        // This p4lab writes no record for it; one that came with an imported database may have
+        // one: read as run-view reads it, so the archive and `p4lab show` agree.
+        const { seen: s } = readSeenTestbed(store, r.id)
+        if (s) seenBy.set(r.id, s)
         continue
       }
       const { seen: s, malformed } = readSeenTestbed(store, r.id)
@@ -112,7 +116,5 @@ export function archiveTestbeds(store: Store, runs: readonly RunRow[], put: (pat
       notes.push(`testbed ${name} was not the same for every run: ${parts.join('; ')}`)
     }
   }
-  // A run that never started has no record as this p4lab writes them; one that came with an
-  // imported database may: read as run-view reads it, so the archive and `p4lab show` agree.
-  return { kindOf: (run) => kinds.get(run.id) ?? 'sim', seenBy: (run) => seenBy.get(run.id) ?? (run.startedAt === null ? readSeenTestbed(store, run.id).seen : null) }
+  return { kindOf: (run) => kinds.get(run.id) ?? 'sim', seenBy: (run) => seenBy.get(run.id) ?? null }
 }
