@@ -7,13 +7,14 @@ import {
   formatLoad,
   formatNs,
   formatPackets,
+  niceTicks,
   formatPercent,
   formatNsShort,
   pickCounter,
   plural,
   sig3,
 } from '../../src-renderer/src/lib/format'
-import { RunSeries, entityLabel, queueChartModel, utilChartModel } from '../../src-renderer/src/lib/series'
+import { RunSeries, entityLabel, queueChartModel, queueChartSub, utilChartModel } from '../../src-renderer/src/lib/series'
 import { downsampleMean, downsampleMinMax } from '../../src-renderer/src/lib/downsample'
 import { backoffDelayMs } from '../../src-renderer/src/lib/backoff'
 
@@ -76,6 +77,19 @@ describe('small formatters', () => {
     expect(formatElapsed('2025-01-01T00:00:00Z', '2025-01-01T00:00:03.2Z')).toBe('3.2 s')
     expect(formatElapsed('2025-01-01T00:00:00Z', '2025-01-01T00:04:05Z')).toBe('4 m 05 s')
     expect(formatElapsed(null, null)).toBe('—')
+  })
+})
+
+describe('niceTicks', () => {
+  it('gives round ticks inside the range, never past either end', () => {
+    expect(niceTicks(0, 249)).toEqual([0, 50, 100, 150, 200])
+    expect(niceTicks(0, 250)).toEqual([0, 50, 100, 150, 200, 250])
+    expect(niceTicks(0, 4)).toEqual([0, 1, 2, 3, 4])
+    expect(niceTicks(0, 0.7)).toEqual([0, 0.2, 0.4, 0.6])
+    expect(niceTicks(0, 12000)).toEqual([0, 2000, 4000, 6000, 8000, 10000, 12000])
+    expect(niceTicks(37.5, 299)).toEqual([50, 100, 150, 200, 250])
+    expect(niceTicks(3, 3)).toEqual([3])
+    expect(niceTicks(0, NaN)).toEqual([0])
   })
 })
 
@@ -163,6 +177,12 @@ describe('chart models', () => {
     s.append({ t: [4e6], values: [[0], [0], [0], [7], [1], [0]] })
     m.update()
     expect(Array.from(m.data()[1])).toEqual([4, 2, 6, 7])
+  })
+
+  it('queue: the subtitle says when only the 8 busiest of the switches are shown', () => {
+    expect(queueChartSub(series().defs)).toBe('deepest queue of each switch, packets')
+    const ten = Array.from({ length: 10 }, (_, i) => ({ kind: 'queue.depth', entity: { switch: `sw${i}`, port: 0 }, unit: 'packets' }))
+    expect(queueChartSub(ten)).toBe('deepest queue of the 8 busiest of 10 switches, packets')
   })
 
   it('keeps only the 8 busiest candidates and reports when the pick changes', () => {

@@ -90,3 +90,19 @@ export function formatBytes(n: number | null | undefined): string {
   }
   return i === 0 ? `${Math.round(v)} B` : `${sig3(v)} ${units[i]}`
 }
+
+/** Round axis ticks in [lo, hi]: multiples of a 1-2-5 × 10^k step, about `count` intervals of it. */
+export function niceTicks(lo: number, hi: number, count = 5): number[] {
+  const span = hi - lo
+  if (!(span > 0) || !Number.isFinite(span)) return Number.isFinite(lo) ? [lo] : []
+  const mag = 10 ** Math.floor(Math.log10(span / count))
+  // The step whose number of intervals is nearest `count`.
+  let step = mag
+  for (const m of [0.5, 1, 2, 5, 10]) if (Math.abs(span / (m * mag) - count) < Math.abs(span / step - count)) step = m * mag
+  // Rounded to the step's digits, so 0.1 + 0.2 shows as 0.3.
+  const digits = Math.max(0, -Math.floor(Math.log10(step)))
+  const out: number[] = []
+  const eps = span * 1e-9
+  for (let k = Math.ceil((lo - eps) / step); k * step <= hi + eps; k++) out.push(Number((k * step).toFixed(digits)))
+  return out
+}

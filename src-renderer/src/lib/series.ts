@@ -198,7 +198,8 @@ export class ChartModel {
 
 export const UTIL_KIND = 'link.util'
 export const QUEUE_KIND = 'queue.depth'
-const MAX_LINES = 8
+/** Most lines a chart picks from its candidates. */
+export const MAX_LINES = 8
 
 function indicesOf(defs: readonly SeriesDefLike[], kind: string): number[] {
   const out: number[] = []
@@ -219,16 +220,27 @@ export function utilChartModel(series: RunSeries): ChartModel {
   return new ChartModel(series, pinned, candidates, MAX_LINES)
 }
 
-/** Queue depth: the deepest queue of each switch; the 8 busiest switches if there are more. */
-export function queueChartModel(series: RunSeries): ChartModel {
+/** The queue.depth series of each switch, by switch name. */
+function queuesBySwitch(defs: readonly SeriesDefLike[]): Map<string, number[]> {
   const bySwitch = new Map<string, number[]>()
-  for (const i of indicesOf(series.defs, QUEUE_KIND)) {
-    const entity = series.defs[i].entity
+  for (const i of indicesOf(defs, QUEUE_KIND)) {
+    const entity = defs[i].entity
     const sw = String(entity.switch ?? entityLabel(entity))
     let list = bySwitch.get(sw)
     if (!list) bySwitch.set(sw, (list = []))
     list.push(i)
   }
-  const candidates = [...bySwitch].map(([sw, idx]) => new Line(sw, idx, 'max'))
+  return bySwitch
+}
+
+/** Queue depth: the deepest queue of each switch; the 8 busiest switches if there are more. */
+export function queueChartModel(series: RunSeries): ChartModel {
+  const candidates = [...queuesBySwitch(series.defs)].map(([sw, idx]) => new Line(sw, idx, 'max'))
   return new ChartModel(series, [], candidates, MAX_LINES)
+}
+
+/** The queue chart's subtitle: it says so when it shows only the busiest of the switches. */
+export function queueChartSub(defs: readonly SeriesDefLike[]): string {
+  const n = queuesBySwitch(defs).size
+  return n > MAX_LINES ? `deepest queue of the ${MAX_LINES} busiest of ${n} switches, packets` : 'deepest queue of each switch, packets'
 }
